@@ -1,0 +1,102 @@
+#include "core/index/dump_index.h"
+
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+
+namespace dl {
+
+std::uint64_t DumpIndex::totalDataBytes() const {
+    std::uint64_t n = 0;
+    for (const auto& t : tensors) n += t.dataBytes;
+    return n;
+}
+
+std::vector<std::uint32_t> DumpIndex::iterations() const {
+    std::vector<std::uint32_t> its;
+    for (const auto& op : ops)
+        if (its.empty() || its.back() != op.iteration) its.push_back(op.iteration);
+    std::sort(its.begin(), its.end());
+    its.erase(std::unique(its.begin(), its.end()), its.end());
+    return its;
+}
+
+bool DumpIndex::histogram(const TensorRecord& t, Log2Histogram& out) const {
+    if (!(t.flags & HasHistogram)) return false;
+    std::size_t pos = t.histOffset;
+    return out.decode(histBytes.data(), histBytes.size(), pos);
+}
+
+void DumpIndex::merge(const DumpIndex& other) {
+    std::vector<StrId> remap(other.strings.size());
+    for (StrId i = 0; i < other.strings.size(); ++i) remap[i] = strings.intern(other.strings.view(i));
+    const auto opBase = std::uint32_t(ops.size());
+    const auto tensorBase = std::uint32_t(tensors.size());
+    const auto dimBase = std::uint32_t(dims.size());
+    const auto histBase = std::uint32_t(histBytes.size());
+    const auto overflowBase = std::int32_t(overflows.size());
+    for (OpRecord op : other.ops) {
+        op.type = remap[op.type];
+        op.name = remap[op.name];
+        op.scope = remap[op.scope];
+        op.net = remap[op.net];
+        op.firstTensor += tensorBase;
+        if (op.overflow >= 0) op.overflow += overflowBase;
+        ops.push_back(op);
+    }
+    for (TensorRecord t : other.tensors) {
+        t.op += opBase;
+        t.format = remap[t.format];
+        t.file = remap[t.file];
+        t.shapeOffset += dimBase;
+        t.histOffset += histBase;
+        tensors.push_back(t);
+    }
+    for (OverflowRecord r : other.overflows) {
+        r.file = remap[r.file];
+        overflows.push_back(r);
+    }
+    dims.insert(dims.end(), other.dims.begin(), other.dims.end());
+    histBytes.insert(histBytes.end(), other.histBytes.begin(), other.histBytes.end());
+    warnings.insert(warnings.end(), other.warnings.begin(), other.warnings.end());
+    for (const auto& r : other.ranks) {
+        auto same = [&](const RankInfo& x) { return x.rank == r.rank && x.folder == r.folder; };
+        if (std::none_of(ranks.begin(), ranks.end(), same)) ranks.push_back(r);
+    }
+    if (meta.frameworkVersion.empty()) meta = other.meta;
+    finalize();
+}
+
+void DumpIndex::finalize() {
+    auto opKey = [](const OpRecord& o) {
+        return std::tuple(o.rank, o.iteration, o.graph, o.execPos, o.startUs, o.taskId);
+    };
+    std::vector<std::uint32_t> order(ops.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return opKey(ops[a]) < opKey(ops[b]); });
+    std::vector<OpRecord> sortedOps;
+    sortedOps.reserve(ops.size());
+    std::vector<TensorRecord> sortedTensors;
+    sortedTensors.reserve(tensors.size());
+    for (std::uint32_t oldIdx : order) {
+        OpRecord op = ops[oldIdx];
+        const auto newIdx = std::uint32_t(sortedOps.size());
+        const auto first = std::uint32_t(sortedTensors.size());
+        for (std::uint32_t k = 0; k < op.tensorCount; ++k) {
+            TensorRecord t = tensors[op.firstTensor + k];
+            t.op = newIdx;
+            sortedTensors.push_back(t);
+        }
+        std::sort(sortedTensors.begin() + first, sortedTensors.end(), [](const auto& a, const auto& b) {
+            return std::tuple(a.io, a.slot) < std::tuple(b.io, b.slot);
+        });
+        op.firstTensor = first;
+        sortedOps.push_back(op);
+    }
+    ops = std::move(sortedOps);
+    tensors = std::move(sortedTensors);
+    std::sort(ranks.begin(), ranks.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
+}
+
+}  // namespace dl

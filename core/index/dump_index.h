@@ -1,0 +1,131 @@
+#pragma once
+// The in-memory index of a dump: ranks -> iterations -> graphs -> ops -> tensors, flattened into
+// contiguous arrays with interned strings. Ops are sorted by (rank, iteration, graph, execution
+// position); each op owns a contiguous run of tensors (inputs by slot, then outputs by slot).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/index/string_pool.h"
+#include "core/stats/log2_histogram.h"
+#include "core/stats/tensor_stats.h"
+#include "core/util/dtype.h"
+
+namespace dl {
+
+enum class Io : std::uint8_t { Input = 0, Output = 1 };
+
+// Which writer produced the data a rank folder holds.
+enum class DumpFormat : std::uint8_t {
+    Unknown = 0,
+    MindSporeNpy,        // rank_N/net/graph/iter/*.npy (+statistic.csv), 1.3+
+    MindSporeStatsOnly,  // statistic.csv without tensor files
+    MindSporeBin,        // <=1.2 sync .bin
+    CannRaw,             // raw CANN dump files
+    Msprobe,             // step/rank/dump.json
+    PlainNpy,            // any folder of .npy files
+};
+
+// Decoded overflow record (Opdebug.Node_OpDebug.*), attached to the op it names.
+struct OverflowRecord {
+    std::uint64_t aicoreStatus = 0;     // bit 0x20 float overflow, 0x100 fp32->fp16, ...
+    std::uint64_t dhaAtomicStatus = 0;
+    std::uint64_t l2AtomicStatus = 0;
+    std::uint32_t taskId = 0, streamId = 0;  // ids of the overflowing op (from the record)
+    std::uint32_t modelId = 0;
+    StrId file = 0;                      // path of the record, relative to the index root
+    std::int64_t timestampUs = 0;
+};
+
+struct TensorRecord {
+    std::uint32_t op = 0;          // index into DumpIndex::ops
+    Io io = Io::Output;
+    DType dtype = DType::Unknown;       // element type as stored in the file
+    DType origDtype = DType::Unknown;   // type the framework says it had (bf16 stored as f32 ...)
+    std::uint8_t ndim = 0;
+    std::uint16_t slot = 0;
+    std::uint16_t flags = 0;            // TensorFlag bits
+    StrId format = 0;                   // "DefaultFormat", "NC1HWC0", ...
+    StrId file = 0;                     // path relative to the index root; 0 when stats-only
+    std::uint32_t shapeOffset = 0;      // ndim dims at DumpIndex::dims[shapeOffset]
+    std::uint32_t histOffset = 0;       // encoded Log2Histogram at DumpIndex::histBytes[histOffset]
+    std::uint64_t dataOffset = 0;       // first payload byte inside `file`
+    std::uint64_t dataBytes = 0;        // payload size (0 for stats-only)
+    std::int64_t timestampUs = 0;
+    std::uint64_t fileSize = 0;         // fingerprint of `file` for incremental re-indexing
+    std::int64_t fileMtimeNs = 0;
+    TensorStats stats;
+};
+
+enum TensorFlag : std::uint16_t {
+    HasData = 1u << 0,        // a tensor file was found
+    HasCsvStats = 1u << 1,    // statistic.csv carried a row for it
+    HasHistogram = 1u << 2,
+    FortranOrder = 1u << 3,
+    BigEndian = 1u << 4,
+    ReadError = 1u << 5,      // file present but unreadable (see warnings)
+};
+
+struct OpRecord {
+    StrId type = 0;            // "SqrtGrad"
+    StrId name = 0;            // as in the dump's file names ("SqrtGrad-op42" or scoped 2.3+ form)
+    StrId scope = 0;           // full scoped name when known (execution_order, mapping), else 0
+    std::uint32_t rank = 0;
+    std::uint32_t graph = 0;
+    std::uint32_t iteration = 0;
+    StrId net = 0;
+    std::uint32_t taskId = 0, streamId = 0;
+    std::uint32_t execPos = 0;       // position within (rank, graph, iteration): execution order
+    std::int64_t startUs = 0;        // earliest tensor timestamp, 0 when unknown
+    std::int64_t endUs = 0;          // latest tensor timestamp
+    std::uint32_t firstTensor = 0;
+    std::uint32_t tensorCount = 0;
+    std::int32_t overflow = -1;      // index into DumpIndex::overflows, -1 when none
+};
+
+struct IndexWarning {
+    std::string path;    // file or folder the warning is about
+    std::string reason;  // human-readable cause
+};
+
+struct RankInfo {
+    std::uint32_t rank = 0;
+    std::string folder;              // relative to the index root ("rank_0", "" for a single folder)
+    DumpFormat format = DumpFormat::Unknown;
+    std::string host;                // from hccl.json when present
+    std::string deviceId;
+};
+
+struct RunMetadata {
+    std::string frameworkVersion;    // .dump_metadata/config.json ms_version
+    std::string deviceTarget;        // Ascend, GPU, CPU
+    std::string dumpMode;            // "tensor", "statistic", "full", "overflow" ...
+    std::string dumpConfigJson;      // data_dump.json as found (may be empty)
+    int opDebugMode = -1;
+};
+
+struct DumpIndex {
+    std::string root;                // absolute path of what the user opened
+    StringPool strings;
+    std::vector<RankInfo> ranks;
+    std::vector<OpRecord> ops;
+    std::vector<TensorRecord> tensors;
+    std::vector<std::int64_t> dims;
+    std::vector<std::uint8_t> histBytes;
+    std::vector<OverflowRecord> overflows;
+    std::vector<IndexWarning> warnings;
+    RunMetadata meta;
+
+    std::uint64_t totalDataBytes() const;
+    std::vector<std::uint32_t> iterations() const;   // sorted, unique
+    std::vector<std::int64_t> shape(const TensorRecord& t) const {
+        return {dims.begin() + t.shapeOffset, dims.begin() + t.shapeOffset + t.ndim};
+    }
+    bool histogram(const TensorRecord& t, Log2Histogram& out) const;
+    // Appends `other` (a shard) to this index, remapping its string ids; ops stay sorted.
+    void merge(const DumpIndex& other);
+    // Sorts ops by (rank, iteration, graph, execPos) and tensors by (op, io, slot); fixes links.
+    void finalize();
+};
+
+}  // namespace dl

@@ -1,0 +1,55 @@
+#pragma once
+// Per-tensor statistics as plain data. Filled either by the statistics kernel from tensor bytes
+// or, partially, from a writer's statistic.csv; `known` says which figures are real.
+#include <cstdint>
+#include <limits>
+
+namespace dl {
+
+namespace stat {
+// Bits of TensorStats::known. A figure whose bit is clear was not available and must not be shown.
+enum Known : std::uint32_t {
+    Min = 1u << 0,
+    Max = 1u << 1,
+    Mean = 1u << 2,
+    L2 = 1u << 3,
+    MaxAbs = 1u << 4,
+    Count = 1u << 5,        // elements
+    NanCount = 1u << 6,
+    PosInfCount = 1u << 7,
+    NegInfCount = 1u << 8,
+    ZeroCount = 1u << 9,
+    NegCount = 1u << 10,    // elements < 0
+    PosCount = 1u << 11,    // elements > 0
+    SatCount = 1u << 12,    // |x| >= 65504 (finite): fp16 saturated or would overflow as fp16
+    SubnormalCount = 1u << 13,  // 0 < |x| < 2^-14: fp16 subnormal or flushed to zero
+    Histogram = 1u << 14,
+    AllFromData = (1u << 15) - 1,
+};
+}  // namespace stat
+
+struct TensorStats {
+    // min/max/mean/L2/maxAbs are over finite values only (NaN and +/-Inf are counted separately),
+    // so a single Inf does not hide the finite range. Writers that propagate NaN/Inf into Max/Min
+    // (MindSpore 2.3+ statistic.csv) are normalised into the counts where the CSV carries them.
+    double min = std::numeric_limits<double>::quiet_NaN();
+    double max = std::numeric_limits<double>::quiet_NaN();
+    double mean = std::numeric_limits<double>::quiet_NaN();
+    double l2 = std::numeric_limits<double>::quiet_NaN();
+    double maxAbs = std::numeric_limits<double>::quiet_NaN();
+    std::uint64_t count = 0;
+    std::uint64_t nanCount = 0;
+    std::uint64_t posInfCount = 0;
+    std::uint64_t negInfCount = 0;
+    std::uint64_t zeroCount = 0;
+    std::uint64_t negCount = 0;
+    std::uint64_t posCount = 0;
+    std::uint64_t satCount = 0;
+    std::uint64_t subnormalCount = 0;
+    std::uint32_t known = 0;
+
+    bool has(std::uint32_t bits) const { return (known & bits) == bits; }
+    std::uint64_t infCount() const { return posInfCount + negInfCount; }
+};
+
+}  // namespace dl
