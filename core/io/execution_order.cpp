@@ -1,0 +1,102 @@
+#include "core/io/execution_order.h"
+
+#include <charconv>
+
+namespace dl {
+namespace {
+
+// Calls f(line, lineNo) for each line with CR stripped.
+template <class F>
+void forEachLine(std::string_view text, F&& f) {
+    std::uint32_t no = 0;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t nl = text.find('\n', pos);
+        std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+        pos = nl == std::string_view::npos ? text.size() : nl + 1;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        f(line, ++no);
+    }
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+}
+
+}  // namespace
+
+bool parseExecutionOrderCsv(std::string_view text, std::vector<std::string>& names, std::string& error) {
+    names.clear();
+    bool first = true;
+    forEachLine(text, [&](std::string_view line, std::uint32_t) {
+        line = trim(line);
+        if (line.empty()) return;
+        const bool header = first && line == "NodeExecutionOrder-FullNameWithScope";
+        first = false;
+        if (!header) names.emplace_back(line);
+    });
+    if (first) {
+        error = "execution order file is empty";
+        return false;
+    }
+    return true;
+}
+
+bool parseGlobalExecutionOrderCsv(std::string_view text, std::vector<std::uint32_t>& iterations,
+                                  std::vector<std::uint32_t>& badLines, std::string& error) {
+    iterations.clear();
+    badLines.clear();
+    forEachLine(text, [&](std::string_view line, std::uint32_t no) {
+        line = trim(line);
+        if (line.empty()) return;
+        std::uint32_t v = 0;
+        auto [p, ec] = std::from_chars(line.data(), line.data() + line.size(), v);
+        if (ec == std::errc() && p == line.data() + line.size()) iterations.push_back(v);
+        else badLines.push_back(no);
+    });
+    if (iterations.empty() && !badLines.empty()) {
+        error = "global execution order: no line is an iteration number";
+        return false;
+    }
+    return true;
+}
+
+std::string scopeToFileName(std::string_view name, ScopeNameForm form) {
+    std::string out;
+    out.reserve(name.size() + 8);
+    switch (form) {
+    case ScopeNameForm::ScopedMs23:
+        for (char c : name) out += (c == '/' || c == '\\' || c == '.' || c == ' ') ? '_' : c;
+        return out;
+    case ScopeNameForm::BinMs12:
+    case ScopeNameForm::ShortMs22:
+        for (char c : name) {
+            if (c == '/') out += "--";
+            else out += c;
+        }
+        if (form == ScopeNameForm::ShortMs22) {  // GetOpNameWithoutScope: text after the last "--"
+            std::size_t p = out.rfind("--");
+            if (p != std::string::npos) out.erase(0, p + 2);
+        }
+        return out;
+    }
+    return out;
+}
+
+std::int64_t executionOrderGraphId(std::string_view f, bool* isGlobal) {
+    constexpr std::string_view local = "ms_execution_order_graph_", global = "ms_global_execution_order_graph_";
+    bool g = f.starts_with(global);
+    if (!g && !f.starts_with(local)) return -1;
+    if (!f.ends_with(".csv")) return -1;
+    f = f.substr((g ? global : local).size());
+    f.remove_suffix(4);
+    std::uint32_t id = 0;
+    auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), id);
+    if (f.empty() || ec != std::errc() || p != f.data() + f.size()) return -1;
+    if (isGlobal) *isGlobal = g;
+    return id;
+}
+
+}  // namespace dl
