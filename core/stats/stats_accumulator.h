@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/stats/log2_histogram.h"
+#include "core/stats/stats_partial.h"
 #include "core/stats/tensor_stats.h"
 #include "core/util/dtype.h"
 
@@ -20,10 +21,9 @@ public:
     const Log2Histogram& histogram() const { return m_hist; }
 
 private:
-    // (implementation-defined partial sums; see stats_accumulator.cpp)
-    double m_min = 0, m_max = 0, m_sum = 0, m_sumSq = 0, m_maxAbs = 0;
-    std::uint64_t m_count = 0, m_finite = 0, m_nan = 0, m_posInf = 0, m_negInf = 0, m_zero = 0,
-                  m_neg = 0, m_pos = 0, m_sat = 0, m_sub = 0;
+    StatsPartial m_p;            // sums and counts over the elements seen so far
+    std::uint64_t m_count = 0;   // all elements, whatever their value
+    bool m_unsupported = false;  // a complex or unknown dtype was added: figures unknown
     Log2Histogram m_hist;
 };
 
@@ -31,5 +31,15 @@ private:
 // large regions are split across threads. Returns false with a reason on I/O errors or a short file.
 bool computeFileStats(const char* path, std::uint64_t offset, std::uint64_t bytes, DType dtype,
                       bool bigEndian, TensorStats& stats, Log2Histogram& hist, std::string& error);
+
+// Tuning knobs for computeFileStats (benchmarks and tests; the defaults suit the indexer).
+struct FileStatsOptions {
+    std::size_t chunkBytes = 1u << 20;            // read size per pread (rounded to elements)
+    std::uint64_t parallelThreshold = 64u << 20;  // regions larger than this are split
+    int maxThreads = 0;                           // 0: as many as TBB allows
+};
+bool computeFileStats(const char* path, std::uint64_t offset, std::uint64_t bytes, DType dtype,
+                      bool bigEndian, TensorStats& stats, Log2Histogram& hist, std::string& error,
+                      const FileStatsOptions& options);
 
 }  // namespace dl

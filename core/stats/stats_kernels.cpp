@@ -1,0 +1,306 @@
+#include "core/stats/stats_kernels.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "core/util/half.h"
+
+// Design (chosen by measurement, see docs/PERFORMANCE.md): every 16/32-bit float type is widened
+// to float32 in L1-sized blocks (fp16 and bf16 convert exactly), then one AVX2 block kernel does
+// min/max/maxAbs, double sums and the common counts; NaN/Inf are rare, so a block holding any
+// is redone by the exact scalar kernel instead of paying for their masks on every element.
+// The log2 histogram is a scalar pass over the float exponent field into 4 interleaved tables
+// (no log2 calls; fp16 subnormals are normal floats, so their bins are exact too).
+
+namespace dl::kernels {
+
+namespace {
+
+// std::byteswap is C++23; g++ 12 in C++20 mode lacks it.
+template <class U>
+constexpr U byteSwap(U v) {
+    if constexpr (sizeof(U) == 2) return U(__builtin_bswap16(std::uint16_t(v)));
+    else if constexpr (sizeof(U) == 4) return U(__builtin_bswap32(std::uint32_t(v)));
+    else return U(__builtin_bswap64(std::uint64_t(v)));
+}
+
+constexpr std::size_t kBlock = 4096;  // elements per block: the float copy stays in L1
+constexpr double kSatLimit = 65504.0;
+constexpr double kTinyLimit = 0x1p-14;
+
+bool cpuHasAvx2() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+           __builtin_cpu_supports("f16c");
+}
+
+std::atomic<bool>& simdFlag() {
+    static std::atomic<bool> on{cpuHasAvx2()};
+    return on;
+}
+
+// floor(log2|x|) for finite non-zero x, from the bit pattern (exact at powers of two).
+inline int log2Floor(double x) {
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
+    const int e = int((bits >> 52) & 0x7ff);
+    return e ? e - 1023 : std::ilogb(x);  // ilogb only for f64 subnormals
+}
+
+inline void addOne(double d, StatsPartial& p, Log2Histogram& h) {
+    if (std::isnan(d)) { ++p.nan; ++h.nan; return; }
+    if (std::isinf(d)) {
+        if (d > 0) { ++p.posInf; ++p.pos; ++h.posInf; } else { ++p.negInf; ++p.neg; ++h.negInf; }
+        return;
+    }
+    ++p.finite;
+    p.sum += d;
+    p.sumSq += d * d;
+    p.min = std::min(p.min, d);
+    p.max = std::max(p.max, d);
+    const double a = std::fabs(d);
+    p.maxAbs = std::max(p.maxAbs, a);
+    if (d == 0) { ++p.zero; ++h.zero; return; }
+    if (d < 0) ++p.neg; else ++p.pos;
+    if (a >= kSatLimit) ++p.sat;
+    if (a < kTinyLimit) ++p.sub;
+    ++h.exp[Log2Histogram::binOf(log2Floor(d))];
+}
+
+void scalarFloats(const float* x, std::size_t n, StatsPartial& p, Log2Histogram& h) {
+    for (std::size_t i = 0; i < n; ++i) addOne(double(x[i]), p, h);
+}
+
+// ---- AVX2 path -------------------------------------------------------------------------------
+
+#define DL_AVX2 __attribute__((target("avx2,fma,f16c")))
+
+DL_AVX2 inline float hmin(__m256 v) {
+    __m128 m = _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_min_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_min_ss(m, _mm_shuffle_ps(m, m, 1)));
+}
+DL_AVX2 inline float hmax(__m256 v) {
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_max_ss(m, _mm_shuffle_ps(m, m, 1)));
+}
+DL_AVX2 inline double hsum(__m256d v) {
+    __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+DL_AVX2 inline std::uint64_t hcount(__m256i v) {
+    alignas(32) std::uint32_t lanes[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), v);
+    std::uint64_t s = 0;
+    for (std::uint32_t c : lanes) s += c;
+    return s;
+}
+
+// Float block without NaN/Inf: returns false (having changed nothing) if the block holds any.
+// `n` is a multiple of 8.
+DL_AVX2 bool fastBlock(const float* x, std::size_t n, StatsPartial& p) {
+    const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    const __m256 inf = _mm256_set1_ps(INFINITY), sat = _mm256_set1_ps(float(kSatLimit));
+    const __m256 tiny = _mm256_set1_ps(float(kTinyLimit)), zero = _mm256_setzero_ps();
+    __m256 vmin = inf, vmax = _mm256_set1_ps(-INFINITY), vabs = zero, rare = zero;
+    __m256d s0 = _mm256_setzero_pd(), s1 = s0, q0 = s0, q1 = s0;
+    __m256i cZero = _mm256_setzero_si256(), cNeg = cZero, cTiny = cZero, cSat = cZero;
+    for (std::size_t i = 0; i < n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        const __m256 a = _mm256_and_ps(v, absMask);
+        rare = _mm256_or_ps(rare, _mm256_cmp_ps(a, inf, _CMP_NLT_UQ));  // Inf or NaN
+        vmin = _mm256_min_ps(vmin, v);
+        vmax = _mm256_max_ps(vmax, v);
+        vabs = _mm256_max_ps(vabs, a);
+        cZero = _mm256_sub_epi32(cZero, _mm256_castps_si256(_mm256_cmp_ps(v, zero, _CMP_EQ_OQ)));
+        cNeg = _mm256_sub_epi32(cNeg, _mm256_castps_si256(_mm256_cmp_ps(v, zero, _CMP_LT_OQ)));
+        cTiny = _mm256_sub_epi32(cTiny, _mm256_castps_si256(_mm256_cmp_ps(a, tiny, _CMP_LT_OQ)));
+        cSat = _mm256_sub_epi32(cSat, _mm256_castps_si256(_mm256_cmp_ps(a, sat, _CMP_GE_OQ)));
+        const __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(v));
+        const __m256d hi = _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1));
+        s0 = _mm256_add_pd(s0, lo);
+        s1 = _mm256_add_pd(s1, hi);
+        q0 = _mm256_fmadd_pd(lo, lo, q0);
+        q1 = _mm256_fmadd_pd(hi, hi, q1);
+    }
+    if (n == 0) return true;
+    if (_mm256_movemask_ps(rare)) return false;
+    p.min = std::min(p.min, double(hmin(vmin)));
+    p.max = std::max(p.max, double(hmax(vmax)));
+    p.maxAbs = std::max(p.maxAbs, double(hmax(vabs)));
+    p.sum += hsum(_mm256_add_pd(s0, s1));
+    p.sumSq += hsum(_mm256_add_pd(q0, q1));
+    const std::uint64_t zeros = hcount(cZero), negs = hcount(cNeg);
+    p.finite += n;
+    p.zero += zeros;
+    p.neg += negs;
+    p.pos += n - zeros - negs;
+    p.sub += hcount(cTiny) - zeros;
+    p.sat += hcount(cSat);
+    return true;
+}
+
+DL_AVX2 void halfBlock(const std::uint8_t* in, std::size_t n, bool bigEndian, float* out) {
+    const __m128i swap = _mm_setr_epi8(1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 2 * i));
+        if (bigEndian) h = _mm_shuffle_epi8(h, swap);
+        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+    }
+    for (; i < n; ++i) {
+        std::uint16_t h;
+        std::memcpy(&h, in + 2 * i, 2);
+        out[i] = halfToFloat(bigEndian ? byteSwap(h) : h);
+    }
+}
+
+DL_AVX2 void bf16Block(const std::uint8_t* in, std::size_t n, bool bigEndian, float* out) {
+    const __m128i swap = _mm_setr_epi8(1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 2 * i));
+        if (bigEndian) h = _mm_shuffle_epi8(h, swap);
+        const __m256i w = _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
+        _mm256_storeu_ps(out + i, _mm256_castsi256_ps(w));
+    }
+    for (; i < n; ++i) {
+        std::uint16_t h;
+        std::memcpy(&h, in + 2 * i, 2);
+        out[i] = bf16ToFloat(bigEndian ? byteSwap(h) : h);
+    }
+}
+
+// ---- shared driver ---------------------------------------------------------------------------
+
+// Runs blocks of floats through the fast kernel and the exponent tables; folds on destruction.
+class FloatRun {
+public:
+    FloatRun(StatsPartial& p, Log2Histogram& h) : m_p(p), m_h(h), m_simd(simdEnabled()) {}
+    ~FloatRun() { fold(); }
+    FloatRun(const FloatRun&) = delete;
+    FloatRun& operator=(const FloatRun&) = delete;
+
+    void block(const float* x, std::size_t n) {
+        if (!m_simd) return scalarFloats(x, n, m_p, m_h);
+        const std::size_t body = n & ~std::size_t(7);
+        const std::uint64_t zerosBefore = m_p.zero;
+        if (!fastBlock(x, body, m_p)) return scalarFloats(x, n, m_p, m_h);
+        histogram(x, body);
+        const std::uint64_t zerosHere = m_p.zero - zerosBefore;
+        m_h.zero += zerosHere;
+        if (m_e0 > m_e0Seen + zerosHere) f32Subnormals(x, body);  // exponent field 0, non-zero
+        m_e0Seen = m_e0;
+        scalarFloats(x + body, n - body, m_p, m_h);
+        if ((m_sinceFold += n) > (1u << 30)) fold();
+    }
+
+private:
+    void histogram(const float* x, std::size_t n) {
+        std::size_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            std::uint32_t b[4];
+            std::memcpy(b, x + i, sizeof b);
+            ++m_t[0][(b[0] >> 23) & 0xff];
+            ++m_t[1][(b[1] >> 23) & 0xff];
+            ++m_t[2][(b[2] >> 23) & 0xff];
+            ++m_t[3][(b[3] >> 23) & 0xff];
+        }
+        for (; i < n; ++i) ++m_t[0][(std::bit_cast<std::uint32_t>(x[i]) >> 23) & 0xff];
+        m_e0 = std::uint64_t(m_t[0][0]) + m_t[1][0] + m_t[2][0] + m_t[3][0] + m_e0Folded;
+    }
+    void f32Subnormals(const float* x, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (x[i] != 0 && ((std::bit_cast<std::uint32_t>(x[i]) >> 23) & 0xff) == 0)
+                ++m_h.exp[Log2Histogram::binOf(std::ilogb(x[i]))];
+    }
+    // Exponent field E (1..254) holds floor(log2|x|) = E - 127; E = 0 was binned above,
+    // E = 255 never reaches the tables (such blocks go the scalar way).
+    void fold() {
+        for (int e = 1; e < 255; ++e) {
+            const std::uint64_t c = std::uint64_t(m_t[0][e]) + m_t[1][e] + m_t[2][e] + m_t[3][e];
+            m_h.exp[Log2Histogram::binOf(e - 127)] += c;
+        }
+        m_e0Folded = m_e0;
+        std::memset(m_t, 0, sizeof m_t);
+        m_sinceFold = 0;
+    }
+
+    StatsPartial& m_p;
+    Log2Histogram& m_h;
+    bool m_simd;
+    std::uint32_t m_t[4][256]{};
+    std::uint64_t m_sinceFold = 0, m_e0 = 0, m_e0Seen = 0, m_e0Folded = 0;
+};
+
+template <class Convert>
+void runConverted(const std::uint8_t* in, std::size_t n, std::size_t elemSize, StatsPartial& p,
+                  Log2Histogram& h, Convert convert) {
+    alignas(64) float buf[kBlock];
+    FloatRun run(p, h);
+    for (std::size_t i = 0; i < n; i += kBlock) {
+        const std::size_t m = std::min(kBlock, n - i);
+        convert(in + i * elemSize, m, buf);
+        run.block(buf, m);
+    }
+}
+
+void scalarHalf(const std::uint8_t* in, std::size_t n, bool bigEndian, float* out, bool bf16) {
+    for (std::size_t i = 0; i < n; ++i) {
+        std::uint16_t h;
+        std::memcpy(&h, in + 2 * i, 2);
+        if (bigEndian) h = byteSwap(h);
+        out[i] = bf16 ? bf16ToFloat(h) : halfToFloat(h);
+    }
+}
+
+}  // namespace
+
+bool simdEnabled() { return simdFlag().load(std::memory_order_relaxed); }
+void setSimdEnabled(bool on) { simdFlag().store(on && cpuHasAvx2()); }
+
+void addFloat16(const void* data, std::size_t n, bool bigEndian, StatsPartial& p, Log2Histogram& hist) {
+    const bool simd = simdEnabled();
+    runConverted(static_cast<const std::uint8_t*>(data), n, 2, p, hist,
+                 [&](const std::uint8_t* in, std::size_t m, float* out) {
+                     if (simd) halfBlock(in, m, bigEndian, out);
+                     else scalarHalf(in, m, bigEndian, out, false);
+                 });
+}
+
+void addBFloat16(const void* data, std::size_t n, bool bigEndian, StatsPartial& p, Log2Histogram& hist) {
+    const bool simd = simdEnabled();
+    runConverted(static_cast<const std::uint8_t*>(data), n, 2, p, hist,
+                 [&](const std::uint8_t* in, std::size_t m, float* out) {
+                     if (simd) bf16Block(in, m, bigEndian, out);
+                     else scalarHalf(in, m, bigEndian, out, true);
+                 });
+}
+
+void addFloat32(const void* data, std::size_t n, bool bigEndian, StatsPartial& p, Log2Histogram& hist) {
+    const auto* in = static_cast<const std::uint8_t*>(data);
+    const bool aligned = reinterpret_cast<std::uintptr_t>(in) % alignof(float) == 0;
+    if (!bigEndian && aligned) {  // read in place, no copy
+        FloatRun run(p, hist);
+        const auto* x = reinterpret_cast<const float*>(in);
+        for (std::size_t i = 0; i < n; i += kBlock) run.block(x + i, std::min(kBlock, n - i));
+        return;
+    }
+    runConverted(in, n, 4, p, hist, [&](const std::uint8_t* src, std::size_t m, float* out) {
+        std::memcpy(out, src, m * 4);
+        if (bigEndian)
+            for (std::size_t i = 0; i < m; ++i)
+                out[i] = std::bit_cast<float>(byteSwap(std::bit_cast<std::uint32_t>(out[i])));
+    });
+}
+
+void addDoubles(const double* x, std::size_t n, StatsPartial& p, Log2Histogram& hist) {
+    for (std::size_t i = 0; i < n; ++i) addOne(x[i], p, hist);
+}
+
+}  // namespace dl::kernels
