@@ -147,6 +147,8 @@ bool parseTensorName(const Tokens& t, bool npy, DumpFileName& out) {
     } else {
         r.kind = DumpFileKind::ConvertedNpy;
     }
+    // Only msaccucmp output of a <=1.2 raw file can lack the stream id; MindSpore always writes it.
+    if (!r.hasStream && r.kind != DumpFileKind::ConvertedNpy) return fail(out, "no stream id before the timestamp");
     if (rest == 2) setDtype(r, t[ioPos + 3]);  // may be empty ("..npy"): dtype outside MindSpore's map
     if (r.opType == "Opdebug") r.kind = DumpFileKind::OpdebugNpy;
     out = std::move(r);
