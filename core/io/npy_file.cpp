@@ -145,6 +145,14 @@ std::optional<DType> dtypeOfDescr(const std::string& descr, DType hint, bool& bi
         bigEndian = d[0] == '>';
         d.remove_prefix(1);
     }
+    if (!d.empty() && d[0] == 'O') {
+        error = "object arrays (descr '" + descr + "') hold pickles and are not read";
+        return std::nullopt;
+    }
+    if (!d.empty() && (d[0] == 'U' || d[0] == 'S' || d[0] == 'a')) {
+        error = "string arrays (descr '" + descr + "') are not tensors";
+        return std::nullopt;
+    }
     if (d.size() < 2) { error = "unrecognised descr '" + descr + "'"; return std::nullopt; }
     const char kind = d[0];
     const std::string_view size = d.substr(1);
@@ -183,9 +191,6 @@ std::optional<DType> dtypeOfDescr(const std::string& descr, DType hint, bool& bi
             return std::nullopt;
         }
         break;
-    case 'O': error = "object arrays (descr '" + descr + "') hold pickles and are not read"; return std::nullopt;
-    case 'U': case 'S': case 'a':
-        error = "string arrays (descr '" + descr + "') are not tensors"; return std::nullopt;
     default: break;
     }
     error = "unsupported descr '" + descr + "'";
