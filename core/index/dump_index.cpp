@@ -64,7 +64,6 @@ void DumpIndex::merge(const DumpIndex& other) {
         if (std::none_of(ranks.begin(), ranks.end(), same)) ranks.push_back(r);
     }
     if (meta.frameworkVersion.empty()) meta = other.meta;
-    finalize();
 }
 
 void DumpIndex::finalize() {

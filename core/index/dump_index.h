@@ -122,7 +122,8 @@ struct DumpIndex {
         return {dims.begin() + t.shapeOffset, dims.begin() + t.shapeOffset + t.ndim};
     }
     bool histogram(const TensorRecord& t, Log2Histogram& out) const;
-    // Appends `other` (a shard) to this index, remapping its string ids; ops stay sorted.
+    // Appends `other` (a shard) to this index, remapping its string ids. Call finalize() after
+    // the last merge to restore the op order.
     void merge(const DumpIndex& other);
     // Sorts ops by (rank, iteration, graph, execPos) and tensors by (op, io, slot); fixes links.
     void finalize();

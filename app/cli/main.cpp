@@ -1,0 +1,22 @@
+// dumplens-cli: headless entry point. Parses arguments and calls core; no logic of its own.
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "app/cli/cli_commands.h"
+
+int main(int argc, char** argv) {
+    CLI::App app{"DumpLens: find the first fp16 overflow in MindSpore / CANN / msprobe dumps"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("dumplens-cli ") + DUMPLENS_VERSION);
+    dlcli::Commands cmds;
+    cmds.registerAll(app);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    return cmds.exitCode();
+}

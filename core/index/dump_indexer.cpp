@@ -1,0 +1,204 @@
+#include "core/index/dump_indexer.h"
+
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+#include <xxhash.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "core/index/dump_layout.h"
+#include "core/index/index_serializer.h"
+#include "core/index/index_summary.h"
+#include "core/index/shard_builder.h"
+
+namespace dl {
+namespace fs = std::filesystem;
+namespace {
+
+struct Shard {
+    std::string rel;                          // "" or "rank_3" (path relative to the root)
+    std::vector<const ScannedFile*> files;
+    std::string cachePath;
+    FolderFingerprint fingerprint;
+    DumpIndex cached;
+    bool haveCached = false;
+    bool fromCache = false;
+    std::unique_ptr<ShardBuilder> builder;
+    DumpIndex result;
+};
+
+// Shard = the path prefix up to the first rank_N / device_N folder; files outside any: root shard.
+std::string shardOf(const std::string& rel) {
+    std::size_t start = 0;
+    while (true) {
+        const auto slash = rel.find('/', start);
+        if (slash == std::string::npos) return {};
+        if (rankFromFolderName(std::string_view(rel).substr(start, slash - start))) return rel.substr(0, slash);
+        start = slash + 1;
+    }
+}
+
+FolderFingerprint fingerprintOf(const std::vector<const ScannedFile*>& files) {
+    XXH64_state_t* st = XXH64_createState();
+    XXH64_reset(st, 0);
+    FolderFingerprint fp;
+    for (const ScannedFile* f : files) {
+        XXH64_update(st, f->rel.data(), f->rel.size() + 0);
+        XXH64_update(st, &f->size, sizeof f->size);
+        XXH64_update(st, &f->mtimeNs, sizeof f->mtimeNs);
+        ++fp.files;
+        fp.bytes += f->size;
+    }
+    fp.hash = XXH64_digest(st);
+    XXH64_freeState(st);
+    return fp;
+}
+
+std::string cacheFileFor(const std::string& cacheDir, const std::string& rootAbs, const std::string& shardRel) {
+    const std::string key = rootAbs + "\n" + shardRel;
+    char name[40];
+    std::snprintf(name, sizeof name, "%016llx.dlshard", static_cast<unsigned long long>(XXH64(key.data(), key.size(), 0)));
+    return cacheDir + "/shards/" + name;
+}
+
+void loadCache(Shard& s, const std::string& rootAbs, IndexReport& report) {
+    std::vector<std::uint8_t> bytes;
+    std::string error;
+    if (!fs::exists(s.cachePath)) return;
+    FolderFingerprint fp;
+    if (!readWholeFile(s.cachePath, bytes, error) ||
+        !deserializeIndex(bytes.data(), bytes.size(), s.cached, fp, error)) {
+        report.cacheNotes.push_back("cache for '" + (s.rel.empty() ? "." : s.rel) + "' rebuilt: " + error);
+        return;
+    }
+    if (s.cached.root != rootAbs) return;  // hash collision: another dump
+    s.haveCached = true;
+    s.fromCache = fp == s.fingerprint;
+}
+
+bool isInsideOrEqual(const fs::path& inner, const fs::path& outer) {
+    auto i = inner.begin();
+    for (auto o = outer.begin(); o != outer.end(); ++o, ++i)
+        if (i == inner.end() || *i != *o) return false;
+    return true;
+}
+
+}  // namespace
+
+std::string defaultCacheDir() {
+    if (const char* d = std::getenv("DUMPLENS_CACHE_DIR"); d && *d) return d;
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/dumplens";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/dumplens";
+    return (fs::temp_directory_path() / "dumplens-cache").string();
+}
+
+bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& out, IndexReport& report,
+               std::string& error) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::error_code ec;
+    const fs::path rootPath = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    if (ec || !fs::exists(rootPath, ec)) {
+        error = "'" + path + "' does not exist";
+        return false;
+    }
+    if (!fs::is_directory(rootPath, ec)) {
+        error = "'" + path + "' is not a folder (point at the dump path, a rank_N folder or an iteration folder; "
+                "use `dumplens-cli inspect` for a single tensor file)";
+        return false;
+    }
+    const std::string rootAbs = rootPath.string();
+    const std::string cacheDir = options.cacheDir.empty() ? defaultCacheDir() : options.cacheDir;
+    const bool useCache = options.useCache && !isInsideOrEqual(fs::weakly_canonical(cacheDir, ec), rootPath);
+    if (options.useCache && !useCache)
+        report.cacheNotes.push_back("cache folder lies inside the dump; cache disabled (never writing into a dump)");
+
+    ScanResult scan = scanFolder(rootAbs, options.stop);
+    std::map<std::string, Shard> shards;
+    for (const auto& f : scan.files) shards[shardOf(f.rel)].files.push_back(&f);
+    for (auto& [rel, s] : shards) {
+        s.rel = rel;
+        s.fingerprint = fingerprintOf(s.files);
+        if (useCache) {
+            s.cachePath = cacheFileFor(cacheDir, rootAbs, rel);
+            loadCache(s, rootAbs, report);
+        }
+    }
+    // Structure pass (names, csv, records) per shard, then one pool of statistics jobs for all.
+    struct JobRef { Shard* shard; std::size_t job; };
+    std::vector<JobRef> jobs;
+    Progress total;
+    for (auto& [rel, s] : shards) {
+        if (s.fromCache) continue;
+        s.builder = std::make_unique<ShardBuilder>(rootAbs, rel, s.haveCached ? &s.cached : nullptr);
+        s.builder->scan(s.files);
+        report.filesReused += s.builder->reusedFiles();
+        for (std::size_t j = 0; j < s.builder->jobs().size(); ++j) {
+            jobs.push_back({&s, j});
+            total.bytesTotal += s.builder->jobs()[j].fileSize;
+        }
+    }
+    total.filesTotal = jobs.size();
+    std::atomic<std::uint64_t> filesDone{0}, bytesDone{0};
+    std::mutex progressMutex;
+    auto lastReport = std::chrono::steady_clock::now();
+    tbb::task_arena arena(options.threads ? int(options.threads) : tbb::task_arena::automatic);
+    arena.execute([&] {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, jobs.size(), 8), [&](const auto& range) {
+            std::vector<std::uint8_t> scratch;
+            for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                if (options.stop.stop_requested()) return;
+                Shard& s = *jobs[i].shard;
+                const StatsJob& job = s.builder->jobs()[jobs[i].job];
+                StatsJobResult r = runStatsJob(job, s.builder->jobName(job), scratch);
+                s.builder->applyJob(job, std::move(r));  // each job fills its own draft: no lock needed
+                const auto fd = ++filesDone;
+                const auto bd = bytesDone += job.fileSize;
+                if (options.progress) {
+                    std::lock_guard lock(progressMutex);
+                    const auto now = std::chrono::steady_clock::now();
+                    if (now - lastReport > std::chrono::milliseconds(50) || fd == jobs.size()) {
+                        lastReport = now;
+                        options.progress({fd, total.filesTotal, bd, total.bytesTotal});
+                    }
+                }
+            }
+        });
+    });
+    report.cancelled = options.stop.stop_requested();
+    report.filesRead = filesDone.load();
+
+    out = DumpIndex();
+    out.root = rootAbs;
+    out.warnings = scan.warnings;
+    for (auto& [rel, s] : shards) {
+        if (s.fromCache) {
+            s.result = std::move(s.cached);
+            ++report.shardsFromCache;
+        } else {
+            s.result = s.builder->finish();
+            s.result.root = rootAbs;
+            ++report.shardsIndexed;
+            if (useCache && !report.cancelled) {
+                std::string werr;
+                if (!writeFileAtomically(s.cachePath, serializeIndex(s.result, s.fingerprint, 1), werr))
+                    report.cacheNotes.push_back("cache not written: " + werr);
+            }
+        }
+        out.merge(s.result);
+    }
+    out.finalize();
+    out.root = rootAbs;
+    std::map<DumpFormat, int> formats;
+    for (const auto& r : out.ranks) formats[r.format]++;
+    for (const auto& [f, n] : formats)
+        if (f != DumpFormat::Unknown) report.formats.emplace_back(dumpFormatName(f));
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return true;
+}
+
+}  // namespace dl

@@ -1,0 +1,79 @@
+#include "core/index/dump_scanner.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <utility>
+
+namespace dl {
+namespace {
+
+struct Walker {
+    std::string root;
+    std::stop_token stop;
+    int maxDepth;
+    ScanResult out;
+    std::set<std::pair<dev_t, ino_t>> visited;
+
+    void warn(const std::string& rel, const std::string& reason) {
+        out.warnings.push_back({rel.empty() ? root : rel, reason});
+    }
+
+    void walk(const std::string& rel, int depth) {
+        if (stop.stop_requested()) return;
+        const std::string abs = rel.empty() ? root : root + "/" + rel;
+        DIR* dir = ::opendir(abs.c_str());
+        if (!dir) {
+            warn(rel, std::string("cannot open folder: ") + std::strerror(errno));
+            return;
+        }
+        std::vector<std::string> subdirs;
+        while (dirent* e = ::readdir(dir)) {
+            const std::string name = e->d_name;
+            if (name == "." || name == "..") continue;
+            const std::string childRel = rel.empty() ? name : rel + "/" + name;
+            const std::string childAbs = abs + "/" + name;
+            struct stat st{};
+            if (::stat(childAbs.c_str(), &st) != 0) {
+                struct stat lst{};
+                const bool dangling = ::lstat(childAbs.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode);
+                warn(childRel, dangling ? "broken symbolic link" : std::string("cannot stat: ") + std::strerror(errno));
+                continue;
+            }
+            if (S_ISDIR(st.st_mode)) {
+                if (!visited.insert({st.st_dev, st.st_ino}).second) {
+                    warn(childRel, "folder already visited (symbolic link loop or duplicate link), skipped");
+                    continue;
+                }
+                subdirs.push_back(childRel);
+            } else if (S_ISREG(st.st_mode)) {
+                out.files.push_back({childRel, std::uint64_t(st.st_size),
+                                     std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec});
+            }
+        }
+        ::closedir(dir);
+        for (const auto& sub : subdirs) {
+            if (depth + 1 > maxDepth)
+                warn(sub, "folder nesting deeper than " + std::to_string(maxDepth) + " levels, not scanned");
+            else
+                walk(sub, depth + 1);
+        }
+    }
+};
+
+}  // namespace
+
+ScanResult scanFolder(const std::string& root, std::stop_token stop, int maxDepth) {
+    Walker w{root, stop, maxDepth, {}, {}};
+    struct stat st{};
+    if (::stat(root.c_str(), &st) == 0) w.visited.insert({st.st_dev, st.st_ino});
+    w.walk("", 0);
+    std::sort(w.out.files.begin(), w.out.files.end(), [](const auto& a, const auto& b) { return a.rel < b.rel; });
+    return std::move(w.out);
+}
+
+}  // namespace dl

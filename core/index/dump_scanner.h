@@ -1,0 +1,27 @@
+#pragma once
+// Lists every regular file under a folder: relative path, size and mtime. Follows symlinked
+// folders once (loop-safe by device/inode), never aborts on an unreadable entry: each becomes a
+// warning and the walk goes on.
+#include <cstdint>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "core/index/dump_index.h"
+
+namespace dl {
+
+struct ScannedFile {
+    std::string rel;          // path relative to the scan root, '/'-separated
+    std::uint64_t size = 0;
+    std::int64_t mtimeNs = 0;
+};
+
+struct ScanResult {
+    std::vector<ScannedFile> files;          // sorted by rel
+    std::vector<IndexWarning> warnings;
+};
+
+ScanResult scanFolder(const std::string& root, std::stop_token stop = {}, int maxDepth = 32);
+
+}  // namespace dl

@@ -1,0 +1,278 @@
+#include "core/index/index_serializer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <xxhash.h>
+#include <zstd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <type_traits>
+
+namespace dl {
+namespace {
+
+constexpr char kMagic[8] = {'D', 'L', 'I', 'N', 'D', 'E', 'X', '\x1a'};
+constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 8 + 8 + 8;
+
+class Writer {
+public:
+    template <class T> void pod(const T& v) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
+        m_out.insert(m_out.end(), p, p + sizeof(T));
+    }
+    template <class T> void vec(const std::vector<T>& v) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        pod(std::uint64_t(v.size()));
+        const auto* p = reinterpret_cast<const std::uint8_t*>(v.data());
+        m_out.insert(m_out.end(), p, p + v.size() * sizeof(T));
+    }
+    void str(const std::string& s) {
+        pod(std::uint64_t(s.size()));
+        m_out.insert(m_out.end(), s.begin(), s.end());
+    }
+    std::vector<std::uint8_t>& bytes() { return m_out; }
+
+private:
+    std::vector<std::uint8_t> m_out;
+};
+
+class Reader {
+public:
+    Reader(const std::uint8_t* d, std::size_t n) : m_data(d), m_size(n) {}
+    template <class T> bool pod(T& v) {
+        if (m_size - m_pos < sizeof(T)) return fail();
+        std::memcpy(&v, m_data + m_pos, sizeof(T));
+        m_pos += sizeof(T);
+        return true;
+    }
+    template <class T> bool vec(std::vector<T>& v) {
+        std::uint64_t n = 0;
+        if (!pod(n) || n > (m_size - m_pos) / sizeof(T)) return fail();
+        v.resize(n);
+        std::memcpy(v.data(), m_data + m_pos, n * sizeof(T));
+        m_pos += n * sizeof(T);
+        return true;
+    }
+    bool str(std::string& s) {
+        std::uint64_t n = 0;
+        if (!pod(n) || n > m_size - m_pos) return fail();
+        s.assign(reinterpret_cast<const char*>(m_data + m_pos), n);
+        m_pos += n;
+        return true;
+    }
+    bool ok() const { return m_ok; }
+    bool atEnd() const { return m_pos == m_size; }
+
+private:
+    bool fail() { m_ok = false; return false; }
+    const std::uint8_t* m_data;
+    std::size_t m_size, m_pos = 0;
+    bool m_ok = true;
+};
+
+void writeBody(Writer& w, const DumpIndex& idx, const FolderFingerprint& fp) {
+    w.pod(fp);
+    w.str(idx.root);
+    w.pod(std::uint64_t(idx.strings.size()));
+    for (std::size_t i = 0; i < idx.strings.size(); ++i) w.str(idx.strings.str(StrId(i)));
+    w.pod(std::uint64_t(idx.ranks.size()));
+    for (const auto& r : idx.ranks) {
+        w.pod(r.rank);
+        w.str(r.folder);
+        w.pod(r.format);
+        w.str(r.host);
+        w.str(r.deviceId);
+    }
+    w.vec(idx.ops);
+    w.vec(idx.tensors);
+    w.vec(idx.dims);
+    w.vec(idx.histBytes);
+    w.vec(idx.overflows);
+    w.pod(std::uint64_t(idx.warnings.size()));
+    for (const auto& wr : idx.warnings) {
+        w.str(wr.path);
+        w.str(wr.reason);
+    }
+    w.str(idx.meta.frameworkVersion);
+    w.str(idx.meta.deviceTarget);
+    w.str(idx.meta.dumpMode);
+    w.str(idx.meta.dumpConfigJson);
+    w.pod(idx.meta.opDebugMode);
+}
+
+bool readBody(Reader& r, DumpIndex& idx, FolderFingerprint& fp) {
+    std::uint64_t n = 0;
+    if (!r.pod(fp) || !r.str(idx.root) || !r.pod(n)) return false;
+    idx.strings = StringPool();
+    for (std::uint64_t i = 0; i < n; ++i) {
+        std::string s;
+        if (!r.str(s)) return false;
+        if (idx.strings.intern(s) != i) return false;  // duplicate strings: not written by us
+    }
+    if (!r.pod(n)) return false;
+    idx.ranks.resize(std::size_t(std::min<std::uint64_t>(n, 1u << 20)));
+    if (idx.ranks.size() != n) return false;
+    for (auto& rk : idx.ranks)
+        if (!r.pod(rk.rank) || !r.str(rk.folder) || !r.pod(rk.format) || !r.str(rk.host) || !r.str(rk.deviceId))
+            return false;
+    if (!r.vec(idx.ops) || !r.vec(idx.tensors) || !r.vec(idx.dims) || !r.vec(idx.histBytes) ||
+        !r.vec(idx.overflows) || !r.pod(n))
+        return false;
+    idx.warnings.clear();
+    for (std::uint64_t i = 0; i < n; ++i) {
+        IndexWarning w;
+        if (!r.str(w.path) || !r.str(w.reason)) return false;
+        idx.warnings.push_back(std::move(w));
+    }
+    return r.str(idx.meta.frameworkVersion) && r.str(idx.meta.deviceTarget) && r.str(idx.meta.dumpMode) &&
+           r.str(idx.meta.dumpConfigJson) && r.pod(idx.meta.opDebugMode) && r.atEnd();
+}
+
+// Every id and offset must point inside its table, or a corrupt file could crash a reader later.
+bool validate(const DumpIndex& idx) {
+    const auto ns = idx.strings.size();
+    for (const auto& op : idx.ops) {
+        if (op.type >= ns || op.name >= ns || op.scope >= ns || op.net >= ns) return false;
+        if (std::uint64_t(op.firstTensor) + op.tensorCount > idx.tensors.size()) return false;
+        if (op.overflow >= std::int64_t(idx.overflows.size())) return false;
+    }
+    for (const auto& t : idx.tensors) {
+        if (t.op >= idx.ops.size() || t.format >= ns || t.file >= ns) return false;
+        if (std::uint64_t(t.shapeOffset) + t.ndim > idx.dims.size()) return false;
+        if ((t.flags & HasHistogram) && t.histOffset >= idx.histBytes.size()) return false;
+    }
+    for (const auto& o : idx.overflows)
+        if (o.file >= ns) return false;
+    return true;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, int zstdLevel) {
+    Writer body;
+    writeBody(body, index, fp);
+    const auto& raw = body.bytes();
+    std::vector<std::uint8_t> out(kHeaderSize + ZSTD_compressBound(raw.size()));
+    const std::size_t csize =
+        ZSTD_compress(out.data() + kHeaderSize, out.size() - kHeaderSize, raw.data(), raw.size(), zstdLevel);
+    out.resize(kHeaderSize + (ZSTD_isError(csize) ? 0 : csize));
+    const std::uint64_t usize = raw.size(), cs = csize;
+    const std::uint64_t hash = XXH64(out.data() + kHeaderSize, csize, 0);
+    std::uint8_t* h = out.data();
+    std::memcpy(h, kMagic, 8);
+    std::memcpy(h + 8, &kIndexFormatVersion, 4);
+    std::memset(h + 12, 0, 4);
+    std::memcpy(h + 16, &usize, 8);
+    std::memcpy(h + 24, &cs, 8);
+    std::memcpy(h + 32, &hash, 8);
+    return out;
+}
+
+bool deserializeIndex(const std::uint8_t* data, std::size_t size, DumpIndex& out, FolderFingerprint& fp,
+                      std::string& error) {
+    if (size < kHeaderSize || std::memcmp(data, kMagic, 8) != 0) {
+        error = "not a DumpLens index file (bad magic)";
+        return false;
+    }
+    std::uint32_t version = 0;
+    std::uint64_t usize = 0, csize = 0, hash = 0;
+    std::memcpy(&version, data + 8, 4);
+    std::memcpy(&usize, data + 16, 8);
+    std::memcpy(&csize, data + 24, 8);
+    std::memcpy(&hash, data + 32, 8);
+    if (version != kIndexFormatVersion) {
+        error = "index format version " + std::to_string(version) + ", this build reads " +
+                std::to_string(kIndexFormatVersion);
+        return false;
+    }
+    if (csize != size - kHeaderSize) {
+        error = "index file truncated or padded (payload " + std::to_string(size - kHeaderSize) + " bytes, header says " +
+                std::to_string(csize) + ")";
+        return false;
+    }
+    if (XXH64(data + kHeaderSize, csize, 0) != hash) {
+        error = "index checksum mismatch (file corrupt)";
+        return false;
+    }
+    const auto frame = ZSTD_getFrameContentSize(data + kHeaderSize, csize);
+    if (frame != usize || usize > (std::uint64_t(1) << 40)) {
+        error = "index payload size mismatch";
+        return false;
+    }
+    std::vector<std::uint8_t> raw(usize);
+    const std::size_t got = ZSTD_decompress(raw.data(), raw.size(), data + kHeaderSize, csize);
+    if (ZSTD_isError(got) || got != usize) {
+        error = std::string("index decompression failed: ") + (ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
+        return false;
+    }
+    Reader r(raw.data(), raw.size());
+    out = DumpIndex();
+    if (!readBody(r, out, fp) || !validate(out)) {
+        out = DumpIndex();
+        error = "index payload is inconsistent (corrupt or written by another build)";
+        return false;
+    }
+    return true;
+}
+
+bool writeFileAtomically(const std::string& path, const std::vector<std::uint8_t>& bytes, std::string& error) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path target(path);
+    if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+    std::random_device rd;
+    const std::string tmp = path + ".tmp" + std::to_string(rd()) + "." + std::to_string(::getpid());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        error = "cannot create " + tmp + ": " + std::strerror(errno);
+        return false;
+    }
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            error = "cannot write " + tmp + ": " + std::strerror(errno);
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            return false;
+        }
+        done += std::size_t(n);
+    }
+    const bool synced = ::fsync(fd) == 0;
+    ::close(fd);
+    if (!synced || ::rename(tmp.c_str(), path.c_str()) != 0) {
+        error = "cannot move " + tmp + " to " + path + ": " + std::strerror(errno);
+        ::unlink(tmp.c_str());
+        return false;
+    }
+    return true;
+}
+
+bool readWholeFile(const std::string& path, std::vector<std::uint8_t>& out, std::string& error) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        error = "cannot open " + path;
+        return false;
+    }
+    in.seekg(0, std::ios::end);
+    const auto size = in.tellg();
+    if (size < 0) {
+        error = "cannot read " + path;
+        return false;
+    }
+    out.resize(std::size_t(size));
+    in.seekg(0);
+    in.read(reinterpret_cast<char*>(out.data()), size);
+    if (!in) {
+        error = "short read on " + path;
+        return false;
+    }
+    return true;
+}
+
+}  // namespace dl

@@ -1,0 +1,32 @@
+#pragma once
+// Binary form of a DumpIndex (a shard or a merged index): versioned, zstd-compressed,
+// checksummed with XXH64. Used for the cache and for portable index files.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/index/dump_index.h"
+
+namespace dl {
+
+// Extra data stored next to an index: the file fingerprint of the folder it came from, so a reader
+// can tell whether the dump changed since.
+struct FolderFingerprint {
+    std::uint64_t files = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t hash = 0;   // XXH64 over sorted (relative path, size, mtime)
+    bool operator==(const FolderFingerprint&) const = default;
+};
+
+inline constexpr std::uint32_t kIndexFormatVersion = 1;
+
+std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, int zstdLevel = 3);
+// Returns false with a reason (bad magic, other version, checksum mismatch, truncated, corrupt).
+bool deserializeIndex(const std::uint8_t* data, std::size_t size, DumpIndex& out, FolderFingerprint& fp,
+                      std::string& error);
+
+// Atomic write: temp file in the same folder, fsync, rename. Creates parent folders.
+bool writeFileAtomically(const std::string& path, const std::vector<std::uint8_t>& bytes, std::string& error);
+bool readWholeFile(const std::string& path, std::vector<std::uint8_t>& out, std::string& error);
+
+}  // namespace dl

@@ -1,0 +1,86 @@
+#include "core/index/index_summary.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace dl {
+
+std::string_view dumpFormatName(DumpFormat f) {
+    switch (f) {
+    case DumpFormat::MindSporeNpy: return "MindSpore npy";
+    case DumpFormat::MindSporeStatsOnly: return "MindSpore statistic.csv";
+    case DumpFormat::MindSporeBin: return "MindSpore <=1.2 bin";
+    case DumpFormat::CannRaw: return "CANN raw";
+    case DumpFormat::Msprobe: return "msprobe";
+    case DumpFormat::PlainNpy: return "plain npy";
+    case DumpFormat::Unknown: break;
+    }
+    return "unknown";
+}
+
+static std::string humanBytes(std::uint64_t b) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = double(b);
+    int u = 0;
+    while (v >= 1024 && u < 4) v /= 1024, ++u;
+    return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.1f} {}", v, units[u]);
+}
+
+std::string indexSummaryJson(const DumpIndex& index, const IndexReport& report) {
+    using nlohmann::json;
+    json j;
+    j["schema"] = "dumplens.index/1";
+    j["root"] = index.root;
+    json ranks = json::array();
+    for (const auto& r : index.ranks)
+        ranks.push_back({{"rank", r.rank}, {"folder", r.folder}, {"format", dumpFormatName(r.format)},
+                         {"host", r.host}});
+    j["ranks"] = ranks;
+    j["iterations"] = index.iterations();
+    j["ops"] = index.ops.size();
+    j["tensors"] = index.tensors.size();
+    j["bytes"] = index.totalDataBytes();
+    j["formats"] = report.formats;
+    j["framework_version"] = index.meta.frameworkVersion;
+    j["device_target"] = index.meta.deviceTarget;
+    j["seconds"] = report.seconds;
+    j["cache"] = {{"shards_from_cache", report.shardsFromCache}, {"shards_indexed", report.shardsIndexed},
+                  {"files_read", report.filesRead}, {"files_reused", report.filesReused},
+                  {"notes", report.cacheNotes}};
+    j["overflow_records"] = index.overflows.size();
+    json warnings = json::array();
+    for (const auto& w : index.warnings) warnings.push_back({{"path", w.path}, {"reason", w.reason}});
+    j["warnings"] = warnings;
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string indexSummaryText(const DumpIndex& index, const IndexReport& report, std::size_t maxWarnings) {
+    std::string s = fmt::format("Dump      {}\n", index.root);
+    if (!index.meta.frameworkVersion.empty() || !index.meta.deviceTarget.empty())
+        s += fmt::format("Framework MindSpore {} on {}\n", index.meta.frameworkVersion, index.meta.deviceTarget);
+    std::string formats;
+    for (const auto& f : report.formats) formats += (formats.empty() ? "" : ", ") + f;
+    if (!formats.empty()) s += fmt::format("Formats   {}\n", formats);
+    std::string ranks;
+    for (const auto& r : index.ranks) ranks += (ranks.empty() ? "" : " ") + std::to_string(r.rank);
+    const auto its = index.iterations();
+    s += fmt::format("Ranks     {} ({})\n", index.ranks.size(), ranks);
+    if (!its.empty()) s += fmt::format("Iterations {} ({}..{})\n", its.size(), its.front(), its.back());
+    s += fmt::format("Ops       {}\nTensors   {}\nBytes     {}\n", index.ops.size(), index.tensors.size(),
+                     humanBytes(index.totalDataBytes()));
+    if (!index.overflows.empty()) s += fmt::format("Overflow records {}\n", index.overflows.size());
+    s += fmt::format("Time      {:.3f} s ({} shards from cache, {} indexed; {} files read, {} reused)\n",
+                     report.seconds, report.shardsFromCache, report.shardsIndexed, report.filesRead,
+                     report.filesReused);
+    for (const auto& n : report.cacheNotes) s += "Cache     " + n + "\n";
+    s += fmt::format("Warnings  {}\n", index.warnings.size());
+    for (std::size_t i = 0; i < index.warnings.size() && i < maxWarnings; ++i)
+        s += fmt::format("  {}: {}\n", index.warnings[i].path, index.warnings[i].reason);
+    if (index.warnings.size() > maxWarnings)
+        s += fmt::format("  ... {} more (use --json for all)\n", index.warnings.size() - maxWarnings);
+    return s;
+}
+
+}  // namespace dl

@@ -1,0 +1,16 @@
+#pragma once
+// Human and JSON renderings of an index, shared by the CLI and the GUI's status line.
+#include <string>
+
+#include "core/index/dump_index.h"
+#include "core/index/dump_indexer.h"
+
+namespace dl {
+
+// {"schema":"dumplens.index/1","root":…,"ranks":[…],"iterations":[…],"ops":N,"tensors":N,"bytes":N,
+//  "warnings":[{"path":…,"reason":…}], …}
+std::string indexSummaryJson(const DumpIndex& index, const IndexReport& report);
+std::string indexSummaryText(const DumpIndex& index, const IndexReport& report, std::size_t maxWarnings = 20);
+std::string_view dumpFormatName(DumpFormat f);
+
+}  // namespace dl

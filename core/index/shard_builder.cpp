@@ -1,0 +1,371 @@
+#include "core/index/shard_builder.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "core/index/dump_layout.h"
+#include "core/index/shard_sources.h"
+#include "core/io/dump_metadata.h"
+#include "core/io/npy_file.h"
+#include "core/io/statistic_csv.h"
+#include "core/stats/stats_accumulator.h"
+
+namespace dl {
+namespace {
+
+// What the tensor file gave: StatsJobResult without its (large, fixed-size) histogram.
+struct TensorData {
+    bool ok = false;
+    DType dtype = DType::Unknown;
+    bool bigEndian = false, fortranOrder = false;
+    std::vector<std::int64_t> shape;
+    std::uint64_t dataOffset = 0, dataBytes = 0;
+    TensorStats stats;
+    std::vector<std::uint8_t> hist;  // Log2Histogram::encode form
+};
+
+// One tensor as found in names and statistic.csv rows, before it is grouped into an op execution.
+struct Draft {
+    std::string opType, opName;
+    std::uint32_t taskId = 0, streamId = 0;
+    std::int64_t timestampUs = 0;
+    Io io = Io::Output;
+    std::uint16_t slot = 0;
+    std::string format;
+    DType origDtype = DType::Unknown;
+    std::uint32_t folder = 0;
+    // From the tensor file:
+    std::string fileRel;
+    std::uint64_t fileSize = 0;
+    std::int64_t mtimeNs = 0;
+    bool hasFile = false, readError = false;
+    TensorData data;
+    // From statistic.csv:
+    bool hasCsv = false;
+    TensorStats csvStats;
+    std::vector<std::int64_t> csvShape;
+    bool csvHasShape = false;
+    DType csvDtype = DType::Unknown;
+    std::uint64_t csvBytes = 0;
+};
+
+using DraftKey = std::tuple<std::uint32_t, std::string, std::string, std::uint32_t, std::uint32_t, std::int64_t, Io,
+                            std::uint16_t>;
+
+}  // namespace
+
+struct ShardBuilder::Impl {
+    std::string rootAbs, shardRel;
+    std::unordered_map<std::string, const TensorRecord*> previous;
+    const DumpIndex* previousIndex = nullptr;
+    std::vector<Draft> drafts;
+    std::vector<DumpFileName> jobNames;
+    std::map<DraftKey, std::uint32_t> byKey;
+    std::vector<FolderInfo> folders;
+    std::map<std::string, std::uint32_t> folderIds;
+    ShardSources sources;
+    DumpIndex out;
+
+    std::uint32_t folderOf(const std::string& fileRel) {
+        const auto slash = fileRel.rfind('/');
+        const std::string dir = slash == std::string::npos ? std::string() : fileRel.substr(0, slash);
+        auto [it, inserted] = folderIds.emplace(dir, std::uint32_t(folders.size()));
+        if (inserted) {
+            FolderInfo f;
+            f.rel = dir;
+            auto dirs = splitPath(rootAbs);
+            auto rel = splitPath(dir);
+            dirs.insert(dirs.end(), rel.begin(), rel.end());
+            f.loc = locateDumpFolder(dirs);
+            folders.push_back(std::move(f));
+        }
+        return it->second;
+    }
+
+    std::uint32_t draftFor(const DraftKey& key) {
+        auto [it, inserted] = byKey.emplace(key, std::uint32_t(drafts.size()));
+        if (inserted) {
+            Draft d;
+            d.folder = std::get<0>(key);
+            d.opType = std::get<1>(key);
+            d.opName = std::get<2>(key);
+            d.taskId = std::get<3>(key);
+            d.streamId = std::get<4>(key);
+            d.timestampUs = std::get<5>(key);
+            d.io = std::get<6>(key);
+            d.slot = std::get<7>(key);
+            drafts.push_back(std::move(d));
+        }
+        return it->second;
+    }
+
+    void warn(const std::string& path, const std::string& reason) { out.warnings.push_back({path, reason}); }
+
+    void addTensorFile(const ScannedFile& f, const DumpFileName& name, std::vector<StatsJob>& jobs,
+                       std::size_t& reused);
+    void addStatisticCsv(const ScannedFile& f);
+    DumpIndex finish();
+    void emitFolder(std::uint32_t folderId, std::vector<std::uint32_t>& draftIds);
+    std::uint32_t addTensor(const Draft& d, std::uint32_t opIndex);
+};
+
+ShardBuilder::ShardBuilder(std::string rootAbs, std::string shardRel, const DumpIndex* previous)
+    : m(std::make_unique<Impl>()) {
+    m->rootAbs = std::move(rootAbs);
+    m->shardRel = std::move(shardRel);
+    m->previousIndex = previous;
+    if (previous)
+        for (const auto& t : previous->tensors)
+            if (t.file) m->previous.emplace(previous->strings.str(t.file), &t);
+}
+
+ShardBuilder::~ShardBuilder() = default;
+
+const DumpFileName& ShardBuilder::jobName(const StatsJob& job) const { return m->jobNames[job.draft]; }
+
+void ShardBuilder::scan(const std::vector<const ScannedFile*>& files) {
+    m->sources.collect(m->rootAbs, files, m->out.warnings);
+    m->out.meta = m->sources.meta;
+    m->jobNames.clear();
+    for (const ScannedFile* f : files) {
+        const auto slash = f->rel.rfind('/');
+        const std::string base = slash == std::string::npos ? f->rel : f->rel.substr(slash + 1);
+        if (base == "statistic.csv") {
+            m->addStatisticCsv(*f);
+            continue;
+        }
+        if (m->sources.isAuxiliary(f->rel)) continue;
+        DumpFileName name;
+        parseDumpFileName(base, name);
+        if (name.kind == DumpFileKind::Mapped) {
+            const std::string original = m->sources.mappedName(f->rel, name.mappedKey);
+            if (original.empty()) {
+                m->warn(f->rel, "numeric file name but no mapping.csv entry for it in its folder");
+                continue;
+            }
+            DumpFileName mapped;
+            if (!parseDumpFileName(original, mapped)) {
+                m->warn(f->rel, "mapping.csv names it '" + original + "', which does not parse: " + mapped.reason);
+                continue;
+            }
+            name = std::move(mapped);
+        }
+        switch (name.kind) {
+        case DumpFileKind::MindSporeNpy:
+        case DumpFileKind::MindSporeBin:
+            m->addTensorFile(*f, name, m_jobs, m_reused);
+            break;
+        case DumpFileKind::OpdebugJson:
+        case DumpFileKind::OpdebugRaw:
+            m->sources.addOpdebug(m->rootAbs, *f, name, m->folderOf(f->rel), m->out);
+            break;
+        case DumpFileKind::Unknown:
+            if (f->rel.ends_with(".npy") || f->rel.ends_with(".bin"))
+                m->warn(f->rel, "tensor file name does not follow the dump grammar: " + name.reason);
+            break;
+        default:
+            m->warn(f->rel, std::string("dump file kind '") + std::string(dumpFileKindName(name.kind)) +
+                                "' is not indexed by this version");
+            break;
+        }
+    }
+}
+
+void ShardBuilder::Impl::addTensorFile(const ScannedFile& f, const DumpFileName& name, std::vector<StatsJob>& jobs,
+                                       std::size_t& reused) {
+    const std::uint32_t folder = folderOf(f.rel);
+    const auto id = draftFor({folder, name.opType, name.opName, name.taskId, name.streamId, name.timestampUs,
+                              name.hasIo ? name.io : Io::Output, name.slot});
+    Draft& d = drafts[id];
+    if (d.hasFile) {
+        warn(f.rel, "same tensor as " + d.fileRel + " (identical name fields); kept the first");
+        return;
+    }
+    d.hasFile = true;
+    d.fileRel = f.rel;
+    d.fileSize = f.size;
+    d.mtimeNs = f.mtimeNs;
+    d.format = name.format;
+    d.origDtype = name.dtype;
+    if (jobNames.size() <= id) jobNames.resize(drafts.size());
+    jobNames[id] = name;
+    if (auto it = previous.find(f.rel);
+        it != previous.end() && it->second->fileSize == f.size && it->second->fileMtimeNs == f.mtimeNs &&
+        (it->second->flags & HasData)) {
+        const TensorRecord& t = *it->second;
+        TensorData& r = d.data;
+        r.ok = true;
+        r.dtype = t.dtype;
+        r.bigEndian = t.flags & BigEndian;
+        r.fortranOrder = t.flags & FortranOrder;
+        r.shape = previousIndex->shape(t);
+        r.dataOffset = t.dataOffset;
+        r.dataBytes = t.dataBytes;
+        r.stats = t.stats;
+        Log2Histogram h;
+        if ((t.flags & HasHistogram) && previousIndex->histogram(t, h)) h.encode(r.hist);
+        ++reused;
+        return;
+    }
+    jobs.push_back({id, rootAbs + "/" + f.rel, f.size, name.dtype, name.kind == DumpFileKind::MindSporeBin});
+}
+
+void ShardBuilder::Impl::addStatisticCsv(const ScannedFile& f) {
+    const std::uint32_t folder = folderOf(f.rel);
+    std::vector<std::string> columns;
+    std::vector<StatisticCsvWarning> warnings;
+    std::string error, text;
+    if (!readSmallTextFile(rootAbs + "/" + f.rel, text, error, std::size_t(16) << 30)) {
+        warn(f.rel, error);
+        return;
+    }
+    const bool ok = parseStatisticCsv(
+        text,
+        [&](StatisticRow& row) {
+            const auto id = draftFor({folder, row.opType, row.opName, row.taskId, row.streamId, row.timestampUs,
+                                      row.io, row.slot});
+            Draft& d = drafts[id];
+            if (d.hasCsv) {
+                warn(f.rel, "line " + std::to_string(row.line) + ": duplicate row for the same tensor, kept the first");
+                return;
+            }
+            d.hasCsv = true;
+            d.csvStats = row.stats;
+            d.csvShape = row.shape;
+            d.csvHasShape = row.hasShape;
+            d.csvDtype = row.dtype;
+            d.csvBytes = row.dataBytes;
+            if (d.origDtype == DType::Unknown) d.origDtype = row.dtype;
+            if (d.format.empty()) d.format = row.format;
+        },
+        columns, warnings, error);
+    if (!ok) warn(f.rel, error);
+    for (const auto& w : warnings)
+        warn(f.rel, (w.line ? "line " + std::to_string(w.line) + ": " : std::string()) + w.reason);
+}
+
+void ShardBuilder::applyJob(const StatsJob& job, StatsJobResult&& result) {
+    Draft& d = m->drafts[job.draft];
+    if (!result.ok) {
+        d.readError = true;
+        m->warn(d.fileRel, result.error);
+        return;
+    }
+    TensorData& t = d.data;
+    t.ok = true;
+    t.dtype = result.dtype;
+    t.bigEndian = result.bigEndian;
+    t.fortranOrder = result.fortranOrder;
+    t.shape = std::move(result.shape);
+    t.dataOffset = result.dataOffset;
+    t.dataBytes = result.dataBytes;
+    t.stats = result.stats;
+    if (t.stats.has(stat::Histogram)) result.hist.encode(t.hist);
+}
+
+DumpIndex ShardBuilder::finish() { return m->finish(); }
+
+DumpIndex ShardBuilder::Impl::finish() {
+    std::vector<std::vector<std::uint32_t>> perFolder(folders.size());
+    for (std::uint32_t i = 0; i < drafts.size(); ++i) perFolder[drafts[i].folder].push_back(i);
+    for (std::uint32_t f = 0; f < folders.size(); ++f)
+        if (!perFolder[f].empty()) emitFolder(f, perFolder[f]);
+    sources.attachOverflows(folders, out);
+    sources.fillRankInfo(shardRel, folders, out);
+    out.finalize();
+    return std::move(out);
+}
+
+std::uint32_t ShardBuilder::Impl::addTensor(const Draft& d, std::uint32_t opIndex) {
+    TensorRecord t;
+    t.op = opIndex;
+    t.io = d.io;
+    t.slot = d.slot;
+    t.format = out.strings.intern(d.format);
+    t.timestampUs = d.timestampUs;
+    t.origDtype = d.origDtype;
+    const std::vector<std::int64_t>* shape = nullptr;
+    if (d.hasFile && !d.readError && d.data.ok) {
+        const auto& r = d.data;
+        t.flags |= HasData;
+        if (r.bigEndian) t.flags |= BigEndian;
+        if (r.fortranOrder) t.flags |= FortranOrder;
+        t.file = out.strings.intern(d.fileRel);
+        t.dtype = r.dtype;
+        t.dataOffset = r.dataOffset;
+        t.dataBytes = r.dataBytes;
+        t.stats = r.stats;
+        if (!r.hist.empty()) {
+            t.histOffset = std::uint32_t(out.histBytes.size());
+            out.histBytes.insert(out.histBytes.end(), r.hist.begin(), r.hist.end());
+            t.flags |= HasHistogram;
+        }
+        shape = &r.shape;
+    } else {
+        if (d.hasFile) {
+            t.file = out.strings.intern(d.fileRel);
+            t.flags |= ReadError;
+        }
+        t.dtype = d.csvDtype;
+        t.stats = d.csvStats;
+        if (d.csvHasShape) shape = &d.csvShape;
+    }
+    if (d.hasCsv) t.flags |= HasCsvStats;
+    if (t.origDtype == DType::Unknown) t.origDtype = t.dtype;
+    t.fileSize = d.fileSize;
+    t.fileMtimeNs = d.mtimeNs;
+    if (shape) {
+        t.shapeOffset = std::uint32_t(out.dims.size());
+        t.ndim = std::uint8_t(std::min<std::size_t>(shape->size(), 255));
+        out.dims.insert(out.dims.end(), shape->begin(), shape->begin() + t.ndim);
+    }
+    out.tensors.push_back(t);
+    return std::uint32_t(out.tensors.size() - 1);
+}
+
+// Groups the folder's tensors into op executions: same (type, name, task, stream), ordered by
+// time, a new execution whenever an (io, slot) repeats. MindSpore-written files carry a fresh
+// timestamp per tensor while CANN shares one per execution; this rule handles both.
+void ShardBuilder::Impl::emitFolder(std::uint32_t folderId, std::vector<std::uint32_t>& ids) {
+    const FolderInfo& folder = folders[folderId];
+    std::sort(ids.begin(), ids.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const Draft &x = drafts[a], &y = drafts[b];
+        return std::tie(x.opType, x.opName, x.taskId, x.streamId, x.timestampUs, x.io, x.slot) <
+               std::tie(y.opType, y.opName, y.taskId, y.streamId, y.timestampUs, y.io, y.slot);
+    });
+    const StrId net = out.strings.intern(folder.loc.net);
+    const auto opsBegin = out.ops.size();
+    std::size_t i = 0;
+    while (i < ids.size()) {
+        const Draft& head = drafts[ids[i]];
+        OpRecord op;
+        op.type = out.strings.intern(head.opType);
+        op.name = out.strings.intern(head.opName);
+        op.rank = folder.loc.rank.value_or(0);
+        op.graph = folder.loc.graph;
+        op.iteration = folder.loc.iteration.value_or(0);
+        op.net = net;
+        op.taskId = head.taskId;
+        op.streamId = head.streamId;
+        op.startUs = head.timestampUs;
+        op.endUs = head.timestampUs;
+        op.firstTensor = std::uint32_t(out.tensors.size());
+        const auto opIndex = std::uint32_t(out.ops.size());
+        std::set<std::pair<Io, std::uint16_t>> seen;
+        for (; i < ids.size(); ++i) {
+            const Draft& d = drafts[ids[i]];
+            if (d.opType != head.opType || d.opName != head.opName || d.taskId != head.taskId ||
+                d.streamId != head.streamId || !seen.insert({d.io, d.slot}).second)
+                break;
+            addTensor(d, opIndex);
+            op.startUs = std::min(op.startUs, d.timestampUs);
+            op.endUs = std::max(op.endUs, d.timestampUs);
+        }
+        op.tensorCount = std::uint32_t(out.tensors.size()) - op.firstTensor;
+        out.ops.push_back(op);
+    }
+    sources.orderOps(folder, out, opsBegin, out.ops.size());
+}
+
+}  // namespace dl
