@@ -1,0 +1,269 @@
+// End-to-end tests of the directory indexer on small dumps written here in MindSpore's formats.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "core/index/dump_indexer.h"
+#include "core/index/index_serializer.h"
+#include "core/io/npy_writer.h"
+
+namespace fs = std::filesystem;
+using namespace dl;
+
+namespace {
+
+class TempDir {
+public:
+    TempDir() {
+        std::random_device rd;
+        path = fs::temp_directory_path() / ("dumplens_idx_" + std::to_string(rd()));
+        fs::create_directories(path);
+    }
+    ~TempDir() { fs::remove_all(path); }
+    fs::path path;
+};
+
+void writeText(const fs::path& p, const std::string& text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+}
+
+void writeF16(const fs::path& p, const std::vector<float>& values) {
+    fs::create_directories(p.parent_path());
+    std::string bytes, error;
+    ASSERT_TRUE(encodeFloats(values, DType::Float16, bytes, error)) << error;
+    ASSERT_TRUE(writeNpyFile(p.string(), DType::Float16, {std::int64_t(values.size())}, bytes, error)) << error;
+}
+
+const char* kHeader22 =
+    "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min Value,Avg Value,"
+    "Count,Negative Zero Count,Positive Zero Count,NaN Count,Negative Inf Count,Positive Inf Count,Zero Count\n";
+
+// rank_0: Mul-op2 (statistics only) runs before Add-op1 (npy + csv) whose output saturates,
+// an Opdebug record naming Add-op1's task/stream, and a few broken files.
+void writeSmallDump(const fs::path& root) {
+    const fs::path it = root / "rank_0/Net/0/1";
+    writeF16(it / "Add.Add-op1.7.2.1700000000000100.input.0.DefaultFormat.npy", {1, 2, 3, 0.5f});
+    writeF16(it / "Add.Add-op1.7.2.1700000000000100.input.1.DefaultFormat.npy", {60000, 60000, 1, 2});
+    writeF16(it / "Add.Add-op1.7.2.1700000000000100.output.0.DefaultFormat.npy", {60001, 65504, 4, 2.5f});
+    writeText(it / "statistic.csv",
+              std::string(kHeader22) +
+                  "Add,Add-op1,7,2,1700000000000100,output,0,8,float16,\"(4)\",65504,2.5,32878,4,0,4,0,0,0,0\n"
+                  "Mul,Mul-op2,6,2,1700000000000050,output,0,8,float16,\"(4)\",3,1,2,4,0,4,0,0,0,0\n"
+                  "this,row,is,broken\n");
+    writeText(it / "Opdebug.Node_OpDebug.99.2.1700000000000101.output.0.json",
+              R"({"AI Core":{"block_idx":0,"kernel_code":"0x1","model_id":1,"para_base":"0x0","pc_start":"0x0",)"
+              R"("status":32,"stream_id":2,"task_id":7,"task_type":0},"DHA Atomic Add":{"model_id":0,"para_base":"0x0",)"
+              R"("pc_start":"0x0","status":0,"stream_id":0,"task_id":0,"task_type":0},"L2 Atomic Add":{"model_id":0,)"
+              R"("para_base":"0x0","pc_start":"0x0","status":0,"stream_id":0,"task_id":0,"task_type":0}})");
+    writeText(it / "Add.Add-op3.8.2.1700000000000200.output.0.DefaultFormat.npy", "\x93NUMPY\x01\x00\x76\x00{'descr'");
+    writeText(it / "Sub.Sub-op4.9.2.1700000000000300.output.0.DefaultFormat.npy", "");
+    writeText(it / "not_a_dump_name.bin", "xx");
+    writeText(root / "rank_0/execution_order/ms_execution_order_graph_0.csv",
+              "NodeExecutionOrder-FullNameWithScope\nDefault/net/Mul-op2\nDefault/net/Add-op1\n");
+    writeText(root / "rank_0/.dump_metadata/config.json", R"({"device_target":"Ascend","ms_version":"2.2.0"})");
+    writeF16(root / "rank_1/Net/0/1/Neg.Neg-op5.3.1.1700000000000400.output.0.DefaultFormat.npy", {-1, -2});
+}
+
+const OpRecord* findOp(const DumpIndex& idx, std::string_view name) {
+    for (const auto& op : idx.ops)
+        if (idx.strings.view(op.name) == name) return &op;
+    return nullptr;
+}
+
+bool hasWarningAbout(const DumpIndex& idx, std::string_view fileFragment) {
+    return std::any_of(idx.warnings.begin(), idx.warnings.end(),
+                       [&](const IndexWarning& w) { return w.path.find(fileFragment) != std::string::npos; });
+}
+
+std::vector<std::string> listTree(const fs::path& root) {
+    std::vector<std::string> files;
+    for (const auto& e : fs::recursive_directory_iterator(root)) files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+}  // namespace
+
+TEST(DumpIndexer, IndexesRanksOpsAndMergesCsvWithData) {
+    TempDir dump, cache;
+    writeSmallDump(dump.path);
+    DumpIndex idx;
+    IndexReport rep;
+    std::string error;
+    IndexOptions opt;
+    opt.cacheDir = cache.path.string();
+    ASSERT_TRUE(indexDump(dump.path.string(), opt, idx, rep, error)) << error;
+    ASSERT_EQ(idx.ranks.size(), 2u);
+    EXPECT_EQ(idx.meta.frameworkVersion, "2.2.0");
+    const OpRecord* add = findOp(idx, "Add-op1");
+    const OpRecord* mul = findOp(idx, "Mul-op2");
+    ASSERT_TRUE(add && mul);
+    EXPECT_EQ(add->tensorCount, 3u);
+    EXPECT_EQ(add->iteration, 1u);
+    EXPECT_EQ(idx.strings.view(add->scope), "Default/net/Add-op1");
+    EXPECT_LT(mul->execPos, add->execPos);  // execution order file wins
+    // Output of Add: data stats (from the npy) plus the csv flag; 60001 rounds to 60000 in fp16.
+    const TensorRecord& out = idx.tensors[add->firstTensor + 2];
+    EXPECT_EQ(out.io, Io::Output);
+    EXPECT_TRUE(out.flags & HasData);
+    EXPECT_TRUE(out.flags & HasCsvStats);
+    EXPECT_EQ(out.stats.max, 65504.0);
+    EXPECT_EQ(out.stats.satCount, 1u);
+    EXPECT_EQ(idx.shape(out), std::vector<std::int64_t>{4});
+    Log2Histogram h;
+    ASSERT_TRUE(idx.histogram(out, h));
+    EXPECT_EQ(h.exp[Log2Histogram::binOf(15)], 2u);  // 60000 and 65504 lie in [2^15, 2^16)
+    // Mul: statistics only, from the csv; unknown figures stay unknown.
+    const TensorRecord& mulOut = idx.tensors[mul->firstTensor];
+    EXPECT_FALSE(mulOut.flags & HasData);
+    EXPECT_EQ(mulOut.stats.max, 3.0);
+    EXPECT_FALSE(mulOut.stats.has(stat::L2));
+    // Opdebug record attached through the AI Core ids, not the file name's task 99.
+    ASSERT_GE(add->overflow, 0);
+    EXPECT_EQ(idx.overflows[std::size_t(add->overflow)].aicoreStatus, 32u);
+    // Every broken file is a warning naming it; the rest is indexed.
+    EXPECT_TRUE(hasWarningAbout(idx, "Add.Add-op3"));
+    EXPECT_TRUE(hasWarningAbout(idx, "Sub.Sub-op4"));
+    EXPECT_TRUE(hasWarningAbout(idx, "not_a_dump_name.bin"));
+    EXPECT_TRUE(hasWarningAbout(idx, "statistic.csv"));
+    EXPECT_NE(findOp(idx, "Neg-op5"), nullptr);
+}
+
+TEST(DumpIndexer, CacheReopensUnchangedAndReindexesChangedFilesOnly) {
+    TempDir dump, cache;
+    writeSmallDump(dump.path);
+    const auto before = listTree(dump.path);
+    IndexOptions opt;
+    opt.cacheDir = cache.path.string();
+    DumpIndex first, second, third;
+    IndexReport r1, r2, r3;
+    std::string error;
+    ASSERT_TRUE(indexDump(dump.path.string(), opt, first, r1, error));
+    EXPECT_EQ(r1.shardsFromCache, 0u);
+    ASSERT_TRUE(indexDump(dump.path.string(), opt, second, r2, error));
+    EXPECT_EQ(r2.shardsFromCache, 2u);
+    EXPECT_EQ(second.tensors.size(), first.tensors.size());
+    EXPECT_EQ(second.warnings.size(), first.warnings.size());
+    EXPECT_EQ(listTree(dump.path), before);  // nothing written into the dump
+    // Change one file of rank_0: that shard is rebuilt, its unchanged files reuse their stats.
+    writeF16(dump.path / "rank_0/Net/0/1/Add.Add-op1.7.2.1700000000000100.input.0.DefaultFormat.npy", {7, 7, 7, 7, 7});
+    ASSERT_TRUE(indexDump(dump.path.string(), opt, third, r3, error));
+    EXPECT_EQ(r3.shardsFromCache, 1u);
+    EXPECT_EQ(r3.filesRead, 3u);  // the changed file, plus the two unreadable ones tried again
+    EXPECT_EQ(r3.filesReused, 2u);
+    const OpRecord* add = findOp(third, "Add-op1");
+    ASSERT_TRUE(add);
+    EXPECT_EQ(third.tensors[add->firstTensor].stats.max, 7.0);
+}
+
+TEST(DumpIndexer, CorruptCacheIsRebuiltWithANote) {
+    TempDir dump, cache;
+    writeSmallDump(dump.path);
+    IndexOptions opt;
+    opt.cacheDir = cache.path.string();
+    DumpIndex idx;
+    IndexReport rep;
+    std::string error;
+    ASSERT_TRUE(indexDump(dump.path.string(), opt, idx, rep, error));
+    for (const auto& e : fs::recursive_directory_iterator(cache.path))
+        if (e.is_regular_file()) {
+            std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
+            f.seekp(60);
+            f.put('\x7f');
+        }
+    DumpIndex again;
+    IndexReport rep2;
+    ASSERT_TRUE(indexDump(dump.path.string(), opt, again, rep2, error));
+    EXPECT_EQ(rep2.shardsFromCache, 0u);
+    ASSERT_FALSE(rep2.cacheNotes.empty());
+    EXPECT_NE(rep2.cacheNotes[0].find("rebuilt"), std::string::npos);
+    EXPECT_EQ(again.tensors.size(), idx.tensors.size());
+}
+
+TEST(DumpIndexer, OpensARankFolderOrAnIterationFolder) {
+    TempDir dump;
+    writeSmallDump(dump.path);
+    IndexOptions opt;
+    opt.useCache = false;
+    std::string error;
+    DumpIndex rank0, iter;
+    IndexReport r;
+    ASSERT_TRUE(indexDump((dump.path / "rank_0").string(), opt, rank0, r, error));
+    ASSERT_EQ(rank0.ranks.size(), 1u);
+    EXPECT_NE(findOp(rank0, "Add-op1"), nullptr);
+    EXPECT_EQ(findOp(rank0, "Neg-op5"), nullptr);
+    ASSERT_TRUE(indexDump((dump.path / "rank_1/Net/0/1").string(), opt, iter, r, error));
+    const OpRecord* neg = findOp(iter, "Neg-op5");
+    ASSERT_TRUE(neg);
+    EXPECT_EQ(neg->rank, 1u);
+    EXPECT_EQ(neg->iteration, 1u);
+}
+
+TEST(DumpIndexer, UnusablePathIsAnErrorNotACrash) {
+    DumpIndex idx;
+    IndexReport rep;
+    std::string error;
+    EXPECT_FALSE(indexDump("/nonexistent/dumplens/path", {}, idx, rep, error));
+    EXPECT_NE(error.find("does not exist"), std::string::npos);
+}
+
+TEST(DumpIndexer, SymlinkLoopsAreWarnedNotFollowedForever) {
+    TempDir dump;
+    writeSmallDump(dump.path);
+    fs::create_directory_symlink(dump.path / "rank_0", dump.path / "rank_0/Net/loop");
+    IndexOptions opt;
+    opt.useCache = false;
+    DumpIndex idx;
+    IndexReport rep;
+    std::string error;
+    ASSERT_TRUE(indexDump(dump.path.string(), opt, idx, rep, error));
+    EXPECT_TRUE(hasWarningAbout(idx, "loop"));
+}
+
+TEST(DumpIndexer, CancelledBeforeStartReturnsWithoutCaching) {
+    TempDir dump, cache;
+    writeSmallDump(dump.path);
+    std::stop_source stop;
+    stop.request_stop();
+    IndexOptions opt;
+    opt.cacheDir = cache.path.string();
+    opt.stop = stop.get_token();
+    DumpIndex idx;
+    IndexReport rep;
+    std::string error;
+    ASSERT_TRUE(indexDump(dump.path.string(), opt, idx, rep, error));
+    EXPECT_TRUE(rep.cancelled);
+    EXPECT_FALSE(fs::exists(cache.path / "shards"));
+}
+
+TEST(IndexSerializer, RoundTripAndTamperDetection) {
+    DumpIndex idx;
+    idx.root = "/x";
+    OpRecord op;
+    op.type = idx.strings.intern("SqrtGrad");
+    op.name = idx.strings.intern("SqrtGrad-op7");
+    op.tensorCount = 1;
+    idx.ops.push_back(op);
+    TensorRecord t;
+    t.stats.max = 65504;
+    idx.tensors.push_back(t);
+    idx.warnings.push_back({"a.npy", "truncated"});
+    const auto bytes = serializeIndex(idx, {1, 2, 3});
+    DumpIndex back;
+    FolderFingerprint fp;
+    std::string error;
+    ASSERT_TRUE(deserializeIndex(bytes.data(), bytes.size(), back, fp, error)) << error;
+    EXPECT_EQ(fp, (FolderFingerprint{1, 2, 3}));
+    EXPECT_EQ(back.strings.view(back.ops[0].name), "SqrtGrad-op7");
+    EXPECT_EQ(back.tensors[0].stats.max, 65504.0);
+    EXPECT_EQ(back.warnings[0].reason, "truncated");
+    auto bad = bytes;
+    bad.back() ^= 1;
+    EXPECT_FALSE(deserializeIndex(bad.data(), bad.size(), back, fp, error));
+    EXPECT_FALSE(deserializeIndex(bytes.data(), bytes.size() - 3, back, fp, error));
+    EXPECT_FALSE(deserializeIndex(bytes.data(), 10, back, fp, error));
+}
