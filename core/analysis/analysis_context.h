@@ -1,0 +1,40 @@
+#pragma once
+// Working state shared by the analysis steps (classification, causality, chain): per-op
+// anomaly state, communication pairing, stage map and clock model over one DumpIndex.
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "core/analysis/analysis_result.h"
+#include "core/analysis/comm_matcher.h"
+#include "core/index/dump_index.h"
+
+namespace dl {
+
+struct OpState {
+    AnomalyKind kind = AnomalyKind::None;   // strongest output anomaly, else Opdebug when a record names the op
+    std::uint32_t badTensor = kNoIndex;     // first anomalous output
+    bool inputBad = false, outputBad = false, opdebug = false, inputsDumped = false, weak = false;
+    CommKind comm = CommKind::None;
+    bool anomalous() const { return outputBad || opdebug; }
+};
+
+struct AnalysisContext {
+    const DumpIndex& index;
+    std::vector<OpState> ops;
+    std::vector<CommOp> comm;
+    CommMatch match;
+    StageMap stages;
+    std::map<std::uint32_t, std::int64_t> clockOffsetUs;   // rank -> offset; corrected = raw - offset
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::uint32_t, std::uint32_t>> range;  // (rank, iter) -> [begin, end)
+
+    explicit AnalysisContext(const DumpIndex& i) : index(i) {}
+    std::int64_t rawTime(std::uint32_t op) const;        // 0 when unknown
+    std::int64_t correctedTime(std::uint32_t op) const;
+    // The data a Send moved was bad (its input, its output or its Receive's output).
+    bool carriesBad(std::uint32_t sendOp) const;
+    OverflowPoint point(std::uint32_t op) const;         // filled from the op state
+};
+
+}  // namespace dl

@@ -1,0 +1,105 @@
+#include "core/analysis/analysis_json.h"
+
+#include <cmath>
+
+#include "core/analysis/tensor_anomaly.h"
+
+namespace dl {
+
+namespace {
+
+using nlohmann::json;
+
+json numberOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json stageJson(int s) { return s >= 0 ? json(s) : json(nullptr); }
+
+std::string tensorName(const DumpIndex& idx, std::uint32_t t) {
+    return t == kNoIndex || t >= idx.tensors.size() ? "output.0" : tensorLabel(idx.tensors[t]);
+}
+
+json pointJson(const DumpIndex& idx, const OverflowPoint& p) {
+    const OpRecord& o = idx.ops[p.op];
+    json j = {{"rank", p.rank},
+              {"stage", stageJson(p.stage)},
+              {"iteration", p.iteration},
+              {"op_type", idx.strings.str(o.type)},
+              {"op_name", idx.strings.str(o.name)},
+              {"tensor", tensorName(idx, p.tensor)},
+              {"kind", anomalyKindName(p.kind)},
+              {"timestamp_us", p.timestampUs},
+              {"corrected_timestamp_us", p.correctedUs},
+              {"op_index", p.op},
+              {"tensor_index", p.tensor == kNoIndex ? json(nullptr) : json(p.tensor)}};
+    if (o.scope) j["scope"] = idx.strings.str(o.scope);
+    if (!p.opdebugStatus.empty()) j["opdebug_status"] = p.opdebugStatus;
+    if (!p.peerRanks.empty()) j["tp_peer_ranks"] = p.peerRanks;
+    return j;
+}
+
+json replayJson(const ReplayResult& r) {
+    json j = {{"op_type", r.opType}, {"available", r.available}, {"recommendation", r.recommendation},
+              {"recommendation_from_replay", r.recommendationFromReplay}, {"results", json::array()}};
+    if (!r.available) j["unavailable_reason"] = r.unavailableReason;
+    for (const ReplayPrecisionResult& p : r.results)
+        j["results"].push_back({{"dtype", std::string(dtypeName(p.dtype))},
+                                {"max_abs", numberOrNull(p.maxAbs)},
+                                {"max_abs_unrounded", numberOrNull(p.maxAbsUnrounded)},
+                                {"overflow", p.overflow},
+                                {"inf_count", p.infCount},
+                                {"nan_count", p.nanCount},
+                                {"saturated_count", p.saturatedCount},
+                                {"rel_err_vs_fp32", p.relErrVsFp32 >= 0 ? json(p.relErrVsFp32) : json(nullptr)}});
+    if (r.available) {
+        j["reproduces_overflow"] = r.reproducesOverflow;
+        j["fp16_mode"] = r.saturatingFp16 ? "saturation" : "inf_nan";
+        j["max_diff_vs_dump"] = r.maxDiffVsDump >= 0 ? json(r.maxDiffVsDump) : json(nullptr);
+    }
+    j["notes"] = r.notes;
+    return j;
+}
+
+}  // namespace
+
+nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
+    json j;
+    j["schema"] = "dumplens.analysis/1";
+    j["verdict"] = r.overflow ? "overflow" : "clean";
+    j["first_overflow"] = r.firstOverflow ? pointJson(idx, *r.firstOverflow) : json(nullptr);
+    j["chain"] = json::array();
+    for (const ChainStep& s : r.chain) {
+        json step = pointJson(idx, s.at);
+        step["role"] = chainRoleName(s.role);
+        step["note"] = s.note;
+        j["chain"].push_back(step);
+    }
+    j["replay"] = r.replay ? replayJson(*r.replay) : json(nullptr);
+    j["warnings"] = r.warnings;
+    j["evidence"] = r.evidence;
+    json iters = json::array();
+    for (const IterationStatus& s : r.iterations)
+        iters.push_back({{"iteration", s.iteration}, {"overflow", s.overflow}, {"anomalous_ops", s.anomalousOps}, {"ranks", s.ranks}});
+    j["persistence"] = {{"kind", persistenceName(r.persistence)},
+                        {"first_iteration", r.firstBadIteration ? json(*r.firstBadIteration) : json(nullptr)},
+                        {"iterations", iters}};
+    json near = json::array();
+    for (const NearLimitEntry& e : r.nearLimit) {
+        const OpRecord& o = idx.ops[e.op];
+        near.push_back({{"rank", o.rank}, {"iteration", o.iteration}, {"op_type", idx.strings.str(o.type)},
+                        {"op_name", idx.strings.str(o.name)}, {"tensor", tensorName(idx, e.tensor)},
+                        {"dtype", std::string(dtypeName(idx.tensors[e.tensor].dtype))}, {"max_abs", e.maxAbs},
+                        {"headroom", e.headroom}, {"cast_to_fp16", e.castToFp16}});
+    }
+    j["near_limit"] = {{"threshold", r.nearLimitThreshold}, {"total", r.nearLimitTotal}, {"tensors", near}};
+    json ranks = json::object();
+    for (const auto& [rank, stage] : r.stages.stageOfRank) ranks[std::to_string(rank)] = stage;
+    j["stages"] = {{"source", r.stages.source}, {"count", r.stages.stageCount}, {"confident", r.stages.confident}, {"ranks", ranks}};
+    json clocks = json::object();
+    for (const auto& [rank, off] : r.clockOffsetUs) clocks[std::to_string(rank)] = off;
+    j["clock_offsets_us"] = clocks;
+    j["counts"] = {{"tensors", r.tensorsExamined}, {"anomalous_tensors", r.anomalousTensors},
+                   {"anomalous_ops", r.anomalousOps}, {"comm_pairs", r.commPairs},
+                   {"unmatched_receives", r.unmatchedReceives}};
+    return j;
+}
+
+}  // namespace dl

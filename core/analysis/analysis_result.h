@@ -1,0 +1,121 @@
+#pragma once
+// What the overflow analysis found, as plain data for the CLI, the GUI and the PDF report.
+// Ops and tensors are referred to by index into DumpIndex::ops / DumpIndex::tensors.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/util/dtype.h"
+
+namespace dl {
+
+inline constexpr std::uint32_t kNoIndex = 0xffffffffu;
+
+// Ordered by strength of evidence; Opdebug is used only when no tensor shows the overflow.
+enum class AnomalyKind : std::uint8_t { None = 0, Saturated, Nan, Inf, Opdebug };
+const char* anomalyKindName(AnomalyKind k);  // "none", "saturated", "nan", "inf", "opdebug"
+
+enum class ChainRole : std::uint8_t { Origin, Propagated, Send, Receive };
+const char* chainRoleName(ChainRole r);  // "origin", "propagated", "send", "receive"
+
+enum class Persistence : std::uint8_t {
+    Unknown,          // no overflow
+    SingleIteration,  // the dump holds no iteration after the first bad one
+    Persistent,       // every later iteration overflows too
+    Transient,        // later iterations recover (loss scaling skipped the step)
+    Intermittent,     // clean and bad iterations alternate after the first one
+};
+const char* persistenceName(Persistence p);
+
+// One op at which an anomaly is seen.
+struct OverflowPoint {
+    std::uint32_t op = kNoIndex;
+    std::uint32_t tensor = kNoIndex;      // kNoIndex when only an Opdebug record names the op
+    AnomalyKind kind = AnomalyKind::None;
+    std::uint32_t rank = 0;
+    std::uint32_t iteration = 0;
+    int stage = -1;                       // -1 when the stage map is unknown
+    std::int64_t timestampUs = 0;         // as dumped, on the rank's own clock; 0 when unknown
+    std::int64_t correctedUs = 0;         // on the reference rank's clock (see clockOffsetUs)
+    std::string opdebugStatus;            // decoded Opdebug status when a record names the op
+    std::vector<std::uint32_t> peerRanks; // tensor-parallel peers showing the same anomaly at the same op
+};
+
+struct ChainStep {
+    ChainRole role = ChainRole::Propagated;
+    OverflowPoint at;
+    std::string note;                     // why this step is in the chain ("via Send-op12 from rank 3" ...)
+};
+
+struct StageMap {
+    std::map<std::uint32_t, int> stageOfRank;
+    int stageCount = 0;
+    std::string source;                   // "--stages", "hccl.json", "send/receive topology", "ops held", ...
+    bool confident = false;               // false: a guess, say so when presenting it
+    int stageOf(std::uint32_t rank) const {
+        auto it = stageOfRank.find(rank);
+        return it == stageOfRank.end() ? -1 : it->second;
+    }
+};
+
+struct IterationStatus {
+    std::uint32_t iteration = 0;
+    bool overflow = false;
+    std::uint64_t anomalousTensors = 0;
+    std::uint64_t anomalousOps = 0;
+    std::vector<std::uint32_t> ranks;     // ranks with an anomaly in this iteration
+};
+
+struct NearLimitEntry {
+    std::uint32_t op = kNoIndex;
+    std::uint32_t tensor = kNoIndex;
+    double maxAbs = 0;
+    double headroom = 0;                  // maxAbs / 65504
+    bool castToFp16 = false;              // an fp32 tensor that is cast to fp16
+};
+
+struct ReplayPrecisionResult {
+    DType dtype = DType::Float32;         // Float16, BFloat16 or Float32
+    double maxAbs = 0;                    // largest |y| after rounding; NaN when a result is Inf/NaN
+    double maxAbsUnrounded = 0;           // largest |y| of the exact (fp32) computation on these inputs
+    std::uint64_t infCount = 0, nanCount = 0, saturatedCount = 0;
+    bool overflow = false;
+    double relErrVsFp32 = -1;             // relative L2 error against the fp32 replay; -1 when not defined
+};
+
+struct ReplayResult {
+    bool available = false;
+    std::uint32_t op = kNoIndex;
+    std::string opType;
+    std::string unavailableReason;        // when !available
+    bool saturatingFp16 = false;          // fp16 replay clamps to +/-65504 (the dump's mode)
+    std::vector<ReplayPrecisionResult> results;  // fp16, bf16, fp32
+    bool reproducesOverflow = false;      // the fp16 replay overflows like the dump did
+    double maxDiffVsDump = -1;            // max |fp16 replay - dumped output| over finite pairs; -1 unknown
+    std::string recommendation;
+    bool recommendationFromReplay = false;  // false: a rule of thumb from the headroom, not a replay
+    std::vector<std::string> notes;       // inferred axes, transpose flags, ambiguities
+};
+
+struct AnalysisResult {
+    bool overflow = false;                // verdict
+    std::optional<OverflowPoint> firstOverflow;
+    std::vector<ChainStep> chain;
+    StageMap stages;
+    std::map<std::uint32_t, std::int64_t> clockOffsetUs;  // rank -> estimated offset to the reference clock
+    std::vector<IterationStatus> iterations;
+    std::optional<std::uint32_t> firstBadIteration;
+    Persistence persistence = Persistence::Unknown;
+    double nearLimitThreshold = 0.5;
+    std::vector<NearLimitEntry> nearLimit;  // highest headroom first, capped
+    std::uint64_t nearLimitTotal = 0;       // before the cap
+    std::optional<ReplayResult> replay;
+    std::uint64_t tensorsExamined = 0, anomalousTensors = 0, anomalousOps = 0;
+    std::uint64_t commPairs = 0, unmatchedReceives = 0;
+    std::vector<std::string> evidence;    // how the verdict was reached
+    std::vector<std::string> warnings;    // where evidence is thin or input was odd
+};
+
+}  // namespace dl

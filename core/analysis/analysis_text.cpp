@@ -1,0 +1,109 @@
+// toText: the readable verdict printed by `dumplens-cli analyze`.
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "core/analysis/analysis_json.h"
+#include "core/analysis/tensor_anomaly.h"
+
+namespace dl {
+
+namespace {
+
+std::string num(double v) {
+    if (!std::isfinite(v)) return "inf";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+std::string where(const DumpIndex& idx, const OverflowPoint& p) {
+    const OpRecord& o = idx.ops[p.op];
+    std::string s = idx.strings.str(o.type) + " " + idx.strings.str(o.name);
+    if (p.tensor != kNoIndex) s += " " + tensorLabel(idx.tensors[p.tensor]);
+    s += "  [rank " + std::to_string(p.rank);
+    if (!p.peerRanks.empty()) {
+        s += " + TP peers";
+        for (std::uint32_t r : p.peerRanks) s += " " + std::to_string(r);
+    }
+    s += p.stage >= 0 ? ", stage " + std::to_string(p.stage) : ", stage ?";
+    s += ", iteration " + std::to_string(p.iteration);
+    if (p.timestampUs) s += ", t=" + std::to_string(p.timestampUs) + " us";
+    return s + "]";
+}
+
+void replayTable(const ReplayResult& r, std::ostringstream& out) {
+    out << "\nReplay of " << r.opType << ":\n";
+    if (!r.available) {
+        out << "  unavailable: " << r.unavailableReason << "\n";
+    } else {
+        out << "  fp16 mode: " << (r.saturatingFp16 ? "saturation (clamp to 65504)" : "IEEE inf/nan") << "\n";
+        out << "  precision   max|y| (exact)   max|y| stored   overflow   rel.err vs fp32\n";
+        for (const ReplayPrecisionResult& p : r.results) {
+            char line[160];
+            std::snprintf(line, sizeof line, "  %-10s  %-15s  %-14s  %-9s  %s\n", std::string(dtypeName(p.dtype)).c_str(),
+                          num(p.maxAbsUnrounded).c_str(), std::isnan(p.maxAbs) ? "inf/nan" : num(p.maxAbs).c_str(),
+                          p.overflow ? "YES" : "no", p.relErrVsFp32 >= 0 ? num(p.relErrVsFp32).c_str() : "-");
+            out << line;
+        }
+        out << "  fp16 replay " << (r.reproducesOverflow ? "reproduces" : "does NOT reproduce") << " the overflow";
+        if (r.maxDiffVsDump >= 0) out << " (max |replay - dump| " << num(r.maxDiffVsDump) << " on finite values)";
+        out << "\n";
+    }
+    for (const std::string& n : r.notes) out << "  note: " << n << "\n";
+    if (!r.recommendation.empty())
+        out << "\nRecommendation" << (r.recommendationFromReplay ? "" : " (no replay)") << ": " << r.recommendation << "\n";
+}
+
+}  // namespace
+
+std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
+    std::ostringstream out;
+    out << "Verdict: " << (r.overflow ? "OVERFLOW" : "clean") << "  (" << r.tensorsExamined << " tensors, "
+        << r.anomalousTensors << " anomalous)\n";
+    if (r.firstOverflow) {
+        const OverflowPoint& p = *r.firstOverflow;
+        out << "\nFirst overflow: " << where(idx, p) << "\n  kind: " << anomalyKindName(p.kind);
+        if (!p.opdebugStatus.empty()) out << "; Opdebug: " << p.opdebugStatus;
+        out << "\n";
+    }
+    if (!r.chain.empty()) {
+        out << "\nChain:\n";
+        for (std::size_t i = 0; i < r.chain.size(); ++i) {
+            const ChainStep& s = r.chain[i];
+            out << "  " << i + 1 << ". " << chainRoleName(s.role) << "  " << where(idx, s.at) << "  "
+                << anomalyKindName(s.at.kind) << (s.note.empty() ? "" : "  -- " + s.note) << "\n";
+        }
+    }
+    if (r.firstBadIteration) {
+        out << "\nIterations: first overflow in " << *r.firstBadIteration << ", " << persistenceName(r.persistence) << " (";
+        for (const IterationStatus& s : r.iterations) out << " " << s.iteration << (s.overflow ? ":bad" : ":ok");
+        out << " )\n";
+    }
+    if (r.replay) replayTable(*r.replay, out);
+    if (r.stages.stageCount > 0) {
+        out << "\nStages (" << r.stages.source << (r.stages.confident ? "" : ", a guess") << "):";
+        for (const auto& [rank, stage] : r.stages.stageOfRank) out << " " << rank << ":" << stage;
+        out << "\n";
+    }
+    out << "\nNear the fp16 limit (headroom >= " << num(r.nearLimitThreshold) << "): " << r.nearLimitTotal << " tensor(s)"
+        << (r.nearLimitTotal ? "; an early warning, not an overflow" : "") << "\n";
+    for (const NearLimitEntry& e : r.nearLimit) {
+        if (&e - r.nearLimit.data() >= 10) { out << "  ...\n"; break; }
+        const OpRecord& o = idx.ops[e.op];
+        out << "  " << idx.strings.str(o.type) << " " << idx.strings.str(o.name) << " " << tensorLabel(idx.tensors[e.tensor])
+            << "  max|x| " << num(e.maxAbs) << "  headroom " << num(e.headroom) << (e.castToFp16 ? "  (cast to fp16)" : "")
+            << "  [rank " << o.rank << ", iteration " << o.iteration << "]\n";
+    }
+    if (!r.evidence.empty()) {
+        out << "\nEvidence:\n";
+        for (const std::string& e : r.evidence) out << "  - " << e << "\n";
+    }
+    if (!r.warnings.empty()) {
+        out << "\nWarnings:\n";
+        for (const std::string& w : r.warnings) out << "  ! " << w << "\n";
+    }
+    return out.str();
+}
+
+}  // namespace dl

@@ -1,0 +1,250 @@
+#include "core/analysis/comm_matcher.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+namespace dl {
+
+const char* commKindName(CommKind k) {
+    switch (k) {
+    case CommKind::None: return "none";
+    case CommKind::Send: return "Send";
+    case CommKind::Receive: return "Receive";
+    case CommKind::AllReduce: return "AllReduce";
+    case CommKind::AllGather: return "AllGather";
+    case CommKind::ReduceScatter: return "ReduceScatter";
+    case CommKind::Broadcast: return "Broadcast";
+    case CommKind::AllToAll: return "AllToAll";
+    case CommKind::Reduce: return "Reduce";
+    }
+    return "none";
+}
+
+namespace {
+
+std::string lowerAlnum(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s)
+        if (std::isalnum(static_cast<unsigned char>(c))) out += char(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+CommKind kindOfToken(std::string_view token) {
+    std::string t = lowerAlnum(token);
+    if (t.rfind("hcom", 0) == 0) t.erase(0, 4);
+    if (t.rfind("mint", 0) == 0) t.erase(0, 4);
+    static const std::pair<const char*, CommKind> kTable[] = {
+        {"send", CommKind::Send}, {"isend", CommKind::Send},
+        {"receive", CommKind::Receive}, {"recv", CommKind::Receive}, {"irecv", CommKind::Receive},
+        {"allreduce", CommKind::AllReduce}, {"allgather", CommKind::AllGather},
+        {"allgatherv", CommKind::AllGather}, {"allgatherintotensor", CommKind::AllGather},
+        {"reducescatter", CommKind::ReduceScatter}, {"reducescatterv", CommKind::ReduceScatter},
+        {"reducescattertensor", CommKind::ReduceScatter}, {"broadcast", CommKind::Broadcast},
+        {"alltoall", CommKind::AllToAll}, {"alltoallv", CommKind::AllToAll}, {"reduce", CommKind::Reduce},
+    };
+    for (const auto& [name, kind] : kTable)
+        if (t == name) return kind;
+    return CommKind::None;
+}
+
+// Value of `key` followed by an optional separator and digits, -1 when absent.
+int intAfter(std::string_view s, std::string_view key) {
+    for (std::size_t pos = s.find(key); pos != std::string_view::npos; pos = s.find(key, pos + 1)) {
+        std::size_t i = pos + key.size();
+        while (i < s.size() && (s[i] == '=' || s[i] == ':' || s[i] == '_' || s[i] == '-')) ++i;
+        if (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+            int v = 0;
+            while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && v < 1000000) v = v * 10 + (s[i++] - '0');
+            return v;
+        }
+    }
+    return -1;
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+// Shape and dtype of the data a comm op moves; empty when nothing was dumped.
+struct Signature {
+    DType dtype = DType::Unknown;
+    std::vector<std::int64_t> shape;
+    bool known = false;
+};
+
+Signature signatureOf(const DumpIndex& index, const OpRecord& op, bool wantInput) {
+    Signature sig;
+    for (std::uint32_t i = 0; i < op.tensorCount; ++i) {
+        const TensorRecord& t = index.tensors[op.firstTensor + i];
+        if ((t.io == Io::Input) != wantInput || t.dtype == DType::Unknown) continue;
+        sig.dtype = t.dtype;
+        sig.shape = index.shape(t);
+        sig.known = true;
+        break;
+    }
+    return sig;
+}
+
+bool compatible(const Signature& a, const Signature& b) {
+    return !a.known || !b.known || (a.dtype == b.dtype && a.shape == b.shape);
+}
+
+// Ranks sorted per stage, to pair the k-th rank of one stage with the k-th of its neighbour.
+std::map<int, std::vector<std::uint32_t>> ranksByStage(const StageMap& stages) {
+    std::map<int, std::vector<std::uint32_t>> by;
+    for (const auto& [rank, stage] : stages.stageOfRank) by[stage].push_back(rank);
+    return by;
+}
+
+// Ranks that may sit at the other end of `c` (empty: unknown, any rank).
+std::vector<std::uint32_t> candidatePeers(const DumpIndex& index, const CommOp& c, const StageMap& stages,
+                                          const std::map<int, std::vector<std::uint32_t>>& by) {
+    if (c.explicitPeer >= 0) return {std::uint32_t(c.explicitPeer)};
+    const std::uint32_t rank = index.ops[c.op].rank;
+    const int s = stages.stageOf(rank);
+    if (s < 0) return {};
+    auto own = by.find(s);
+    const std::size_t pos = std::find(own->second.begin(), own->second.end(), rank) - own->second.begin();
+    std::vector<int> targets;
+    const bool towardsNext = (c.kind == CommKind::Send) != c.backward;
+    if (c.backward || c.kind == CommKind::Send || c.kind == CommKind::Receive)
+        targets.push_back(towardsNext ? s + 1 : s - 1);
+    // Without a scope we cannot tell forward from backward traffic: allow both neighbours.
+    if (!c.backward && index.ops[c.op].scope == 0) targets.push_back(towardsNext ? s - 1 : s + 1);
+    std::vector<std::uint32_t> peers;
+    for (int t : targets) {
+        auto it = by.find(t);
+        if (it != by.end() && !it->second.empty()) peers.push_back(it->second[pos % it->second.size()]);
+    }
+    return peers;
+}
+
+}  // namespace
+
+CommKind classifyComm(std::string_view type, std::string_view name) {
+    CommKind k = kindOfToken(type);
+    if (k != CommKind::None) return k;
+    // MindSpore names: "AllReduce-op12"; msprobe: "Distributed.all_reduce.0.forward".
+    std::string_view head = name.substr(0, name.find("-op"));
+    if (head.find('/') == std::string_view::npos && head.find('.') == std::string_view::npos)
+        if ((k = kindOfToken(head)) != CommKind::None) return k;
+    for (std::string_view prefix : {"Distributed.", "MintDistributed."}) {
+        if (name.rfind(prefix, 0) == 0) {
+            std::string_view rest = name.substr(prefix.size());
+            return kindOfToken(rest.substr(0, rest.find('.')));
+        }
+    }
+    return CommKind::None;
+}
+
+bool isBackwardName(std::string_view s) {
+    return s.find("Gradients/") != std::string_view::npos || s.find(".backward") != std::string_view::npos ||
+           s.find("gradients/") != std::string_view::npos;
+}
+
+std::vector<CommOp> findCommOps(const DumpIndex& index) {
+    std::vector<CommOp> out;
+    for (std::uint32_t i = 0; i < index.ops.size(); ++i) {
+        const OpRecord& op = index.ops[i];
+        const CommKind kind = classifyComm(index.strings.view(op.type), index.strings.view(op.name));
+        if (kind == CommKind::None) continue;
+        CommOp c;
+        c.op = i;
+        c.kind = kind;
+        const std::string text = lower(index.strings.view(op.name)) + "|" + lower(index.strings.view(op.scope));
+        for (std::string_view key : {"dest_rank", "src_rank", "peer_rank", "peer"})
+            if ((c.explicitPeer = intAfter(text, key)) >= 0) break;
+        c.tag = intAfter(text, "sr_tag");
+        c.backward = isBackwardName(index.strings.view(op.name)) || isBackwardName(index.strings.view(op.scope));
+        out.push_back(c);
+    }
+    return out;
+}
+
+namespace {
+
+// Pairs the Receives of one iteration with its Sends.
+void matchIteration(const DumpIndex& index, const std::vector<const CommOp*>& ops, const StageMap& stages,
+                    const std::map<int, std::vector<std::uint32_t>>& by, CommMatch& m) {
+    std::map<std::uint32_t, std::vector<const CommOp*>> sends;  // rank -> sends in order
+    std::vector<const CommOp*> recvs;
+    for (const CommOp* c : ops) {
+        if (c->kind == CommKind::Send) sends[index.ops[c->op].rank].push_back(c);
+        else if (c->kind == CommKind::Receive) recvs.push_back(c);
+    }
+    std::map<std::uint32_t, std::vector<bool>> used;
+    for (auto& [rank, list] : sends) used[rank].assign(list.size(), false);
+    for (const CommOp* r : recvs) {
+        const std::uint32_t recvRank = index.ops[r->op].rank;
+        const Signature rsig = signatureOf(index, index.ops[r->op], false);
+        std::vector<std::uint32_t> from = candidatePeers(index, *r, stages, by);
+        if (from.empty())
+            for (const auto& [rank, list] : sends) if (rank != recvRank) from.push_back(rank);
+        std::vector<std::pair<std::uint32_t, std::size_t>> options;  // (sender rank, send position)
+        for (std::uint32_t a : from) {
+            auto it = sends.find(a);
+            if (it == sends.end()) continue;
+            for (std::size_t k = 0; k < it->second.size(); ++k) {
+                const CommOp* s = it->second[k];
+                if (used[a][k]) continue;
+                if (s->explicitPeer >= 0 && std::uint32_t(s->explicitPeer) != recvRank) continue;
+                if (s->tag >= 0 && r->tag >= 0 && s->tag != r->tag) continue;
+                if (!compatible(signatureOf(index, index.ops[s->op], true), rsig)) continue;
+                std::vector<std::uint32_t> to = candidatePeers(index, *s, stages, by);
+                if (!to.empty() && std::find(to.begin(), to.end(), recvRank) == to.end()) continue;
+                options.emplace_back(a, k);  // FIFO: the first unused send of the channel
+                break;
+            }
+        }
+        if (options.empty()) { m.unmatchedReceives.push_back(r->op); continue; }
+        // Several senders possible: take the lowest rank and flag the pair as a guess.
+        const auto& pick = options.front();
+        const CommOp* s = sends[pick.first][pick.second];
+        used[pick.first][pick.second] = true;
+        const bool confident = options.size() == 1;
+        if (!confident) ++m.ambiguous;
+        m.partner[s->op] = std::int32_t(r->op);
+        m.partner[r->op] = std::int32_t(s->op);
+        m.pairs.push_back({s->op, r->op, confident});
+    }
+    for (auto& [rank, list] : sends)
+        for (std::size_t k = 0; k < list.size(); ++k)
+            if (!used[rank][k]) m.unmatchedSends.push_back(list[k]->op);
+}
+
+// Collectives: the k-th collective of a kind in an iteration is the same call on every rank.
+void groupCollectives(const DumpIndex& index, const std::vector<const CommOp*>& ops, std::uint32_t iteration,
+                      CommMatch& m) {
+    std::map<std::pair<CommKind, std::uint32_t>, std::uint32_t> seen;  // (kind, rank) -> count
+    std::map<std::pair<CommKind, std::uint32_t>, std::size_t> groupAt;  // (kind, k) -> group index
+    for (const CommOp* c : ops) {
+        if (!isCollective(c->kind)) continue;
+        const std::uint32_t k = seen[{c->kind, index.ops[c->op].rank}]++;
+        auto [it, fresh] = groupAt.try_emplace({c->kind, k}, m.groups.size());
+        if (fresh) m.groups.push_back({c->kind, iteration, {}});
+        m.groups[it->second].ops.push_back(c->op);
+        m.group[c->op] = std::int32_t(it->second);
+    }
+}
+
+}  // namespace
+
+CommMatch matchCommunication(const DumpIndex& index, const std::vector<CommOp>& comm, const StageMap& stages) {
+    CommMatch m;
+    m.partner.assign(index.ops.size(), -1);
+    m.group.assign(index.ops.size(), -1);
+    std::map<std::uint32_t, std::vector<const CommOp*>> byIteration;
+    for (const CommOp& c : comm) byIteration[index.ops[c.op].iteration].push_back(&c);
+    const auto by = ranksByStage(stages);
+    for (const auto& [iteration, ops] : byIteration) {
+        matchIteration(index, ops, stages, by, m);
+        groupCollectives(index, ops, iteration, m);
+    }
+    return m;
+}
+
+}  // namespace dl

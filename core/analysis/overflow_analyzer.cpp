@@ -1,0 +1,252 @@
+#include "core/analysis/overflow_analyzer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/analysis/analysis_context.h"
+#include "core/analysis/causal_order.h"
+#include "core/analysis/chain_builder.h"
+#include "core/analysis/op_replay.h"
+#include "core/analysis/stage_map.h"
+#include "core/analysis/tensor_anomaly.h"
+
+namespace dl {
+
+namespace {
+
+// One pass over all tensors: op states, counts and near-limit candidates.
+void classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResult& res) {
+    const DumpIndex& idx = ctx.index;
+    ctx.ops.assign(idx.ops.size(), OpState{});
+    for (const CommOp& c : ctx.comm) ctx.ops[c.op].comm = c.kind;
+    for (std::uint32_t i = 0; i < idx.ops.size(); ++i) {
+        const OpRecord& o = idx.ops[i];
+        OpState& st = ctx.ops[i];
+        if (o.firstTensor + std::uint64_t(o.tensorCount) > idx.tensors.size()) {
+            res.warnings.push_back("op " + idx.strings.str(o.name) + " points past the tensor table; skipped");
+            continue;
+        }
+        const bool isCast = replayKernelName(idx.strings.view(o.type)) == "Cast";
+        bool castsToFp16 = false;
+        for (std::uint32_t k = 0; k < o.tensorCount && isCast; ++k) {
+            const TensorRecord& t = idx.tensors[o.firstTensor + k];
+            castsToFp16 |= t.io == Io::Output && isFp16Like(t);
+        }
+        for (std::uint32_t k = 0; k < o.tensorCount; ++k) {
+            const std::uint32_t ti = o.firstTensor + k;
+            const TensorRecord& t = idx.tensors[ti];
+            const TensorAnomaly a = classifyTensor(idx, t);
+            ++res.tensorsExamined;
+            if (t.io == Io::Input) st.inputsDumped = true;
+            if (a.bad()) {
+                ++res.anomalousTensors;
+                if (t.io == Io::Input) st.inputBad = true;
+                else {
+                    st.outputBad = true;
+                    if (a.kind > st.kind) { st.kind = a.kind; st.badTensor = ti; st.weak = a.weak; }
+                }
+                continue;
+            }
+            const bool cast = t.io == Io::Input && castsToFp16 && !isFp16Like(t);
+            if (a.headroom >= opt.nearLimitThreshold && (isFp16Like(t) || cast)) {
+                ++res.nearLimitTotal;
+                res.nearLimit.push_back({i, ti, a.maxAbs, a.headroom, cast});
+            }
+        }
+        if (o.overflow >= 0 && std::size_t(o.overflow) < idx.overflows.size() &&
+            opdebugReportsOverflow(idx.overflows[std::size_t(o.overflow)])) {
+            st.opdebug = true;
+            if (st.kind == AnomalyKind::None) st.kind = AnomalyKind::Opdebug;
+        }
+        if (st.anomalous()) ++res.anomalousOps;
+    }
+    const std::size_t cap = std::min(opt.nearLimitMax, res.nearLimit.size());
+    std::partial_sort(res.nearLimit.begin(), res.nearLimit.begin() + long(cap), res.nearLimit.end(),
+                      [](const NearLimitEntry& a, const NearLimitEntry& b) { return a.headroom > b.headroom; });
+    res.nearLimit.resize(cap);
+}
+
+void buildRanges(AnalysisContext& ctx) {
+    const auto& ops = ctx.index.ops;
+    for (std::uint32_t i = 0; i < ops.size();) {
+        std::uint32_t j = i;
+        while (j < ops.size() && ops[j].rank == ops[i].rank && ops[j].iteration == ops[i].iteration) ++j;
+        auto [it, fresh] = ctx.range.try_emplace({ops[i].rank, ops[i].iteration}, i, j);
+        if (!fresh) it->second = {std::min(it->second.first, i), std::max(it->second.second, j)};  // unsorted index
+        i = j;
+    }
+}
+
+void iterationStatuses(const AnalysisContext& ctx, AnalysisResult& res) {
+    std::map<std::uint32_t, IterationStatus> by;
+    for (const auto& [key, r] : ctx.range) {
+        IterationStatus& s = by[key.second];
+        s.iteration = key.second;
+        bool rankBad = false;
+        for (std::uint32_t i = r.first; i < r.second; ++i) {
+            if (!ctx.ops[i].anomalous()) continue;
+            ++s.anomalousOps;
+            rankBad = true;
+        }
+        if (rankBad) { s.overflow = true; s.ranks.push_back(key.first); }
+    }
+    for (auto& [it, s] : by) res.iterations.push_back(s);
+}
+
+// Persistence after the first bad iteration. In an overflow-only dump a missing iteration
+// number between dumped ones was clean.
+void judgePersistence(const DumpIndex& idx, AnalysisResult& res) {
+    if (!res.firstBadIteration) return;
+    const bool overflowOnly = idx.meta.dumpMode == "overflow";
+    std::vector<std::pair<std::uint32_t, bool>> later;
+    std::uint32_t prev = *res.firstBadIteration;
+    for (const IterationStatus& s : res.iterations) {
+        if (s.iteration <= *res.firstBadIteration) continue;
+        if (overflowOnly) for (std::uint32_t g = prev + 1; g < s.iteration; ++g) later.push_back({g, false});
+        later.push_back({s.iteration, s.overflow});
+        prev = s.iteration;
+    }
+    if (later.empty()) { res.persistence = Persistence::SingleIteration; return; }
+    const auto firstClean = std::find_if(later.begin(), later.end(), [](auto p) { return !p.second; });
+    if (firstClean == later.end()) res.persistence = Persistence::Persistent;
+    else if (std::none_of(firstClean, later.end(), [](auto p) { return p.second; })) res.persistence = Persistence::Transient;
+    else res.persistence = Persistence::Intermittent;
+}
+
+// Origin rule: an output (or an Opdebug record) out of range while every input is in range.
+// Receives never originate; a collective only when no member's input was bad.
+bool isOriginCandidate(const AnalysisContext& ctx, std::uint32_t i, bool& blind) {
+    const OpState& st = ctx.ops[i];
+    blind = false;
+    if (!st.anomalous() || st.inputBad || st.comm == CommKind::Receive) return false;
+    if (isCollective(st.comm) && ctx.match.group[i] >= 0)
+        for (std::uint32_t m : ctx.match.groups[std::size_t(ctx.match.group[i])].ops)
+            if (ctx.ops[m].inputBad) return false;
+    blind = !st.inputsDumped;
+    return true;
+}
+
+std::uint32_t pickOrigin(const AnalysisContext& ctx, std::uint32_t iter, AnalysisResult& res) {
+    std::vector<std::uint32_t> perRank;  // first candidate of each rank
+    std::size_t candidates = 0;
+    for (const auto& [key, r] : ctx.range) {
+        if (key.second != iter) continue;
+        bool seenBad = false;
+        for (std::uint32_t i = r.first; i < r.second; ++i) {
+            bool blind = false;
+            if (isOriginCandidate(ctx, i, blind) && !(blind && seenBad)) {
+                ++candidates;
+                perRank.push_back(i);
+                break;
+            }
+            seenBad |= ctx.ops[i].anomalous();
+        }
+    }
+    std::uint32_t best = kNoIndex;
+    OrderEvidence weakest = OrderEvidence::Causal;
+    for (std::uint32_t c : perRank) {
+        OrderEvidence ev;
+        if (best == kNoIndex) { best = c; continue; }
+        if (firstOf(ctx, c, best, ev)) best = c;
+        weakest = std::max(weakest, ev);
+    }
+    if (best == kNoIndex) {
+        // Nothing with clean inputs: the anomaly entered through data the dump does not hold.
+        for (const auto& [key, r] : ctx.range) {
+            if (key.second != iter) continue;
+            for (std::uint32_t i = r.first; i < r.second; ++i) {
+                if (!ctx.ops[i].anomalous()) continue;
+                OrderEvidence ev;
+                if (best == kNoIndex || firstOf(ctx, i, best, ev)) best = i;
+                break;
+            }
+        }
+        if (best != kNoIndex)
+            res.warnings.push_back("no op in iteration " + std::to_string(iter) + " has in-range inputs and an out-of-range "
+                                   "output: the anomaly came from data not in the dump (an undumped rank, a Receive whose "
+                                   "Send is missing, or weights from an earlier step); showing the earliest anomaly");
+        return best;
+    }
+    res.evidence.push_back(std::to_string(perRank.size()) + " rank(s) hold an origin candidate in iteration " + std::to_string(iter));
+    if (perRank.size() > 1) {
+        if (weakest == OrderEvidence::Causal) res.evidence.push_back("order across ranks decided by Send/Receive causality");
+        else if (weakest == OrderEvidence::Clock)
+            res.warnings.push_back("order across ranks partly decided by timestamps corrected with the estimated clock "
+                                   "offsets: no Send/Receive path links the candidates, evidence is thin");
+        else
+            res.warnings.push_back("order across ranks decided by the pipeline schedule (forward from the first stage, "
+                                   "backward from the last) without timestamps: evidence is thin");
+    }
+    if (ctx.ops[best].opdebug && !ctx.ops[best].outputBad)
+        res.evidence.push_back("origin known from an Opdebug record only (no tensor shows the overflow)");
+    bool blind = false;
+    isOriginCandidate(ctx, best, blind);
+    if (blind) res.warnings.push_back("the origin's inputs were not dumped: chosen as the first anomaly in execution order");
+    (void)candidates;
+    return best;
+}
+
+void describeStages(const StageMap& m, AnalysisResult& res) {
+    if (m.stageCount == 0) return;
+    res.evidence.push_back("pipeline stages from " + m.source + ": " + std::to_string(m.stageCount) + " stage(s)" +
+                           (m.confident ? "" : " (a guess)"));
+}
+
+}  // namespace
+
+AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
+    AnalysisResult res;
+    res.nearLimitThreshold = opt.nearLimitThreshold;
+    AnalysisContext ctx(index);
+    ctx.comm = findCommOps(index);
+    classifyAll(ctx, opt, res);
+    buildRanges(ctx);
+    ctx.stages = inferStageMap(index, ctx.comm, opt.stages, res.warnings);
+    res.stages = ctx.stages;
+    describeStages(ctx.stages, res);
+    ctx.match = matchCommunication(index, ctx.comm, ctx.stages);
+    res.commPairs = ctx.match.pairs.size();
+    res.unmatchedReceives = ctx.match.unmatchedReceives.size();
+    if (ctx.match.ambiguous)
+        res.warnings.push_back(std::to_string(ctx.match.ambiguous) + " Receive(s) could have been fed by more than one Send; "
+                               "paired with the lowest rank");
+    estimateClockOffsets(ctx, res.evidence);
+    res.clockOffsetUs = ctx.clockOffsetUs;
+    iterationStatuses(ctx, res);
+    for (const IterationStatus& s : res.iterations)
+        if (s.overflow && !res.firstBadIteration) res.firstBadIteration = s.iteration;
+    judgePersistence(index, res);
+
+    std::optional<std::uint32_t> target = res.firstBadIteration;
+    if (opt.iteration) {
+        target = *opt.iteration;
+        auto it = std::find_if(res.iterations.begin(), res.iterations.end(), [&](auto& s) { return s.iteration == *target; });
+        if (it == res.iterations.end()) res.warnings.push_back("iteration " + std::to_string(*target) + " is not in the dump");
+        else if (!it->overflow) target.reset();
+    }
+    if (!target) {
+        res.evidence.push_back(std::to_string(res.tensorsExamined) + " tensors checked: no Inf/NaN, no value pinned at "
+                               "+/-65504, no Opdebug overflow record");
+        return res;
+    }
+    res.evidence.push_back("first overflowing iteration: " + std::to_string(*res.firstBadIteration) +
+                           (opt.iteration ? "; analysing iteration " + std::to_string(*target) + " as asked" : ""));
+    const std::uint32_t origin = pickOrigin(ctx, *target, res);
+    if (origin == kNoIndex) return res;
+    res.overflow = true;
+    OverflowPoint p = ctx.point(origin);
+    p.peerRanks = tensorParallelPeers(ctx, origin);
+    if (ctx.ops[origin].weak)
+        res.warnings.push_back("the origin shows a single value at exactly 65504: it may be a legitimate value");
+    res.firstOverflow = p;
+    res.chain = buildChain(ctx, p);
+    if (opt.replay) {
+        ReplayOptions ro;
+        ro.saturatingFp16 = p.kind == AnomalyKind::Saturated;
+        res.replay = replayFromIndex(index, origin, p.tensor, ro);
+    }
+    return res;
+}
+
+}  // namespace dl

@@ -1,0 +1,26 @@
+#pragma once
+// The overflow analysis: classify every tensor, find the first overflowing iteration and, in it,
+// the origin op (inputs in range, an output not; saturation and Opdebug records count), ordered
+// across ranks by Send/Receive causality; then the chain across stages, persistence over
+// iterations, the near-limit list and a CPU replay of the origin in fp16/bf16/fp32.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/analysis/analysis_result.h"
+#include "core/index/dump_index.h"
+
+namespace dl {
+
+struct AnalysisOptions {
+    std::optional<std::uint32_t> iteration;  // analyse this iteration instead of the first bad one
+    std::string stages;                      // --stages SPEC ("0:0,1:1" or "0-1:0,2-3:1"); empty: infer
+    double nearLimitThreshold = 0.5;         // headroom (max|x| / 65504) that earns a near-limit warning
+    std::size_t nearLimitMax = 100;          // entries kept in the near-limit list
+    bool replay = true;                      // replay the origin op when its inputs were dumped
+};
+
+AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& options = {});
+
+}  // namespace dl

@@ -1,0 +1,228 @@
+#include "core/analysis/stage_map.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <queue>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+namespace dl {
+
+namespace {
+
+bool parseNumber(std::string_view s, long& out) {
+    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+    if (s.empty()) return false;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc() && p == s.data() + s.size() && out >= 0 && out < 1000000;
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+void finish(StageMap& m) {
+    std::set<int> distinct;
+    for (const auto& [r, s] : m.stageOfRank) distinct.insert(s);
+    m.stageCount = distinct.empty() ? 0 : *distinct.rbegin() + 1;
+}
+
+std::set<std::uint32_t> ranksOf(const DumpIndex& index) {
+    std::set<std::uint32_t> ranks;
+    for (const RankInfo& r : index.ranks) ranks.insert(r.rank);
+    for (const OpRecord& op : index.ops) ranks.insert(op.rank);
+    return ranks;
+}
+
+// A rank table with explicit per-device stage fields (some launchers write them).
+bool fromRankTable(const DumpIndex& index, StageMap& m) {
+    std::vector<std::string> paths = {index.root + "/hccl.json", index.root + "/.metadata/hccl.json"};
+    for (const RankInfo& r : index.ranks)
+        paths.push_back(index.root + "/" + r.folder + "/.dump_metadata/hccl.json");
+    for (const std::string& p : paths) {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(p, ec) || std::filesystem::file_size(p, ec) > (16u << 20)) continue;
+        std::ifstream in(p);
+        const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+        if (j.is_discarded() || !j.contains("server_list") || !j["server_list"].is_array()) continue;
+        for (const auto& server : j["server_list"]) {
+            if (!server.is_object() || !server.contains("device") || !server["device"].is_array()) continue;
+            for (const auto& d : server["device"]) {
+                long rank = -1, stage = -1;
+                auto num = [](const nlohmann::json& v, long& out) {
+                    if (v.is_number_integer()) { out = v.get<long>(); return out >= 0; }
+                    return v.is_string() && parseNumber(v.get<std::string>(), out);
+                };
+                if (!d.is_object() || !d.contains("rank_id") || !num(d["rank_id"], rank)) continue;
+                for (const char* key : {"stage", "stage_id", "pipeline_stage"})
+                    if (d.contains(key) && num(d[key], stage)) break;
+                if (stage >= 0) m.stageOfRank[std::uint32_t(rank)] = int(stage);
+            }
+        }
+        if (!m.stageOfRank.empty()) { m.source = "hccl.json"; m.confident = true; return true; }
+    }
+    return false;
+}
+
+// Layers ranks along Send->Receive edges. Directed (forward traffic) when the dump tells
+// forward from backward; otherwise each pipeline is a path oriented by the loss holder.
+bool fromTopology(const DumpIndex& index, const std::vector<CommOp>& comm, const std::set<std::uint32_t>& lossRanks,
+                  StageMap& m) {
+    const CommMatch match = matchCommunication(index, comm, StageMap{});
+    if (match.pairs.empty()) return false;
+    const bool directionKnown = std::any_of(comm.begin(), comm.end(), [](const CommOp& c) { return c.backward; });
+    std::map<std::uint32_t, std::set<std::uint32_t>> fwd, undirected;
+    for (const CommPair& p : match.pairs) {
+        const std::uint32_t a = index.ops[p.send].rank, b = index.ops[p.recv].rank;
+        if (a == b) continue;
+        undirected[a].insert(b);
+        undirected[b].insert(a);
+        const bool backward = isBackwardName(index.strings.view(index.ops[p.send].name)) ||
+                              isBackwardName(index.strings.view(index.ops[p.send].scope));
+        if (directionKnown && !backward) fwd[a].insert(b);
+    }
+    if (directionKnown && !fwd.empty()) {
+        for (const auto& [a, bs] : undirected) m.stageOfRank[a] = 0;
+        // Longest path from the sources; more relaxations than ranks means a cycle.
+        for (std::size_t round = 0; round <= undirected.size(); ++round) {
+            bool changed = false;
+            for (const auto& [a, bs] : fwd)
+                for (std::uint32_t b : bs)
+                    if (m.stageOfRank[b] < m.stageOfRank[a] + 1) { m.stageOfRank[b] = m.stageOfRank[a] + 1; changed = true; }
+            if (!changed) { m.source = "send/receive topology"; m.confident = true; return true; }
+        }
+        m.stageOfRank.clear();
+        return false;
+    }
+    // Undirected: walk each path from an end, the loss holder's end being the last stage.
+    std::set<std::uint32_t> seen;
+    for (const auto& [start, ns] : undirected) {
+        if (seen.count(start)) continue;
+        std::vector<std::uint32_t> comp;
+        std::queue<std::uint32_t> q;
+        q.push(start);
+        seen.insert(start);
+        while (!q.empty()) {
+            const std::uint32_t r = q.front(); q.pop();
+            comp.push_back(r);
+            for (std::uint32_t n : undirected[r]) if (seen.insert(n).second) q.push(n);
+        }
+        std::vector<std::uint32_t> ends;
+        for (std::uint32_t r : comp) if (undirected[r].size() <= 1) ends.push_back(r);
+        if (ends.size() != 2) return false;  // not a simple pipeline
+        std::uint32_t first = std::min(ends[0], ends[1]);
+        if (lossRanks.count(first)) first = std::max(ends[0], ends[1]);
+        std::map<std::uint32_t, int> dist{{first, 0}};
+        q.push(first);
+        while (!q.empty()) {
+            const std::uint32_t r = q.front(); q.pop();
+            for (std::uint32_t n : undirected[r]) if (!dist.count(n)) { dist[n] = dist[r] + 1; q.push(n); }
+        }
+        for (const auto& [r, d] : dist) m.stageOfRank[r] = d;
+    }
+    m.source = lossRanks.empty() ? "send/receive topology (orientation guessed: lowest rank first)"
+                                 : "send/receive topology";
+    m.confident = !lossRanks.empty();
+    return true;
+}
+
+}  // namespace
+
+bool parseStageSpec(std::string_view spec, StageMap& out, std::string& error) {
+    out = StageMap{};
+    std::size_t pos = 0;
+    while (pos <= spec.size()) {
+        const std::size_t comma = std::min(spec.find(',', pos), spec.size());
+        const std::string_view item = spec.substr(pos, comma - pos);
+        pos = comma + 1;
+        if (item.find_first_not_of(' ') == std::string_view::npos) {
+            if (comma == spec.size()) break;
+            error = "empty entry in stage spec '" + std::string(spec) + "'";
+            return false;
+        }
+        const std::size_t colon = item.find(':');
+        const std::size_t dash = item.substr(0, colon).find('-');
+        long lo = 0, hi = 0, stage = 0;
+        const bool ok = colon != std::string_view::npos && parseNumber(item.substr(colon + 1), stage) &&
+                        (dash == std::string_view::npos
+                             ? parseNumber(item.substr(0, colon), lo) && (hi = lo, true)
+                             : parseNumber(item.substr(0, dash), lo) && parseNumber(item.substr(dash + 1, colon - dash - 1), hi));
+        if (!ok || hi < lo || hi - lo > 65536) {
+            error = "bad stage spec entry '" + std::string(item) + "' (expected RANK:STAGE or FIRST-LAST:STAGE)";
+            return false;
+        }
+        for (long r = lo; r <= hi; ++r) {
+            if (!out.stageOfRank.emplace(std::uint32_t(r), int(stage)).second) {
+                error = "rank " + std::to_string(r) + " appears twice in stage spec";
+                return false;
+            }
+        }
+    }
+    if (out.stageOfRank.empty()) { error = "empty stage spec"; return false; }
+    out.source = "--stages";
+    out.confident = true;
+    finish(out);
+    return true;
+}
+
+bool isLossOrHeadOp(const DumpIndex& index, const OpRecord& op) {
+    const std::string type = lower(index.strings.view(op.type));
+    if (type.find("crossentropy") != std::string::npos || type.find("nllloss") != std::string::npos) return true;
+    const std::string where = lower(index.strings.view(op.name)) + "|" + lower(index.strings.view(op.scope));
+    return where.find("normhead") != std::string::npos || where.find("lm_head") != std::string::npos;
+}
+
+StageMap inferStageMap(const DumpIndex& index, const std::vector<CommOp>& comm, std::string_view spec,
+                       std::vector<std::string>& warnings) {
+    StageMap m;
+    if (!spec.empty()) {
+        std::string error;
+        if (parseStageSpec(spec, m, error)) return m;
+        warnings.push_back("--stages ignored: " + error);
+        m = StageMap{};
+    }
+    const std::set<std::uint32_t> ranks = ranksOf(index);
+    if (ranks.size() <= 1) {
+        for (std::uint32_t r : ranks) m.stageOfRank[r] = 0;
+        m.source = "single rank";
+        m.confident = true;
+        finish(m);
+        return m;
+    }
+    std::set<std::uint32_t> lossRanks;
+    for (const OpRecord& op : index.ops) if (isLossOrHeadOp(index, op)) lossRanks.insert(op.rank);
+    if (fromRankTable(index, m) || fromTopology(index, comm, lossRanks, m)) { finish(m); return m; }
+    m = StageMap{};
+    const bool anyP2p = std::any_of(comm.begin(), comm.end(),
+                                    [](const CommOp& c) { return c.kind == CommKind::Send || c.kind == CommKind::Receive; });
+    if (!anyP2p && (lossRanks.empty() || lossRanks.size() == ranks.size())) {
+        for (std::uint32_t r : ranks) m.stageOfRank[r] = 0;
+        m.source = "no Send/Receive: one stage assumed";
+        m.confident = lossRanks.size() == ranks.size();
+    } else if (!lossRanks.empty() && ranks.size() % lossRanks.size() == 0) {
+        // MindSpore gives stage s the ranks [s*n, (s+1)*n): valid when the loss holders are the last block.
+        const std::size_t per = lossRanks.size();
+        std::vector<std::uint32_t> sorted(ranks.begin(), ranks.end());
+        if (std::equal(lossRanks.begin(), lossRanks.end(), sorted.end() - long(per))) {
+            for (std::size_t i = 0; i < sorted.size(); ++i) m.stageOfRank[sorted[i]] = int(i / per);
+            m.source = "ops held (loss/head ranks are the last stage; contiguous rank blocks assumed)";
+        }
+    }
+    if (m.stageOfRank.empty()) {
+        warnings.push_back("pipeline stages unknown: no rank table stages, Send/Receive topology or loss op to "
+                           "place ranks; pass --stages to set them");
+        m.source = "unknown";
+    }
+    finish(m);
+    return m;
+}
+
+}  // namespace dl
