@@ -12,10 +12,10 @@
 
 // Design (chosen by measurement, see docs/PERFORMANCE.md): every 16/32-bit float type is widened
 // to float32 in L1-sized blocks (fp16 and bf16 convert exactly), then one AVX2 block kernel does
-// min/max/maxAbs, double sums and the common counts; NaN/Inf are rare, so a block holding any
-// is redone by the exact scalar kernel instead of paying for their masks on every element.
-// The log2 histogram is a scalar pass over the float exponent field into 4 interleaved tables
-// (no log2 calls; fp16 subnormals are normal floats, so their bins are exact too).
+// min/max, zero count and double sums; NaN/Inf are rare, so a block holding any is redone by the
+// exact scalar kernel instead of paying for their masks on every element. A scalar pass counts
+// sign+exponent (bits >> 23) into 4 interleaved tables: that gives the log2 histogram (no log2
+// calls; fp16 subnormals are normal floats, so their bins are exact) and the sign and tiny counts.
 
 namespace dl::kernels {
 
@@ -101,36 +101,27 @@ DL_AVX2 inline std::uint64_t hcount(__m256i v) {
     return s;
 }
 
-// Accumulators for one 8-lane step; two of them alternate so the FP add/FMA latency chains
-// (3-5 cycles) overlap instead of bounding the loop.
+// Accumulators for one 8-lane step; two sets alternate so the FP add/FMA latency chains
+// (3-5 cycles) overlap instead of bounding the loop. Signs, tiny values and the histogram come
+// from the exponent tables, maxAbs from min/max, NaN/Inf from the sum turning non-finite, so
+// the step is only min, max, zero count and the double sums.
 struct Lanes {
-    __m256 vmin, vmax, vabs, rare;
+    __m256 vmin, vmax;
     __m256d s0, s1, q0, q1;
-    __m256i cZero, cNeg, cTiny, cSat;
+    __m256i cZero;
 };
 
 DL_AVX2 inline void initLanes(Lanes& l) {
     l.vmin = _mm256_set1_ps(INFINITY);
     l.vmax = _mm256_set1_ps(-INFINITY);
-    l.vabs = l.rare = _mm256_setzero_ps();
     l.s0 = l.s1 = l.q0 = l.q1 = _mm256_setzero_pd();
-    l.cZero = l.cNeg = l.cTiny = l.cSat = _mm256_setzero_si256();
+    l.cZero = _mm256_setzero_si256();
 }
 
 DL_AVX2 inline void step(Lanes& l, __m256 v) {
-    const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
-    const __m256 zero = _mm256_setzero_ps();
-    const __m256 a = _mm256_and_ps(v, absMask);
-    l.rare = _mm256_or_ps(l.rare, _mm256_cmp_ps(a, _mm256_set1_ps(INFINITY), _CMP_NLT_UQ));  // Inf or NaN
     l.vmin = _mm256_min_ps(l.vmin, v);
     l.vmax = _mm256_max_ps(l.vmax, v);
-    l.vabs = _mm256_max_ps(l.vabs, a);
-    l.cZero = _mm256_sub_epi32(l.cZero, _mm256_castps_si256(_mm256_cmp_ps(v, zero, _CMP_EQ_OQ)));
-    l.cNeg = _mm256_sub_epi32(l.cNeg, _mm256_castps_si256(_mm256_cmp_ps(v, zero, _CMP_LT_OQ)));
-    l.cTiny = _mm256_sub_epi32(
-        l.cTiny, _mm256_castps_si256(_mm256_cmp_ps(a, _mm256_set1_ps(float(kTinyLimit)), _CMP_LT_OQ)));
-    l.cSat = _mm256_sub_epi32(
-        l.cSat, _mm256_castps_si256(_mm256_cmp_ps(a, _mm256_set1_ps(float(kSatLimit)), _CMP_GE_OQ)));
+    l.cZero = _mm256_sub_epi32(l.cZero, _mm256_castps_si256(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_EQ_OQ)));
     const __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(v));
     const __m256d hi = _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1));
     l.s0 = _mm256_add_pd(l.s0, lo);
@@ -139,9 +130,21 @@ DL_AVX2 inline void step(Lanes& l, __m256 v) {
     l.q1 = _mm256_fmadd_pd(hi, hi, l.q1);
 }
 
-// Float block without NaN/Inf: returns false (having changed nothing) if the block holds any.
-// `n` is a multiple of 8.
-DL_AVX2 bool fastBlock(const float* x, std::size_t n, StatsPartial& p) {
+DL_AVX2 std::uint64_t countSaturated(const float* x, std::size_t n) {
+    const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    const __m256 sat = _mm256_set1_ps(float(kSatLimit));
+    __m256i c = _mm256_setzero_si256();
+    for (std::size_t i = 0; i < n; i += 8) {
+        const __m256 a = _mm256_and_ps(_mm256_loadu_ps(x + i), absMask);
+        c = _mm256_sub_epi32(c, _mm256_castps_si256(_mm256_cmp_ps(a, sat, _CMP_GE_OQ)));
+    }
+    return hcount(c);
+}
+
+// Float block: min/max/maxAbs/sums/finite/sat into `p`, zeros into `zeros`. Returns false
+// (having changed nothing) if the block holds NaN or Inf. `n` is a multiple of 8.
+DL_AVX2 bool fastBlock(const float* x, std::size_t n, StatsPartial& p, std::uint64_t& zeros) {
+    zeros = 0;
     if (n == 0) return true;
     Lanes a, b;
     initLanes(a);
@@ -152,19 +155,19 @@ DL_AVX2 bool fastBlock(const float* x, std::size_t n, StatsPartial& p) {
         step(b, _mm256_loadu_ps(x + i + 8));
     }
     if (i < n) step(a, _mm256_loadu_ps(x + i));
-    if (_mm256_movemask_ps(_mm256_or_ps(a.rare, b.rare))) return false;
-    p.min = std::min(p.min, double(hmin(_mm256_min_ps(a.vmin, b.vmin))));
-    p.max = std::max(p.max, double(hmax(_mm256_max_ps(a.vmax, b.vmax))));
-    p.maxAbs = std::max(p.maxAbs, double(hmax(_mm256_max_ps(a.vabs, b.vabs))));
-    p.sum += hsum(_mm256_add_pd(_mm256_add_pd(a.s0, a.s1), _mm256_add_pd(b.s0, b.s1)));
+    // Finite floats cannot overflow a double sum of a block; NaN or Inf makes it non-finite.
+    const double sum = hsum(_mm256_add_pd(_mm256_add_pd(a.s0, a.s1), _mm256_add_pd(b.s0, b.s1)));
+    if (!std::isfinite(sum)) return false;
+    const double mn = hmin(_mm256_min_ps(a.vmin, b.vmin)), mx = hmax(_mm256_max_ps(a.vmax, b.vmax));
+    p.min = std::min(p.min, mn);
+    p.max = std::max(p.max, mx);
+    p.maxAbs = std::max(p.maxAbs, std::max(-mn, mx));
+    p.sum += sum;
     p.sumSq += hsum(_mm256_add_pd(_mm256_add_pd(a.q0, a.q1), _mm256_add_pd(b.q0, b.q1)));
-    const std::uint64_t zeros = hcount(a.cZero) + hcount(b.cZero), negs = hcount(a.cNeg) + hcount(b.cNeg);
     p.finite += n;
+    if (mx >= kSatLimit || mn <= -kSatLimit) p.sat += countSaturated(x, n);
+    zeros = hcount(a.cZero) + hcount(b.cZero);
     p.zero += zeros;
-    p.neg += negs;
-    p.pos += n - zeros - negs;
-    p.sub += hcount(a.cTiny) + hcount(b.cTiny) - zeros;
-    p.sat += hcount(a.cSat) + hcount(b.cSat);
     return true;
 }
 
@@ -201,7 +204,9 @@ DL_AVX2 void bf16Block(const std::uint8_t* in, std::size_t n, bool bigEndian, fl
 
 // ---- shared driver ---------------------------------------------------------------------------
 
-// Runs blocks of floats through the fast kernel and the exponent tables; folds on destruction.
+// Runs blocks of floats through the fast kernel and the sign+exponent tables; folds on
+// destruction. Table index = bits >> 23: sign bit, then the exponent field E, where
+// floor(log2|x|) = E - 127 for E in 1..254. E = 0 (zero or f32 subnormal) is binned per block.
 class FloatRun {
 public:
     FloatRun(StatsPartial& p, Log2Histogram& h) : m_p(p), m_h(h), m_simd(simdEnabled()) {}
@@ -212,44 +217,51 @@ public:
     void block(const float* x, std::size_t n) {
         if (!m_simd) return scalarFloats(x, n, m_p, m_h);
         const std::size_t body = n & ~std::size_t(7);
-        const std::uint64_t zerosBefore = m_p.zero;
-        if (!fastBlock(x, body, m_p)) return scalarFloats(x, n, m_p, m_h);
+        std::uint64_t zeros = 0;
+        if (!fastBlock(x, body, m_p, zeros)) return scalarFloats(x, n, m_p, m_h);
+        m_h.zero += zeros;
+        const std::uint64_t e0Before = exponentZeroCount();
         histogram(x, body);
-        const std::uint64_t zerosHere = m_p.zero - zerosBefore;
-        m_h.zero += zerosHere;
-        if (m_e0 > m_e0Seen + zerosHere) f32Subnormals(x, body);  // exponent field 0, non-zero
-        m_e0Seen = m_e0;
+        if (exponentZeroCount() - e0Before > zeros) f32Subnormals(x, body);
         scalarFloats(x + body, n - body, m_p, m_h);
         if ((m_sinceFold += n) > (1u << 30)) fold();
     }
 
 private:
+    std::uint64_t exponentZeroCount() const {
+        std::uint64_t c = 0;
+        for (const auto& t : m_t) c += std::uint64_t(t[0]) + t[256];
+        return c;
+    }
     void histogram(const float* x, std::size_t n) {
         std::size_t i = 0;
         for (; i + 4 <= n; i += 4) {
             std::uint32_t b[4];
             std::memcpy(b, x + i, sizeof b);
-            ++m_t[0][(b[0] >> 23) & 0xff];
-            ++m_t[1][(b[1] >> 23) & 0xff];
-            ++m_t[2][(b[2] >> 23) & 0xff];
-            ++m_t[3][(b[3] >> 23) & 0xff];
+            ++m_t[0][b[0] >> 23];
+            ++m_t[1][b[1] >> 23];
+            ++m_t[2][b[2] >> 23];
+            ++m_t[3][b[3] >> 23];
         }
-        for (; i < n; ++i) ++m_t[0][(std::bit_cast<std::uint32_t>(x[i]) >> 23) & 0xff];
-        m_e0 = std::uint64_t(m_t[0][0]) + m_t[1][0] + m_t[2][0] + m_t[3][0] + m_e0Folded;
+        for (; i < n; ++i) ++m_t[0][std::bit_cast<std::uint32_t>(x[i]) >> 23];
     }
     void f32Subnormals(const float* x, std::size_t n) {
-        for (std::size_t i = 0; i < n; ++i)
-            if (x[i] != 0 && ((std::bit_cast<std::uint32_t>(x[i]) >> 23) & 0xff) == 0)
-                ++m_h.exp[Log2Histogram::binOf(std::ilogb(x[i]))];
+        for (std::size_t i = 0; i < n; ++i) {
+            if (x[i] == 0 || (std::bit_cast<std::uint32_t>(x[i]) & 0x7f800000u)) continue;
+            ++m_h.exp[Log2Histogram::binOf(std::ilogb(x[i]))];
+            ++m_p.sub;
+            if (x[i] < 0) ++m_p.neg; else ++m_p.pos;
+        }
     }
-    // Exponent field E (1..254) holds floor(log2|x|) = E - 127; E = 0 was binned above,
-    // E = 255 never reaches the tables (such blocks go the scalar way).
     void fold() {
         for (int e = 1; e < 255; ++e) {
-            const std::uint64_t c = std::uint64_t(m_t[0][e]) + m_t[1][e] + m_t[2][e] + m_t[3][e];
-            m_h.exp[Log2Histogram::binOf(e - 127)] += c;
+            std::uint64_t pos = 0, neg = 0;
+            for (const auto& t : m_t) { pos += t[e]; neg += t[256 + e]; }
+            m_h.exp[Log2Histogram::binOf(e - 127)] += pos + neg;
+            m_p.pos += pos;
+            m_p.neg += neg;
+            if (e - 127 < -14) m_p.sub += pos + neg;
         }
-        m_e0Folded = m_e0;
         std::memset(m_t, 0, sizeof m_t);
         m_sinceFold = 0;
     }
@@ -257,8 +269,8 @@ private:
     StatsPartial& m_p;
     Log2Histogram& m_h;
     bool m_simd;
-    std::uint32_t m_t[4][256]{};
-    std::uint64_t m_sinceFold = 0, m_e0 = 0, m_e0Seen = 0, m_e0Folded = 0;
+    std::uint32_t m_t[4][512]{};
+    std::uint64_t m_sinceFold = 0;
 };
 
 template <class Convert>
