@@ -152,7 +152,7 @@ public:
             return;
         }
         StatisticRow& r = row_;
-        r = StatisticRow{};
+        resetKeepingCapacity(r);  // a callback that does not move the row lets buffers be reused
         r.line = line;
         std::string bad;
         Cell ioCell = Cell::Null, slotCell = Cell::Null;
@@ -207,6 +207,16 @@ public:
 
 private:
     bool has(Col c) const { return hasCol_[std::size_t(c)]; }
+
+    static void resetKeepingCapacity(StatisticRow& r) {
+        std::string opType = std::move(r.opType), opName = std::move(r.opName), dtypeRaw = std::move(r.dtypeRaw),
+                    format = std::move(r.format), md5 = std::move(r.md5);
+        std::vector<std::int64_t> shape = std::move(r.shape);
+        r = StatisticRow{};
+        opType.clear(), opName.clear(), dtypeRaw.clear(), format.clear(), md5.clear(), shape.clear();
+        r.opType = std::move(opType), r.opName = std::move(opName), r.dtypeRaw = std::move(dtypeRaw);
+        r.format = std::move(format), r.md5 = std::move(md5), r.shape = std::move(shape);
+    }
 
     static Cell parseIoCell(std::string_view v, Io& io) {
         if (v == "input" || v == "Input") { io = Io::Input; return Cell::Value; }
