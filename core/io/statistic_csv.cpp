@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 namespace dl {
 namespace {
@@ -379,18 +378,19 @@ bool parseStatisticCsv(std::string_view text, StatisticCsvResult& out, std::stri
 }
 
 bool readStatisticCsv(const std::string& path, StatisticCsvResult& out, std::string& error) {
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) {
         error = "cannot open " + path;
         return false;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) {
+    const std::streamoff size = in.tellg();
+    std::string text(size > 0 ? std::size_t(size) : 0, '\0');
+    in.seekg(0);
+    if (size < 0 || !in.read(text.data(), size)) {
         error = "read error on " + path;
         return false;
     }
-    if (!parseStatisticCsv(ss.str(), out, error)) {
+    if (!parseStatisticCsv(text, out, error)) {
         error = path + ": " + error;
         return false;
     }

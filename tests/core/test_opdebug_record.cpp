@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 
 using namespace dl;
@@ -170,4 +171,30 @@ TEST(Opdebug, RawFileWithProtobufHeaderAndInput) {
     // Truncated payload.
     EXPECT_FALSE(decodeOpdebugFile(file.data(), file.size() - 1, r, err));
     EXPECT_FALSE(decodeOpdebugFile(file.data(), 4, r, err));
+}
+
+TEST(Opdebug, ReadFileJsonAndRaw) {
+    const std::string dir = ::testing::TempDir();
+    const std::string json = dir + "/Opdebug.Node_OpDebug.1.2.3.output.0.json", raw = dir + "/Opdebug.Node_OpDebug.1.2.3";
+    auto write = [](const std::string& p, const void* d, std::size_t n) {
+        std::FILE* f = std::fopen(p.c_str(), "wb");
+        ASSERT_NE(f, nullptr);
+        std::fwrite(d, 1, n, f);
+        std::fclose(f);
+    };
+    write(json, kMindSporeJson, std::strlen(kMindSporeJson));
+    std::vector<std::uint8_t> file(8, 0);  // header length 0, payload right after
+    auto p = samplePayload();
+    file.insert(file.end(), p.begin(), p.end());
+    write(raw, file.data(), file.size());
+    OpdebugRecord r;
+    std::string err;
+    ASSERT_TRUE(readOpdebugFile(json, r, err)) << err;
+    expectDocSample(r);
+    ASSERT_TRUE(readOpdebugFile(raw, r, err)) << err;
+    expectDocSample(r);
+    std::remove(json.c_str());
+    std::remove(raw.c_str());
+    EXPECT_FALSE(readOpdebugFile(raw, r, err));
+    EXPECT_NE(err.find(raw), std::string::npos);
 }

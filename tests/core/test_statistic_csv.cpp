@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 using namespace dl;
 
@@ -285,4 +286,22 @@ TEST(StatisticCsv, WarningsAreCapped) {
     EXPECT_EQ(rows, 0);
     ASSERT_EQ(warnings.size(), 11u);
     EXPECT_NE(warnings.back().reason.find("40 more"), std::string::npos);
+}
+
+TEST(StatisticCsv, ReadsFileAndNamesPathOnError) {
+    const std::string path = ::testing::TempDir() + "/dl_statistic_test.csv";
+    {
+        std::FILE* f = std::fopen(path.c_str(), "wb");
+        ASSERT_NE(f, nullptr);
+        std::fputs(kHeader22, f);
+        std::fputs("Add,Add-op3,0,0,1,output,0,4,float16,\"(2)\",1,0,0.5,2,0,1,0,0,0,1\n", f);
+        std::fclose(f);
+    }
+    StatisticCsvResult r;
+    std::string err;
+    ASSERT_TRUE(readStatisticCsv(path, r, err)) << err;
+    EXPECT_EQ(r.rows.size(), 1u);
+    std::remove(path.c_str());
+    EXPECT_FALSE(readStatisticCsv(path, r, err));
+    EXPECT_NE(err.find(path), std::string::npos);
 }
