@@ -12,9 +12,8 @@
 #include "core/index/tensor_inspection.h"
 
 namespace dlcli {
-namespace {
 
-void bindIndexOptions(CLI::App* sub, auto& args) {
+void bindIndexOptions(CLI::App* sub, IndexArgs& args) {
     sub->add_option("DIR", args.dir, "dump path, a rank_N folder or an iteration folder")->required();
     sub->add_flag("--json", args.json, "print one JSON object instead of text");
     sub->add_option("--cache-dir", args.cacheDir, "index cache folder (default: ~/.cache/dumplens)");
@@ -22,7 +21,7 @@ void bindIndexOptions(CLI::App* sub, auto& args) {
     sub->add_option("--threads", args.threads, "worker threads (default: all cores)");
 }
 
-bool runIndex(const auto& args, dl::DumpIndex& index, dl::IndexReport& report) {
+bool runIndex(const IndexArgs& args, dl::DumpIndex& index, dl::IndexReport& report) {
     dl::IndexOptions opt;
     opt.threads = args.threads;
     opt.useCache = !args.noCache;
@@ -35,8 +34,6 @@ bool runIndex(const auto& args, dl::DumpIndex& index, dl::IndexReport& report) {
     if (!ok) std::cerr << "dumplens-cli: " << error << "\n";
     return ok;
 }
-
-}  // namespace
 
 void Commands::registerAll(CLI::App& app) {
     addIndex(app);

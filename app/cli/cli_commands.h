@@ -4,7 +4,21 @@
 
 #include <string>
 
+namespace dl {
+struct DumpIndex;
+struct IndexReport;
+}  // namespace dl
+
 namespace dlcli {
+
+struct IndexArgs {
+    std::string dir, cacheDir;
+    bool json = false, noCache = false;
+    unsigned threads = 0;
+};
+void bindIndexOptions(CLI::App* sub, IndexArgs& args);
+// Indexes args.dir with a terminal progress bar; prints the error and returns false when unusable.
+bool runIndex(const IndexArgs& args, dl::DumpIndex& index, dl::IndexReport& report);
 
 class Commands {
 public:
@@ -17,11 +31,6 @@ private:
     void addDemo(CLI::App& app);
     void addAnalyze(CLI::App& app);
 
-    struct IndexArgs {
-        std::string dir, cacheDir;
-        bool json = false, noCache = false;
-        unsigned threads = 0;
-    };
     IndexArgs m_index;
     std::string m_inspectFile;
     bool m_inspectJson = false;

@@ -77,8 +77,8 @@ private:
 void writeBody(Writer& w, const DumpIndex& idx, const FolderFingerprint& fp) {
     w.pod(fp);
     w.str(idx.root);
-    w.pod(std::uint64_t(idx.strings.size()));
-    for (std::size_t i = 0; i < idx.strings.size(); ++i) w.str(idx.strings.str(StrId(i)));
+    w.str(idx.strings.blob());
+    w.vec(idx.strings.offsets());
     w.pod(std::uint64_t(idx.ranks.size()));
     for (const auto& r : idx.ranks) {
         w.pod(r.rank);
@@ -106,13 +106,10 @@ void writeBody(Writer& w, const DumpIndex& idx, const FolderFingerprint& fp) {
 
 bool readBody(Reader& r, DumpIndex& idx, FolderFingerprint& fp) {
     std::uint64_t n = 0;
-    if (!r.pod(fp) || !r.str(idx.root) || !r.pod(n)) return false;
-    idx.strings = StringPool();
-    for (std::uint64_t i = 0; i < n; ++i) {
-        std::string s;
-        if (!r.str(s)) return false;
-        if (idx.strings.intern(s) != i) return false;  // duplicate strings: not written by us
-    }
+    std::string blob;
+    std::vector<std::uint32_t> offsets;
+    if (!r.pod(fp) || !r.str(idx.root) || !r.str(blob) || !r.vec(offsets)) return false;
+    if (!idx.strings.assign(std::move(blob), std::move(offsets))) return false;
     if (!r.pod(n)) return false;
     idx.ranks.resize(std::size_t(std::min<std::uint64_t>(n, 1u << 20)));
     if (idx.ranks.size() != n) return false;
