@@ -1,0 +1,140 @@
+#include "core/timeline/timeline_data.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include <tbb/parallel_for.h>
+
+namespace dl {
+
+namespace {
+
+constexpr std::uint64_t kNotShown = ~std::uint64_t(0);
+
+bool inIteration(const OpRecord& o, const TimelineOptions& opt) {
+    return !opt.iteration || o.iteration == *opt.iteration;
+}
+
+// Timestamps only when (nearly) every op has one; otherwise the execution order is the honest axis.
+TimeBase chooseBase(const DumpIndex& index, const TimelineOptions& opt) {
+    std::size_t with = 0, total = 0;
+    for (const OpRecord& o : index.ops) {
+        if (!inIteration(o, opt)) continue;
+        ++total;
+        with += o.startUs != 0;
+    }
+    return total > 0 && with * 10 >= total * 9 ? TimeBase::Timestamps : TimeBase::ExecutionOrder;
+}
+
+using LaneKey = std::tuple<int, std::uint32_t, std::uint32_t>;  // (stage sort key, rank, stream)
+
+}  // namespace
+
+TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysis, const OpStates& states,
+                           const TimelineOptions& opt) {
+    TimelineData d;
+    d.base = chooseBase(index, opt);
+    d.where.assign(index.ops.size(), kNotShown);
+    std::map<LaneKey, std::size_t> laneOf;
+    std::map<std::uint32_t, std::int64_t> seqOfRank;  // execution-order position per rank
+    for (std::uint32_t i = 0; i < index.ops.size(); ++i) {
+        const OpRecord& o = index.ops[i];
+        if (!inIteration(o, opt)) continue;
+        TimelineItem it{0, 0, i, i < states.op.size() ? states.op[i] : OpState::Normal};
+        if (d.base == TimeBase::Timestamps) {
+            if (o.startUs == 0) { ++d.opsWithoutTime; continue; }
+            std::int64_t off = 0;
+            if (opt.alignClocks && analysis) {
+                auto c = analysis->clockOffsetUs.find(o.rank);
+                if (c != analysis->clockOffsetUs.end()) off = c->second;
+            }
+            it.start = o.startUs - off;
+            it.end = std::max(o.endUs, o.startUs) - off;
+        } else {
+            // Ops are sorted by (rank, iteration, graph, execPos): a running count is the order.
+            it.start = seqOfRank[o.rank]++;
+            it.end = it.start + 1;
+        }
+        const int stage = analysis ? analysis->stages.stageOf(o.rank) : -1;
+        const LaneKey key{stage < 0 ? 1 << 30 : stage, o.rank, opt.perStream ? o.streamId : 0};
+        auto [pos, added] = laneOf.try_emplace(key, d.lanes.size());
+        if (added) {
+            TimelineLane lane;
+            lane.rank = o.rank;
+            lane.stage = stage;
+            if (opt.perStream) lane.stream = o.streamId;
+            d.lanes.push_back(std::move(lane));
+        }
+        d.lanes[pos->second].items.push_back(it);
+    }
+    // Lanes in (stage, rank, stream) order.
+    std::vector<TimelineLane> ordered;
+    for (auto& [key, idx] : laneOf) ordered.push_back(std::move(d.lanes[idx]));
+    d.lanes = std::move(ordered);
+
+    bool any = false;
+    for (const auto& l : d.lanes)
+        for (const auto& it : l.items) {
+            d.t0 = any ? std::min(d.t0, it.start) : it.start;
+            d.t1 = any ? std::max(d.t1, it.end) : it.end;
+            any = true;
+        }
+    if (!(d.t1 > d.t0)) d.t1 = d.t0 + 1;
+    tbb::parallel_for(std::size_t(0), d.lanes.size(), [&](std::size_t li) {
+        TimelineLane& l = d.lanes[li];
+        std::stable_sort(l.items.begin(), l.items.end(),
+                         [](const TimelineItem& a, const TimelineItem& b) { return a.start < b.start; });
+        for (std::size_t k = 0; k < l.items.size(); ++k) {
+            l.maxDuration = std::max(l.maxDuration, l.items[k].end - l.items[k].start);
+            d.where[l.items[k].op] = (std::uint64_t(li) << 32) | k;
+        }
+        l.lod.build(l.items, d.t0, d.t1);
+    });
+    for (const auto& l : d.lanes) d.opsShown += l.items.size();
+    if (analysis) {
+        for (std::size_t s = 0; s + 1 < analysis->chain.size(); ++s) {
+            const ChainStep& a = analysis->chain[s];
+            const ChainStep& b = analysis->chain[s + 1];
+            if (a.at.op >= d.where.size() || b.at.op >= d.where.size()) continue;
+            if (d.where[a.at.op] == kNotShown || d.where[b.at.op] == kNotShown) continue;
+            d.arrows.push_back({a.at.op, b.at.op, a.role, b.role});
+        }
+    }
+    return d;
+}
+
+bool TimelineData::locate(std::uint32_t op, std::size_t& lane, std::size_t& item) const {
+    if (op >= where.size() || where[op] == kNotShown) return false;
+    lane = static_cast<std::size_t>(where[op] >> 32);
+    item = static_cast<std::size_t>(where[op] & 0xffffffffu);
+    return true;
+}
+
+const TimelineItem* TimelineData::itemAt(std::size_t laneIdx, double t, double slack) const {
+    if (laneIdx >= lanes.size()) return nullptr;
+    const TimelineLane& l = lanes[laneIdx];
+    const double lo = t - slack - static_cast<double>(l.maxDuration);
+    auto it = std::lower_bound(l.items.begin(), l.items.end(), lo,
+                               [](const TimelineItem& x, double v) { return static_cast<double>(x.start) < v; });
+    const TimelineItem* best = nullptr;
+    double bestDist = 0;
+    // Bounded scan: in a zoomed-out view thousands of ops share a pixel; prefer the most severe.
+    for (int n = 0; it != l.items.end() && static_cast<double>(it->start) <= t + slack && n < 8192; ++it, ++n) {
+        if (static_cast<double>(it->end) < t - slack) continue;
+        const double dist = t < it->start ? it->start - t : (t > it->end ? t - it->end : 0);
+        if (!best || it->state > best->state || (it->state == best->state && dist < bestDist)) {
+            best = &*it;
+            bestDist = dist;
+        }
+    }
+    return best;
+}
+
+std::size_t TimelineData::memoryBytes() const {
+    std::size_t n = where.capacity() * sizeof(std::uint64_t);
+    for (const auto& l : lanes) n += l.items.capacity() * sizeof(TimelineItem) + l.lod.memoryBytes();
+    return n;
+}
+
+}  // namespace dl
