@@ -193,6 +193,7 @@ void matchIteration(const DumpIndex& index, const std::vector<const CommOp*>& op
                 if (used[a][k]) continue;
                 if (s->explicitPeer >= 0 && std::uint32_t(s->explicitPeer) != recvRank) continue;
                 if (s->tag >= 0 && r->tag >= 0 && s->tag != r->tag) continue;
+                if (s->backward != r->backward) continue;  // forward activations vs backward gradients
                 if (!compatible(signatureOf(index, index.ops[s->op], true), rsig)) continue;
                 std::vector<std::uint32_t> to = candidatePeers(index, *s, stages, by);
                 if (!to.empty() && std::find(to.begin(), to.end(), recvRank) == to.end()) continue;

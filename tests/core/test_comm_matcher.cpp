@@ -1,0 +1,165 @@
+#include <gtest/gtest.h>
+
+#include "analysis_test_builder.h"
+#include "core/analysis/comm_matcher.h"
+#include "core/analysis/stage_map.h"
+
+using namespace dl;
+using namespace dltest;
+
+namespace {
+
+T payload(dl::Io io, std::vector<std::int64_t> shape) {
+    T t;
+    t.io = io;
+    t.shape = std::move(shape);
+    return t;
+}
+
+}  // namespace
+
+TEST(CommMatcher, ClassifiesHcclAndMsprobeNames) {
+    EXPECT_EQ(classifyComm("Send", "Send-op1"), CommKind::Send);
+    EXPECT_EQ(classifyComm("HcomSend", ""), CommKind::Send);
+    EXPECT_EQ(classifyComm("Receive", ""), CommKind::Receive);
+    EXPECT_EQ(classifyComm("HcomReceive", ""), CommKind::Receive);
+    EXPECT_EQ(classifyComm("AllReduce", ""), CommKind::AllReduce);
+    EXPECT_EQ(classifyComm("HcomAllGather", ""), CommKind::AllGather);
+    EXPECT_EQ(classifyComm("ReduceScatter", ""), CommKind::ReduceScatter);
+    EXPECT_EQ(classifyComm("HcomBroadcast", ""), CommKind::Broadcast);
+    EXPECT_EQ(classifyComm("", "Distributed.all_reduce.0.forward"), CommKind::AllReduce);
+    EXPECT_EQ(classifyComm("", "Distributed.isend.3.forward"), CommKind::Send);
+    EXPECT_EQ(classifyComm("", "Distributed.irecv.3.forward"), CommKind::Receive);
+    EXPECT_EQ(classifyComm("", "MintDistributed.broadcast.0.forward"), CommKind::Broadcast);
+    EXPECT_EQ(classifyComm("", "AllGather-op12"), CommKind::AllGather);
+    EXPECT_EQ(classifyComm("Mul", "Mul-op3"), CommKind::None);
+    EXPECT_EQ(classifyComm("", "Functional.send_grad.0.forward"), CommKind::None);
+    EXPECT_TRUE(isBackwardName("Gradients/Default/network/NormHead/SqrtGrad-op7"));
+    EXPECT_TRUE(isBackwardName("Functional.linear.0.backward"));
+    EXPECT_FALSE(isBackwardName("Default/network/Mul-op1"));
+}
+
+TEST(CommMatcher, FifoChannelsAndShapesPairSendsWithReceives) {
+    IndexBuilder b;
+    const auto s1 = b.op(0, 0, "Send", "Send-op1", {payload(Io::Input, {4, 8})}, 100);
+    const auto s2 = b.op(0, 0, "Send", "Send-op2", {payload(Io::Input, {2})}, 200);
+    const auto r2 = b.op(1, 0, "Receive", "Receive-op5", {payload(Io::Output, {2})}, 250);  // shapes decide
+    const auto r1 = b.op(1, 0, "Receive", "Receive-op6", {payload(Io::Output, {4, 8})}, 260);
+    const auto s3 = b.op(0, 1, "Send", "Send-op1", {payload(Io::Input, {4, 8})}, 300);
+    const auto r3 = b.op(1, 1, "Receive", "Receive-op6", {payload(Io::Output, {4, 8})}, 350);
+    const auto comm = findCommOps(b.idx);
+    ASSERT_EQ(comm.size(), 6u);
+    const CommMatch m = matchCommunication(b.idx, comm, StageMap{});
+    ASSERT_EQ(m.pairs.size(), 3u);
+    EXPECT_EQ(m.partner[s1], std::int32_t(r1));
+    EXPECT_EQ(m.partner[s2], std::int32_t(r2));
+    EXPECT_EQ(m.partner[s3], std::int32_t(r3)) << "pairs never cross iterations";
+    EXPECT_TRUE(m.unmatchedReceives.empty());
+}
+
+TEST(CommMatcher, ExplicitPeersAndTags) {
+    IndexBuilder b;
+    const auto toTwo = b.op(0, 0, "Send", "Send-op1", {payload(Io::Input, {4})}, 0, "Default/Send-op1_dest_rank_2_sr_tag_7");
+    const auto toOne = b.op(0, 0, "Send", "Send-op2", {payload(Io::Input, {4})}, 0, "Default/Send-op2_dest_rank_1_sr_tag_3");
+    const auto atOne = b.op(1, 0, "Receive", "Receive-op1", {payload(Io::Output, {4})}, 0, "Default/Receive-op1_src_rank_0_sr_tag_3");
+    const auto atTwo = b.op(2, 0, "Receive", "Receive-op1", {payload(Io::Output, {4})}, 0, "Default/Receive-op1_src_rank_0_sr_tag_7");
+    const auto comm = findCommOps(b.idx);
+    EXPECT_EQ(comm[0].explicitPeer, 2);
+    EXPECT_EQ(comm[0].tag, 7);
+    const CommMatch m = matchCommunication(b.idx, comm, StageMap{});
+    EXPECT_EQ(m.partner[toTwo], std::int32_t(atTwo));
+    EXPECT_EQ(m.partner[toOne], std::int32_t(atOne));
+}
+
+TEST(CommMatcher, StagesPairTensorParallelPositions) {
+    // Two stages of two ranks: rank 0 -> 2 and rank 1 -> 3, identical shapes everywhere.
+    IndexBuilder b;
+    std::uint32_t send[2], recv[2];
+    for (std::uint32_t r = 0; r < 2; ++r) send[r] = b.op(r, 0, "Send", "Send-op1", {payload(Io::Input, {8})}, 0, "Default/Send-op1");
+    for (std::uint32_t r = 2; r < 4; ++r) recv[r - 2] = b.op(r, 0, "Receive", "Receive-op1", {payload(Io::Output, {8})}, 0, "Default/Receive-op1");
+    StageMap stages;
+    std::string error;
+    ASSERT_TRUE(parseStageSpec("0-1:0,2-3:1", stages, error)) << error;
+    const CommMatch m = matchCommunication(b.idx, findCommOps(b.idx), stages);
+    EXPECT_EQ(m.partner[send[0]], std::int32_t(recv[0]));
+    EXPECT_EQ(m.partner[send[1]], std::int32_t(recv[1]));
+    EXPECT_EQ(m.ambiguous, 0u);
+}
+
+TEST(CommMatcher, UnmatchedReceiveWhenSenderMissing) {
+    IndexBuilder b;
+    const auto r = b.op(1, 0, "Receive", "Receive-op1", {payload(Io::Output, {8})});
+    const CommMatch m = matchCommunication(b.idx, findCommOps(b.idx), StageMap{});
+    EXPECT_TRUE(m.pairs.empty());
+    ASSERT_EQ(m.unmatchedReceives.size(), 1u);
+    EXPECT_EQ(m.unmatchedReceives[0], r);
+}
+
+TEST(CommMatcher, CollectivesGroupByOccurrence) {
+    IndexBuilder b;
+    for (std::uint32_t r = 0; r < 3; ++r) {
+        b.op(r, 0, "AllReduce", "AllReduce-op1", {payload(Io::Input, {4}), payload(Io::Output, {4})});
+        b.op(r, 0, "AllReduce", "AllReduce-op2", {payload(Io::Input, {4}), payload(Io::Output, {4})});
+    }
+    const CommMatch m = matchCommunication(b.idx, findCommOps(b.idx), StageMap{});
+    ASSERT_EQ(m.groups.size(), 2u);
+    EXPECT_EQ(m.groups[0].ops, (std::vector<std::uint32_t>{0, 2, 4}));
+    EXPECT_EQ(m.groups[1].ops, (std::vector<std::uint32_t>{1, 3, 5}));
+}
+
+TEST(StageMap, ParsesSpecs) {
+    StageMap m;
+    std::string error;
+    ASSERT_TRUE(parseStageSpec("0:0,1:1,2:2,3:3", m, error)) << error;
+    EXPECT_EQ(m.stageCount, 4);
+    EXPECT_EQ(m.stageOf(2), 2);
+    EXPECT_EQ(m.stageOf(9), -1);
+    ASSERT_TRUE(parseStageSpec("0-1:0, 2-3:1", m, error)) << error;
+    EXPECT_EQ(m.stageOf(1), 0);
+    EXPECT_EQ(m.stageOf(3), 1);
+    EXPECT_EQ(m.source, "--stages");
+    for (const char* bad : {"", "x", "0:0,0:1", "3-1:0", "0:", ":1", "0:0,,1:1", "-1:0", "0:0;1:1"}) {
+        EXPECT_FALSE(parseStageSpec(bad, m, error)) << bad;
+        EXPECT_FALSE(error.empty());
+    }
+}
+
+TEST(StageMap, InfersFromDirectedTopologyAndLoss) {
+    // 0 -> 1 -> 2 forward, backward sends go the other way; rank 2 holds the loss.
+    IndexBuilder b;
+    b.op(0, 0, "Send", "Send-op1", {payload(Io::Input, {8})}, 0, "Default/Send-op1");
+    b.op(0, 0, "Receive", "Receive-op2", {payload(Io::Output, {8})}, 0, "Gradients/Default/Receive-op2");
+    b.op(1, 0, "Receive", "Receive-op1", {payload(Io::Output, {8})}, 0, "Default/Receive-op1");
+    b.op(1, 0, "Send", "Send-op3", {payload(Io::Input, {8})}, 0, "Default/Send-op3");
+    b.op(1, 0, "Receive", "Receive-op4", {payload(Io::Output, {8})}, 0, "Gradients/Default/Receive-op4");
+    b.op(1, 0, "Send", "Send-op2", {payload(Io::Input, {8})}, 0, "Gradients/Default/Send-op2");
+    b.op(2, 0, "Receive", "Receive-op3", {payload(Io::Output, {8})}, 0, "Default/Receive-op3");
+    b.op(2, 0, "SoftmaxCrossEntropyWithLogits", "SoftmaxCrossEntropyWithLogits-op9", {payload(Io::Output, {8})});
+    b.op(2, 0, "Send", "Send-op4", {payload(Io::Input, {8})}, 0, "Gradients/Default/Send-op4");
+    std::vector<std::string> warnings;
+    StageMap m = inferStageMap(b.idx, findCommOps(b.idx), "", warnings);
+    EXPECT_EQ(m.stageCount, 3);
+    EXPECT_EQ(m.stageOf(0), 0);
+    EXPECT_EQ(m.stageOf(1), 1);
+    EXPECT_EQ(m.stageOf(2), 2);
+    EXPECT_TRUE(m.confident);
+    m = inferStageMap(b.idx, findCommOps(b.idx), "0:2,1:1,2:0", warnings);
+    EXPECT_EQ(m.stageOf(0), 2) << "--stages overrides";
+    m = inferStageMap(b.idx, findCommOps(b.idx), "garbage", warnings);
+    EXPECT_EQ(m.stageOf(2), 2);
+    ASSERT_FALSE(warnings.empty());
+    EXPECT_NE(warnings.back().find("--stages ignored"), std::string::npos);
+}
+
+TEST(StageMap, LossHoldersAreTheLastBlockWithoutTopology) {
+    IndexBuilder b;
+    for (std::uint32_t r = 0; r < 4; ++r) b.op(r, 0, "MatMul", "MatMul-op1", {payload(Io::Output, {8})});
+    b.op(4, 0, "Send", "Send-op1", {payload(Io::Input, {8})});  // a p2p op whose Receive is missing
+    for (std::uint32_t r = 5; r < 6; ++r) b.op(r, 0, "SparseSoftmaxCrossEntropyWithLogits", "Loss-op1", {payload(Io::Output, {8})});
+    b.op(5, 0, "MatMul", "MatMul-op1", {payload(Io::Output, {8})}, 0, "Default/network/NormHead/MatMul-op1");
+    std::vector<std::string> warnings;
+    StageMap m = inferStageMap(b.idx, findCommOps(b.idx), "", warnings);
+    EXPECT_EQ(m.stageCount, 6);
+    EXPECT_EQ(m.stageOf(5), 5);
+    EXPECT_FALSE(m.confident);
+}
