@@ -53,6 +53,19 @@ struct Draft {
 using DraftKey = std::tuple<std::uint32_t, std::string, std::string, std::uint32_t, std::uint32_t, std::int64_t, Io,
                             std::uint16_t>;
 
+struct DraftKeyHash {
+    std::size_t operator()(const DraftKey& k) const {
+        std::size_t h = std::hash<std::string>{}(std::get<2>(k));
+        auto mix = [&h](std::uint64_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+        mix(std::hash<std::string>{}(std::get<1>(k)));
+        mix(std::get<0>(k));
+        mix(std::get<3>(k) | (std::uint64_t(std::get<4>(k)) << 32));
+        mix(std::uint64_t(std::get<5>(k)));
+        mix(std::uint64_t(std::get<6>(k)) << 16 | std::get<7>(k));
+        return h;
+    }
+};
+
 }  // namespace
 
 struct ShardBuilder::Impl {
@@ -61,7 +74,7 @@ struct ShardBuilder::Impl {
     const DumpIndex* previousIndex = nullptr;
     std::vector<Draft> drafts;
     std::vector<DumpFileName> jobNames;
-    std::map<DraftKey, std::uint32_t> byKey;
+    std::unordered_map<DraftKey, std::uint32_t, DraftKeyHash> byKey;
     std::vector<FolderInfo> folders;
     std::map<std::string, std::uint32_t> folderIds;
     ShardSources sources;
@@ -267,6 +280,8 @@ void ShardBuilder::applyJob(const StatsJob& job, StatsJobResult&& result) {
 DumpIndex ShardBuilder::finish() { return m->finish(); }
 
 DumpIndex ShardBuilder::Impl::finish() {
+    out.tensors.reserve(drafts.size());
+    out.ops.reserve(drafts.size() / 2);
     std::vector<std::vector<std::uint32_t>> perFolder(folders.size());
     for (std::uint32_t i = 0; i < drafts.size(); ++i) perFolder[drafts[i].folder].push_back(i);
     for (std::uint32_t f = 0; f < folders.size(); ++f)
