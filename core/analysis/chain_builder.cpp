@@ -151,9 +151,13 @@ std::vector<std::uint32_t> tensorParallelPeers(const AnalysisContext& ctx, std::
 std::vector<ChainStep> buildChain(const AnalysisContext& ctx, const OverflowPoint& origin, std::size_t maxSteps) {
     Builder b{ctx, {}, {}};
     ChainStep first;
-    first.role = ChainRole::Origin;
+    // A Receive only stands first when its Send is not in the dump: it inherited, never originated.
+    const bool inherited = ctx.ops[origin.op].comm == CommKind::Receive || ctx.ops[origin.op].inputBad;
+    first.role = ctx.ops[origin.op].comm == CommKind::Receive ? ChainRole::Receive
+                 : inherited                                  ? ChainRole::Propagated
+                                                              : ChainRole::Origin;
     first.at = origin;
-    first.note = "inputs within range, output out of range";
+    first.note = inherited ? "earliest anomaly; its source is not in the dump" : "inputs within range, output out of range";
     b.steps.push_back(first);
     std::deque<std::pair<std::uint32_t, std::uint32_t>> frontier{{origin.rank, origin.op}};
     b.reachedRanks.insert(origin.rank);
