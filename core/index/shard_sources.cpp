@@ -1,6 +1,7 @@
 #include "core/index/shard_sources.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "core/io/dump_metadata.h"
 #include "core/io/execution_order.h"
@@ -167,25 +168,27 @@ void ShardSources::orderOps(const FolderInfo& folder, DumpIndex& out, std::size_
 }
 
 void ShardSources::attachOverflows(const std::vector<FolderInfo>& folders, DumpIndex& out) {
+    if (m_overflows.empty()) return;
+    // (rank, iteration, graph, task, stream) -> op; records name ops of their own iteration folder.
+    using Key = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>;
+    std::map<Key, std::size_t> byIds;
+    for (std::size_t i = 0; i < out.ops.size(); ++i) {
+        const auto& op = out.ops[i];
+        byIds.emplace(Key{op.rank, op.iteration, op.graph, op.taskId, op.streamId}, i);
+    }
     for (const auto& p : m_overflows) {
         const OverflowRecord& r = out.overflows[p.record];
         const auto& loc = folders[p.folder].loc;
-        auto find = [&](std::uint32_t task, std::uint32_t stream) -> OpRecord* {
-            for (auto& op : out.ops)
-                if (op.taskId == task && op.streamId == stream && op.iteration == loc.iteration.value_or(0) &&
-                    op.rank == loc.rank.value_or(0) && op.graph == loc.graph && out.strings.view(op.type) != "Opdebug")
-                    return &op;
-            return nullptr;
-        };
-        OpRecord* op = find(r.taskId, r.streamId);
-        if (!op) op = find(p.nameTask, p.nameStream);
-        if (!op) {
+        const std::uint32_t rank = loc.rank.value_or(0), iter = loc.iteration.value_or(0);
+        auto it = byIds.find(Key{rank, iter, loc.graph, r.taskId, r.streamId});
+        if (it == byIds.end()) it = byIds.find(Key{rank, iter, loc.graph, p.nameTask, p.nameStream});
+        if (it == byIds.end()) {
             out.warnings.push_back({out.strings.str(r.file),
                                     "overflow record names task " + std::to_string(r.taskId) + " stream " +
                                         std::to_string(r.streamId) + ", which no tensor file in its folder has"});
             continue;
         }
-        op->overflow = std::int32_t(p.record);
+        out.ops[it->second].overflow = std::int32_t(p.record);
     }
 }
 
