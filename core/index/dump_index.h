@@ -55,6 +55,7 @@ struct TensorRecord {
     std::uint64_t fileSize = 0;         // fingerprint of `file` for incremental re-indexing
     std::int64_t fileMtimeNs = 0;
     TensorStats stats;
+    std::uint8_t origNdim = 0;          // DeviceFormat: original-shape dims at dims[shapeOffset + ndim]
 };
 
 enum TensorFlag : std::uint16_t {
@@ -64,6 +65,11 @@ enum TensorFlag : std::uint16_t {
     FortranOrder = 1u << 3,
     BigEndian = 1u << 4,
     ReadError = 1u << 5,      // file present but unreadable (see warnings)
+    DeviceFormat = 1u << 6,   // stored in an Ascend device layout: `shape` is the stored (device) shape,
+                              // the original shape follows it in dims (TensorRecord::origNdim)
+    PaddingExcluded = 1u << 7,  // statistics skip the layout's padding elements
+    PaddingIncluded = 1u << 8,  // padding could not be told apart: statistics include it
+    ListedOnly = 1u << 9,     // `file` holds the tensor but was not read (msprobe .pt); stats from the dump
 };
 
 struct OpRecord {
@@ -81,6 +87,8 @@ struct OpRecord {
     std::uint32_t firstTensor = 0;
     std::uint32_t tensorCount = 0;
     std::int32_t overflow = -1;      // index into DumpIndex::overflows, -1 when none
+    StrId stack = 0;                 // call stack text (msprobe stack.json), 0 when unknown
+    StrId parent = 0;                // enclosing module/cell entry (msprobe construct.json), 0 when none
 };
 
 struct IndexWarning {
@@ -94,6 +102,7 @@ struct RankInfo {
     DumpFormat format = DumpFormat::Unknown;
     std::string host;                // from hccl.json when present
     std::string deviceId;
+    std::string indexedOn;           // host name of the machine that indexed this folder (where its data is)
 };
 
 struct RunMetadata {
@@ -120,6 +129,12 @@ struct DumpIndex {
     std::vector<std::uint32_t> iterations() const;   // sorted, unique
     std::vector<std::int64_t> shape(const TensorRecord& t) const {
         return {dims.begin() + t.shapeOffset, dims.begin() + t.shapeOffset + t.ndim};
+    }
+    // Logical shape of a DeviceFormat tensor (the stored shape otherwise).
+    std::vector<std::int64_t> originalShape(const TensorRecord& t) const {
+        if (!(t.flags & DeviceFormat)) return shape(t);
+        const auto* p = dims.data() + t.shapeOffset + t.ndim;
+        return {p, p + t.origNdim};
     }
     bool histogram(const TensorRecord& t, Log2Histogram& out) const;
     // Appends `other` (a shard) to this index, remapping its string ids. Call finalize() after

@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "core/index/dump_layout.h"
+#include "core/index/index_file.h"
 #include "core/index/index_serializer.h"
 #include "core/index/index_summary.h"
 #include "core/index/shard_builder.h"
@@ -107,8 +108,9 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
         return false;
     }
     if (!fs::is_directory(rootPath, ec)) {
-        error = "'" + path + "' is not a folder (point at the dump path, a rank_N folder or an iteration folder; "
-                "use `dumplens-cli inspect` for a single tensor file)";
+        if (isIndexFile(rootPath.string())) return loadIndexFile(rootPath.string(), out, report, error);
+        error = "'" + path + "' is not a folder (point at the dump path, a rank_N folder, an iteration folder or a "
+                ".dlx index file; use `dumplens-cli inspect` for a single tensor file)";
         return false;
     }
     const std::string rootAbs = rootPath.string();
@@ -182,6 +184,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
         } else {
             s.result = s.builder->finish();
             s.result.root = rootAbs;
+            for (auto& r : s.result.ranks) r.indexedOn = hostName();
             ++report.shardsIndexed;
             if (useCache && !report.cancelled) {
                 std::string werr;

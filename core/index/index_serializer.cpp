@@ -86,6 +86,7 @@ void writeBody(Writer& w, const DumpIndex& idx, const FolderFingerprint& fp) {
         w.pod(r.format);
         w.str(r.host);
         w.str(r.deviceId);
+        w.str(r.indexedOn);
     }
     w.vec(idx.ops);
     w.vec(idx.tensors);
@@ -114,7 +115,8 @@ bool readBody(Reader& r, DumpIndex& idx, FolderFingerprint& fp) {
     idx.ranks.resize(std::size_t(std::min<std::uint64_t>(n, 1u << 20)));
     if (idx.ranks.size() != n) return false;
     for (auto& rk : idx.ranks)
-        if (!r.pod(rk.rank) || !r.str(rk.folder) || !r.pod(rk.format) || !r.str(rk.host) || !r.str(rk.deviceId))
+        if (!r.pod(rk.rank) || !r.str(rk.folder) || !r.pod(rk.format) || !r.str(rk.host) || !r.str(rk.deviceId) ||
+            !r.str(rk.indexedOn))
             return false;
     if (!r.vec(idx.ops) || !r.vec(idx.tensors) || !r.vec(idx.dims) || !r.vec(idx.histBytes) ||
         !r.vec(idx.overflows) || !r.pod(n))

@@ -1,0 +1,43 @@
+#include "core/index/index_file.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+
+#include "core/index/index_serializer.h"
+
+namespace dl {
+
+bool isIndexFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    char magic[8] = {};
+    in.read(magic, 8);
+    return in && std::memcmp(magic, "DLINDEX\x1a", 8) == 0;
+}
+
+bool loadIndexFile(const std::string& path, DumpIndex& out, IndexReport& report, std::string& error) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::uint8_t> bytes;
+    FolderFingerprint fp;
+    if (!readWholeFile(path, bytes, error) || !deserializeIndex(bytes.data(), bytes.size(), out, fp, error)) {
+        error = path + ": " + error;
+        return false;
+    }
+    report.formats.push_back("DumpLens index file");
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return true;
+}
+
+bool saveIndexFile(const std::string& path, const DumpIndex& index, std::string& error) {
+    return writeFileAtomically(path, serializeIndex(index, {}, 6), error);
+}
+
+std::string hostName() {
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0) return {};
+    return buf;
+}
+
+}  // namespace dl
