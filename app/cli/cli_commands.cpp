@@ -40,6 +40,7 @@ void Commands::registerAll(CLI::App& app) {
     addInspect(app);
     addDemo(app);
     addAnalyze(app);
+    addCompare(app);
 }
 
 void Commands::addIndex(CLI::App& app) {

@@ -20,6 +20,13 @@ void bindIndexOptions(CLI::App* sub, IndexArgs& args);
 // Indexes args.dir with a terminal progress bar; prints the error and returns false when unusable.
 bool runIndex(const IndexArgs& args, dl::DumpIndex& index, dl::IndexReport& report);
 
+// `compare A B`: app/cli/cli_compare.cpp
+struct CompareArgs {
+    IndexArgs a, b;   // a carries the shared index options
+    std::string output, mapping, thresholds;
+    bool json = false, csv = false, statsOnly = false;
+};
+
 class Commands {
 public:
     void registerAll(CLI::App& app);
@@ -30,6 +37,9 @@ private:
     void addInspect(CLI::App& app);
     void addDemo(CLI::App& app);
     void addAnalyze(CLI::App& app);
+    void addCompare(CLI::App& app);
+    int runCompare();
+    CompareArgs m_compare;
 
     IndexArgs m_index;
     std::string m_inspectFile;
