@@ -1,0 +1,37 @@
+// dumplens: the desktop app. Entry point only; everything else lives in ui/ and core/.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+
+#include "ui/mainwindow.h"
+#include "ui/util/screenshot_taker.h"
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("dumplens"));
+    QApplication::setOrganizationName(QStringLiteral("DumpLens"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Find the first fp16 overflow in MindSpore/CANN/msprobe tensor dumps."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("dump folder to open"));
+    QCommandLineOption demo(QStringLiteral("demo"), QStringLiteral("open the bundled demo dump"));
+    parser.addOption(demo);
+    QCommandLineOption shots(QStringLiteral("screenshots"), QStringLiteral("save one PNG per view into DIR, then quit"),
+                             QStringLiteral("DIR"));
+    parser.addOption(shots);
+    parser.process(app);
+
+    dlui::MainWindow window;
+    window.show();
+    if (parser.isSet(shots)) new dlui::ScreenshotTaker(&window, parser.value(shots));
+    const QStringList args = parser.positionalArguments();
+    if (!args.isEmpty())
+        window.openFolder(QDir(args.first()).absolutePath());
+    else if (parser.isSet(demo))
+        window.openDemo();
+    return QApplication::exec();
+}

@@ -1,0 +1,296 @@
+#include "ui/mainwindow.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QLocale>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "ui/models/dump_session.h"
+#include "ui/models/issues_model.h"
+#include "ui/report/report_renderer.h"
+#include "ui/util/load_worker.h"
+#include "ui/views/chain_view.h"
+#include "ui/views/loading_page.h"
+#include "ui/views/op_table_panel.h"
+#include "ui/views/shortcuts_dialog.h"
+#include "ui/views/start_page.h"
+#include "ui/views/tensor_panel.h"
+#include "ui/views/timeline_panel.h"
+#include "ui/views/verdict_banner.h"
+
+namespace dlui {
+
+namespace {
+constexpr int kMaxRecent = 10;
+const char* kDemoVariant = "ms22_async_saturation";
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_session(new DumpSession(this)), m_worker(new LoadWorker(this)),
+      m_issues(new IssuesModel(this)), m_stack(new QStackedWidget(this)), m_start(new StartPage(this)),
+      m_loading(new LoadingPage(this)), m_workspace(new QWidget(this)), m_banner(new VerdictBanner(m_session, this)),
+      m_timeline(new TimelinePanel(m_session, this)), m_table(new OpTablePanel(m_session, this)),
+      m_tensor(new TensorPanel(m_session, this)), m_chain(new ChainView(m_session, this)),
+      m_issuesView(new QTableView(this)) {
+    setWindowTitle(tr("DumpLens"));
+    setAcceptDrops(true);
+    auto* ws = new QVBoxLayout(m_workspace);
+    ws->setContentsMargins(4, 4, 4, 0);
+    ws->addWidget(m_banner);
+    ws->addWidget(m_timeline, 1);
+    m_stack->addWidget(m_start);
+    m_stack->addWidget(m_loading);
+    m_stack->addWidget(m_workspace);
+    setCentralWidget(m_stack);
+    setupActions();
+    setupDocks();
+    setupMenus();
+    setupWorker();
+    connect(m_start, &StartPage::openFolderRequested, this, &MainWindow::chooseFolder);
+    connect(m_start, &StartPage::openDemoRequested, this, &MainWindow::openDemo);
+    connect(m_start, &StartPage::openRecentRequested, this, &MainWindow::openFolder);
+    QSettings s;
+    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) resize(1500, 920);
+    refreshRecent();
+    showStart();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::setupActions() {
+    m_openAction = new QAction(tr("&Open dump folder…"), this);
+    m_openAction->setShortcut(QKeySequence::Open);
+    connect(m_openAction, &QAction::triggered, this, &MainWindow::chooseFolder);
+    m_demoAction = new QAction(tr("Open the bundled &demo dump"), this);
+    connect(m_demoAction, &QAction::triggered, this, &MainWindow::openDemo);
+    m_compareAction = new QAction(tr("&Compare with…"), this);
+    m_compareAction->setEnabled(false);
+    m_compareAction->setToolTip(tr("not available yet"));
+    m_compareAction->setStatusTip(tr("not available yet"));
+    m_exportAction = new QAction(tr("&Export report…"), this);
+    m_exportAction->setEnabled(false);   // enabled once an analysed dump is open
+    m_exportAction->setStatusTip(tr("Write the overflow report of the open dump as PDF"));
+    connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportReport);
+    connect(m_session, &DumpSession::dumpChanged, this, [this] { m_exportAction->setEnabled(m_session->analysis()); });
+    m_quitAction = new QAction(tr("&Quit"), this);
+    m_quitAction->setShortcut(QKeySequence::Quit);
+    connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
+    m_jumpAction = new QAction(tr("&Jump to first overflow"), this);
+    m_jumpAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_J));
+    connect(m_jumpAction, &QAction::triggered, m_banner, &VerdictBanner::jumpToOrigin);
+    m_filterAction = new QAction(tr("&Filter ops…"), this);
+    m_filterAction->setShortcut(QKeySequence::Find);
+    connect(m_filterAction, &QAction::triggered, this, [this] {
+        if (auto* edit = m_table->findChild<QLineEdit*>()) edit->setFocus();
+    });
+    m_shortcutsAction = new QAction(tr("&Keyboard shortcuts"), this);
+    m_shortcutsAction->setShortcuts({QKeySequence(Qt::Key_Question), QKeySequence(Qt::SHIFT | Qt::Key_Slash)});
+    m_shortcutsAction->setShortcutContext(Qt::WindowShortcut);
+    connect(m_shortcutsAction, &QAction::triggered, this, &MainWindow::showShortcuts);
+    addActions({m_jumpAction, m_filterAction, m_shortcutsAction});
+}
+
+void MainWindow::setupMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_openAction);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(m_demoAction);
+    file->addSeparator();
+    file->addAction(m_compareAction);
+    file->addAction(m_exportAction);
+    file->addSeparator();
+    file->addAction(m_quitAction);
+    QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
+    nav->addAction(m_jumpAction);
+    nav->addAction(m_filterAction);
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* d : m_docks) m_viewMenu->addAction(d->toggleViewAction());
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(m_shortcutsAction);
+}
+
+QDockWidget* MainWindow::addDock(QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(name);   // needed by saveState/restoreState
+    d->setWidget(w);
+    addDockWidget(area, d);
+    m_docks << d;
+    return d;
+}
+
+void MainWindow::setupDocks() {
+    m_issuesView->setModel(m_issues);
+    m_issuesView->verticalHeader()->hide();
+    m_issuesView->horizontalHeader()->setStretchLastSection(true);
+    m_issuesView->setColumnWidth(IssuesModel::Path, 260);
+    QDockWidget* table = addDock(m_table, tr("Ops and tensors"), QStringLiteral("dock.table"), Qt::BottomDockWidgetArea);
+    QDockWidget* issues = addDock(m_issuesView, tr("Issues"), QStringLiteral("dock.issues"), Qt::BottomDockWidgetArea);
+    addDock(m_tensor, tr("Tensor"), QStringLiteral("dock.tensor"), Qt::RightDockWidgetArea);
+    addDock(m_chain, tr("Overflow chain and replay"), QStringLiteral("dock.chain"), Qt::RightDockWidgetArea);
+    tabifyDockWidget(table, issues);
+    table->raise();
+    resizeDocks({table}, {330}, Qt::Vertical);
+    resizeDocks({m_docks[2]}, {560}, Qt::Horizontal);
+    for (QDockWidget* d : m_docks) d->hide();   // shown with the first results
+}
+
+void MainWindow::setupWorker() {
+    connect(m_loading, &LoadingPage::cancelRequested, m_worker, &LoadWorker::cancel);
+    connect(m_worker, &LoadWorker::stageChanged, m_loading, &LoadingPage::setStage);
+    connect(m_worker, &LoadWorker::stageChanged, this, [this](const QString& t) { statusBar()->showMessage(t); });
+    connect(m_worker, &LoadWorker::progress, m_loading, &LoadingPage::setProgress);
+    connect(m_worker, &LoadWorker::indexed, this, [this](LoadedDumpPtr d) {
+        m_session->setDump(d);
+        m_issues->setDump(d.get());
+        showWorkspace();
+    });
+    connect(m_worker, &LoadWorker::finished, this, [this](LoadedDumpPtr d) {
+        m_issues->setDump(d.get());
+        if (!d->ok) {
+            statusBar()->showMessage(d->cancelled ? tr("Opening cancelled") : tr("Could not open %1: %2").arg(d->path, d->error));
+            if (m_session->index()) showWorkspace();
+            else showStart();
+            if (!d->cancelled) {
+                for (QDockWidget* dock : m_docks) dock->setVisible(dock->objectName() == QLatin1String("dock.issues"));
+            }
+            return;
+        }
+        const quint32 op = m_session->currentOp(), tensor = m_session->currentTensor();
+        m_session->setDump(d);
+        if (op != dl::kNoIndex) m_session->select(op, tensor);
+        else if (d->analysis && d->analysis->firstOverflow) m_banner->jumpToOrigin();
+        statusBar()->showMessage(tr("%1: %L2 ops, %L3 tensors · indexed in %4 s (%5 shards from cache) · analysed in %6 s")
+                                     .arg(d->path).arg(d->index->ops.size()).arg(d->index->tensors.size())
+                                     .arg(d->report.seconds, 0, 'f', 2).arg(d->report.shardsFromCache)
+                                     .arg(d->analysisSeconds, 0, 'f', 2));
+        setWindowTitle(tr("DumpLens — %1").arg(QFileInfo(d->path).fileName()));
+    });
+}
+
+QString MainWindow::demoRoot() {
+    return QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/demo");
+}
+
+void MainWindow::openFolder(const QString& path) {
+    if (!QFileInfo(path).isDir()) {
+        m_issues->addError(tr("open"), path, tr("not a folder"));
+        statusBar()->showMessage(tr("Not a folder: %1").arg(path));
+        return;
+    }
+    addRecent(path);
+    startLoad(path, {});
+}
+
+void MainWindow::openDemo() {
+    startLoad(demoRoot() + QLatin1Char('/') + QLatin1String(kDemoVariant), demoRoot());
+}
+
+void MainWindow::startLoad(const QString& path, const QString& demoDir) {
+    m_loading->begin(path);
+    m_stack->setCurrentWidget(m_loading);
+    m_worker->start(path, demoDir);
+}
+
+bool MainWindow::isBusy() const { return m_worker->isRunning(); }
+
+void MainWindow::exportReport() {
+    if (!m_session->analysis()) return;
+    const QString suggested = QFileInfo(m_session->dump()->path).fileName() + QStringLiteral("-report.pdf");
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), suggested, tr("PDF (*.pdf)"));
+    if (path.isEmpty()) return;
+    QString error;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const bool ok = writeReport(path, error);
+    QApplication::restoreOverrideCursor();
+    if (ok) statusBar()->showMessage(tr("Report written to %1").arg(path));
+    else QMessageBox::warning(this, tr("Export report"), error);
+}
+
+bool MainWindow::writeReport(const QString& path, QString& error) const {
+    const dl::DumpIndex* ix = m_session->index();
+    const dl::AnalysisResult* an = m_session->analysis();
+    if (!ix || !an) {
+        error = tr("No analysed dump is open.");
+        return false;
+    }
+    ReportRenderOptions opt;
+    // Letter where the locale measures in inches, A4 elsewhere.
+    opt.pageSize = QLocale().measurementSystem() == QLocale::ImperialUSSystem ? QPageSize::Letter : QPageSize::A4;
+    ReportRenderInfo info;
+    return writeReportPdf(*ix, *an, opt, path, info, error);
+}
+
+void MainWindow::showWorkspace() {
+    m_stack->setCurrentWidget(m_workspace);
+    if (m_docksShown) return;
+    m_docksShown = true;
+    for (QDockWidget* d : m_docks) d->show();
+    m_docks[0]->raise();
+    restoreState(QSettings().value(QStringLiteral("window/state")).toByteArray());
+}
+
+void MainWindow::showStart() { m_stack->setCurrentWidget(m_start); }
+
+void MainWindow::addRecent(const QString& path) {
+    QSettings s;
+    QStringList recent = s.value(QStringLiteral("recent")).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent) recent.removeLast();
+    s.setValue(QStringLiteral("recent"), recent);
+    refreshRecent();
+}
+
+void MainWindow::refreshRecent() {
+    const QStringList recent = QSettings().value(QStringLiteral("recent")).toStringList();
+    m_start->setRecent(recent);
+    m_recentMenu->clear();
+    for (const QString& r : recent) m_recentMenu->addAction(r, this, [this, r] { openFolder(r); });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::chooseFolder() {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open dump folder"));
+    if (!dir.isEmpty()) openFolder(dir);
+}
+
+void MainWindow::showShortcuts() {
+    ShortcutsDialog dlg(this);
+    dlg.exec();
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    if (m_docksShown) s.setValue(QStringLiteral("window/state"), saveState());
+    m_worker->cancel();
+    e->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+    const auto urls = e->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile() && QFileInfo(urls.first().toLocalFile()).isDir()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+    const auto urls = e->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile()) return;
+    openFolder(urls.first().toLocalFile());
+    e->acceptProposedAction();
+}
+
+}  // namespace dlui

@@ -1,0 +1,100 @@
+#pragma once
+// The main window: switches between the start page, the progress page and the workspace (verdict
+// banner + timeline, with the table, tensor, chain and issues views as docks), owns the shared
+// session and the load worker, and remembers layout and recent folders.
+#include <QMainWindow>
+
+class QAction;
+class QDockWidget;
+class QMenu;
+class QStackedWidget;
+class QTableView;
+
+namespace dlui {
+
+class ChainView;
+class DumpSession;
+class IssuesModel;
+class LoadingPage;
+class LoadWorker;
+class OpTablePanel;
+class StartPage;
+class TensorPanel;
+class TimelinePanel;
+class VerdictBanner;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    void openFolder(const QString& path);
+    void openDemo();
+    bool isBusy() const;
+    // The folder the bundled demo is written into (QStandardPaths::CacheLocation/demo).
+    static QString demoRoot();
+
+    DumpSession* session() const { return m_session; }
+    VerdictBanner* banner() const { return m_banner; }
+    TimelinePanel* timelinePanel() const { return m_timeline; }
+    OpTablePanel* opTable() const { return m_table; }
+    TensorPanel* tensorPanel() const { return m_tensor; }
+    ChainView* chainView() const { return m_chain; }
+    IssuesModel* issues() const { return m_issues; }
+
+public slots:
+    // File > Export report…: asks for a path, then writeReport().
+    void exportReport();
+
+public:
+    // The PDF report of the open dump (the renderer `dumplens-cli report` uses); false with a reason.
+    bool writeReport(const QString& path, QString& error) const;
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
+
+private:
+    void setupActions();
+    void setupMenus();
+    void setupDocks();
+    void setupWorker();
+    QDockWidget* addDock(QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area);
+    void startLoad(const QString& path, const QString& demoDir);
+    void showWorkspace();
+    void showStart();
+    void addRecent(const QString& path);
+    void refreshRecent();
+    void chooseFolder();
+    void showShortcuts();
+
+    DumpSession* m_session;
+    LoadWorker* m_worker;
+    IssuesModel* m_issues;
+    QStackedWidget* m_stack;
+    StartPage* m_start;
+    LoadingPage* m_loading;
+    QWidget* m_workspace;
+    VerdictBanner* m_banner;
+    TimelinePanel* m_timeline;
+    OpTablePanel* m_table;
+    TensorPanel* m_tensor;
+    ChainView* m_chain;
+    QTableView* m_issuesView;
+    QList<QDockWidget*> m_docks;
+    bool m_docksShown = false;
+    QMenu* m_recentMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    QAction* m_openAction = nullptr;
+    QAction* m_compareAction = nullptr;
+    QAction* m_exportAction = nullptr;
+    QAction* m_jumpAction = nullptr;
+    QAction* m_filterAction = nullptr;
+    QAction* m_shortcutsAction = nullptr;
+    QAction* m_demoAction = nullptr;
+    QAction* m_quitAction = nullptr;
+};
+
+}  // namespace dlui

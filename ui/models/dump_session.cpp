@@ -1,0 +1,43 @@
+#include "ui/models/dump_session.h"
+
+namespace dlui {
+
+DumpSession::DumpSession(QObject* parent) : QObject(parent) {}
+
+void DumpSession::setDump(LoadedDumpPtr dump) {
+    m_dump = std::move(dump);
+    m_op = m_tensor = dl::kNoIndex;
+    emit dumpChanged();
+}
+
+void DumpSession::select(quint32 op, quint32 tensor) {
+    const dl::DumpIndex* ix = index();
+    if (!ix || op >= ix->ops.size()) return;
+    const dl::OpRecord& o = ix->ops[op];
+    if (tensor == dl::kNoIndex || tensor >= ix->tensors.size() || ix->tensors[tensor].op != op) {
+        tensor = o.tensorCount ? o.firstTensor : dl::kNoIndex;
+        for (quint32 t = o.firstTensor; t < o.firstTensor + o.tensorCount; ++t)
+            if (ix->tensors[t].io == dl::Io::Output) { tensor = t; break; }
+    }
+    if (op == m_op && tensor == m_tensor) return;
+    m_op = op;
+    m_tensor = tensor;
+    emit selectionChanged(op, tensor);
+}
+
+int DumpSession::stageOfOp(quint32 op) const {
+    const dl::DumpIndex* ix = index();
+    if (!ix || op >= ix->ops.size() || !analysis()) return -1;
+    return analysis()->stages.stageOf(ix->ops[op].rank);
+}
+
+QString DumpSession::opLabel(quint32 op) const {
+    const dl::DumpIndex* ix = index();
+    if (!ix || op >= ix->ops.size()) return {};
+    const dl::OpRecord& o = ix->ops[op];
+    return QStringLiteral("%1 (%2) rank %3")
+        .arg(QString::fromStdString(ix->strings.str(o.name)), QString::fromStdString(ix->strings.str(o.type)))
+        .arg(o.rank);
+}
+
+}  // namespace dlui

@@ -1,0 +1,39 @@
+#pragma once
+// The shared state of the open dump (index, analysis, op states) and the current selection. Views
+// read it and listen to its signals; only MainWindow feeds it.
+#include <QObject>
+#include <QString>
+
+#include "ui/util/loaded_dump.h"
+
+namespace dlui {
+
+class DumpSession : public QObject {
+    Q_OBJECT
+public:
+    explicit DumpSession(QObject* parent = nullptr);
+
+    void setDump(LoadedDumpPtr dump);   // null clears
+    void clear() { setDump(nullptr); }
+    LoadedDumpPtr dump() const { return m_dump; }
+    const dl::DumpIndex* index() const { return m_dump ? m_dump->index.get() : nullptr; }
+    const dl::AnalysisResult* analysis() const { return m_dump ? m_dump->analysis.get() : nullptr; }
+    const dl::OpStates* states() const { return m_dump ? m_dump->states.get() : nullptr; }
+
+    quint32 currentOp() const { return m_op; }
+    quint32 currentTensor() const { return m_tensor; }
+    // Selects an op (and one of its tensors; kNoIndex picks its first output, else first tensor).
+    void select(quint32 op, quint32 tensor = dl::kNoIndex);
+    int stageOfOp(quint32 op) const;
+    QString opLabel(quint32 op) const;    // "SqrtGrad-op393 (SqrtGrad) rank 3"
+
+signals:
+    void dumpChanged();
+    void selectionChanged(quint32 op, quint32 tensor);
+
+private:
+    LoadedDumpPtr m_dump;
+    quint32 m_op = dl::kNoIndex, m_tensor = dl::kNoIndex;
+};
+
+}  // namespace dlui

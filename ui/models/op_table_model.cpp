@@ -1,0 +1,151 @@
+#include "ui/models/op_table_model.h"
+
+#include <QColor>
+#include <QFont>
+#include <cmath>
+
+#include "core/analysis/tensor_anomaly.h"
+#include "ui/util/state_colors.h"
+
+namespace dlui {
+
+namespace {
+QString num(double v) { return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'g', 6); }
+}
+
+OpTableModel::OpTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void OpTableModel::setSource(const dl::DumpIndex* index, const dl::OpStates* states, const dl::StageMap* stages) {
+    beginResetModel();
+    m_index = index && states ? index : nullptr;
+    m_states = states;
+    m_stages = stages;
+    m_rows.clear();
+    if (m_index) {
+        std::string err;
+        const dl::QueryContext ctx{*m_index, *m_states, m_stages};
+        if (!dl::filterRows(ctx, m_filter, m_rows, err)) dl::filterRows(ctx, {}, m_rows, err);
+        if (m_sortColumn >= 0) dl::sortRows(ctx, m_rows, dl::OpColumn(m_sortColumn), m_sortOrder == Qt::DescendingOrder);
+    }
+    endResetModel();
+}
+
+bool OpTableModel::setFilter(const dl::OpFilter& filter, QString& error) {
+    if (!m_index) {
+        m_filter = filter;
+        return true;
+    }
+    std::vector<std::uint32_t> rows;
+    std::string err;
+    const dl::QueryContext ctx{*m_index, *m_states, m_stages};
+    if (!dl::filterRows(ctx, filter, rows, err)) {
+        error = QString::fromStdString(err);
+        return false;
+    }
+    if (m_sortColumn >= 0) dl::sortRows(ctx, rows, dl::OpColumn(m_sortColumn), m_sortOrder == Qt::DescendingOrder);
+    beginResetModel();
+    m_filter = filter;
+    m_rows = std::move(rows);
+    endResetModel();
+    return true;
+}
+
+int OpTableModel::rowOfTensor(quint32 tensor) const {
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        if (m_rows[i] == tensor) return static_cast<int>(i);
+    return -1;
+}
+
+std::size_t OpTableModel::totalTensors() const { return m_index ? m_index->tensors.size() : 0; }
+
+int OpTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int OpTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(dl::OpColumn::Count);
+}
+
+QString OpTableModel::text(quint32 t, dl::OpColumn c) const {
+    const dl::TensorRecord& tr = m_index->tensors[t];
+    const dl::OpRecord& o = m_index->ops[tr.op];
+    const auto str = [&](dl::StrId id) { return QString::fromStdString(m_index->strings.str(id)); };
+    const dl::TensorStats& s = tr.stats;
+    switch (c) {
+        case dl::OpColumn::Rank: return QString::number(o.rank);
+        case dl::OpColumn::Stage: {
+            const int st = m_stages ? m_stages->stageOf(o.rank) : -1;
+            return st < 0 ? QStringLiteral("?") : QString::number(st);
+        }
+        case dl::OpColumn::Iteration: return QString::number(o.iteration);
+        case dl::OpColumn::Order: return QString::number(o.execPos);
+        case dl::OpColumn::Op: return str(o.name);
+        case dl::OpColumn::Type: return str(o.type);
+        case dl::OpColumn::Tensor: return QString::fromStdString(dl::tensorLabel(tr));
+        case dl::OpColumn::DType: return QString::fromLatin1(dl::dtypeName(tr.dtype).data());
+        case dl::OpColumn::Shape: {
+            QStringList dims;
+            for (std::int64_t d : m_index->shape(tr)) dims << QString::number(d);
+            return QLatin1Char('[') + dims.join(QLatin1Char(',')) + QLatin1Char(']');
+        }
+        case dl::OpColumn::Min: return s.has(dl::stat::Min) ? num(s.min) : QStringLiteral("–");
+        case dl::OpColumn::Max: return s.has(dl::stat::Max) ? num(s.max) : QStringLiteral("–");
+        case dl::OpColumn::MaxAbs: return s.has(dl::stat::MaxAbs) ? num(s.maxAbs) : QStringLiteral("–");
+        case dl::OpColumn::Mean: return s.has(dl::stat::Mean) ? num(s.mean) : QStringLiteral("–");
+        case dl::OpColumn::NanInf: return s.nanCount + s.infCount() ? QStringLiteral("%1 / %2").arg(s.nanCount).arg(s.infCount()) : QString();
+        case dl::OpColumn::Saturated: return s.satCount ? QString::number(s.satCount) : QString();
+        case dl::OpColumn::State: return stateText(m_states->op[tr.op] == dl::OpState::Origin ? dl::OpState::Origin : m_states->tensor[t]);
+        case dl::OpColumn::Count: break;
+    }
+    return {};
+}
+
+QVariant OpTableModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !m_index) return {};
+    const quint32 t = m_rows[static_cast<std::size_t>(index.row())];
+    const auto col = dl::OpColumn(index.column());
+    const dl::OpState st = m_states->op[m_index->tensors[t].op] == dl::OpState::Origin ? dl::OpState::Origin : m_states->tensor[t];
+    switch (role) {
+        case Qt::DisplayRole: return text(t, col);
+        case Qt::ToolTipRole:
+            if (col == dl::OpColumn::Op) {
+                const dl::OpRecord& o = m_index->ops[m_index->tensors[t].op];
+                return QString::fromStdString(m_index->strings.str(o.scope ? o.scope : o.name));
+            }
+            return {};
+        case Qt::TextAlignmentRole:
+            return col >= dl::OpColumn::Min && col <= dl::OpColumn::Saturated ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                                                              : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+        case Qt::BackgroundRole:
+            if (col == dl::OpColumn::State && st != dl::OpState::Normal) return stateColor(st).lighter(140);
+            return {};
+        case TensorRole: return t;
+        case OpRole: return m_index->tensors[t].op;
+        case StateRole: return static_cast<int>(st);
+        default: return {};
+    }
+}
+
+QVariant OpTableModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= columnCount()) return {};
+    return QString::fromLatin1(dl::opColumnName(dl::OpColumn(section)));
+}
+
+void OpTableModel::sort(int column, Qt::SortOrder order) {
+    if (column < 0 || column >= columnCount()) return;
+    m_sortColumn = column;
+    m_sortOrder = order;
+    if (!m_index) return;
+    emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    const QModelIndexList before = persistentIndexList();
+    std::vector<quint32> tensors;
+    for (const QModelIndex& i : before) tensors.push_back(m_rows[static_cast<std::size_t>(i.row())]);
+    dl::sortRows({*m_index, *m_states, m_stages}, m_rows, dl::OpColumn(column), order == Qt::DescendingOrder);
+    // Few persistent indexes (the current selection); a reverse map is built only for them.
+    QModelIndexList after;
+    for (std::size_t k = 0; k < tensors.size(); ++k) after << index(rowOfTensor(tensors[k]), before[static_cast<int>(k)].column());
+    changePersistentIndexList(before, after);
+    emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+}
+
+}  // namespace dlui

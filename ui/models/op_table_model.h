@@ -1,0 +1,43 @@
+#pragma once
+// Thin table model over the op/tensor rows: the row list is computed by the core query
+// (dl::filterRows / dl::sortRows); the model only formats cells.
+#include <QAbstractTableModel>
+#include <vector>
+
+#include "core/query/op_filter.h"
+
+namespace dlui {
+
+class OpTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Roles { TensorRole = Qt::UserRole + 1, OpRole, StateRole };
+    explicit OpTableModel(QObject* parent = nullptr);
+
+    // index/states/stages may be null (clears the model); they must outlive the model's use of them.
+    void setSource(const dl::DumpIndex* index, const dl::OpStates* states, const dl::StageMap* stages);
+    // Applies a filter; false (model unchanged) with `error` for an invalid regex.
+    bool setFilter(const dl::OpFilter& filter, QString& error);
+    int rowOfTensor(quint32 tensor) const;   // -1 when filtered out
+    quint32 tensorAt(int row) const { return m_rows[static_cast<std::size_t>(row)]; }
+    std::size_t totalTensors() const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+    void sort(int column, Qt::SortOrder order) override;
+
+private:
+    QString text(quint32 tensor, dl::OpColumn c) const;
+
+    const dl::DumpIndex* m_index = nullptr;
+    const dl::OpStates* m_states = nullptr;
+    const dl::StageMap* m_stages = nullptr;
+    std::vector<std::uint32_t> m_rows;
+    dl::OpFilter m_filter;
+    int m_sortColumn = -1;
+    Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
+};
+
+}  // namespace dlui

@@ -1,0 +1,29 @@
+#pragma once
+// The immutable result of opening a dump, handed from the worker thread to the GUI as a whole.
+#include <memory>
+
+#include <QString>
+#include <QStringList>
+
+#include "core/analysis/analysis_result.h"
+#include "core/index/dump_index.h"
+#include "core/index/dump_indexer.h"
+#include "core/query/op_state.h"
+
+namespace dlui {
+
+struct LoadedDump {
+    QString path;
+    bool ok = false;
+    bool cancelled = false;
+    QString error;                                   // when !ok
+    std::shared_ptr<const dl::DumpIndex> index;
+    std::shared_ptr<const dl::AnalysisResult> analysis;  // null until the analysis ran
+    std::shared_ptr<const dl::OpStates> states;
+    dl::IndexReport report;
+    double analysisSeconds = 0;
+};
+
+using LoadedDumpPtr = std::shared_ptr<const LoadedDump>;
+
+}  // namespace dlui

@@ -1,0 +1,35 @@
+#pragma once
+// The first-overflow chain stage by stage (each step selects its op) and the replay table with the
+// recommendation.
+#include <QWidget>
+
+class QLabel;
+class QTableView;
+
+namespace dlui {
+
+class ChainModel;
+class DumpSession;
+class ReplayModel;
+
+class ChainView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ChainView(DumpSession* session, QWidget* parent = nullptr);
+    ChainModel* chainModel() const { return m_chain; }
+    ReplayModel* replayModel() const { return m_replay; }
+    QTableView* chainTable() const { return m_chainView; }
+
+private:
+    void onDumpChanged();
+
+    DumpSession* m_session;
+    ChainModel* m_chain;
+    ReplayModel* m_replay;
+    QTableView* m_chainView;
+    QTableView* m_replayView;
+    QLabel* m_replayTitle;
+    QLabel* m_recommendation;
+};
+
+}  // namespace dlui

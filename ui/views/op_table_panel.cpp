@@ -1,0 +1,142 @@
+#include "ui/views/op_table_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalBlocker>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "ui/models/dump_session.h"
+#include "ui/models/op_table_model.h"
+#include "ui/util/state_colors.h"
+
+namespace dlui {
+
+OpTablePanel::OpTablePanel(DumpSession* session, QWidget* parent)
+    : QWidget(parent), m_session(session), m_model(new OpTableModel(this)), m_view(new QTableView(this)),
+      m_text(new QLineEdit(this)), m_regex(new QCheckBox(tr("Regex"), this)), m_type(new QComboBox(this)),
+      m_rank(new QComboBox(this)), m_stage(new QComboBox(this)), m_state(new QComboBox(this)),
+      m_count(new QLabel(this)), m_debounce(new QTimer(this)) {
+    m_text->setPlaceholderText(tr("Filter ops by name, scope or type…"));
+    m_text->setClearButtonEnabled(true);
+    m_state->addItem(tr("Any state"), dl::kAllOpStates);
+    m_state->addItem(tr("Not normal"), dl::kAllOpStates & ~dl::opStateBit(dl::OpState::Normal));
+    for (int s = 0; s < dl::kOpStateCount; ++s) m_state->addItem(stateText(dl::OpState(s)), dl::opStateBit(dl::OpState(s)));
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(4, 4, 4, 0);
+    bar->addWidget(m_text, 3);
+    bar->addWidget(m_regex);
+    bar->addWidget(m_type, 1);
+    bar->addWidget(m_rank);
+    bar->addWidget(m_stage);
+    bar->addWidget(m_state);
+    bar->addWidget(m_count);
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(0, 0, 0, 0);
+    lay->addLayout(bar);
+    lay->addWidget(m_view, 1);
+
+    m_view->setModel(m_model);
+    m_view->setSortingEnabled(true);
+    m_view->sortByColumn(-1, Qt::AscendingOrder);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setAlternatingRowColors(true);
+    m_view->verticalHeader()->setDefaultSectionSize(20);
+    m_view->verticalHeader()->hide();
+    // Fixed widths: ResizeToContents over millions of rows would stall.
+    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_view->horizontalHeader()->setDefaultSectionSize(80);
+    m_view->setColumnWidth(static_cast<int>(dl::OpColumn::Rank), 44);
+    m_view->setColumnWidth(static_cast<int>(dl::OpColumn::Stage), 44);
+    m_view->setColumnWidth(static_cast<int>(dl::OpColumn::Iteration), 40);
+    m_view->setColumnWidth(static_cast<int>(dl::OpColumn::Order), 44);
+    m_view->setColumnWidth(static_cast<int>(dl::OpColumn::Op), 220);
+    m_view->setColumnWidth(static_cast<int>(dl::OpColumn::Type), 110);
+
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(250);
+    connect(m_debounce, &QTimer::timeout, this, &OpTablePanel::applyFilter);
+    connect(m_text, &QLineEdit::textChanged, m_debounce, qOverload<>(&QTimer::start));
+    connect(m_regex, &QCheckBox::toggled, this, &OpTablePanel::applyFilter);
+    for (QComboBox* c : {m_type, m_rank, m_stage, m_state})
+        connect(c, &QComboBox::currentIndexChanged, this, &OpTablePanel::applyFilter);
+    connect(m_session, &DumpSession::dumpChanged, this, &OpTablePanel::onDumpChanged);
+    connect(m_session, &DumpSession::selectionChanged, this, [this](quint32, quint32 t) { onSelection(t); });
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &OpTablePanel::onCurrentRow);
+    onDumpChanged();
+}
+
+void OpTablePanel::onDumpChanged() {
+    const dl::DumpIndex* ix = m_session->index();
+    const dl::AnalysisResult* a = m_session->analysis();
+    {
+        QSignalBlocker b1(m_type), b2(m_rank), b3(m_stage);
+        m_type->clear();
+        m_rank->clear();
+        m_stage->clear();
+        m_type->addItem(tr("Any type"));
+        m_rank->addItem(tr("Any rank"), QVariant());
+        m_stage->addItem(tr("Any stage"), QVariant());
+        if (ix) {
+            for (const std::string& t : dl::opTypes(*ix)) m_type->addItem(QString::fromStdString(t));
+            for (const dl::RankInfo& r : ix->ranks) m_rank->addItem(tr("rank %1").arg(r.rank), r.rank);
+        }
+        if (a)
+            for (int s = 0; s < a->stages.stageCount; ++s) m_stage->addItem(tr("stage %1").arg(s), s);
+    }
+    m_model->setSource(ix, m_session->states(), a ? &a->stages : nullptr);
+    applyFilter();
+}
+
+void OpTablePanel::setFilterText(const QString& text, bool regex) {
+    QSignalBlocker b(m_text), b2(m_regex);
+    m_text->setText(text);
+    m_regex->setChecked(regex);
+    applyFilter();
+}
+
+void OpTablePanel::applyFilter() {
+    m_debounce->stop();
+    dl::OpFilter f;
+    f.text = m_text->text().toStdString();
+    f.regex = m_regex->isChecked();
+    if (m_type->currentIndex() > 0) f.type = m_type->currentText().toStdString();
+    if (m_rank->currentData().isValid()) f.rank = m_rank->currentData().toUInt();
+    if (m_stage->currentData().isValid()) f.stage = m_stage->currentData().toInt();
+    f.stateMask = m_state->currentData().toUInt();
+    QString error;
+    if (!m_model->setFilter(f, error)) {
+        m_text->setStyleSheet(QStringLiteral("background:#fde2e2"));
+        m_text->setToolTip(error);
+        m_count->setText(tr("invalid regex"));
+        return;
+    }
+    m_text->setStyleSheet({});
+    m_text->setToolTip({});
+    m_count->setText(tr("%L1 of %L2 tensors").arg(m_model->rowCount()).arg(m_model->totalTensors()));
+    onSelection(m_session->currentTensor());
+}
+
+void OpTablePanel::onSelection(quint32 tensor) {
+    const int row = m_model->rowOfTensor(tensor);
+    if (row < 0) return;
+    m_syncing = true;
+    const QModelIndex i = m_model->index(row, static_cast<int>(dl::OpColumn::Op));
+    m_view->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_view->scrollTo(i);
+    m_syncing = false;
+}
+
+void OpTablePanel::onCurrentRow(const QModelIndex& current) {
+    if (m_syncing || !current.isValid()) return;
+    const quint32 t = m_model->tensorAt(current.row());
+    m_session->select(m_model->data(current, OpTableModel::OpRole).toUInt(), t);
+}
+
+}  // namespace dlui

@@ -1,0 +1,42 @@
+#include "ui/views/shortcuts_dialog.h"
+
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace dlui {
+
+QString ShortcutsDialog::shortcutsHtml() {
+    const char* rows[][2] = {
+        {"W / S, Ctrl+wheel", "zoom the timeline in / out"},
+        {"A / D, drag, Shift+wheel", "pan the timeline"},
+        {"Shift+drag or right-drag", "zoom to the dragged time range"},
+        {"F", "fit the selected op"},
+        {"Backspace", "undo the last range zoom"},
+        {"0 or Home", "show the whole iteration"},
+        {"Esc", "clear the selection"},
+        {"wheel", "scroll lanes"},
+        {"click overview strip", "jump there"},
+        {"Ctrl+O", "open a dump folder"},
+        {"Ctrl+J", "jump to the first overflow"},
+        {"Ctrl+F", "filter the op table"},
+        {"?", "this help"},
+    };
+    QString html = QStringLiteral("<table cellspacing=6>");
+    for (const auto& r : rows)
+        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(QLatin1String(r[0]), QObject::tr(r[1]));
+    return html + QStringLiteral("</table>");
+}
+
+ShortcutsDialog::ShortcutsDialog(QWidget* parent) : QDialog(parent) {
+    setWindowTitle(tr("Keyboard shortcuts"));
+    auto* label = new QLabel(shortcutsHtml(), this);
+    label->setTextFormat(Qt::RichText);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    auto* lay = new QVBoxLayout(this);
+    lay->addWidget(label);
+    lay->addWidget(buttons);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+}
+
+}  // namespace dlui

@@ -1,0 +1,123 @@
+#include "ui/views/timeline_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "ui/models/dump_session.h"
+#include "ui/util/state_colors.h"
+#include "ui/views/timeline_widget.h"
+
+namespace dlui {
+
+TimelinePanel::TimelinePanel(DumpSession* session, QWidget* parent)
+    : QWidget(parent), m_session(session), m_widget(new TimelineWidget(this)), m_iteration(new QComboBox(this)),
+      m_align(new QCheckBox(tr("Align rank clocks"), this)), m_perStream(new QCheckBox(tr("Lane per stream"), this)),
+      m_info(new QLabel(this)) {
+    setObjectName(QStringLiteral("timelinePanel"));
+    m_align->setChecked(true);
+    m_align->setToolTip(tr("Shift each rank by the clock offset the analysis estimated from Send/Receive pairs"));
+    m_iteration->setToolTip(tr("Iteration shown on the timeline"));
+    auto* fit = new QToolButton(this);
+    fit->setText(tr("Show all"));
+    fit->setToolTip(tr("Show the whole iteration (0)"));
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 4, 6, 2);
+    bar->addWidget(new QLabel(tr("Iteration:"), this));
+    bar->addWidget(m_iteration);
+    bar->addWidget(m_align);
+    bar->addWidget(m_perStream);
+    bar->addWidget(fit);
+    bar->addSpacing(12);
+    bar->addWidget(m_info);
+    bar->addStretch(1);
+    bar->addWidget(makeLegend());
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(0, 0, 0, 0);
+    lay->setSpacing(0);
+    lay->addLayout(bar);
+    lay->addWidget(m_widget, 1);
+
+    connect(m_session, &DumpSession::dumpChanged, this, &TimelinePanel::onDumpChanged);
+    connect(m_session, &DumpSession::selectionChanged, this, [this](quint32 op, quint32) { onSelection(op); });
+    connect(m_iteration, &QComboBox::currentIndexChanged, this, &TimelinePanel::rebuild);
+    connect(m_align, &QCheckBox::toggled, this, &TimelinePanel::rebuild);
+    connect(m_perStream, &QCheckBox::toggled, this, &TimelinePanel::rebuild);
+    connect(fit, &QToolButton::clicked, m_widget, &TimelineWidget::fitAll);
+    connect(m_widget, &TimelineWidget::opClicked, m_session, [this](quint32 op) { m_session->select(op); });
+}
+
+QWidget* TimelinePanel::makeLegend() {
+    auto* w = new QWidget(this);
+    auto* l = new QHBoxLayout(w);
+    l->setContentsMargins(0, 0, 0, 0);
+    for (int s = 0; s < dl::kOpStateCount; ++s) {
+        auto* swatch = new QLabel(w);
+        swatch->setFixedSize(12, 12);
+        swatch->setStyleSheet(QStringLiteral("background:%1;border-radius:2px").arg(stateColor(dl::OpState(s)).name()));
+        l->addWidget(swatch);
+        l->addWidget(new QLabel(stateText(dl::OpState(s)), w));
+        l->addSpacing(6);
+    }
+    return w;
+}
+
+void TimelinePanel::onDumpChanged() {
+    QSignalBlocker block(m_iteration);
+    m_iteration->clear();
+    const dl::DumpIndex* ix = m_session->index();
+    if (!ix) {
+        m_data.reset();
+        m_widget->setTimeline(nullptr, nullptr, nullptr, nullptr);
+        return;
+    }
+    m_iteration->addItem(tr("All"), QVariant());
+    const dl::AnalysisResult* a = m_session->analysis();
+    int pick = 0;
+    for (std::uint32_t it : ix->iterations()) {
+        const bool bad = a && a->firstBadIteration && *a->firstBadIteration == it;
+        m_iteration->addItem(bad ? tr("%1 (first overflow)").arg(it) : QString::number(it), QVariant::fromValue(it));
+        if (bad || pick == 0) pick = m_iteration->count() - 1;  // first iteration, or the first bad one
+    }
+    m_iteration->setCurrentIndex(pick);
+    rebuild();
+}
+
+void TimelinePanel::rebuild() {
+    const dl::DumpIndex* ix = m_session->index();
+    if (!ix || !m_session->states()) return;
+    dl::TimelineOptions opt;
+    const QVariant v = m_iteration->currentData();
+    if (v.isValid()) opt.iteration = v.value<std::uint32_t>();
+    opt.alignClocks = m_align->isChecked();
+    opt.perStream = m_perStream->isChecked();
+    m_data = std::make_shared<const dl::TimelineData>(
+        dl::buildTimeline(*ix, m_session->analysis(), *m_session->states(), opt));
+    m_widget->setTimeline(m_data, ix, m_session->states(), m_session->analysis());
+    QString info = m_data->base == dl::TimeBase::Timestamps ? tr("%1 ops on dump timestamps").arg(m_data->opsShown)
+                                                            : tr("%1 ops in execution order (no timestamps)").arg(m_data->opsShown);
+    if (m_data->opsWithoutTime) info += tr(", %1 without a timestamp not shown").arg(m_data->opsWithoutTime);
+    m_info->setText(info);
+    if (m_session->currentOp() != dl::kNoIndex) m_widget->selectOp(m_session->currentOp());
+}
+
+void TimelinePanel::onSelection(quint32 op) {
+    const dl::DumpIndex* ix = m_session->index();
+    if (!ix || op >= ix->ops.size()) return;
+    std::size_t lane = 0, item = 0;
+    if (m_data && !m_data->locate(op, lane, item)) {
+        // The op lives in another iteration: switch to it (rebuild selects it).
+        const int i = m_iteration->findData(QVariant::fromValue(ix->ops[op].iteration));
+        if (i >= 0 && i != m_iteration->currentIndex()) {
+            m_iteration->setCurrentIndex(i);
+            return;
+        }
+    }
+    m_widget->selectOp(op);
+}
+
+}  // namespace dlui

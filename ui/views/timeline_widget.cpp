@@ -1,0 +1,252 @@
+#include "ui/views/timeline_widget.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+#include "core/analysis/tensor_anomaly.h"
+#include "ui/util/state_colors.h"
+
+namespace dlui {
+
+namespace {
+constexpr quint32 kNone = 0xffffffffu;
+}
+
+TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(true);
+    setMinimumHeight(160);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+void TimelineWidget::setTimeline(std::shared_ptr<const dl::TimelineData> data, const dl::DumpIndex* index,
+                                 const dl::OpStates* states, const dl::AnalysisResult* analysis) {
+    m_index = index;
+    m_states = states;
+    m_analysis = analysis;
+    if (data) m_vp.setFullRange(static_cast<double>(data->t0), static_cast<double>(data->t1));
+    m_painter.setData(std::move(data), index);
+    m_state.hoveredOp = kNone;
+    m_state.rangeActive = false;
+    m_state.scrollY = 0;
+    changed();
+}
+
+void TimelineWidget::changed() {
+    update();
+    emit viewChanged();
+}
+
+void TimelineWidget::selectOp(quint32 op) {
+    m_state.selectedOp = op;
+    std::size_t lane = 0, item = 0;
+    const dl::TimelineData* d = m_painter.data();
+    if (d && d->locate(op, lane, item)) {
+        const auto& it = d->lanes[lane].items[item];
+        if (it.end < m_vp.from() || it.start > m_vp.to()) m_vp.pan((it.start + it.end) / 2.0 - (m_vp.from() + m_vp.to()) / 2);
+        // Bring the lane into vertical view.
+        const QRect lr = TimelinePainter::lanesRect(rect());
+        const int cy = m_painter.laneCenterY(rect(), static_cast<int>(lane), m_state.scrollY);
+        if (cy < lr.top() || cy > lr.bottom()) scrollBy(cy - (lr.top() + lr.height() / 2));
+    }
+    changed();
+}
+
+void TimelineWidget::fitSelection() {
+    std::size_t lane = 0, item = 0;
+    const dl::TimelineData* d = m_painter.data();
+    if (!d) return;
+    if (m_state.selectedOp != kNone && d->locate(m_state.selectedOp, lane, item)) {
+        const auto& it = d->lanes[lane].items[item];
+        // The op plus a margin of twice its length (at least a few units) on each side.
+        const double pad = std::max<double>(3.0 * (it.end - it.start), 5.0);
+        m_vp.zoomTo(it.start - pad, it.end + pad);
+    } else {
+        m_vp.fitAll();
+    }
+    changed();
+}
+
+void TimelineWidget::zoomBy(double factor) {
+    m_vp.zoomAt((m_vp.from() + m_vp.to()) / 2, factor);
+    changed();
+}
+
+void TimelineWidget::panBy(double fraction) {
+    m_vp.pan(m_vp.span() * fraction);
+    changed();
+}
+
+void TimelineWidget::undoZoom() {
+    if (m_vp.undo()) changed();
+}
+
+void TimelineWidget::fitAll() {
+    m_vp.fitAll();
+    changed();
+}
+
+void TimelineWidget::scrollBy(int dy) {
+    const int maxScroll = std::max(0, m_painter.contentHeight() - TimelinePainter::lanesRect(rect()).height());
+    m_state.scrollY = std::clamp(m_state.scrollY + dy, 0, maxScroll);
+    update();
+}
+
+void TimelineWidget::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    m_painter.paint(p, rect(), m_vp, m_state);
+    if (hasFocus()) {
+        p.setPen(QPen(QColor(0x10, 0x70, 0xe0, 120), 1));
+        p.drawRect(rect().adjusted(0, 0, -1, -1));
+    }
+}
+
+quint32 TimelineWidget::opAt(const QPoint& pos) const {
+    const dl::TimelineData* d = m_painter.data();
+    if (!d) return kNone;
+    const int lane = m_painter.laneAt(rect(), pos.y(), m_state.scrollY);
+    if (lane < 0 || pos.x() < TimelinePainter::kLabelWidth) return kNone;
+    const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
+    const dl::TimelineItem* it = d->itemAt(static_cast<std::size_t>(lane), axis.toTime(pos.x()), 3 * axis.timePerPixel());
+    return it ? it->op : kNone;
+}
+
+QString TimelineWidget::tooltipFor(quint32 op) const {
+    if (!m_index || op >= m_index->ops.size()) return {};
+    const dl::OpRecord& o = m_index->ops[op];
+    const auto s = [&](dl::StrId id) { return QString::fromStdString(m_index->strings.str(id)).toHtmlEscaped(); };
+    QString text = QStringLiteral("<b>%1</b> <i>%2</i><br>").arg(s(o.name), s(o.type));
+    if (o.scope) text += QStringLiteral("<small>%1</small><br>").arg(s(o.scope));
+    const int stage = m_analysis ? m_analysis->stages.stageOf(o.rank) : -1;
+    text += tr("rank %1 · stage %2 · iteration %3 · exec #%4")
+                .arg(o.rank).arg(stage < 0 ? QStringLiteral("?") : QString::number(stage)).arg(o.iteration).arg(o.execPos);
+    if (o.startUs) text += tr("<br>start %1 µs · duration %2 µs").arg(o.startUs).arg(o.endUs - o.startUs);
+    if (m_states && op < m_states->op.size())
+        text += tr("<br>state: <span style='color:%1'><b>%2</b></span>")
+                    .arg(stateColor(m_states->op[op]).darker(130).name(), stateText(m_states->op[op]));
+    for (quint32 t = o.firstTensor; t < o.firstTensor + o.tensorCount && t < m_index->tensors.size(); ++t) {
+        const dl::TensorRecord& tr_ = m_index->tensors[t];
+        const QString mx = tr_.stats.has(dl::stat::MaxAbs) ? QString::number(tr_.stats.maxAbs, 'g', 6) : QStringLiteral("–");
+        text += QStringLiteral("<br>%1 %2 max|x| %3").arg(QString::fromStdString(dl::tensorLabel(tr_)),
+                                                          QString::fromLatin1(dl::dtypeName(tr_.dtype).data()), mx);
+        if (tr_.stats.nanCount + tr_.stats.infCount()) text += tr(" · NaN %1 Inf %2").arg(tr_.stats.nanCount).arg(tr_.stats.infCount());
+    }
+    return text;
+}
+
+bool TimelineWidget::event(QEvent* e) {
+    if (e->type() == QEvent::ToolTip) {
+        auto* he = static_cast<QHelpEvent*>(e);
+        const quint32 op = opAt(he->pos());
+        if (op != kNone) QToolTip::showText(he->globalPos(), tooltipFor(op), this);
+        else QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+void TimelineWidget::wheelEvent(QWheelEvent* e) {
+    const double steps = e->angleDelta().y() / 120.0;
+    if (e->modifiers() & Qt::ControlModifier) {
+        const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
+        m_vp.zoomAt(axis.toTime(e->position().x()), std::pow(0.8, steps));
+        changed();
+    } else if (e->modifiers() & Qt::ShiftModifier) {
+        panBy(-0.1 * steps);
+    } else {
+        scrollBy(static_cast<int>(-steps * TimelinePainter::kLaneHeight * 2));
+    }
+    e->accept();
+}
+
+void TimelineWidget::keyPressEvent(QKeyEvent* e) {
+    switch (e->key()) {
+        case Qt::Key_W: zoomBy(0.8); break;
+        case Qt::Key_S: zoomBy(1.25); break;
+        case Qt::Key_A: panBy(-0.1); break;
+        case Qt::Key_D: panBy(0.1); break;
+        case Qt::Key_F: fitSelection(); break;
+        case Qt::Key_0:
+        case Qt::Key_Home: fitAll(); break;
+        case Qt::Key_Backspace: undoZoom(); break;
+        case Qt::Key_Escape:
+            m_state.selectedOp = kNone;
+            m_state.rangeActive = false;
+            changed();
+            break;
+        default: QWidget::keyPressEvent(e); return;
+    }
+    e->accept();
+}
+
+void TimelineWidget::mousePressEvent(QMouseEvent* e) {
+    setFocus(Qt::MouseFocusReason);
+    m_pressPos = e->pos();
+    m_pressFrom = m_vp.from();
+    m_moved = false;
+    const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
+    if (TimelinePainter::overviewRect(rect()).contains(e->pos())) {
+        m_drag = Drag::Overview;
+        mouseMoveEvent(e);
+    } else if (e->button() == Qt::RightButton || (e->modifiers() & Qt::ShiftModifier)) {
+        m_drag = Drag::Range;
+        m_state.rangeActive = true;
+        m_state.rangeFrom = m_state.rangeTo = axis.toTime(e->pos().x());
+    } else if (e->button() == Qt::LeftButton) {
+        m_drag = Drag::Pan;
+    }
+}
+
+void TimelineWidget::mouseMoveEvent(QMouseEvent* e) {
+    if ((e->pos() - m_pressPos).manhattanLength() > 3) m_moved = true;
+    const QRect r = rect();
+    if (m_drag == Drag::Overview) {
+        const QRect o = TimelinePainter::overviewRect(r);
+        const dl::TimeAxis full(m_vp.fullFrom(), m_vp.fullTo(), o.left(), o.width());
+        m_vp.pan(full.toTime(e->pos().x()) - (m_vp.from() + m_vp.to()) / 2);
+        changed();
+    } else if (m_drag == Drag::Pan) {
+        const dl::TimeAxis axis = TimelinePainter::axisFor(r, m_vp);
+        m_vp.pan(m_pressFrom - m_vp.from() - (e->pos().x() - m_pressPos.x()) * axis.timePerPixel());
+        changed();
+    } else if (m_drag == Drag::Range) {
+        m_state.rangeTo = TimelinePainter::axisFor(r, m_vp).toTime(e->pos().x());
+        update();
+    } else {
+        const quint32 op = opAt(e->pos());
+        if (op != m_state.hoveredOp) {
+            m_state.hoveredOp = op;
+            update();
+        }
+    }
+}
+
+void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
+    const Drag drag = m_drag;
+    m_drag = Drag::None;
+    if (drag == Drag::Range) {
+        m_state.rangeActive = false;
+        if (m_moved) m_vp.zoomTo(m_state.rangeFrom, m_state.rangeTo);
+        changed();
+    } else if (drag == Drag::Pan && !m_moved) {
+        const quint32 op = opAt(e->pos());
+        if (op != kNone) {
+            m_state.selectedOp = op;
+            update();
+            emit opClicked(op);
+        }
+    }
+}
+
+void TimelineWidget::leaveEvent(QEvent*) {
+    m_state.hoveredOp = kNone;
+    update();
+}
+
+}  // namespace dlui

@@ -1,0 +1,64 @@
+#pragma once
+// The interactive timeline: W/S or Ctrl+wheel zoom, A/D or drag pan, Shift/right drag to zoom to a
+// range, F fit the selected op, Backspace undo zoom, Esc clear, 0 show all, overview strip click to
+// jump, hover tooltips, click to select. Painting is delegated to TimelinePainter.
+#include <QWidget>
+#include <memory>
+
+#include "core/timeline/timeline_viewport.h"
+#include "ui/views/timeline_painter.h"
+
+namespace dlui {
+
+class TimelineWidget : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimelineWidget(QWidget* parent = nullptr);
+
+    void setTimeline(std::shared_ptr<const dl::TimelineData> data, const dl::DumpIndex* index,
+                     const dl::OpStates* states, const dl::AnalysisResult* analysis);
+    const dl::TimelineData* timeline() const { return m_painter.data(); }
+    const dl::TimelineViewport& viewport() const { return m_vp; }
+    // Highlights an op and scrolls it into view (keeps the zoom unless the op is off-screen).
+    void selectOp(quint32 op);
+    quint32 selectedOp() const { return m_state.selectedOp; }
+    void fitSelection();
+    void zoomBy(double factor);
+    void panBy(double fractionOfView);
+    void undoZoom();
+    void fitAll();
+    QSize sizeHint() const override { return {900, 360}; }
+
+signals:
+    void opClicked(quint32 op);
+    void viewChanged();
+
+protected:
+    void paintEvent(QPaintEvent*) override;
+    void wheelEvent(QWheelEvent* e) override;
+    void keyPressEvent(QKeyEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+    void leaveEvent(QEvent*) override;
+    bool event(QEvent* e) override;
+
+private:
+    quint32 opAt(const QPoint& pos) const;
+    QString tooltipFor(quint32 op) const;
+    void scrollBy(int dy);
+    void changed();
+
+    TimelinePainter m_painter;
+    dl::TimelineViewport m_vp;
+    TimelinePaintState m_state;
+    const dl::DumpIndex* m_index = nullptr;
+    const dl::OpStates* m_states = nullptr;
+    const dl::AnalysisResult* m_analysis = nullptr;
+    enum class Drag { None, Pan, Range, Overview } m_drag = Drag::None;
+    QPoint m_pressPos;
+    double m_pressFrom = 0;
+    bool m_moved = false;
+};
+
+}  // namespace dlui

@@ -1,0 +1,71 @@
+#include "ui/views/verdict_banner.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+
+#include "ui/models/dump_session.h"
+
+namespace dlui {
+
+VerdictBanner::VerdictBanner(DumpSession* session, QWidget* parent)
+    : QFrame(parent), m_session(session), m_label(new QLabel(this)), m_jump(new QPushButton(tr("Jump to origin"), this)) {
+    setObjectName(QStringLiteral("verdictBanner"));
+    m_label->setTextFormat(Qt::RichText);
+    m_label->setWordWrap(true);
+    m_jump->setToolTip(tr("Select the first overflowing op on the timeline, in the table and the tensor panel"));
+    auto* lay = new QHBoxLayout(this);
+    lay->setContentsMargins(10, 6, 10, 6);
+    lay->addWidget(m_label, 1);
+    lay->addWidget(m_jump);
+    connect(m_jump, &QPushButton::clicked, this, &VerdictBanner::jumpToOrigin);
+    connect(m_session, &DumpSession::dumpChanged, this, &VerdictBanner::refresh);
+    refresh();
+}
+
+QString VerdictBanner::text() const { return m_label->text(); }
+
+void VerdictBanner::setTone(const QString& bg, const QString& border) {
+    setStyleSheet(QStringLiteral("#verdictBanner{background:%1;border:1px solid %2;border-radius:4px}").arg(bg, border));
+}
+
+void VerdictBanner::jumpToOrigin() {
+    const dl::AnalysisResult* a = m_session->analysis();
+    if (a && a->firstOverflow) m_session->select(a->firstOverflow->op, a->firstOverflow->tensor);
+}
+
+void VerdictBanner::refresh() {
+    const dl::DumpIndex* ix = m_session->index();
+    const dl::AnalysisResult* a = m_session->analysis();
+    m_jump->setEnabled(a && a->firstOverflow);
+    if (!ix) {
+        m_label->clear();
+        setTone(QStringLiteral("#f3f4f6"), QStringLiteral("#d0d4da"));
+        return;
+    }
+    if (!a) {
+        m_label->setText(tr("Indexed %L1 ops, %L2 tensors — analysing…").arg(ix->ops.size()).arg(ix->tensors.size()));
+        setTone(QStringLiteral("#f3f4f6"), QStringLiteral("#d0d4da"));
+        return;
+    }
+    const QString nearLimit = tr("%L1 tensors near the fp16 limit (≥ %2% of 65504)")
+                                  .arg(a->nearLimitTotal).arg(a->nearLimitThreshold * 100, 0, 'f', 0);
+    if (!a->overflow || !a->firstOverflow) {
+        m_label->setText(tr("<b>Clean</b>: no fp16 overflow in %L1 tensors. %2.").arg(a->tensorsExamined).arg(nearLimit));
+        setTone(QStringLiteral("#e6f6ea"), QStringLiteral("#7bc48f"));
+        return;
+    }
+    const dl::OverflowPoint& p = *a->firstOverflow;
+    const dl::OpRecord& o = ix->ops[p.op];
+    const auto str = [&](dl::StrId id) { return QString::fromStdString(ix->strings.str(id)).toHtmlEscaped(); };
+    QString where = o.scope ? str(o.scope) : str(o.name);
+    m_label->setText(tr("<b>First overflow</b>: <b>%1</b> <i>%2</i> on rank %3, stage %4, iteration %5 (%6, %7)<br>"
+                        "<small>%8 · %9</small>")
+                         .arg(str(o.type), str(o.name)).arg(p.rank)
+                         .arg(p.stage < 0 ? QStringLiteral("?") : QString::number(p.stage)).arg(p.iteration)
+                         .arg(QString::fromLatin1(dl::anomalyKindName(p.kind)),
+                              QString::fromLatin1(dl::persistenceName(a->persistence)), where, nearLimit));
+    setTone(QStringLiteral("#fdeaea"), QStringLiteral("#e08585"));
+}
+
+}  // namespace dlui

@@ -1,0 +1,29 @@
+#pragma once
+// One line at the top: the first overflow (op, rank, stage, iteration, kind) or "clean", with a
+// button that jumps to it, and the near-limit count.
+#include <QFrame>
+
+class QLabel;
+class QPushButton;
+
+namespace dlui {
+
+class DumpSession;
+
+class VerdictBanner : public QFrame {
+    Q_OBJECT
+public:
+    explicit VerdictBanner(DumpSession* session, QWidget* parent = nullptr);
+    QString text() const;
+    void jumpToOrigin();
+
+private:
+    void refresh();
+    void setTone(const QString& background, const QString& border);
+
+    DumpSession* m_session;
+    QLabel* m_label;
+    QPushButton* m_jump;
+};
+
+}  // namespace dlui
