@@ -15,10 +15,47 @@ namespace dl {
 
 namespace {
 
+// An op fed a value at 65504 whose output holds 65504 either copied it or overflowed again
+// (65504 + 30 saturates). Stats cannot tell; a replay on the dumped inputs can: a true result
+// of 65520 or more is an fp16 overflow. Bounded: the first few suspects only.
+void proveCarriedSaturation(AnalysisContext& ctx, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& suspects,
+                            AnalysisResult& res) {
+    constexpr std::size_t kMaxReplays = 16;
+    std::size_t tried = 0;
+    std::uint32_t lastOp = kNoIndex;
+    for (const auto& [op, tensor] : suspects) {
+        if (op == lastOp || tried >= kMaxReplays) continue;
+        const OpRecord& o = ctx.index.ops[op];
+        if (replayKernelName(ctx.index.strings.view(o.type)).empty()) continue;
+        bool data = true;
+        for (std::uint32_t k = 0; k < o.tensorCount; ++k) {
+            const TensorRecord& t = ctx.index.tensors[o.firstTensor + k];
+            if (t.io == Io::Input && !(t.flags & HasData)) data = false;
+        }
+        if (!data) continue;
+        lastOp = op;
+        ++tried;
+        ReplayOptions ro;
+        ro.saturatingFp16 = true;
+        const ReplayResult r = replayFromIndex(ctx.index, op, tensor, ro);
+        if (!r.available || r.results.size() < 3 || r.results[2].maxAbsUnrounded < 65520.0) continue;
+        OpState& st = ctx.ops[op];
+        if (!st.anomalous()) ++res.anomalousOps;
+        ++res.anomalousTensors;
+        st.outputBad = true;
+        if (st.kind < AnomalyKind::Saturated) { st.kind = AnomalyKind::Saturated; st.badTensor = tensor; }
+        res.evidence.push_back(ctx.index.strings.str(o.name) + ": a value at 65504 went in and the fp32 replay gives " +
+                               std::to_string(r.results[2].maxAbsUnrounded) + ", so its 65504 is a saturated overflow, "
+                               "not a copied value");
+    }
+}
+
 // One pass over all tensors: op states, counts and near-limit candidates.
 void classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResult& res) {
     const DumpIndex& idx = ctx.index;
     ctx.ops.assign(idx.ops.size(), OpState{});
+    std::vector<TensorAnomaly> anomalies;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> suspects;  // (op, output) at 65504 fed by 65504
     for (const CommOp& c : ctx.comm) ctx.ops[c.op].comm = c.kind;
     for (std::uint32_t i = 0; i < idx.ops.size(); ++i) {
         const OpRecord& o = idx.ops[i];
@@ -33,13 +70,25 @@ void classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResul
             const TensorRecord& t = idx.tensors[o.firstTensor + k];
             castsToFp16 |= t.io == Io::Output && isFp16Like(t);
         }
+        // A single value at exactly 65504 is an overflow only where the op produced it: not when an
+        // input already held it (a copied legitimate value), nor in ops that only move data.
+        anomalies.clear();
+        bool inputAtLimit = false;
+        for (std::uint32_t k = 0; k < o.tensorCount; ++k) {
+            const TensorRecord& t = idx.tensors[o.firstTensor + k];
+            anomalies.push_back(classifyTensor(idx, t));
+            const TensorAnomaly& a = anomalies.back();
+            if (t.io == Io::Input && ((a.bad() && !a.weak) || a.headroom >= 1.0)) inputAtLimit = true;
+        }
         for (std::uint32_t k = 0; k < o.tensorCount; ++k) {
             const std::uint32_t ti = o.firstTensor + k;
             const TensorRecord& t = idx.tensors[ti];
-            const TensorAnomaly a = classifyTensor(idx, t);
+            const TensorAnomaly& a = anomalies[k];
             ++res.tensorsExamined;
             if (t.io == Io::Input) st.inputsDumped = true;
-            if (a.bad()) {
+            const bool carried = a.weak && (t.io == Io::Input || inputAtLimit || st.comm != CommKind::None);
+            if (carried && t.io == Io::Output && inputAtLimit && st.comm == CommKind::None) suspects.push_back({i, ti});
+            if (a.bad() && !carried) {
                 ++res.anomalousTensors;
                 if (t.io == Io::Input) st.inputBad = true;
                 else {
@@ -61,6 +110,7 @@ void classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResul
         }
         if (st.anomalous()) ++res.anomalousOps;
     }
+    proveCarriedSaturation(ctx, suspects, res);
     const std::size_t cap = std::min(opt.nearLimitMax, res.nearLimit.size());
     std::partial_sort(res.nearLimit.begin(), res.nearLimit.begin() + long(cap), res.nearLimit.end(),
                       [](const NearLimitEntry& a, const NearLimitEntry& b) { return a.headroom > b.headroom; });
@@ -226,8 +276,8 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
         else if (!it->overflow) target.reset();
     }
     if (!target) {
-        res.evidence.push_back(std::to_string(res.tensorsExamined) + " tensors checked: no Inf/NaN, no value pinned at "
-                               "+/-65504, no Opdebug overflow record");
+        res.evidence.push_back(std::to_string(res.tensorsExamined) + " tensors checked: no Inf/NaN, no op produced a "
+                               "value pinned at +/-65504, no Opdebug overflow record");
         return res;
     }
     res.evidence.push_back("first overflowing iteration: " + std::to_string(*res.firstBadIteration) +
@@ -237,8 +287,6 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
     res.overflow = true;
     OverflowPoint p = ctx.point(origin);
     p.peerRanks = tensorParallelPeers(ctx, origin);
-    if (ctx.ops[origin].weak)
-        res.warnings.push_back("the origin shows a single value at exactly 65504: it may be a legitimate value");
     res.firstOverflow = p;
     res.chain = buildChain(ctx, p);
     if (opt.replay) {
@@ -246,6 +294,11 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
         ro.saturatingFp16 = p.kind == AnomalyKind::Saturated;
         res.replay = replayFromIndex(index, origin, p.tensor, ro);
     }
+    const bool confirmed = res.replay && res.replay->available && res.replay->reproducesOverflow;
+    if (ctx.ops[origin].weak && !ctx.ops[origin].opdebug)
+        res.warnings.push_back(std::string("the origin shows a single value at exactly 65504, which can be a legitimate "
+                                           "value; ") + (confirmed ? "the fp16 replay confirms the overflow"
+                                                                   : "nothing else confirms the overflow"));
     return res;
 }
 

@@ -191,9 +191,16 @@ StageMap inferStageMap(const DumpIndex& index, const std::vector<CommOp>& comm, 
     }
     const std::set<std::uint32_t> ranks = ranksOf(index);
     if (ranks.size() <= 1) {
-        for (std::uint32_t r : ranks) m.stageOfRank[r] = 0;
-        m.source = "single rank";
-        m.confident = true;
+        // Rank 0 alone is a single-device run; any other lone rank is a partial (overflow-only) dump.
+        if (ranks.empty() || *ranks.begin() == 0 || index.ranks.empty()) {
+            for (std::uint32_t r : ranks) m.stageOfRank[r] = 0;
+            m.source = "single rank";
+            m.confident = true;
+        } else {
+            m.source = "unknown";
+            warnings.push_back("only rank " + std::to_string(*ranks.begin()) + " is in the dump: its pipeline stage is "
+                               "unknown; pass --stages to set it");
+        }
         finish(m);
         return m;
     }
