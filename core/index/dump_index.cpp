@@ -40,6 +40,8 @@ void DumpIndex::merge(const DumpIndex& other) {
         op.name = remap[op.name];
         op.scope = remap[op.scope];
         op.net = remap[op.net];
+        op.stack = remap[op.stack];
+        op.parent = remap[op.parent];
         op.firstTensor += tensorBase;
         if (op.overflow >= 0) op.overflow += overflowBase;
         ops.push_back(op);

@@ -196,8 +196,12 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     }
     out.finalize();
     out.root = rootAbs;
+    // Formats: what each rebuilt shard's files were written by, plus the cached shards' ranks.
     std::map<DumpFormat, int> formats;
     for (const auto& r : out.ranks) formats[r.format]++;
+    for (const auto& [rel, s] : shards)
+        if (s.builder)
+            for (DumpFormat f : s.builder->formats()) formats[f]++;
     for (const auto& [f, n] : formats)
         if (f != DumpFormat::Unknown) report.formats.emplace_back(dumpFormatName(f));
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

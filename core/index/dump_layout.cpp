@@ -26,13 +26,23 @@ std::optional<std::uint32_t> parseUint(std::string_view s) {
 }
 
 std::optional<std::uint32_t> rankFromFolderName(std::string_view name) {
-    for (std::string_view prefix : {"rank_", "device_"})
-        if (name.starts_with(prefix)) return parseUint(name.substr(prefix.size()));
+    for (std::string_view prefix : {"rank_", "device_", "rank"})
+        if (name.starts_with(prefix)) {
+            if (name == "rank") return 0;
+            return parseUint(name.substr(prefix.size()));
+        }
+    return std::nullopt;
+}
+
+std::optional<std::uint32_t> stepFromFolderName(std::string_view name) {
+    if (name.starts_with("step_")) return parseUint(name.substr(5));
+    if (name.starts_with("step")) return parseUint(name.substr(4));
     return std::nullopt;
 }
 
 static std::optional<std::uint32_t> iterationFromFolderName(std::string_view name) {
     if (name.starts_with("iteration_")) return parseUint(name.substr(10));
+    if (auto s = stepFromFolderName(name)) return s;
     return parseUint(name);
 }
 

@@ -22,8 +22,10 @@ struct DumpLocation {
 std::vector<std::string_view> splitPath(std::string_view path);
 // `dirs` are the folder names from the filesystem root down to the file's folder.
 DumpLocation locateDumpFolder(const std::vector<std::string_view>& dirs);
-// "rank_3" -> 3, "device_1" -> 1; nullopt otherwise.
+// "rank_3" -> 3, "device_1" -> 1, msprobe "rank3" -> 3 and "rank" (not distributed) -> 0; nullopt otherwise.
 std::optional<std::uint32_t> rankFromFolderName(std::string_view name);
+// msprobe "step3" / L2 "step_3" -> 3; nullopt otherwise.
+std::optional<std::uint32_t> stepFromFolderName(std::string_view name);
 std::optional<std::uint32_t> parseUint(std::string_view s);
 
 }  // namespace dl

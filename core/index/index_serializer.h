@@ -18,7 +18,7 @@ struct FolderFingerprint {
     bool operator==(const FolderFingerprint&) const = default;
 };
 
-inline constexpr std::uint32_t kIndexFormatVersion = 3;
+inline constexpr std::uint32_t kIndexFormatVersion = 4;
 
 std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, int zstdLevel = 3);
 // Returns false with a reason (bad magic, other version, checksum mismatch, truncated, corrupt).

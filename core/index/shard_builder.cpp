@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "core/index/dump_layout.h"
+#include "core/index/msprobe_shard.h"
 #include "core/index/shard_sources.h"
 #include "core/io/dump_metadata.h"
 #include "core/io/npy_file.h"
@@ -20,6 +21,8 @@ struct TensorData {
     DType dtype = DType::Unknown;
     bool bigEndian = false, fortranOrder = false;
     std::vector<std::int64_t> shape;
+    std::vector<std::int64_t> origShape;  // DeviceFormat tensors (CANN raw)
+    std::uint16_t flags = 0;              // DeviceFormat / Padding* bits
     std::uint64_t dataOffset = 0, dataBytes = 0;
     TensorStats stats;
     std::vector<std::uint8_t> hist;  // Log2Histogram::encode form
@@ -40,6 +43,7 @@ struct Draft {
     std::uint64_t fileSize = 0;
     std::int64_t mtimeNs = 0;
     bool hasFile = false, readError = false;
+    bool listedOnly = false;   // file linked but not read (msprobe .pt)
     TensorData data;
     // From statistic.csv:
     bool hasCsv = false;
@@ -68,9 +72,19 @@ struct DraftKeyHash {
 
 }  // namespace
 
+// A raw CANN file: one op execution whose tensors are only known once its header is read.
+struct RawFile {
+    std::uint32_t folder = 0;
+    DumpFileName name;
+    std::string rel;
+    std::uint64_t size = 0;
+    std::int64_t mtimeNs = 0;
+    StatsJobResult result;
+};
+
 struct ShardBuilder::Impl {
     std::string rootAbs, shardRel;
-    std::unordered_map<std::string, const TensorRecord*> previous;
+    std::unordered_map<std::string, std::vector<const TensorRecord*>> previous;
     const DumpIndex* previousIndex = nullptr;
     std::vector<Draft> drafts;
     std::vector<DumpFileName> jobNames;
@@ -79,6 +93,12 @@ struct ShardBuilder::Impl {
     std::map<std::string, std::uint32_t> folderIds;
     ShardSources sources;
     DumpIndex out;
+    std::vector<RawFile> rawFiles;
+    std::vector<const ScannedFile*> strayNpy;      // .npy names outside every dump grammar
+    std::set<std::uint32_t> grammarFolders;        // folders holding dump-grammar files
+    std::map<std::uint32_t, DumpFormat> folderFormat;
+    std::set<DumpFormat> formats;
+    MsprobeShard msprobe;
 
     std::uint32_t folderOf(const std::string& fileRel) {
         const auto slash = fileRel.rfind('/');
@@ -117,6 +137,14 @@ struct ShardBuilder::Impl {
 
     void addTensorFile(const ScannedFile& f, const DumpFileName& name, std::vector<StatsJob>& jobs,
                        std::size_t& reused);
+    void addRawFile(const ScannedFile& f, const DumpFileName& name, std::vector<StatsJob>& jobs, std::size_t& reused);
+    void addPlainNpy(const ScannedFile& f, std::vector<StatsJob>& jobs, std::size_t& reused);
+    bool reuse(const ScannedFile& f, Draft& d);
+    void materializeRaw(RawFile& raw);
+    void noteFormat(std::uint32_t folder, DumpFormat f) {
+        formats.insert(f);
+        folderFormat.emplace(folder, f);
+    }
     void addStatisticCsv(const ScannedFile& f);
     DumpIndex finish();
     void emitFolder(std::uint32_t folderId, std::vector<std::uint32_t>& draftIds);
@@ -130,20 +158,28 @@ ShardBuilder::ShardBuilder(std::string rootAbs, std::string shardRel, const Dump
     m->previousIndex = previous;
     if (previous)
         for (const auto& t : previous->tensors)
-            if (t.file) m->previous.emplace(previous->strings.str(t.file), &t);
+            if (t.file) m->previous[previous->strings.str(t.file)].push_back(&t);
 }
 
 ShardBuilder::~ShardBuilder() = default;
 
-const DumpFileName& ShardBuilder::jobName(const StatsJob& job) const { return m->jobNames[job.draft]; }
+const DumpFileName& ShardBuilder::jobName(const StatsJob& job) const {
+    if (job.kind == StatsJobKind::CannRaw) return m->rawFiles[job.draft].name;
+    static const DumpFileName kNoName;
+    if (job.kind == StatsJobKind::LinkedNpy) return kNoName;
+    return m->jobNames[job.draft];
+}
 
 void ShardBuilder::scan(const std::vector<const ScannedFile*>& files) {
     m->sources.collect(m->rootAbs, files, m->out.warnings);
     m->out.meta = m->sources.meta;
     m->jobNames.clear();
+    m->msprobe.collect(m->rootAbs, files, m->out, m_jobs, m->out.warnings);
+    if (m->msprobe.found()) m->formats.insert(DumpFormat::Msprobe);
     for (const ScannedFile* f : files) {
         const auto slash = f->rel.rfind('/');
         const std::string base = slash == std::string::npos ? f->rel : f->rel.substr(slash + 1);
+        if (m->msprobe.owns(f->rel)) continue;
         if (base == "statistic.csv") {
             m->addStatisticCsv(*f);
             continue;
@@ -166,15 +202,20 @@ void ShardBuilder::scan(const std::vector<const ScannedFile*>& files) {
         }
         switch (name.kind) {
         case DumpFileKind::MindSporeNpy:
+        case DumpFileKind::ConvertedNpy:
         case DumpFileKind::MindSporeBin:
             m->addTensorFile(*f, name, m_jobs, m_reused);
+            break;
+        case DumpFileKind::CannRaw:
+            m->addRawFile(*f, name, m_jobs, m_reused);
             break;
         case DumpFileKind::OpdebugJson:
         case DumpFileKind::OpdebugRaw:
             m->sources.addOpdebug(m->rootAbs, *f, name, m->folderOf(f->rel), m->out);
             break;
         case DumpFileKind::Unknown:
-            if (f->rel.ends_with(".npy") || f->rel.ends_with(".bin"))
+            if (f->rel.ends_with(".npy")) m->strayNpy.push_back(f);
+            else if (f->rel.ends_with(".bin"))
                 m->warn(f->rel, "tensor file name does not follow the dump grammar: " + name.reason);
             break;
         default:
@@ -183,11 +224,24 @@ void ShardBuilder::scan(const std::vector<const ScannedFile*>& files) {
             break;
         }
     }
+    // A folder of .npy files that follow no dump grammar is a user's own np.save dump (one op per
+    // file); next to dump-grammar files such a name is a malformed dump file instead.
+    for (const ScannedFile* f : m->strayNpy) {
+        if (m->grammarFolders.count(m->folderOf(f->rel))) {
+            DumpFileName name;
+            parseDumpFileName(f->rel.substr(f->rel.rfind('/') + 1), name);
+            m->warn(f->rel, "tensor file name does not follow the dump grammar: " + name.reason);
+        } else {
+            m->addPlainNpy(*f, m_jobs, m_reused);
+        }
+    }
 }
 
 void ShardBuilder::Impl::addTensorFile(const ScannedFile& f, const DumpFileName& name, std::vector<StatsJob>& jobs,
                                        std::size_t& reused) {
     const std::uint32_t folder = folderOf(f.rel);
+    grammarFolders.insert(folder);
+    noteFormat(folder, name.kind == DumpFileKind::MindSporeBin ? DumpFormat::MindSporeBin : DumpFormat::MindSporeNpy);
     const auto id = draftFor({folder, name.opType, name.opName, name.taskId, name.streamId, name.timestampUs,
                               name.hasIo ? name.io : Io::Output, name.slot});
     Draft& d = drafts[id];
@@ -203,25 +257,130 @@ void ShardBuilder::Impl::addTensorFile(const ScannedFile& f, const DumpFileName&
     d.origDtype = name.dtype;
     if (jobNames.size() <= id) jobNames.resize(drafts.size());
     jobNames[id] = name;
-    if (auto it = previous.find(f.rel);
-        it != previous.end() && it->second->fileSize == f.size && it->second->fileMtimeNs == f.mtimeNs &&
-        (it->second->flags & HasData)) {
-        const TensorRecord& t = *it->second;
-        TensorData& r = d.data;
-        r.ok = true;
-        r.dtype = t.dtype;
-        r.bigEndian = t.flags & BigEndian;
-        r.fortranOrder = t.flags & FortranOrder;
-        r.shape = previousIndex->shape(t);
-        r.dataOffset = t.dataOffset;
-        r.dataBytes = t.dataBytes;
-        r.stats = t.stats;
-        Log2Histogram h;
-        if ((t.flags & HasHistogram) && previousIndex->histogram(t, h)) h.encode(r.hist);
+    if (reuse(f, d)) {
         ++reused;
         return;
     }
-    jobs.push_back({id, rootAbs + "/" + f.rel, f.size, name.dtype, name.kind == DumpFileKind::MindSporeBin});
+    jobs.push_back({id, rootAbs + "/" + f.rel, f.size, name.dtype,
+                    name.kind == DumpFileKind::MindSporeBin ? StatsJobKind::RawBin : StatsJobKind::Npy});
+}
+
+// Statistics of an unchanged file from the previous index of this shard.
+bool ShardBuilder::Impl::reuse(const ScannedFile& f, Draft& d) {
+    const auto it = previous.find(f.rel);
+    if (it == previous.end() || it->second.size() != 1) return false;
+    const TensorRecord& t = *it->second.front();
+    if (t.fileSize != f.size || t.fileMtimeNs != f.mtimeNs || !(t.flags & HasData)) return false;
+    TensorData& r = d.data;
+    r.ok = true;
+    r.dtype = t.dtype;
+    r.bigEndian = t.flags & BigEndian;
+    r.fortranOrder = t.flags & FortranOrder;
+    r.shape = previousIndex->shape(t);
+    r.dataOffset = t.dataOffset;
+    r.dataBytes = t.dataBytes;
+    r.stats = t.stats;
+    Log2Histogram h;
+    if ((t.flags & HasHistogram) && previousIndex->histogram(t, h)) h.encode(r.hist);
+    return true;
+}
+
+void ShardBuilder::Impl::addPlainNpy(const ScannedFile& f, std::vector<StatsJob>& jobs, std::size_t& reused) {
+    const std::uint32_t folder = folderOf(f.rel);
+    noteFormat(folder, DumpFormat::PlainNpy);
+    std::string stem = f.rel.substr(f.rel.rfind('/') + 1);
+    stem.resize(stem.size() - 4);
+    // The modification time orders the ops (np.save calls in program order); the name breaks ties.
+    const auto id = draftFor({folder, "npy", stem, 0, 0, f.mtimeNs / 1000, Io::Output, 0});
+    Draft& d = drafts[id];
+    d.hasFile = true;
+    d.fileRel = f.rel;
+    d.fileSize = f.size;
+    d.mtimeNs = f.mtimeNs;
+    if (jobNames.size() <= id) jobNames.resize(drafts.size());
+    if (reuse(f, d)) {
+        ++reused;
+        return;
+    }
+    jobs.push_back({id, rootAbs + "/" + f.rel, f.size, DType::Unknown, StatsJobKind::Npy});
+}
+
+void ShardBuilder::Impl::addRawFile(const ScannedFile& f, const DumpFileName& name, std::vector<StatsJob>& jobs,
+                                    std::size_t& reused) {
+    RawFile raw;
+    raw.folder = folderOf(f.rel);
+    grammarFolders.insert(raw.folder);
+    noteFormat(raw.folder, DumpFormat::CannRaw);
+    raw.name = name;
+    raw.rel = f.rel;
+    raw.size = f.size;
+    raw.mtimeNs = f.mtimeNs;
+    const auto id = std::uint32_t(rawFiles.size());
+    // Unchanged raw file: every tensor it held comes back from the previous index.
+    if (auto it = previous.find(f.rel); it != previous.end()) {
+        bool same = true;
+        for (const TensorRecord* t : it->second)
+            same = same && t->fileSize == f.size && t->fileMtimeNs == f.mtimeNs && (t->flags & HasData);
+        if (same) {
+            raw.result.ok = true;
+            for (const TensorRecord* t : it->second) {
+                StatsJobPart p;
+                p.io = t->io;
+                p.slot = t->slot;
+                p.dtype = t->dtype;
+                p.format = previousIndex->strings.str(t->format);
+                p.shape = previousIndex->shape(*t);
+                if (t->flags & DeviceFormat) p.originalShape = previousIndex->originalShape(*t);
+                p.dataOffset = t->dataOffset;
+                p.dataBytes = t->dataBytes;
+                p.flags = t->flags & (DeviceFormat | PaddingExcluded | PaddingIncluded);
+                p.stats = t->stats;
+                p.hasStats = t->stats.known != 0;
+                previousIndex->histogram(*t, p.hist);
+                raw.result.parts.push_back(std::move(p));
+            }
+            rawFiles.push_back(std::move(raw));
+            ++reused;
+            return;
+        }
+    }
+    rawFiles.push_back(std::move(raw));
+    jobs.push_back({id, rootAbs + "/" + f.rel, f.size, DType::Unknown, StatsJobKind::CannRaw});
+}
+
+// Turns the parts of a raw file into tensor drafts (after the parallel jobs: drafts may grow here).
+void ShardBuilder::Impl::materializeRaw(RawFile& raw) {
+    if (!raw.result.ok) {
+        warn(raw.rel, "raw CANN dump unreadable: " + raw.result.error);
+        return;
+    }
+    for (const auto& note : raw.result.notes) warn(raw.rel, note);
+    const DumpFileName& n = raw.name;
+    for (StatsJobPart& p : raw.result.parts) {
+        const auto id = draftFor({raw.folder, n.opType, n.opName, n.taskId, n.streamId, n.timestampUs, p.io, p.slot});
+        Draft& d = drafts[id];
+        if (d.hasFile) continue;
+        if (!p.note.empty())
+            warn(raw.rel, std::string(p.io == Io::Input ? "input " : "output ") + std::to_string(p.slot) + ": " + p.note);
+        d.hasFile = true;
+        d.fileRel = raw.rel;
+        d.fileSize = raw.size;
+        d.mtimeNs = raw.mtimeNs;
+        d.format = p.format;
+        d.origDtype = p.dtype;
+        TensorData& t = d.data;
+        t.ok = true;
+        t.dtype = p.dtype;
+        t.shape = std::move(p.shape);
+        t.origShape = std::move(p.originalShape);
+        t.flags = p.flags;
+        t.dataOffset = p.dataOffset;
+        t.dataBytes = p.dataBytes;
+        if (p.hasStats) {
+            t.stats = p.stats;
+            if (t.stats.has(stat::Histogram)) p.hist.encode(t.hist);
+        }
+    }
 }
 
 void ShardBuilder::Impl::addStatisticCsv(const ScannedFile& f) {
@@ -259,6 +418,14 @@ void ShardBuilder::Impl::addStatisticCsv(const ScannedFile& f) {
 }
 
 void ShardBuilder::applyJob(const StatsJob& job, StatsJobResult&& result) {
+    if (job.kind == StatsJobKind::CannRaw) {
+        m->rawFiles[job.draft].result = std::move(result);
+        return;
+    }
+    if (job.kind == StatsJobKind::LinkedNpy) {
+        m->msprobe.apply(job, std::move(result));
+        return;
+    }
     Draft& d = m->drafts[job.draft];
     if (!result.ok) {
         d.readError = true;
@@ -279,7 +446,11 @@ void ShardBuilder::applyJob(const StatsJob& job, StatsJobResult&& result) {
 
 DumpIndex ShardBuilder::finish() { return m->finish(); }
 
+std::set<DumpFormat> ShardBuilder::formats() const { return m->formats; }
+
 DumpIndex ShardBuilder::Impl::finish() {
+    for (RawFile& raw : rawFiles) materializeRaw(raw);
+    msprobe.finish(out);
     out.tensors.reserve(drafts.size());
     out.ops.reserve(drafts.size() / 2);
     std::vector<std::vector<std::uint32_t>> perFolder(folders.size());
@@ -288,6 +459,12 @@ DumpIndex ShardBuilder::Impl::finish() {
         if (!perFolder[f].empty()) emitFolder(f, perFolder[f]);
     sources.attachOverflows(folders, out);
     sources.fillRankInfo(shardRel, folders, out);
+    msprobe.fillRankInfo(shardRel, out);
+    // The writer seen in each rank's folders wins over the file-extension guess.
+    for (RankInfo& r : out.ranks)
+        for (const auto& [folder, f] : folderFormat)
+            if (folders[folder].loc.rank.value_or(0) == r.rank && (f == DumpFormat::CannRaw || f == DumpFormat::PlainNpy))
+                r.format = f;
     out.finalize();
     return std::move(out);
 }
@@ -303,7 +480,7 @@ std::uint32_t ShardBuilder::Impl::addTensor(const Draft& d, std::uint32_t opInde
     const std::vector<std::int64_t>* shape = nullptr;
     if (d.hasFile && !d.readError && d.data.ok) {
         const auto& r = d.data;
-        t.flags |= HasData;
+        t.flags |= HasData | r.flags;
         if (r.bigEndian) t.flags |= BigEndian;
         if (r.fortranOrder) t.flags |= FortranOrder;
         t.file = out.strings.intern(d.fileRel);
@@ -334,6 +511,11 @@ std::uint32_t ShardBuilder::Impl::addTensor(const Draft& d, std::uint32_t opInde
         t.shapeOffset = std::uint32_t(out.dims.size());
         t.ndim = std::uint8_t(std::min<std::size_t>(shape->size(), 255));
         out.dims.insert(out.dims.end(), shape->begin(), shape->begin() + t.ndim);
+        if (t.flags & DeviceFormat) {  // the original shape follows the stored one
+            const auto& o = d.data.origShape;
+            t.origNdim = std::uint8_t(std::min<std::size_t>(o.size(), 255));
+            out.dims.insert(out.dims.end(), o.begin(), o.begin() + t.origNdim);
+        }
     }
     out.tensors.push_back(t);
     return std::uint32_t(out.tensors.size() - 1);

@@ -5,6 +5,7 @@
 // hands back the figures; `finish` groups tensors into op executions and orders them.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -28,6 +29,8 @@ public:
     const DumpFileName& jobName(const StatsJob& job) const;
     void applyJob(const StatsJob& job, StatsJobResult&& result);
     std::size_t reusedFiles() const { return m_reused; }
+    // Writers whose files this shard held (valid after scan).
+    std::set<DumpFormat> formats() const;
     DumpIndex finish();
 
 private:

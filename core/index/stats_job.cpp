@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/index/cann_stats.h"
 #include "core/io/npy_file.h"
 #include "core/stats/stats_accumulator.h"
 
@@ -57,8 +58,12 @@ bool binJob(const StatsJob& job, const DumpFileName& name, StatsJobResult& r) {
 
 StatsJobResult runStatsJob(const StatsJob& job, const DumpFileName& name, std::vector<std::uint8_t>& scratch) {
     StatsJobResult r;
-    if (job.rawBin) {
+    if (job.kind == StatsJobKind::RawBin || job.rawBin) {
         r.ok = binJob(job, name, r);
+        return r;
+    }
+    if (job.kind == StatsJobKind::CannRaw) {
+        runCannRawJob(job, scratch, r);
         return r;
     }
     NpyHeader h;

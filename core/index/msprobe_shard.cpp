@@ -1,0 +1,206 @@
+#include "core/index/msprobe_shard.h"
+
+#include <algorithm>
+#include <fstream>
+#include <unordered_map>
+
+#include "core/index/dump_layout.h"
+#include "core/io/msprobe_dump.h"
+
+namespace dl {
+namespace {
+
+std::string dirOf(const std::string& rel) {
+    const auto slash = rel.rfind('/');
+    return slash == std::string::npos ? std::string() : rel.substr(0, slash);
+}
+std::string baseOf(const std::string& rel) {
+    const auto slash = rel.rfind('/');
+    return slash == std::string::npos ? rel : rel.substr(slash + 1);
+}
+std::string joinRel(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
+
+bool readText(const std::string& path, std::string& text) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    in.seekg(0, std::ios::end);
+    text.resize(std::size_t(in.tellg()));
+    in.seekg(0);
+    return bool(in.read(text.data(), std::streamsize(text.size())));
+}
+
+std::string_view opTypeOf(const MsprobeEntry& e) {
+    switch (e.kind) {
+    case MsprobeEntryKind::ParamGrad: return "parameters_grad";
+    case MsprobeEntryKind::Debug: return "debug";
+    default: return e.op;
+    }
+}
+
+}  // namespace
+
+bool MsprobeShard::owns(const std::string& rel) const {
+    for (const Dir& d : m_dirs) {
+        const std::string prefix = d.rel.empty() ? std::string() : d.rel + "/";
+        if (!rel.starts_with(prefix)) continue;
+        const std::string rest = rel.substr(prefix.size());
+        if (rest == "dump.json" || rest == "stack.json" || rest == "construct.json" || rest == "debug.json" ||
+            rest == "dump_error_info.log" || rest == "free_benchmark.csv" || rest.starts_with("dump_tensor_data/"))
+            return true;
+    }
+    return false;
+}
+
+void MsprobeShard::collect(const std::string& rootAbs, const std::vector<const ScannedFile*>& files, DumpIndex& out,
+                           std::vector<StatsJob>& jobs, std::vector<IndexWarning>& warnings) {
+    for (const ScannedFile* f : files) {
+        const std::string base = baseOf(f->rel);
+        if (base != "dump.json" && base != "debug.json") continue;
+        Dir d;
+        d.rel = dirOf(f->rel);
+        // {dump_path}/step{N}/rank{M}/dump.json; "rank" alone when not distributed.
+        for (std::string_view part : splitPath(rootAbs + "/" + d.rel)) {
+            if (auto r = rankFromFolderName(part)) d.rank = *r;
+            if (auto s = stepFromFolderName(part)) d.step = *s;
+        }
+        m_dirs.push_back(d);
+        readDir(rootAbs, d, files, out, jobs, warnings);
+    }
+}
+
+void MsprobeShard::readDir(const std::string& rootAbs, const Dir& dir, const std::vector<const ScannedFile*>& files,
+                           DumpIndex& out, std::vector<StatsJob>& jobs, std::vector<IndexWarning>& warnings) {
+    const std::string base = rootAbs + "/" + (dir.rel.empty() ? std::string() : dir.rel + "/");
+    std::string text, error;
+    MsprobeDump dump;
+    const std::string dumpRel = joinRel(dir.rel, "dump.json");
+    if (!readText(base + "dump.json", text) && !readText(base + "debug.json", text)) {
+        warnings.push_back({dumpRel, "cannot read dump.json"});
+        return;
+    }
+    if (!parseMsprobeDumpJson(text, dump, error)) {
+        warnings.push_back({dumpRel, error});
+        return;
+    }
+    std::unordered_map<std::string, std::string> stacks, parents;
+    if (readText(base + "stack.json", text) && !parseMsprobeStackJson(text, stacks, error))
+        warnings.push_back({joinRel(dir.rel, "stack.json"), error});
+    if (readText(base + "construct.json", text) && !parseMsprobeConstructJson(text, parents, error))
+        warnings.push_back({joinRel(dir.rel, "construct.json"), error});
+    // Saved tensors present on disk (a crash can leave dump.json and the files out of step).
+    std::unordered_map<std::string, const ScannedFile*> saved;
+    const std::string dataPrefix = joinRel(dir.rel, "dump_tensor_data/");
+    for (const ScannedFile* f : files)
+        if (f->rel.starts_with(dataPrefix)) saved.emplace(f->rel.substr(dataPrefix.size()), f);
+
+    // Module chain of a node: root first, '/'-joined; memoised because chains share prefixes.
+    std::unordered_map<std::string, StrId> chains;
+    auto chainOf = [&](const std::string& node, auto&& self) -> StrId {
+        if (auto it = chains.find(node); it != chains.end()) return it->second;
+        chains[node] = 0;  // cycle guard
+        const auto p = parents.find(node);
+        std::string s = p == parents.end() ? node : std::string(out.strings.view(self(p->second, self))) + "/" + node;
+        return chains[node] = out.strings.intern(s);
+    };
+
+    const StrId net = out.strings.intern(dump.framework);
+    const StrId noFormat = out.strings.intern("");
+    out.ops.reserve(out.ops.size() + dump.entries.size());
+    std::uint32_t pos = 0;
+    for (const MsprobeEntry& e : dump.entries) {
+        OpRecord op;
+        op.type = out.strings.intern(opTypeOf(e));
+        op.name = out.strings.intern(e.name);
+        op.rank = dir.rank;
+        op.iteration = dir.step;
+        op.net = net;
+        op.execPos = pos++;
+        op.firstTensor = std::uint32_t(out.tensors.size());
+        op.tensorCount = std::uint32_t(e.tensors.size());
+        if (auto s = stacks.find(e.name); s != stacks.end()) op.stack = out.strings.intern(s->second);
+        if (auto p = parents.find(e.name); p != parents.end()) {
+            op.parent = out.strings.intern(p->second);
+            op.scope = chainOf(e.name, chainOf);
+        }
+        const auto opIndex = std::uint32_t(out.ops.size());
+        for (const MsprobeTensor& mt : e.tensors) {
+            TensorRecord t;
+            t.op = opIndex;
+            t.io = mt.io;
+            t.slot = mt.slot;
+            t.dtype = mt.dtype;
+            t.origDtype = mt.dtype;
+            t.format = noFormat;
+            t.flags = HasCsvStats;
+            t.stats = mt.stats;
+            t.shapeOffset = std::uint32_t(out.dims.size());
+            t.ndim = std::uint8_t(std::min<std::size_t>(mt.shape.size(), 255));
+            out.dims.insert(out.dims.end(), mt.shape.begin(), mt.shape.begin() + t.ndim);
+            if (!mt.dataName.empty()) {
+                if (auto f = saved.find(mt.dataName); f != saved.end()) {
+                    t.file = out.strings.intern(f->second->rel);
+                    t.fileSize = f->second->size;
+                    t.fileMtimeNs = f->second->mtimeNs;
+                    if (mt.dataName.ends_with(".npy")) {
+                        jobs.push_back({std::uint32_t(m_linked.size()), rootAbs + "/" + f->second->rel, f->second->size,
+                                        mt.dtype, StatsJobKind::LinkedNpy});
+                        m_linked.push_back({std::uint32_t(out.tensors.size()), f->second->rel, {}});
+                    } else {
+                        t.flags |= ListedOnly;  // .pt: torch.save pickle, figures from dump.json
+                    }
+                } else {
+                    warnings.push_back({dumpRel, e.name + ": data_name '" + mt.dataName + "' not found in dump_tensor_data/"});
+                }
+            }
+            out.tensors.push_back(t);
+        }
+        out.ops.push_back(op);
+    }
+}
+
+void MsprobeShard::apply(const StatsJob& job, StatsJobResult&& result) { m_linked[job.draft].result = std::move(result); }
+
+void MsprobeShard::finish(DumpIndex& out) {
+    for (Linked& l : m_linked) {
+        TensorRecord& t = out.tensors[l.tensor];
+        StatsJobResult& r = l.result;
+        if (!r.ok) {
+            t.flags |= ReadError;
+            out.warnings.push_back({l.rel, r.error.empty() ? "not read" : r.error});
+            continue;
+        }
+        t.flags |= HasData;
+        if (r.bigEndian) t.flags |= BigEndian;
+        if (r.fortranOrder) t.flags |= FortranOrder;
+        t.dtype = r.dtype;  // bf16 tensors are saved as float32; origDtype keeps bf16
+        t.dataOffset = r.dataOffset;
+        t.dataBytes = r.dataBytes;
+        t.stats = r.stats;
+        if (out.shape(t) != r.shape) {
+            out.warnings.push_back({l.rel, "npy shape differs from dump.json; using the file's"});
+            t.shapeOffset = std::uint32_t(out.dims.size());
+            t.ndim = std::uint8_t(std::min<std::size_t>(r.shape.size(), 255));
+            out.dims.insert(out.dims.end(), r.shape.begin(), r.shape.begin() + t.ndim);
+        }
+        if (r.stats.has(stat::Histogram)) {
+            t.histOffset = std::uint32_t(out.histBytes.size());
+            r.hist.encode(out.histBytes);
+            t.flags |= HasHistogram;
+        }
+    }
+}
+
+void MsprobeShard::fillRankInfo(const std::string& shardRel, DumpIndex& out) const {
+    for (const Dir& d : m_dirs) {
+        auto it = std::find_if(out.ranks.begin(), out.ranks.end(), [&](const RankInfo& r) { return r.rank == d.rank; });
+        if (it == out.ranks.end()) {
+            out.ranks.push_back({});
+            it = out.ranks.end() - 1;
+            it->rank = d.rank;
+            it->folder = shardRel;
+        }
+        it->format = DumpFormat::Msprobe;
+    }
+}
+
+}  // namespace dl

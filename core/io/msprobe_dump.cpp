@@ -1,0 +1,392 @@
+#include "core/io/msprobe_dump.h"
+
+#include <simdjson.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace dl {
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+bool isDigits(std::string_view s) {
+    if (s.empty()) return false;
+    for (char c : s)
+        if (c < '0' || c > '9') return false;
+    return true;
+}
+
+std::int64_t toInt(std::string_view s) {
+    std::int64_t v = 0;
+    for (char c : s) v = v * 10 + (c - '0');
+    return v;
+}
+
+std::string join(const std::vector<std::string_view>& parts, std::size_t from, std::size_t to) {
+    std::string out;
+    for (std::size_t i = from; i < to; ++i) {
+        if (i > from) out += '.';
+        out.append(parts[i]);
+    }
+    return out;
+}
+
+// A number as msprobe writes it: JSON number, bool (bool tensors), or a rewritten NaN/Inf token.
+bool numberOf(element v, double& out) {
+    switch (v.type()) {
+    case element_type::DOUBLE: out = double(v.get_double().value_unsafe()); return true;
+    case element_type::INT64: out = double(v.get_int64().value_unsafe()); return true;
+    case element_type::UINT64: out = double(v.get_uint64().value_unsafe()); return true;
+    case element_type::BOOL: out = v.get_bool().value_unsafe() ? 1 : 0; return true;
+    case element_type::STRING: {
+        const std::string_view s = v.get_string().value_unsafe();
+        if (s == "N" || s == "NaN" || s == "nan") out = std::numeric_limits<double>::quiet_NaN();
+        else if (s == "Infnty" || s == "Infinity" || s == "inf") out = HUGE_VAL;
+        else if (s == "-Infnty" || s == "-Infinity" || s == "-inf") out = -HUGE_VAL;
+        else return false;
+        return true;
+    }
+    default: return false;
+    }
+}
+
+void setRange(MsprobeTensor& t, bool hasMax, double mx, bool hasMin, double mn) {
+    TensorStats& s = t.stats;
+    if ((hasMax && std::isnan(mx)) || (hasMin && std::isnan(mn))) { s.nanCount = 1; s.known |= stat::NanCount; }
+    if ((hasMax && mx == HUGE_VAL) || (hasMin && mn == HUGE_VAL)) { s.posInfCount = 1; s.known |= stat::PosInfCount; }
+    if ((hasMax && mx == -HUGE_VAL) || (hasMin && mn == -HUGE_VAL)) { s.negInfCount = 1; s.known |= stat::NegInfCount; }
+    if (hasMax && std::isfinite(mx)) { s.max = mx; s.known |= stat::Max; }
+    if (hasMin && std::isfinite(mn)) { s.min = mn; s.known |= stat::Min; }
+    if (s.has(stat::Max | stat::Min)) {
+        s.maxAbs = std::max(std::fabs(s.max), std::fabs(s.min));
+        s.known |= stat::MaxAbs;
+    }
+}
+
+class EntryWalker {
+public:
+    explicit EntryWalker(MsprobeEntry& e) : m_e(e) {}
+
+    void walk(element v, Io io, std::string& path) {
+        switch (v.type()) {
+        case element_type::ARRAY: {
+            std::size_t i = 0;
+            const simdjson::dom::array arr = v.get_array().value_unsafe();  // named: the result temporary dies
+            for (element x : arr) {
+                const auto len = path.size();
+                path += '.';
+                path += std::to_string(i++);
+                walk(x, io, path);
+                path.resize(len);
+            }
+            return;
+        }
+        case element_type::OBJECT: {
+            simdjson::dom::object o = v.get_object().value_unsafe();
+            element type, shape, dtype;
+            if (!o["type"].get(type) && !o["shape"].get(shape) && !o["dtype"].get(dtype)) {
+                tensor(o, io, path);
+                return;
+            }
+            if (!o["type"].get(type) || !o["class_type"].get(type)) {
+                ++m_e.nonTensorArgs;
+                if (element inner; !o["tensor"].get(inner)) walk(inner, io, path += ".tensor");  // P2POp
+                return;
+            }
+            for (auto [key, x] : o) {
+                const auto len = path.size();
+                path += '.';
+                path.append(key);
+                walk(x, io, path);
+                path.resize(len);
+            }
+            return;
+        }
+        default:
+            ++m_e.nonTensorArgs;  // null (unsupported object) or a bare value
+            return;
+        }
+    }
+
+private:
+    void tensor(simdjson::dom::object o, Io io, const std::string& path) {
+        MsprobeTensor t;
+        t.io = io;
+        t.slot = io == Io::Input ? m_inputs++ : m_outputs++;
+        t.path = path;
+        bool hasMax = false, hasMin = false;
+        double mx = 0, mn = 0, d = 0;
+        for (auto [key, x] : o) {
+            if (key == "dtype") {
+                std::string_view s;
+                if (!x.get(s)) {
+                    t.dtypeRaw = std::string(s);
+                    t.dtype = parseDTypeName(s).value_or(DType::Unknown);
+                }
+            } else if (key == "shape") {
+                simdjson::dom::array a;
+                if (!x.get(a))
+                    for (element dim : a) {
+                        std::int64_t n = 0;
+                        if (!dim.get(n)) t.shape.push_back(n);
+                    }
+            } else if (key == "Max") {
+                hasMax = numberOf(x, mx);
+            } else if (key == "Min") {
+                hasMin = numberOf(x, mn);
+            } else if (key == "Mean") {
+                if (numberOf(x, d) && std::isfinite(d)) { t.stats.mean = d; t.stats.known |= stat::Mean; }
+            } else if (key == "Norm") {
+                if (numberOf(x, d) && std::isfinite(d)) { t.stats.l2 = d; t.stats.known |= stat::L2; }
+            } else if (key == "md5") {
+                std::string_view s;
+                if (!x.get(s)) t.md5 = std::string(s);
+            } else if (key == "data_name") {
+                std::string_view s;
+                if (!x.get(s)) t.dataName = std::string(s);
+            }
+        }
+        setRange(t, hasMax, mx, hasMin, mn);
+        std::uint64_t count = 1;
+        for (auto n : t.shape) count *= std::uint64_t(std::max<std::int64_t>(n, 0));
+        t.stats.count = count;
+        t.stats.known |= stat::Count;
+        m_e.tensors.push_back(std::move(t));
+    }
+
+    MsprobeEntry& m_e;
+    std::uint16_t m_inputs = 0, m_outputs = 0;
+};
+
+void readEntry(std::string_view name, element value, MsprobeEntry& e) {
+    e.name = std::string(name);
+    parseMsprobeEntryName(name, e);
+    EntryWalker w(e);
+    std::string path;
+    simdjson::dom::object o;
+    if (value.get(o)) {  // debug entries may be a bare tensor or value
+        w.walk(value, Io::Output, path);
+        return;
+    }
+    element type;
+    if (!o["type"].get(type)) {  // debug level: the value itself is the tensor
+        w.walk(value, Io::Output, path);
+        return;
+    }
+    for (auto [key, x] : o) {
+        path.assign(key);
+        if (key == "is_recompute") {
+            bool b = false;
+            if (!x.get(b)) e.isRecompute = b;
+        } else if (key == "input_args" || key == "input_kwargs" || key == "parameters" || key == "input") {
+            w.walk(x, Io::Input, path);
+        } else {  // "output", parameters_grad's {param: [tensor]}, anything newer
+            w.walk(x, Io::Output, path);
+        }
+        path.clear();
+    }
+}
+
+std::string_view stringOr(element v, std::string_view fallback) {
+    std::string_view s;
+    return v.get(s) ? fallback : s;
+}
+
+bool parseDoc(simdjson::dom::parser& parser, std::string& text, element& doc, std::string& error) {
+    neutralizeNonFiniteTokens(text.data(), text.size());
+    if (auto err = parser.parse(text.data(), text.size()).get(doc)) {
+        error = std::string("not valid JSON: ") + simdjson::error_message(err);
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::size_t neutralizeNonFiniteTokens(char* s, std::size_t n) {
+    // Python's json.dump escapes control characters, so quotes are the only string delimiters;
+    // the string state is advanced with memchr only up to each candidate token.
+    char* p = s;
+    char* const end = s + n;
+    char* scanned = s;
+    bool inString = false;
+    std::size_t rewritten = 0;
+    while (p < end) {
+        char* nan = static_cast<char*>(memmem(p, std::size_t(end - p), "NaN", 3));
+        char* inf = static_cast<char*>(memmem(p, std::size_t(end - p), "Infinity", 8));
+        char* hit = !nan ? inf : !inf ? nan : std::min(nan, inf);
+        if (!hit) break;
+        while (char* q = static_cast<char*>(std::memchr(scanned, '"', std::size_t(hit - scanned)))) {
+            std::size_t slashes = 0;
+            for (char* b = q - 1; b >= s && *b == '\\'; --b) ++slashes;
+            if (slashes % 2 == 0) inString = !inString;
+            scanned = q + 1;
+        }
+        scanned = hit;
+        if (inString) {
+            p = hit + 1;
+            continue;
+        }
+        if (*hit == 'N') {
+            std::memcpy(hit, "\"N\"", 3);
+            p = hit + 3;
+        } else if (hit > s && hit[-1] == '-') {
+            std::memcpy(hit - 1, "\"-Infnty\"", 9);
+            p = hit + 8;
+        } else {
+            std::memcpy(hit, "\"Infnty\"", 8);
+            p = hit + 8;
+        }
+        scanned = p;
+        ++rewritten;
+    }
+    return rewritten;
+}
+
+void parseMsprobeEntryName(std::string_view name, MsprobeEntry& e) {
+    std::vector<std::string_view> parts;
+    for (std::size_t start = 0;;) {
+        const auto dot = name.find('.', start);
+        parts.push_back(name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+        if (dot == std::string_view::npos) break;
+        start = dot + 1;
+    }
+    const std::size_t n = parts.size();
+    e.prefix = std::string(parts[0]);
+    auto isDir = [](std::string_view s) { return s == "forward" || s == "backward"; };
+    if (n >= 4 && isDir(parts[n - 1]) && isDigits(parts[n - 2])) {  // API
+        e.kind = MsprobeEntryKind::Api;
+        e.backward = parts[n - 1] == "backward";
+        e.callIndex = toInt(parts[n - 2]);
+        e.op = join(parts, 1, n - 2);
+    } else if (n >= 4 && isDigits(parts[n - 1]) && isDir(parts[n - 2])) {  // Module / Cell
+        e.kind = MsprobeEntryKind::Module;
+        e.backward = parts[n - 2] == "backward";
+        e.callIndex = toInt(parts[n - 1]);
+        e.op = std::string(parts[n - 3]);
+        e.modulePath = join(parts, 1, n - 3);
+    } else if (n >= 4 && isDigits(parts[n - 1]) && parts[n - 2] == "parameters_grad") {
+        e.kind = MsprobeEntryKind::ParamGrad;
+        e.backward = true;
+        e.callIndex = toInt(parts[n - 1]);
+        e.op = std::string(parts[n - 3]);
+        e.modulePath = join(parts, 1, n - 3);
+    } else if (n >= 2 && isDigits(parts[n - 1])) {
+        e.kind = MsprobeEntryKind::Debug;
+        e.callIndex = toInt(parts[n - 1]);
+        e.op = join(parts, 0, n - 1);
+    } else {
+        e.kind = MsprobeEntryKind::Other;
+        e.op = std::string(name);
+    }
+}
+
+bool parseMsprobeDumpJson(std::string& text, MsprobeDump& out, std::string& error) {
+    out = MsprobeDump();
+    simdjson::dom::parser parser;
+    element doc;
+    if (!parseDoc(parser, text, doc, error)) return false;
+    simdjson::dom::object top, data;
+    if (doc.get(top)) {
+        error = "dump.json is not a JSON object";
+        return false;
+    }
+    if (top["data"].get(data)) {
+        error = "dump.json has no \"data\" object";
+        return false;
+    }
+    for (auto [key, v] : top) {
+        if (key == "task") out.task = std::string(stringOr(v, ""));
+        else if (key == "level") out.level = std::string(stringOr(v, ""));
+        else if (key == "framework") out.framework = std::string(stringOr(v, ""));
+        else if (key == "dump_data_dir") out.dumpDataDir = std::string(stringOr(v, ""));
+    }
+    out.entries.reserve(data.size());
+    for (auto [key, v] : data) {
+        out.entries.emplace_back();
+        readEntry(key, v, out.entries.back());
+    }
+    return true;
+}
+
+static bool slurp(const std::string& path, std::string& text, std::string& error) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        error = "cannot open " + path;
+        return false;
+    }
+    in.seekg(0, std::ios::end);
+    const auto size = in.tellg();
+    in.seekg(0);
+    text.resize(std::size_t(size));
+    if (!in.read(text.data(), size)) {
+        error = "cannot read " + path;
+        return false;
+    }
+    return true;
+}
+
+bool readMsprobeDumpJson(const std::string& path, MsprobeDump& out, std::string& error) {
+    std::string text;
+    return slurp(path, text, error) && parseMsprobeDumpJson(text, out, error);
+}
+
+bool parseMsprobeStackJson(std::string& text, std::unordered_map<std::string, std::string>& out, std::string& error) {
+    simdjson::dom::parser parser;
+    element doc;
+    if (!parseDoc(parser, text, doc, error)) return false;
+    simdjson::dom::object top;
+    if (doc.get(top)) {
+        error = "stack.json is not a JSON object";
+        return false;
+    }
+    auto framesText = [](simdjson::dom::array frames) {
+        std::string s;
+        for (element f : frames) {
+            std::string_view line;
+            if (f.get(line)) continue;
+            if (!s.empty()) s += '\n';
+            s.append(line);
+        }
+        return s;
+    };
+    for (auto [key, v] : top) {
+        simdjson::dom::array a, names, frames;
+        if (v.get(a)) continue;
+        // New form: {"0": [[names...], [frames...]]}; old form: {"name": [frames...]}.
+        if (a.size() == 2 && !a.at(0).get(names) && !a.at(1).get(frames)) {
+            const std::string stack = framesText(frames);
+            for (element nm : names) {
+                std::string_view s;
+                if (!nm.get(s)) out[std::string(s)] = stack;
+            }
+        } else {
+            out[std::string(key)] = framesText(a);
+        }
+    }
+    return true;
+}
+
+bool parseMsprobeConstructJson(std::string& text, std::unordered_map<std::string, std::string>& out,
+                               std::string& error) {
+    simdjson::dom::parser parser;
+    element doc;
+    if (!parseDoc(parser, text, doc, error)) return false;
+    simdjson::dom::object top;
+    if (doc.get(top)) {
+        error = "construct.json is not a JSON object";
+        return false;
+    }
+    for (auto [key, v] : top) {
+        std::string_view parent;
+        if (!v.get(parent) && !parent.empty()) out[std::string(key)] = std::string(parent);
+    }
+    return true;
+}
+
+}  // namespace dl
