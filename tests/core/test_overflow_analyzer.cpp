@@ -279,3 +279,20 @@ TEST(OverflowAnalyzer, EmptyAndMalformedIndexDoNotCrash) {
     EXPECT_FALSE(r.warnings.empty());
     EXPECT_FALSE(r.overflow);
 }
+
+TEST(OverflowAnalyzer, SingleValueAtLimitCountsOnlyWhereProduced) {
+    const TensorStats one = dataStats(65504.0, 0, 0, 1);
+    IndexBuilder copied;  // a legitimate 65504 copied along: no overflow
+    copied.op(0, 0, "Gather", "Gather-op1", {p(Io::Input, one), p(Io::Input), p(Io::Output, one)}, 10);
+    copied.op(0, 0, "Receive", "Receive-op2", {p(Io::Output, one)}, 20);
+    AnalysisResult r = analyze(copied.idx);
+    EXPECT_FALSE(r.overflow);
+    EXPECT_GE(r.nearLimitTotal, 2u);
+    IndexBuilder produced;  // inputs far from the limit, one output value pinned at 65504
+    const auto op = produced.op(0, 0, "SqrtGrad", "SqrtGrad-op1", {p(Io::Input, dataStats(0.3)), p(Io::Input, dataStats(47580.0)), p(Io::Output, one)}, 10);
+    r = analyze(produced.idx);
+    ASSERT_TRUE(r.firstOverflow);
+    EXPECT_EQ(r.firstOverflow->op, op);
+    EXPECT_EQ(r.firstOverflow->kind, AnomalyKind::Saturated);
+    EXPECT_TRUE(std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) { return w.find("single value") != std::string::npos; }));
+}
