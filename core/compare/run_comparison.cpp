@@ -46,11 +46,23 @@ bool parseValue(std::string_view key, std::string_view text, double off, double&
     return false;
 }
 
-// Symmetric relative difference of one statistic; NaN when either side is unknown.
-bool statCrosses(double a, double b, const CompareThresholds& t) {
+// Symmetric relative difference of one statistic against `scale` (at least the figures
+// themselves), with an absolute floor so near-zero figures do not trip it.
+bool statCrosses(double a, double b, double scale, const CompareThresholds& t) {
     if (std::isnan(a) || std::isnan(b)) return false;
     const double d = std::fabs(a - b);
-    return d > t.absFloor && d > t.statsRel * std::max(std::fabs(a), std::fabs(b));
+    return d > t.absFloor && d > t.statsRel * std::max({std::fabs(a), std::fabs(b), scale});
+}
+
+// Largest finite magnitude either run saw: the scale a mean is judged against, because a mean
+// of signed values can cancel to near zero and make any change look huge.
+double valueRange(const TensorStats& a, const TensorStats& b) {
+    double r = 0;
+    for (const TensorStats* s : {&a, &b}) {
+        if (s->has(stat::Max) && std::isfinite(s->max)) r = std::max(r, std::fabs(s->max));
+        if (s->has(stat::Min) && std::isfinite(s->min)) r = std::max(r, std::fabs(s->min));
+    }
+    return r;
 }
 
 std::uint64_t elementCount(const DumpIndex& idx, const TensorRecord& t) {
@@ -189,7 +201,8 @@ std::string describeThresholds(const CompareThresholds& t) {
     if (t.minOneThousandth >= 0) parts.push_back("one_thousandth < " + fmtNum(t.minOneThousandth));
     if (t.minFiveThousandth >= 0) parts.push_back("five_thousandth < " + fmtNum(t.minFiveThousandth));
     if (t.statsRel < kInf)
-        parts.push_back("stats_rel > " + fmtNum(t.statsRel) + " (max/min/mean/L2, with abs diff > " + fmtNum(t.absFloor) + ")");
+        parts.push_back("stats_rel > " + fmtNum(t.statsRel) + " (max/min/L2 relative to themselves, mean to the value range; "
+                        "with abs diff > " + fmtNum(t.absFloor) + ")");
     if (t.nanInf) parts.push_back("NaN/Inf disagreement");
     std::string s;
     for (const std::string& p : parts) s += (s.empty() ? "" : ", ") + p;
@@ -213,18 +226,19 @@ bool crossesThreshold(const TensorMetrics& m, const TensorStats& sa, const Tenso
         return !reason.empty();
     }
     if (t.statsRel >= kInf) return false;
-    const std::tuple<const char*, std::uint32_t, double, double> figures[] = {
-        {"max", stat::Max, sa.max, sb.max}, {"min", stat::Min, sa.min, sb.min},
-        {"mean", stat::Mean, sa.mean, sb.mean}, {"l2", stat::L2, sa.l2, sb.l2}};
-    for (const auto& [name, bit, va, vb] : figures) {
-        if (!sa.has(bit) || !sb.has(bit) || !statCrosses(va, vb, t)) continue;
+    const double range = valueRange(sa, sb);
+    const std::tuple<const char*, std::uint32_t, double, double, double> figures[] = {
+        {"max", stat::Max, sa.max, sb.max, 0.0}, {"min", stat::Min, sa.min, sb.min, 0.0},
+        {"mean", stat::Mean, sa.mean, sb.mean, range}, {"l2", stat::L2, sa.l2, sb.l2, 0.0}};
+    for (const auto& [name, bit, va, vb, scale] : figures) {
+        if (!sa.has(bit) || !sb.has(bit) || !statCrosses(va, vb, scale, t)) continue;
         reason = std::string(name) + " " + fmtNum(va) + " vs " + fmtNum(vb) + ": relative difference > " + fmtNum(t.statsRel);
         return true;
     }
     return false;
 }
 
-std::string tensorLabel(const TensorRecord& t) {
+std::string ioSlotLabel(const TensorRecord& t) {
     return std::string(t.io == Io::Input ? "input." : "output.") + std::to_string(t.slot);
 }
 

@@ -1,0 +1,78 @@
+// The `compare` sub-command: align two runs and report where they diverge.
+#include <fstream>
+#include <iostream>
+
+#include "app/cli/cli_commands.h"
+#include "core/compare/compare_json.h"
+#include "core/compare/run_comparison.h"
+#include "core/index/dump_indexer.h"
+
+namespace dlcli {
+
+namespace {
+
+bool writeOutput(const std::string& path, const std::string& text) {
+    if (path.empty() || path == "-") {
+        std::cout << text;
+        return true;
+    }
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) {
+        std::cerr << "dumplens-cli: cannot write " << path << "\n";
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+void Commands::addCompare(CLI::App& app) {
+    auto* sub = app.add_subcommand("compare", "align two runs (e.g. fp16 and the bf16 fix) and find where they diverge");
+    sub->add_option("A", m_compare.a.dir, "first run (dump path, rank_N or iteration folder)")->required();
+    sub->add_option("B", m_compare.b.dir, "second run, the baseline")->required();
+    auto* json = sub->add_flag("--json", m_compare.json, "print JSON (schema dumplens.compare/1)");
+    sub->add_flag("--csv", m_compare.csv, "print CSV, one row per matched tensor")->excludes(json);
+    sub->add_option("-o,--output", m_compare.output, "write the report to FILE instead of stdout");
+    sub->add_option("--mapping", m_compare.mapping, "CSV of name_a,name_b pairs that pin op pairs by hand");
+    sub->add_option("--threshold", m_compare.thresholds,
+                    "divergence tests, e.g. cosine=0.95,max_abs=off,max_rel=0.01,stats_rel=0.05,nan_inf=on");
+    sub->add_flag("--stats-only", m_compare.statsOnly, "compare statistics only, even where tensor files exist");
+    sub->add_option("--cache-dir", m_compare.a.cacheDir, "index cache folder (default: ~/.cache/dumplens)");
+    sub->add_flag("--no-cache", m_compare.a.noCache, "neither read nor write the index cache");
+    sub->add_option("--threads", m_compare.a.threads, "worker threads (default: all cores)");
+    sub->callback([this] { m_exit = runCompare(); });
+}
+
+int Commands::runCompare() {
+    CompareArgs& c = m_compare;
+    dl::CompareOptions opt;
+    std::string error;
+    if (!dl::parseThresholds(c.thresholds, opt.thresholds, error) ||
+        (!c.mapping.empty() && !dl::readMappingFile(c.mapping, opt.pins, error))) {
+        std::cerr << "dumplens-cli: " << error << "\n";
+        return 2;
+    }
+    opt.useData = !c.statsOnly;
+    opt.threads = c.a.threads;
+    const bool machine = c.json || c.csv;
+    c.a.json = machine;
+    IndexArgs b = c.a;
+    b.dir = c.b.dir;
+    dl::DumpIndex ia, ib;
+    dl::IndexReport ra, rb;
+    if (!runIndex(c.a, ia, ra) || !runIndex(b, ib, rb)) return 2;
+    const dl::RunComparison result = dl::compareRuns(ia, ib, opt);
+    const std::string text = c.json  ? dl::compareJson(result, ia, ib) + "\n"
+                             : c.csv ? dl::compareCsv(result, ia, ib)
+                                     : dl::compareText(result, ia, ib);
+    if (!writeOutput(c.output, text)) return 2;
+    if (result.alignment.ops.empty()) {
+        std::cerr << "dumplens-cli: no op of run A could be matched with run B\n";
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace dlcli

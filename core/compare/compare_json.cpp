@@ -1,0 +1,209 @@
+#include "core/compare/compare_json.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace dl {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kMaxListedOps = 1000;
+
+json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+std::string shapeText(const DumpIndex& idx, const TensorRecord& t) {
+    std::string s = "[";
+    for (std::uint32_t d = 0; d < t.ndim; ++d) s += (d ? "," : "") + std::to_string(idx.dims[t.shapeOffset + d]);
+    return s + "]";
+}
+
+std::string dtypeText(const TensorRecord& t) {
+    return std::string(dtypeName(t.origDtype != DType::Unknown ? t.origDtype : t.dtype));
+}
+
+json statsJson(const TensorStats& s) {
+    return {{"max", s.has(stat::Max) ? num(s.max) : json(nullptr)},
+            {"min", s.has(stat::Min) ? num(s.min) : json(nullptr)},
+            {"mean", s.has(stat::Mean) ? num(s.mean) : json(nullptr)},
+            {"l2", s.has(stat::L2) ? num(s.l2) : json(nullptr)},
+            {"nan", s.has(stat::NanCount) ? json(s.nanCount) : json(nullptr)},
+            {"inf", s.has(stat::PosInfCount | stat::NegInfCount) ? json(s.infCount()) : json(nullptr)}};
+}
+
+json metricsJson(const TensorMetrics& m) {
+    return {{"from_data", m.fromData},
+            {"cosine", num(m.cosine)},
+            {"max_abs_err", num(m.maxAbsErr)},
+            {"max_rel_err", num(m.maxRelErr)},
+            {"one_thousandth_err_ratio", num(m.oneThousandthRatio)},
+            {"five_thousandths_err_ratio", num(m.fiveThousandthRatio)},
+            {"euc_dist", num(m.eucDist)},
+            {"max_rel_diff", num(m.maxRelDiff)},
+            {"min_rel_diff", num(m.minRelDiff)},
+            {"mean_rel_diff", num(m.meanRelDiff)},
+            {"l2_rel_diff", num(m.l2RelDiff)},
+            {"nan_inf_mismatch", m.nanInfMismatch},
+            {"shape_mismatch", m.shapeMismatch}};
+}
+
+json thresholdsJson(const CompareThresholds& t) {
+    return {{"cosine", num(t.minCosine)},         {"abs_floor", num(t.absFloor)},
+            {"max_abs", num(t.maxAbsErr)},        {"max_rel", num(t.maxRelErr)},
+            {"one_thousandth", t.minOneThousandth >= 0 ? json(t.minOneThousandth) : json(nullptr)},
+            {"five_thousandth", t.minFiveThousandth >= 0 ? json(t.minFiveThousandth) : json(nullptr)},
+            {"stats_rel", num(t.statsRel)},       {"nan_inf", t.nanInf}};
+}
+
+json opList(const DumpIndex& idx, const std::vector<std::uint32_t>& ops) {
+    json out = json::array();
+    for (std::size_t k = 0; k < ops.size() && k < kMaxListedOps; ++k) {
+        const OpRecord& o = idx.ops[ops[k]];
+        out.push_back({{"rank", o.rank}, {"iteration", o.iteration}, {"graph", o.graph},
+                       {"op_type", idx.strings.str(o.type)}, {"op_name", idx.strings.str(o.name)}});
+    }
+    return out;
+}
+
+json rowJson(const RunComparison& c, std::size_t r, const DumpIndex& a, const DumpIndex& b) {
+    const TensorPair& p = c.alignment.tensors[r];
+    const TensorRecord &ta = a.tensors[p.a], &tb = b.tensors[p.b];
+    const OpRecord &oa = a.ops[ta.op], &ob = b.ops[tb.op];
+    return {{"rank", oa.rank}, {"iteration", oa.iteration}, {"op_type", a.strings.str(oa.type)},
+            {"op_name_a", a.strings.str(oa.name)}, {"op_name_b", b.strings.str(ob.name)}, {"tensor", ioSlotLabel(ta)},
+            {"match", matchKindName(c.alignment.ops[p.opPair].kind)}, {"dtype_a", dtypeText(ta)}, {"dtype_b", dtypeText(tb)},
+            {"shape_a", shapeText(a, ta)}, {"shape_b", shapeText(b, tb)}, {"stats_a", statsJson(ta.stats)},
+            {"stats_b", statsJson(tb.stats)}, {"metrics", metricsJson(c.rows[r].metrics)},
+            {"diverged", c.rows[r].diverged}, {"reason", c.rows[r].reason}};
+}
+
+std::string csvField(std::string s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+}
+
+std::string csvNum(double v) { return std::isfinite(v) ? fmt::format("{:.9g}", v) : (std::isnan(v) ? "N/A" : fmt::format("{}", v)); }
+
+std::string statCell(const TensorStats& s, std::uint32_t bit, double v) { return s.has(bit) ? csvNum(v) : "N/A"; }
+
+}  // namespace
+
+std::string compareJson(const RunComparison& c, const DumpIndex& a, const DumpIndex& b) {
+    json j;
+    j["schema"] = "dumplens.compare/1";
+    j["first_divergence"] = nullptr;
+    j["first_divergence_detail"] = nullptr;
+    if (c.firstDivergence >= 0) {
+        const std::size_t r = std::size_t(c.firstDivergence);
+        const TensorPair& p = c.alignment.tensors[r];
+        const TensorRecord& ta = a.tensors[p.a];
+        const OpRecord &oa = a.ops[ta.op], &ob = b.ops[b.tensors[p.b].op];
+        j["first_divergence"] = {{"rank", oa.rank}, {"iteration", oa.iteration}, {"op_type", a.strings.str(oa.type)},
+                                 {"op_name", a.strings.str(oa.name)}, {"tensor", ioSlotLabel(ta)}};
+        j["first_divergence_detail"] = {{"op_name_b", b.strings.str(ob.name)}, {"scope", a.strings.str(oa.scope)},
+                                        {"reason", c.rows[r].reason}, {"order_evidence", c.orderEvidence},
+                                        {"metrics", metricsJson(c.rows[r].metrics)}};
+    }
+    j["matched"] = c.alignment.tensors.size();
+    j["only_in_a"] = c.alignment.onlyTensorsA;
+    j["only_in_b"] = c.alignment.onlyTensorsB;
+    j["matched_ops"] = c.alignment.ops.size();
+    j["ops_only_in_a"] = c.alignment.onlyOpsA.size();
+    j["ops_only_in_b"] = c.alignment.onlyOpsB.size();
+    j["exact_ops"] = c.alignment.exactOps;
+    j["tolerant_ops"] = c.alignment.tolerantOps;
+    j["pinned_ops"] = c.alignment.pinnedOps;
+    j["diverged"] = c.diverged;
+    j["from_data"] = c.fromData;
+    j["from_stats"] = c.fromStats;
+    j["bytes_compared"] = c.bytesCompared;
+    j["seconds"] = c.seconds;
+    j["cancelled"] = c.cancelled;
+    j["thresholds"] = thresholdsJson(c.thresholds);
+    j["threshold_text"] = describeThresholds(c.thresholds);
+    j["unmatched_ops_a"] = opList(a, c.alignment.onlyOpsA);
+    j["unmatched_ops_b"] = opList(b, c.alignment.onlyOpsB);
+    j["warnings"] = c.warnings;
+    json rows = json::array();
+    for (std::size_t r = 0; r < c.rows.size(); ++r) rows.push_back(rowJson(c, r, a, b));
+    j["rows"] = std::move(rows);
+    return j.dump();
+}
+
+std::string compareCsv(const RunComparison& c, const DumpIndex& a, const DumpIndex& b) {
+    std::string out =
+        "Rank,Iteration,Op Type,A Name,B Name,Tensor,Match,A Dtype,B Dtype,A Shape,B Shape,Cosine,EucDist,MaxAbsErr,"
+        "MaxRelativeErr,One Thousandth Err Ratio,Five Thousandths Err Ratio,MaxRelativeDiff,MinRelativeDiff,"
+        "MeanRelativeDiff,NormRelativeDiff,A max,A min,A mean,A l2norm,B max,B min,B mean,B l2norm,NaN/Inf Mismatch,"
+        "Diverged,Reason\n";
+    for (std::size_t r = 0; r < c.rows.size(); ++r) {
+        const TensorPair& p = c.alignment.tensors[r];
+        const TensorRecord &ta = a.tensors[p.a], &tb = b.tensors[p.b];
+        const OpRecord &oa = a.ops[ta.op], &ob = b.ops[tb.op];
+        const TensorMetrics& m = c.rows[r].metrics;
+        const TensorStats &sa = ta.stats, &sb = tb.stats;
+        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},", oa.rank, oa.iteration, csvField(a.strings.str(oa.type)),
+                           csvField(a.strings.str(oa.name)), csvField(b.strings.str(ob.name)), ioSlotLabel(ta),
+                           matchKindName(c.alignment.ops[p.opPair].kind), dtypeText(ta), dtypeText(tb),
+                           csvField(shapeText(a, ta)), csvField(shapeText(b, tb)));
+        out += fmt::format("{},{},{},{},{},{},{},{},{},{},", csvNum(m.cosine), csvNum(m.eucDist), csvNum(m.maxAbsErr),
+                           csvNum(m.maxRelErr), csvNum(m.oneThousandthRatio), csvNum(m.fiveThousandthRatio),
+                           csvNum(m.maxRelDiff), csvNum(m.minRelDiff), csvNum(m.meanRelDiff), csvNum(m.l2RelDiff));
+        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", statCell(sa, stat::Max, sa.max), statCell(sa, stat::Min, sa.min),
+                           statCell(sa, stat::Mean, sa.mean), statCell(sa, stat::L2, sa.l2), statCell(sb, stat::Max, sb.max),
+                           statCell(sb, stat::Min, sb.min), statCell(sb, stat::Mean, sb.mean), statCell(sb, stat::L2, sb.l2),
+                           m.nanInfMismatch ? "yes" : "no", c.rows[r].diverged ? "yes" : "no", csvField(c.rows[r].reason));
+    }
+    return out;
+}
+
+std::string compareText(const RunComparison& c, const DumpIndex& a, const DumpIndex& b) {
+    const RunAlignment& al = c.alignment;
+    std::string s = fmt::format("run A: {}\nrun B: {}\n", a.root, b.root);
+    s += fmt::format("ops: {} matched ({} exact, {} tolerant, {} pinned), {} only in A, {} only in B\n", al.ops.size(),
+                     al.exactOps, al.tolerantOps, al.pinnedOps, al.onlyOpsA.size(), al.onlyOpsB.size());
+    s += fmt::format("tensors: {} matched ({} from data, {} from statistics), {} only in A, {} only in B\n",
+                     al.tensors.size(), c.fromData, c.fromStats, al.onlyTensorsA, al.onlyTensorsB);
+    s += "divergence when: " + describeThresholds(c.thresholds) + "\n";
+    s += fmt::format("diverged tensors: {}\n", c.diverged);
+    if (c.firstDivergence < 0) {
+        s += "first divergence: none\n";
+    } else {
+        const std::size_t r = std::size_t(c.firstDivergence);
+        const TensorPair& p = al.tensors[r];
+        const TensorRecord& ta = a.tensors[p.a];
+        const OpRecord &oa = a.ops[ta.op], &ob = b.ops[b.tensors[p.b].op];
+        const TensorMetrics& m = c.rows[r].metrics;
+        s += fmt::format("first divergence: rank {} iteration {} {} {} {} (B: {})\n", oa.rank, oa.iteration,
+                         a.strings.view(oa.type), a.strings.view(oa.name), ioSlotLabel(ta), b.strings.view(ob.name));
+        if (oa.scope) s += fmt::format("  scope: {}\n", a.strings.view(oa.scope));
+        s += "  because: " + c.rows[r].reason + "\n";
+        if (m.fromData)
+            s += fmt::format("  cosine {} max_abs_err {} max_rel_err {} one_thousandth {} five_thousandths {}\n",
+                             csvNum(m.cosine), csvNum(m.maxAbsErr), csvNum(m.maxRelErr), csvNum(m.oneThousandthRatio),
+                             csvNum(m.fiveThousandthRatio));
+        s += fmt::format("  A max {} min {} | B max {} min {}\n", statCell(ta.stats, stat::Max, ta.stats.max),
+                         statCell(ta.stats, stat::Min, ta.stats.min), statCell(b.tensors[p.b].stats, stat::Max, b.tensors[p.b].stats.max),
+                         statCell(b.tensors[p.b].stats, stat::Min, b.tensors[p.b].stats.min));
+        if (!c.orderEvidence.empty()) s += "  order: " + c.orderEvidence + "\n";
+    }
+    auto list = [&](const char* side, const DumpIndex& idx, const std::vector<std::uint32_t>& ops) {
+        for (std::size_t k = 0; k < ops.size() && k < 20; ++k) {
+            const OpRecord& o = idx.ops[ops[k]];
+            s += fmt::format("  only in {}: rank {} iteration {} {} {}\n", side, o.rank, o.iteration, idx.strings.view(o.type),
+                             idx.strings.view(o.name));
+        }
+        if (ops.size() > 20) s += fmt::format("  ... and {} more only in {}\n", ops.size() - 20, side);
+    };
+    list("A", a, al.onlyOpsA);
+    list("B", b, al.onlyOpsB);
+    for (const std::string& w : c.warnings) s += "warning: " + w + "\n";
+    return s;
+}
+
+}  // namespace dl
