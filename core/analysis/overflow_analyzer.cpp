@@ -148,7 +148,9 @@ void iterationStatuses(const AnalysisContext& ctx, AnalysisResult& res) {
 // number between dumped ones was clean.
 void judgePersistence(const DumpIndex& idx, AnalysisResult& res) {
     if (!res.firstBadIteration) return;
-    const bool overflowOnly = idx.meta.dumpMode == "overflow";
+    // The indexer writes "tensor, overflow only" (op_debug_mode 1-3 dump only overflowing ops).
+    const bool overflowOnly = idx.meta.dumpMode.find("overflow") != std::string::npos ||
+                              (idx.meta.opDebugMode > 0 && idx.meta.opDebugMode != 4);
     std::vector<std::pair<std::uint32_t, bool>> later;
     std::uint32_t prev = *res.firstBadIteration;
     for (const IterationStatus& s : res.iterations) {

@@ -191,7 +191,7 @@ TEST(OverflowAnalyzer, ReceiveWithMissingSenderIsNeverAnOrigin) {
 
 TEST(OverflowAnalyzer, OverflowOnlyDumpFromOpdebugRecords) {
     IndexBuilder b;
-    b.idx.meta.dumpMode = "overflow";
+    b.idx.meta.dumpMode = "tensor, overflow only";
     const auto a5 = b.op(0, 5, "Add", "Add-op3", {}, 2000);
     b.opdebug(a5, 0x20, 2000);
     const auto a6 = b.op(0, 6, "Add", "Add-op3", {}, 3000);
