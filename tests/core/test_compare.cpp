@@ -1,0 +1,348 @@
+// Run comparison: msprobe metric definitions on hand-computed vectors, statistics differences,
+// op alignment (identical, renumbered, pinned), the demo twin runs (fp16 overflow vs bf16 fix)
+// and the JSON/CSV output.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cfloat>
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "core/compare/compare_json.h"
+#include "core/compare/run_comparison.h"
+#include "core/demo/demo_dumps.h"
+#include "core/index/dump_indexer.h"
+#include "tests/core/analysis_test_builder.h"
+
+using namespace dl;
+using dltest::IndexBuilder;
+
+namespace {
+
+TensorMetrics data(const std::vector<float>& a, const std::vector<float>& b, bool zeroDim = false) {
+    TensorMetrics m;
+    computeDataMetrics(a.data(), b.data(), a.size(), zeroDim, m);
+    return m;
+}
+
+std::string typeOf(const DumpIndex& idx, std::uint32_t op) { return idx.strings.str(idx.ops[op].type); }
+std::string nameOf(const DumpIndex& idx, std::uint32_t op) { return idx.strings.str(idx.ops[op].name); }
+
+}  // namespace
+
+TEST(TensorMetrics, HandComputedVector) {
+    const TensorMetrics m = data({1, 2, 3, 4}, {1, 2, 3, 5});
+    ASSERT_TRUE(m.fromData);
+    EXPECT_NEAR(m.cosine, 34.0 / std::sqrt(30.0 * 39.0), 1e-15);
+    EXPECT_DOUBLE_EQ(m.maxAbsErr, 1.0);
+    EXPECT_DOUBLE_EQ(m.maxRelErr, 0.2);        // |4 - 5| / 5
+    EXPECT_DOUBLE_EQ(m.oneThousandthRatio, 0.75);
+    EXPECT_DOUBLE_EQ(m.fiveThousandthRatio, 0.75);
+    EXPECT_DOUBLE_EQ(m.eucDist, 1.0);
+}
+
+TEST(TensorMetrics, RatioThresholdsAreStrict) {
+    // Relative errors 0.0005, 0.002, 0.004 and 0.01 (bench 1000 keeps the float rounding far below).
+    const TensorMetrics m = data({1000.5f, 1002.f, 1004.f, 1010.f}, {1000, 1000, 1000, 1000});
+    EXPECT_DOUBLE_EQ(m.oneThousandthRatio, 0.25);
+    EXPECT_DOUBLE_EQ(m.fiveThousandthRatio, 0.75);
+    EXPECT_NEAR(m.maxRelErr, 0.01, 1e-12);
+}
+
+TEST(TensorMetrics, ZeroBenchUsesEpsilonLikeMsprobe) {
+    // msprobe adds eps to both where bench == 0: ((0.5 + eps) - eps) / eps; 0 vs 0 gives 0.
+    const TensorMetrics m = data({0.5f, 0, 1}, {0, 0, 1});
+    EXPECT_DOUBLE_EQ(m.maxRelErr, ((0.5 + DBL_EPSILON) - DBL_EPSILON) / DBL_EPSILON);
+    EXPECT_NEAR(m.oneThousandthRatio, 2.0 / 3.0, 1e-15);
+}
+
+TEST(TensorMetrics, CosineSpecialCases) {
+    EXPECT_DOUBLE_EQ(data({0, 0, 0}, {0, 0, 0}).cosine, 1.0);      // both all zero
+    EXPECT_TRUE(std::isnan(data({0, 0, 0}, {1, 0, 0}).cosine));    // one side all zero
+    const TensorMetrics one = data({2}, {1});                       // one element: no cosine
+    EXPECT_TRUE(std::isnan(one.cosine));
+    EXPECT_DOUBLE_EQ(one.oneThousandthRatio, 0.0);
+    const TensorMetrics scalar = data({2}, {1}, true);              // 0-d: no cosine, no ratios
+    EXPECT_TRUE(std::isnan(scalar.cosine));
+    EXPECT_TRUE(std::isnan(scalar.oneThousandthRatio));
+    EXPECT_DOUBLE_EQ(scalar.maxAbsErr, 1.0);
+    EXPECT_DOUBLE_EQ(scalar.maxRelErr, 1.0);
+    EXPECT_NEAR(data({1, 0}, {-1, 0}).cosine, -1.0, 1e-15);
+}
+
+TEST(TensorMetrics, NanInfPositions) {
+    const float inf = INFINITY, nan = NAN;
+    const TensorMetrics same = data({nan, 1, inf, 2}, {nan, 1, -inf, 2});   // positions agree: zeroed
+    ASSERT_TRUE(same.fromData);
+    EXPECT_FALSE(same.nanInfMismatch);
+    EXPECT_DOUBLE_EQ(same.maxAbsErr, 0.0);
+    EXPECT_DOUBLE_EQ(same.cosine, 1.0);
+    const TensorMetrics diff = data({nan, 1, 1, 2}, {1, 1, 1, 2});
+    EXPECT_TRUE(diff.nanInfMismatch);
+    EXPECT_FALSE(diff.fromData);
+    EXPECT_TRUE(std::isnan(diff.cosine));
+    EXPECT_TRUE(std::isnan(diff.maxAbsErr));
+    // Inf against a finite value, past the vector body (in the scalar tail).
+    std::vector<float> a(9, 1.f), b(9, 1.f);
+    a[8] = inf;
+    EXPECT_TRUE(data(a, b).nanInfMismatch);
+}
+
+TEST(TensorMetrics, VectorLoopMatchesReference) {
+    std::mt19937 rng(7);
+    std::normal_distribution<float> nd(0, 3);
+    const std::size_t n = 1003;
+    std::vector<float> a(n), b(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        a[i] = nd(rng);
+        b[i] = i % 17 == 0 ? 0.f : a[i] * (1 + nd(rng) * 0.002f);
+    }
+    double dot = 0, na = 0, nb = 0, maxAbs = 0, maxRel = 0;
+    std::size_t c1 = 0, c5 = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double x = a[i], y = b[i];
+        dot += x * y, na += x * x, nb += y * y;
+        maxAbs = std::max(maxAbs, std::fabs(x - y));
+        const double rel = y == 0 ? std::fabs((x + DBL_EPSILON) - DBL_EPSILON) / DBL_EPSILON : std::fabs((x - y) / y);
+        maxRel = std::max(maxRel, rel);
+        c1 += rel < 0.001, c5 += rel < 0.005;
+    }
+    const TensorMetrics m = data(a, b);
+    EXPECT_NEAR(m.cosine, dot / std::sqrt(na * nb), 1e-12);
+    EXPECT_DOUBLE_EQ(m.maxAbsErr, maxAbs);
+    EXPECT_DOUBLE_EQ(m.maxRelErr, maxRel);
+    EXPECT_DOUBLE_EQ(m.oneThousandthRatio, double(c1) / n);
+    EXPECT_DOUBLE_EQ(m.fiveThousandthRatio, double(c5) / n);
+}
+
+TEST(TensorMetrics, StatisticsDifferences) {
+    TensorStats a = dltest::dataStats(4.0), b = dltest::dataStats(5.0);
+    TensorMetrics m;
+    computeStatsMetrics(a, b, m);
+    EXPECT_DOUBLE_EQ(m.maxDiff, -1.0);
+    EXPECT_DOUBLE_EQ(m.maxRelDiff, 0.2);
+    EXPECT_DOUBLE_EQ(m.minRelDiff, 0.2);
+    EXPECT_TRUE(std::isnan(m.meanRelDiff));   // bench mean is 0: N/A like msprobe
+    EXPECT_FALSE(m.nanInfMismatch);
+    std::string reason;
+    EXPECT_TRUE(crossesThreshold(m, a, b, CompareThresholds{}, reason));
+    EXPECT_NE(reason.find("max"), std::string::npos);
+
+    TensorMetrics n;
+    computeStatsMetrics(dltest::dataStats(1.0, 0, 2), dltest::dataStats(1.0), n);
+    EXPECT_TRUE(n.nanInfMismatch);
+    EXPECT_TRUE(crossesThreshold(n, a, a, CompareThresholds{}, reason));
+    EXPECT_EQ(reason, "NaN/Inf disagreement");
+    TensorMetrics same;
+    computeStatsMetrics(a, a, same);
+    EXPECT_FALSE(crossesThreshold(same, a, a, CompareThresholds{}, reason));
+}
+
+TEST(CompareThresholds, ParseAndDescribe) {
+    CompareThresholds t;
+    std::string error;
+    ASSERT_TRUE(parseThresholds("cosine=0.95,max_abs=off,max_rel=0.01,nan_inf=off", t, error)) << error;
+    EXPECT_DOUBLE_EQ(t.minCosine, 0.95);
+    EXPECT_TRUE(std::isinf(t.maxAbsErr));
+    EXPECT_DOUBLE_EQ(t.maxRelErr, 0.01);
+    EXPECT_FALSE(t.nanInf);
+    EXPECT_NE(describeThresholds(t).find("cosine < 0.95"), std::string::npos);
+    EXPECT_EQ(describeThresholds(t).find(", max_abs >"), std::string::npos);
+    EXPECT_FALSE(parseThresholds("bogus=1", t, error));
+    EXPECT_NE(error.find("bogus"), std::string::npos);
+    EXPECT_FALSE(parseThresholds("cosine=abc", t, error));
+    EXPECT_FALSE(parseThresholds("cosine", t, error));
+}
+
+TEST(RunAligner, StripOpNumbers) {
+    EXPECT_EQ(stripOpNumbers("Gradients/Default/gradSqrt/SqrtGrad-op154"), "Gradients/Default/gradSqrt/SqrtGrad");
+    EXPECT_EQ(stripOpNumbers("Default_net-Net_Add-op12_x"), "Default_net-Net_Add_x");
+    EXPECT_EQ(stripOpNumbers("a-opx-op"), "a-opx-op");
+}
+
+TEST(RunAligner, RenumberedOpsStillAlign) {
+    // A Cast around SqrtGrad in run B shifts every later -opN (no scopes: names only).
+    IndexBuilder a, b;
+    auto t = [] { return std::vector<dltest::T>{dltest::in(0, dltest::dataStats(1)), dltest::out(0, dltest::dataStats(1))}; };
+    for (const char* n : {"MatMul-op1", "Add-op2", "SqrtGrad-op3", "Mul-op4", "Mul-op5"})
+        a.op(0, 0, std::string(n).substr(0, std::string(n).find('-')), n, t());
+    for (const char* n : {"MatMul-op1", "Add-op2", "Cast-op3", "SqrtGrad-op4", "Cast-op5", "Mul-op6", "Mul-op7"})
+        b.op(0, 0, std::string(n).substr(0, std::string(n).find('-')), n, t());
+    const RunAlignment al = alignRuns(a.idx, b.idx);
+    ASSERT_EQ(al.ops.size(), 5u);
+    EXPECT_EQ(al.exactOps, 2u);
+    EXPECT_EQ(al.tolerantOps, 3u);
+    EXPECT_EQ(nameOf(b.idx, al.ops[2].b), "SqrtGrad-op4");
+    EXPECT_EQ(nameOf(b.idx, al.ops[3].b), "Mul-op6");
+    EXPECT_EQ(nameOf(b.idx, al.ops[4].b), "Mul-op7");
+    EXPECT_TRUE(al.onlyOpsA.empty());
+    ASSERT_EQ(al.onlyOpsB.size(), 2u);
+    for (std::uint32_t op : al.onlyOpsB) EXPECT_EQ(typeOf(b.idx, op), "Cast");
+    EXPECT_EQ(al.tensors.size(), 10u);
+    EXPECT_EQ(al.onlyTensorsB, 4u);
+}
+
+TEST(RunAligner, ScopesBeatCoincidentNames) {
+    // Same name, different scope: MatMul-op9 is w2 in A but w1 in B; the scopes decide.
+    IndexBuilder a, b;
+    auto t = [] { return std::vector<dltest::T>{dltest::out(0, dltest::dataStats(1))}; };
+    a.op(0, 0, "MatMul", "MatMul-op9", t(), 0, "net/w2/MatMul-op9");
+    a.op(0, 0, "MatMul", "MatMul-op10", t(), 0, "net/w1/MatMul-op10");
+    b.op(0, 0, "Cast", "Cast-op8", t(), 0, "net/w2/Cast-op8");
+    b.op(0, 0, "MatMul", "MatMul-op11", t(), 0, "net/w2/MatMul-op11");
+    b.op(0, 0, "MatMul", "MatMul-op9", t(), 0, "net/w1/MatMul-op9");
+    const RunAlignment al = alignRuns(a.idx, b.idx);
+    ASSERT_EQ(al.ops.size(), 2u);
+    EXPECT_EQ(nameOf(b.idx, al.ops[0].b), "MatMul-op11");
+    EXPECT_EQ(nameOf(b.idx, al.ops[1].b), "MatMul-op9");
+    EXPECT_EQ(al.ops[1].kind, MatchKind::Tolerant);
+}
+
+TEST(RunAligner, MappingPins) {
+    IndexBuilder a, b;
+    auto t = [] { return std::vector<dltest::T>{dltest::out(0, dltest::dataStats(1))}; };
+    a.op(0, 0, "FusedNorm", "FusedNorm-op1", t());
+    a.op(0, 0, "Add", "Add-op2", t());
+    b.op(0, 0, "RmsNorm", "RmsNorm-op1", t());
+    b.op(0, 0, "Add", "Add-op2", t());
+    RunAlignment plain = alignRuns(a.idx, b.idx);
+    EXPECT_EQ(plain.ops.size(), 1u);
+    EXPECT_EQ(plain.onlyOpsA.size(), 1u);
+
+    std::vector<OpNamePin> pins;
+    std::string error;
+    ASSERT_TRUE(parseMappingText("name_a,name_b\n# comment\nFusedNorm-op1, RmsNorm-op1\nNope-op7,Add-op2\n", pins, error)) << error;
+    ASSERT_EQ(pins.size(), 2u);
+    const RunAlignment al = alignRuns(a.idx, b.idx, pins);
+    ASSERT_EQ(al.ops.size(), 2u);
+    EXPECT_EQ(al.pinnedOps, 1u);
+    EXPECT_EQ(al.ops[0].kind, MatchKind::Pinned);
+    EXPECT_EQ(nameOf(b.idx, al.ops[0].b), "RmsNorm-op1");
+    EXPECT_TRUE(al.onlyOpsA.empty());
+    ASSERT_EQ(al.warnings.size(), 1u);   // "Nope-op7" is not in run A
+    EXPECT_NE(al.warnings[0].find("Nope-op7"), std::string::npos);
+
+    std::vector<OpNamePin> bad;
+    EXPECT_FALSE(parseMappingText("a,b\nno comma here\n", bad, error));
+    EXPECT_NE(error.find("line 2"), std::string::npos);
+    EXPECT_FALSE(readMappingFile("/nonexistent/mapping.csv", bad, error));
+}
+
+TEST(RunComparison, StatisticsOnlyFindsEarliestByExecutionOrder) {
+    IndexBuilder a, b;
+    for (IndexBuilder* x : {&a, &b}) {
+        const bool isB = x == &b;
+        x->op(0, 0, "MatMul", "MatMul-op1", {dltest::out(0, dltest::dataStats(2.0))});
+        x->op(0, 0, "Add", "Add-op2", {dltest::out(0, dltest::dataStats(isB ? 2.5 : 2.0))});
+        x->op(0, 0, "Mul", "Mul-op3", {dltest::out(0, dltest::dataStats(isB ? 9.0 : 2.0))});
+    }
+    const RunComparison c = compareRuns(a.idx, b.idx, {});
+    EXPECT_EQ(c.fromStats, 3u);
+    EXPECT_EQ(c.diverged, 2u);
+    ASSERT_EQ(c.firstDivergence, 1);
+    EXPECT_FALSE(c.rows[0].diverged);
+    CompareOptions loose;
+    std::string error;
+    ASSERT_TRUE(parseThresholds("stats_rel=0.5", loose.thresholds, error));
+    const RunComparison l = compareRuns(a.idx, b.idx, loose);
+    EXPECT_EQ(l.firstDivergence, 2);   // 2.5 vs 2 is within 50 %
+}
+
+class CompareDemo : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        s_dir = ::testing::TempDir() + "/dl_compare_demo_" + std::to_string(::getpid());
+        std::filesystem::remove_all(s_dir);
+        demo::DemoOptions fp16, bf16;
+        bf16.sqrtGradPrecision = DType::BFloat16;
+        load("fp16", fp16, s_fp16);
+        load("bf16", bf16, s_bf16);
+    }
+    static void TearDownTestSuite() { std::filesystem::remove_all(s_dir); }
+
+    static void load(const std::string& name, const demo::DemoOptions& o, DumpIndex& idx) {
+        std::string error;
+        demo::DemoVariantInfo info;
+        ASSERT_TRUE(demo::writeDemoVariant(s_dir + "/" + name, o, info, error)) << error;
+        IndexOptions io;
+        io.useCache = false;
+        IndexReport report;
+        ASSERT_TRUE(indexDump(s_dir + "/" + name, io, idx, report, error)) << error;
+    }
+
+    static void expectNormHeadDivergence(const RunComparison& c) {
+        ASSERT_GE(c.firstDivergence, 0) << compareText(c, s_fp16, s_bf16);
+        const TensorPair& p = c.alignment.tensors[std::size_t(c.firstDivergence)];
+        const OpRecord& oa = s_fp16.ops[s_fp16.tensors[p.a].op];
+        const std::string type = s_fp16.strings.str(oa.type);
+        EXPECT_TRUE(type == "SqrtGrad" || type == "Cast") << compareText(c, s_fp16, s_bf16);
+        EXPECT_EQ(oa.rank, 3u);
+        EXPECT_NE(s_fp16.strings.str(oa.scope).find("NormHead"), std::string::npos);
+    }
+
+    static std::string s_dir;
+    static DumpIndex s_fp16, s_bf16;
+};
+std::string CompareDemo::s_dir;
+DumpIndex CompareDemo::s_fp16, CompareDemo::s_bf16;
+
+TEST_F(CompareDemo, TwinRunsDivergeAtNormHeadSqrtGrad) {
+    const RunComparison c = compareRuns(s_fp16, s_bf16, {});
+    EXPECT_GT(c.fromData, 0u);
+    EXPECT_GT(c.bytesCompared, 0u);
+    expectNormHeadDivergence(c);
+    // The Casts of the fix exist only in run B; every fp16 op finds its counterpart.
+    EXPECT_TRUE(c.alignment.onlyOpsA.empty());
+    ASSERT_FALSE(c.alignment.onlyOpsB.empty());
+    for (std::uint32_t op : c.alignment.onlyOpsB) EXPECT_EQ(typeOf(s_bf16, op), "Cast");
+    EXPECT_GT(c.alignment.tolerantOps, 0u);   // later -opN numbers shifted
+    for (const OpPair& p : c.alignment.ops) {
+        ASSERT_EQ(typeOf(s_fp16, p.a), typeOf(s_bf16, p.b));
+        ASSERT_EQ(stripOpNumbers(s_fp16.strings.view(s_fp16.ops[p.a].scope)),
+                  stripOpNumbers(s_bf16.strings.view(s_bf16.ops[p.b].scope)));
+    }
+}
+
+TEST_F(CompareDemo, StatisticsOnlyAlsoPointsAtNormHead) {
+    CompareOptions o;
+    o.useData = false;
+    const RunComparison c = compareRuns(s_fp16, s_bf16, o);
+    EXPECT_EQ(c.fromData, 0u);
+    EXPECT_EQ(c.bytesCompared, 0u);
+    expectNormHeadDivergence(c);
+}
+
+TEST_F(CompareDemo, IdenticalRunsHaveNoDivergence) {
+    const RunComparison c = compareRuns(s_fp16, s_fp16, {});
+    EXPECT_EQ(c.firstDivergence, -1);
+    EXPECT_EQ(c.diverged, 0u);
+    EXPECT_EQ(c.alignment.tensors.size(), s_fp16.tensors.size());
+    EXPECT_EQ(c.alignment.exactOps, s_fp16.ops.size());
+    EXPECT_EQ(c.alignment.onlyTensorsA + c.alignment.onlyTensorsB, 0u);
+    for (const TensorComparison& r : c.rows)
+        if (r.metrics.fromData) ASSERT_EQ(r.metrics.maxAbsErr, 0.0);
+}
+
+TEST_F(CompareDemo, JsonAndCsv) {
+    const RunComparison c = compareRuns(s_fp16, s_bf16, {});
+    const auto j = nlohmann::json::parse(compareJson(c, s_fp16, s_bf16));
+    EXPECT_EQ(j["schema"], "dumplens.compare/1");
+    ASSERT_TRUE(j["first_divergence"].is_object());
+    const auto& fd = j["first_divergence"];
+    EXPECT_EQ(fd.size(), 5u);
+    EXPECT_EQ(fd["rank"], 3);
+    EXPECT_TRUE(fd["iteration"].is_number_integer());
+    EXPECT_TRUE(fd["op_type"] == "SqrtGrad" || fd["op_type"] == "Cast");
+    EXPECT_TRUE(fd["tensor"].get<std::string>().rfind("input.", 0) == 0 || fd["tensor"].get<std::string>().rfind("output.", 0) == 0);
+    EXPECT_EQ(j["matched"], c.alignment.tensors.size());
+    EXPECT_EQ(j["only_in_a"], 0);
+    EXPECT_GT(j["only_in_b"].get<int>(), 0);
+    EXPECT_EQ(j["rows"].size(), c.rows.size());
+    const std::string csv = compareCsv(c, s_fp16, s_bf16);
+    EXPECT_EQ(std::size_t(std::count(csv.begin(), csv.end(), '\n')), c.rows.size() + 1);
+    EXPECT_EQ(csv.rfind("Rank,Iteration,Op Type", 0), 0u);
+    const auto same = nlohmann::json::parse(compareJson(compareRuns(s_fp16, s_fp16, {}), s_fp16, s_fp16));
+    EXPECT_TRUE(same["first_divergence"].is_null());
+}
