@@ -14,6 +14,7 @@
 #include "core/index/index_serializer.h"
 #include "core/index/dump_scanner.h"
 #include "core/io/npy_writer.h"
+#include "bench/synthetic_index.h"
 
 namespace fs = std::filesystem;
 using namespace dl;
@@ -86,41 +87,6 @@ void BM_IndexSmallFiles(benchmark::State& state) {
     state.counters["tensors"] = double(tensors);
 }
 BENCHMARK(BM_IndexSmallFiles)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
-
-DumpIndex syntheticIndex(std::size_t tensors) {
-    DumpIndex idx;
-    idx.root = "/synthetic";
-    Log2Histogram h;
-    for (int e = -10; e < 12; ++e) h.exp[std::size_t(Log2Histogram::binOf(e))] = 1000u + std::uint64_t(e * e);
-    std::vector<std::uint8_t> hist;
-    h.encode(hist);
-    for (std::size_t i = 0; i < tensors; i += 2) {
-        OpRecord op;
-        op.type = idx.strings.intern("MatMul");
-        op.name = idx.strings.intern("MatMul-op" + std::to_string(i / 2));
-        op.rank = std::uint32_t(i % 8);
-        op.firstTensor = std::uint32_t(i);
-        op.tensorCount = 2;
-        idx.ops.push_back(op);
-        for (int k = 0; k < 2; ++k) {
-            TensorRecord t;
-            t.op = std::uint32_t(idx.ops.size() - 1);
-            t.io = k ? Io::Output : Io::Input;
-            t.file = idx.strings.intern("rank_0/Net/0/0/MatMul.MatMul-op" + std::to_string(i / 2) + ".1.2.17" +
-                                        (k ? ".output.0.DefaultFormat.npy" : ".input.0.DefaultFormat.npy"));
-            t.shapeOffset = std::uint32_t(idx.dims.size());
-            t.ndim = 2;
-            idx.dims.push_back(64);
-            idx.dims.push_back(64);
-            t.histOffset = std::uint32_t(idx.histBytes.size());
-            idx.histBytes.insert(idx.histBytes.end(), hist.begin(), hist.end());
-            t.flags = HasData | HasHistogram;
-            t.stats.max = double(i);
-            idx.tensors.push_back(t);
-        }
-    }
-    return idx;
-}
 
 void BM_ReopenMillionTensorIndex(benchmark::State& state) {
     const std::string path = "/tmp/dumplens_bench/million.dlshard";

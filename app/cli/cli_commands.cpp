@@ -3,13 +3,19 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 
 #include "app/cli/terminal_progress.h"
+#include "core/distributed/index_merge.h"
 #include "core/index/dump_indexer.h"
+#include "core/index/index_file.h"
 #include "core/index/index_summary.h"
 #include "core/index/tensor_inspection.h"
+#ifdef DUMPLENS_HAVE_MPI
+#include "core/distributed/mpi/mpi_index_job.h"
+#endif
 
 namespace dlcli {
 
@@ -41,12 +47,23 @@ void Commands::registerAll(CLI::App& app) {
     addDemo(app);
     addAnalyze(app);
     addCompare(app);
+#ifdef DUMPLENS_HAVE_UI
+    addReport(app);
+#endif
+    addMerge(app);
 }
 
 void Commands::addIndex(CLI::App& app) {
     auto* sub = app.add_subcommand("index", "index a dump folder and print a summary");
     bindIndexOptions(sub, m_index);
+    sub->add_option("-o,--output", m_indexOutput, "also write the index to FILE (.dlx), portable to other machines");
+    sub->add_flag("--mpi", m_indexMpi, "distributed: run under mpirun/srun, process 0 writes --output");
+    sub->add_option("--mpi-timeout", m_mpiTimeout, "seconds process 0 waits for the others (default 3600)");
     sub->callback([this] {
+        if (m_indexMpi) {
+            m_exit = runMpiIndex();
+            return;
+        }
         dl::DumpIndex index;
         dl::IndexReport report;
         if (!runIndex(m_index, index, report)) {
@@ -54,10 +71,55 @@ void Commands::addIndex(CLI::App& app) {
             return;
         }
         std::cout << (m_index.json ? dl::indexSummaryJson(index, report) + "\n" : dl::indexSummaryText(index, report));
-        if (index.tensors.empty()) {
+        std::string error;
+        if (!m_indexOutput.empty() && !dl::saveIndexFile(m_indexOutput, index, error)) {
+            std::cerr << "dumplens-cli: " << error << "\n";
+            m_exit = 2;
+        } else if (index.tensors.empty()) {
             std::cerr << "dumplens-cli: no tensors or statistics found under " << m_index.dir << "\n";
             m_exit = 1;
         }
+    });
+}
+
+int Commands::runMpiIndex() {
+#ifdef DUMPLENS_HAVE_MPI
+    if (m_indexOutput.empty()) {
+        std::cerr << "dumplens-cli: --mpi needs -o FILE\n";
+        return 2;
+    }
+    std::error_code ec;
+    dl::mpi::MpiIndexOptions opt;
+    opt.root = std::filesystem::weakly_canonical(std::filesystem::absolute(m_index.dir, ec), ec).string();
+    opt.output = m_indexOutput;
+    opt.threads = m_index.threads;
+    opt.useCache = !m_index.noCache;
+    opt.timeoutSeconds = m_mpiTimeout;
+    return dl::mpi::runMpiIndexJob(opt);
+#else
+    std::cerr << "dumplens-cli: built without MPI (install libopenmpi-dev and rebuild)\n";
+    return 2;
+#endif
+}
+
+void Commands::addMerge(CLI::App& app) {
+    auto* sub = app.add_subcommand("merge", "merge index shards (.dlx files from any launcher) into one");
+    sub->add_option("SHARD", m_mergeInputs, "index files")->required();
+    sub->add_option("-o,--output", m_mergeOutput, "merged index file")->required();
+    sub->callback([this] {
+        dl::DumpIndex merged;
+        std::string error;
+        if (!dl::mergeIndexFiles(m_mergeInputs, merged, error) || !dl::saveIndexFile(m_mergeOutput, merged, error)) {
+            std::cerr << "dumplens-cli: " << error << "\n";
+            m_exit = 2;
+            return;
+        }
+        std::cout << "Merged " << m_mergeInputs.size() << " file(s): " << merged.ranks.size() << " ranks, "
+                  << merged.ops.size() << " ops, " << merged.tensors.size() << " tensors into " << m_mergeOutput
+                  << "\n";
+        for (const auto& w : merged.warnings)
+            if (w.reason.find("not merged") != std::string::npos || w.reason.find("skipped") != std::string::npos)
+                std::cout << "  " << w.path << ": " << w.reason << "\n";
     });
 }
 

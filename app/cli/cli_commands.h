@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 namespace dl {
 struct DumpIndex;
@@ -19,6 +20,12 @@ struct IndexArgs {
 void bindIndexOptions(CLI::App* sub, IndexArgs& args);
 // Indexes args.dir with a terminal progress bar; prints the error and returns false when unusable.
 bool runIndex(const IndexArgs& args, dl::DumpIndex& index, dl::IndexReport& report);
+
+// `report DIR -o FILE.pdf`: compiled only with the UI (app/cli/cli_report.cpp).
+struct ReportArgs {
+    IndexArgs index;
+    std::string output, pageSize = "A4";
+};
 
 // `compare A B`: app/cli/cli_compare.cpp
 struct CompareArgs {
@@ -40,8 +47,19 @@ private:
     void addCompare(CLI::App& app);
     int runCompare();
     CompareArgs m_compare;
+#ifdef DUMPLENS_HAVE_UI
+    void addReport(CLI::App& app);
+    ReportArgs m_report;
+#endif
+    void addMerge(CLI::App& app);
+    int runMpiIndex();
 
     IndexArgs m_index;
+    std::string m_indexOutput;
+    bool m_indexMpi = false;
+    double m_mpiTimeout = 3600;
+    std::vector<std::string> m_mergeInputs;
+    std::string m_mergeOutput;
     std::string m_inspectFile;
     bool m_inspectJson = false;
     std::string m_demoDir;
