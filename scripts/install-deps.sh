@@ -11,6 +11,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libfuzzer-14-dev libclang-rt-14-dev
   python3 python3-numpy
+  libopenmpi-dev openmpi-bin
   xvfb xauth imagemagick poppler-utils fonts-dejavu-core
 )
 missing=()
