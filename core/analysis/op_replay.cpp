@@ -1,3 +1,4 @@
+#include "core/index/tensor_location.h"
 #include "core/analysis/op_replay.h"
 
 #include <cmath>
@@ -173,7 +174,8 @@ namespace {
 
 bool loadTensor(const DumpIndex& index, const TensorRecord& t, ReplayTensor& out, std::string& error) {
     if (!(t.flags & HasData) || t.file == 0) { error = tensorLabel(t) + " was not dumped (statistics only)"; return false; }
-    const std::string path = index.root + "/" + index.strings.str(t.file);
+    if (!tensorDataReachable(index, t, error)) return false;
+    const std::string path = tensorDataPath(index, t);
     out.shape = index.shape(t);
     out.integer = !isFloating(t.dtype);
     NpyHeader header;

@@ -1,3 +1,4 @@
+#include "core/index/tensor_location.h"
 #include "core/compare/run_comparison.h"
 
 #include <tbb/global_control.h>
@@ -72,7 +73,8 @@ std::uint64_t elementCount(const DumpIndex& idx, const TensorRecord& t) {
 }
 
 bool loadData(const DumpIndex& idx, const TensorRecord& t, std::vector<float>& out, std::string& error) {
-    const std::string path = idx.root + "/" + idx.strings.str(t.file);
+    if (!tensorDataReachable(idx, t, error)) return false;
+    const std::string path = tensorDataPath(idx, t);
     return loadTensorAsFloat(path, t.dataOffset, elementCount(idx, t), t.dtype, (t.flags & BigEndian) != 0, out, error);
 }
 
