@@ -141,6 +141,7 @@ struct ShardBuilder::Impl {
     void addPlainNpy(const ScannedFile& f, std::vector<StatsJob>& jobs, std::size_t& reused);
     bool reuse(const ScannedFile& f, Draft& d);
     void materializeRaw(RawFile& raw);
+    void orderPlainNpy();
     void noteFormat(std::uint32_t folder, DumpFormat f) {
         formats.insert(f);
         folderFormat.emplace(folder, f);
@@ -349,6 +350,19 @@ void ShardBuilder::Impl::addRawFile(const ScannedFile& f, const DumpFileName& na
 }
 
 // Turns the parts of a raw file into tensor drafts (after the parallel jobs: drafts may grow here).
+// Plain .npy ops of all folders form one sequence: modification time, then name.
+void ShardBuilder::Impl::orderPlainNpy() {
+    const StrId npyType = out.strings.intern("npy");
+    std::vector<std::uint32_t> ids;
+    for (std::uint32_t i = 0; i < out.ops.size(); ++i)
+        if (out.ops[i].type == npyType && out.ops[i].taskId == 0 && out.ops[i].streamId == 0) ids.push_back(i);
+    std::sort(ids.begin(), ids.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const OpRecord &x = out.ops[a], &y = out.ops[b];
+        return std::tuple(x.startUs, out.strings.view(x.name)) < std::tuple(y.startUs, out.strings.view(y.name));
+    });
+    for (std::uint32_t k = 0; k < ids.size(); ++k) out.ops[ids[k]].execPos = k;
+}
+
 void ShardBuilder::Impl::materializeRaw(RawFile& raw) {
     if (!raw.result.ok) {
         warn(raw.rel, "raw CANN dump unreadable: " + raw.result.error);
@@ -457,6 +471,7 @@ DumpIndex ShardBuilder::Impl::finish() {
     for (std::uint32_t i = 0; i < drafts.size(); ++i) perFolder[drafts[i].folder].push_back(i);
     for (std::uint32_t f = 0; f < folders.size(); ++f)
         if (!perFolder[f].empty()) emitFolder(f, perFolder[f]);
+    orderPlainNpy();
     sources.attachOverflows(folders, out);
     sources.fillRankInfo(shardRel, folders, out);
     msprobe.fillRankInfo(shardRel, out);
