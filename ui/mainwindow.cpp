@@ -17,6 +17,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "ui/models/dump_session.h"
@@ -143,8 +144,6 @@ void MainWindow::setupDocks() {
     addDock(m_chain, tr("Overflow chain and replay"), QStringLiteral("dock.chain"), Qt::RightDockWidgetArea);
     tabifyDockWidget(table, issues);
     table->raise();
-    resizeDocks({table}, {330}, Qt::Vertical);
-    resizeDocks({m_docks[2]}, {560}, Qt::Horizontal);
     for (QDockWidget* d : m_docks) d->hide();   // shown with the first results
 }
 
@@ -240,7 +239,15 @@ void MainWindow::showWorkspace() {
     m_docksShown = true;
     for (QDockWidget* d : m_docks) d->show();
     m_docks[0]->raise();
-    restoreState(QSettings().value(QStringLiteral("window/state")).toByteArray());
+    if (!restoreState(QSettings().value(QStringLiteral("window/state")).toByteArray())) {
+        // First run: timeline gets the left ~60%, tensor over chain on the right, table below.
+        // Deferred: dock sizes only apply once the freshly shown docks are laid out.
+        QTimer::singleShot(0, this, [this] {
+            resizeDocks({m_docks[2]}, {width() * 2 / 5}, Qt::Horizontal);
+            resizeDocks({m_docks[2], m_docks[3]}, {height() * 11 / 20, height() * 9 / 20}, Qt::Vertical);
+            resizeDocks({m_docks[0]}, {height() * 3 / 10}, Qt::Vertical);
+        });
+    }
 }
 
 void MainWindow::showStart() { m_stack->setCurrentWidget(m_start); }

@@ -34,8 +34,10 @@ ChainView::ChainView(DumpSession* session, QWidget* parent)
     m_chainView->setColumnWidth(ChainModel::Rank, 44);
     m_chainView->setColumnWidth(ChainModel::Stage, 44);
     m_chainView->setColumnWidth(ChainModel::Iteration, 40);
-    m_chainView->setColumnWidth(ChainModel::Op, 240);
-    m_replayView->setMaximumHeight(110);
+    m_chainView->setColumnWidth(ChainModel::Op, 200);
+    m_chainView->setColumnWidth(ChainModel::Kind, 70);
+    m_replayView->setMinimumHeight(96);
+    m_replayView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_recommendation->setWordWrap(true);
     m_recommendation->setTextFormat(Qt::RichText);
     auto* lay = new QVBoxLayout(this);

@@ -31,6 +31,14 @@ TensorPanel::TensorPanel(DumpSession* session, QWidget* parent)
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_header->setText(tr("<i>Select an op on the timeline or in the table.</i>"));
     m_plot->setMinimumHeight(200);
+    // A compact legend in the top-left corner: log2|x| below -26 is empty for fp16 data.
+    m_plot->legend->setVisible(true);
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.8);
+    m_plot->legend->setFont(small);
+    m_plot->legend->setBrush(QColor(255, 255, 255, 210));
+    m_plot->legend->setRowSpacing(0);
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(6, 4, 6, 4);
     lay->addWidget(m_header);
@@ -75,7 +83,7 @@ void TensorPanel::show(quint32 op, quint32 tensor) {
     plotOp(op, tensor);
 }
 
-void TensorPanel::addLimitLine(double x, const QString& label, const QColor& c, double labelY) {
+void TensorPanel::addLimitLine(double x, const QString& label, const QColor& c, double labelY, bool labelLeft) {
     auto* line = new QCPItemStraightLine(m_plot);
     line->point1->setCoords(x, 0);
     line->point2->setCoords(x, 1);
@@ -83,10 +91,10 @@ void TensorPanel::addLimitLine(double x, const QString& label, const QColor& c, 
     auto* text = new QCPItemText(m_plot);
     text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
     text->position->setCoords(x, labelY);
-    text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    text->setPositionAlignment((labelLeft ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
     text->setText(label);
     text->setColor(c);
-    text->setPadding(QMargins(3, 0, 0, 0));
+    text->setPadding(labelLeft ? QMargins(0, 0, 3, 0) : QMargins(3, 0, 0, 0));
 }
 
 void TensorPanel::plotOp(quint32 op, quint32 selected) {
@@ -130,26 +138,26 @@ void TensorPanel::plotOp(quint32 op, quint32 selected) {
     bars->setName(tr("NaN / +Inf / −Inf"));
     bars->setBrush(stateColor(dl::OpState::InfNan));
     bars->setPen(Qt::NoPen);
-    bars->setWidth(1.6);
-    const double sx = hi + 3;
-    bars->setData({sx, sx + 2, sx + 4}, {special[0], special[1], special[2]}, true);
+    bars->setWidth(2.4);
+    const double sx = hi + 4;
+    bars->setData({sx, sx + 4, sx + 8}, {special[0], special[1], special[2]}, true);
     const char* names[] = {"NaN", "+Inf", "-Inf"};
     for (int k = 0; k < 3; ++k) {
         auto* t = new QCPItemText(m_plot);
         t->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        t->position->setCoords(sx + 2 * k, 0.98);
+        t->position->setCoords(sx + 4 * k, 0.98);
         t->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
         t->setText(QStringLiteral("%1\n%2").arg(QLatin1String(names[k])).arg(special[k]));
     }
-    addLimitLine(std::log2(65504.0), tr("fp16 max 65504"), QColor(0xc9, 0x2a, 0x2a), 0.02);
-    addLimitLine(-14, tr("fp16 min normal 6.1e-5"), QColor(0x20, 0x80, 0x40), 0.10);
-    addLimitLine(-24, tr("fp16 subnormal 6e-8"), QColor(0x60, 0x60, 0x60), 0.18);
+    addLimitLine(std::log2(65504.0), tr("fp16 max 65504"), QColor(0xc9, 0x2a, 0x2a), 0.02, true);
+    addLimitLine(-14, tr("fp16 min normal 6.1e-5"), QColor(0x20, 0x80, 0x40), 0.62, false);
+    addLimitLine(-24, tr("fp16 subnormal 6e-8"), QColor(0x60, 0x60, 0x60), 0.78, false);
     const double bf16Max = std::log2(3.3895313892515355e38);
-    if (hi + 6 >= bf16Max) addLimitLine(bf16Max, tr("bf16 max 3.4e38"), QColor(0x80, 0x40, 0xa0), 0.26);
+    if (hi + 6 >= bf16Max) addLimitLine(bf16Max, tr("bf16 max 3.4e38"), QColor(0x80, 0x40, 0xa0), 0.26, true);
     else {
         auto* t = new QCPItemText(m_plot);
         t->position->setType(QCPItemPosition::ptAxisRectRatio);
-        t->position->setCoords(1.0, 0.36);
+        t->position->setCoords(1.0, 0.62);
         t->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
         t->setText(tr("bf16 max 3.4e38 (2^128) →"));
         t->setColor(QColor(0x80, 0x40, 0xa0));
@@ -158,12 +166,9 @@ void TensorPanel::plotOp(quint32 op, quint32 selected) {
     m_plot->yAxis->setLabel(tr("elements"));
     m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
     m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
-    m_plot->xAxis->setRange(lo - 1, sx + 6);
     m_plot->rescaleAxes(true);
-    m_plot->xAxis->setRange(lo - 1, sx + 6);
+    m_plot->xAxis->setRange(lo - 1, sx + 10);
     m_plot->yAxis->setRange(0.8, std::max(10.0, m_plot->yAxis->range().upper * 3));
-    m_plot->legend->setVisible(true);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -22,7 +22,7 @@ public:
 private:
     void show(quint32 op, quint32 tensor);
     void plotOp(quint32 op, quint32 tensor);
-    void addLimitLine(double log2x, const QString& label, const QColor& c, double labelY);
+    void addLimitLine(double log2x, const QString& label, const QColor& c, double labelY, bool labelLeft);
 
     DumpSession* m_session;
     QLabel* m_header;

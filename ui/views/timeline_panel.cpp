@@ -21,6 +21,7 @@ TimelinePanel::TimelinePanel(DumpSession* session, QWidget* parent)
     setObjectName(QStringLiteral("timelinePanel"));
     m_align->setChecked(true);
     m_align->setToolTip(tr("Shift each rank by the clock offset the analysis estimated from Send/Receive pairs"));
+    m_iteration->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_iteration->setToolTip(tr("Iteration shown on the timeline"));
     auto* fit = new QToolButton(this);
     fit->setText(tr("Show all"));
