@@ -1,6 +1,3 @@
-// qcustomplot.h uses Qt's foreach, which the project disables (QT_NO_FOREACH); allow it in this
-// translation unit only, before any Qt header is seen.
-#undef QT_NO_FOREACH
 #include <qcustomplot.h>
 
 #include "ui/views/tensor_panel.h"
