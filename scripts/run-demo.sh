@@ -8,8 +8,8 @@ cmake --preset dev >/dev/null
 cmake --build --preset dev -j "$(nproc)"
 BIN=build/dev/app
 DEMO="${DUMPLENS_DEMO_DIR:-build/demo}"
-[ -d "$DEMO/ms22_async_saturation" ] || "$BIN/dumplens-cli" demo "$DEMO"
-RUN="$DEMO/ms22_async_saturation"
+[ -d "$DEMO/ms22_async_infnan" ] || "$BIN/dumplens-cli" demo "$DEMO"
+RUN="$DEMO/ms22_async_infnan"
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$BIN/dumplens" ]; then
   exec "$BIN/dumplens" "$RUN"
 fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces docs/screenshots/*.png: opens the bundled demo dump (ms22_async_saturation) in the
+# Reproduces docs/screenshots/*.png: opens the bundled demo dump (ms22_async_infnan) in the
 # desktop app under Xvfb; the app saves one PNG per view and the whole window (--screenshots). Needs: xvfb (xvfb-run), imagemagick, a build with the UI.
 #   scripts/screenshots.sh [BUILD_DIR]   (default build/gui)
 set -euo pipefail

@@ -37,7 +37,9 @@ namespace dlui {
 
 namespace {
 constexpr int kMaxRecent = 10;
-const char* kDemoVariant = "ms22_async_saturation";
+// INF/NAN mode: the inf reaches the head weight and, one iteration later, every pipeline stage,
+// so the chain view shows the whole story (in saturation mode the clamped value stays on rank 3).
+const char* kDemoVariant = "ms22_async_infnan";
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
