@@ -1,4 +1,5 @@
 #include "core/io/npy_file.h"
+#include "core/util/byte_swap.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -17,14 +18,6 @@
 namespace dl {
 
 namespace {
-
-// std::byteswap is C++23; g++ 12 in C++20 mode lacks it.
-template <class U>
-constexpr U byteSwap(U v) {
-    if constexpr (sizeof(U) == 2) return U(__builtin_bswap16(std::uint16_t(v)));
-    else if constexpr (sizeof(U) == 4) return U(__builtin_bswap32(std::uint32_t(v)));
-    else return U(__builtin_bswap64(std::uint64_t(v)));
-}
 
 constexpr std::uint8_t kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 constexpr std::size_t kMaxHeaderRead = 16u << 20;  // no real header is near this; stops huge claims

@@ -1,4 +1,5 @@
 #include "core/stats/stats_accumulator.h"
+#include "core/util/byte_swap.h"
 
 #include <algorithm>
 #include <bit>
@@ -11,14 +12,6 @@
 namespace dl {
 
 namespace {
-
-// std::byteswap is C++23; g++ 12 in C++20 mode lacks it.
-template <class U>
-constexpr U byteSwap(U v) {
-    if constexpr (sizeof(U) == 2) return U(__builtin_bswap16(std::uint16_t(v)));
-    else if constexpr (sizeof(U) == 4) return U(__builtin_bswap32(std::uint32_t(v)));
-    else return U(__builtin_bswap64(std::uint64_t(v)));
-}
 
 // Integers and bool are rarely large in dumps (shapes, indices, masks): widen to double in
 // blocks and use the exact scalar kernel.

@@ -1,4 +1,5 @@
 #include "core/stats/stats_kernels.h"
+#include "core/util/byte_swap.h"
 
 #include <immintrin.h>
 
@@ -20,14 +21,6 @@
 namespace dl::kernels {
 
 namespace {
-
-// std::byteswap is C++23; g++ 12 in C++20 mode lacks it.
-template <class U>
-constexpr U byteSwap(U v) {
-    if constexpr (sizeof(U) == 2) return U(__builtin_bswap16(std::uint16_t(v)));
-    else if constexpr (sizeof(U) == 4) return U(__builtin_bswap32(std::uint32_t(v)));
-    else return U(__builtin_bswap64(std::uint64_t(v)));
-}
 
 constexpr std::size_t kBlock = 4096;  // elements per block: the float copy stays in L1
 constexpr double kSatLimit = 65504.0;
