@@ -1,0 +1,64 @@
+// The `report` sub-command: index, analyse and write the overflow report as PDF, headless.
+#ifdef DUMPLENS_HAVE_UI
+#include <QApplication>
+#include <QPageSize>
+#include <cstdlib>
+#include <iostream>
+
+#include "app/cli/cli_commands.h"
+#include "core/analysis/overflow_analyzer.h"
+#include "core/index/dump_indexer.h"
+#include "ui/report/report_renderer.h"
+
+namespace dlcli {
+
+namespace {
+
+// The histogram is a QCustomPlot widget, so a QApplication is needed even without a display: the
+// offscreen platform gives one (fonts via fontconfig, no X server).
+int runReport(const ReportArgs& args) {
+    QPageSize::PageSizeId pageSize = QPageSize::A4;
+    if (!dlui::parsePageSize(QString::fromStdString(args.pageSize), pageSize)) {
+        std::cerr << "dumplens-cli: --page-size must be A4 or Letter, not '" << args.pageSize << "'\n";
+        return 2;
+    }
+    dl::DumpIndex index;
+    dl::IndexReport indexReport;
+    if (!runIndex(args.index, index, indexReport)) return 2;
+    if (index.tensors.empty()) {
+        std::cerr << "dumplens-cli: no tensors or statistics found under " << args.index.dir << "\n";
+        return 1;
+    }
+    const dl::AnalysisResult analysis = dl::analyze(index);
+    if (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") && !std::getenv("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    static int argc = 1;
+    static char name[] = "dumplens-cli";
+    static char* argv[] = {name, nullptr};
+    QApplication app(argc, argv);
+    dlui::ReportRenderOptions opt;
+    opt.pageSize = pageSize;
+    dlui::ReportRenderInfo info;
+    QString error;
+    const QString out = QString::fromStdString(args.output);
+    if (!dlui::writeReportPdf(index, analysis, opt, out, info, error)) {
+        std::cerr << "dumplens-cli: " << error.toStdString() << "\n";
+        return 2;
+    }
+    std::cout << "Report written to " << args.output << " (" << info.pages << " page" << (info.pages == 1 ? "" : "s")
+              << ", " << (analysis.overflow ? "overflow" : "clean") << ")\n";
+    return 0;
+}
+
+}  // namespace
+
+void Commands::addReport(CLI::App& app) {
+    auto* sub = app.add_subcommand("report", "write the overflow report of a dump as PDF (headless)");
+    bindIndexOptions(sub, m_report.index);
+    sub->add_option("-o,--output", m_report.output, "PDF file to write")->required();
+    sub->add_option("--page-size", m_report.pageSize, "A4 (default) or Letter");
+    sub->callback([this] { m_exit = runReport(m_report); });
+}
+
+}  // namespace dlcli
+#endif  // DUMPLENS_HAVE_UI

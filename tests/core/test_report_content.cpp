@@ -1,0 +1,162 @@
+// The report content model on the demo dumps: the motivating case and its clean bf16 twin.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "core/analysis/overflow_analyzer.h"
+#include "core/demo/demo_dumps.h"
+#include "core/index/dump_indexer.h"
+#include "core/report/report_content.h"
+
+using namespace dl;
+
+namespace {
+
+struct DemoRun {
+    demo::DemoVariantInfo info;
+    DumpIndex index;
+    AnalysisResult result;
+};
+
+std::string field(const ReportContent& c, const std::string& label) {
+    for (const auto& f : c.origin)
+        if (f.label == label) return f.value;
+    for (const auto& f : c.run)
+        if (f.label == label) return f.value;
+    for (const auto& f : c.headroom)
+        if (f.label == label) return f.value;
+    return "<missing " + label + ">";
+}
+
+class ReportContentTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = ::testing::TempDir() + "/dl_report_content_" + std::to_string(::getpid());
+        std::filesystem::remove_all(m_dir);
+    }
+    void TearDown() override { std::filesystem::remove_all(m_dir); }
+
+    void load(DemoRun& r, const std::string& name, const demo::DemoOptions& o, const std::string& irText = {}) {
+        std::string error;
+        const std::string root = m_dir + "/" + name;
+        ASSERT_TRUE(demo::writeDemoVariant(root, o, r.info, error)) << error;
+        if (!irText.empty()) {
+            const std::string graphs = root + "/rank_" + std::to_string(r.info.culpritRank) + "/graphs";
+            std::filesystem::create_directories(graphs);
+            std::ofstream(graphs + "/ms_output_trace_code_graph_0.ir") << irText;
+        }
+        IndexOptions io;
+        io.useCache = false;
+        IndexReport report;
+        ASSERT_TRUE(indexDump(root, io, r.index, report, error)) << error;
+        r.result = analyze(r.index);
+    }
+    std::string m_dir;
+};
+
+TEST_F(ReportContentTest, MotivatingCase) {
+    DemoRun r;
+    demo::DemoOptions o;
+    o.layout = demo::DemoLayout::Ms24KernelByKernel;  // scoped names in the dump
+    ASSERT_NO_FATAL_FAILURE(load(r, "kbk", o));
+    ASSERT_FALSE(r.info.culpritFullName.empty());
+    // Source lines come from rank_N/graphs/*.ir of the culprit's rank.
+    const std::string ir = "  %1 = SqrtGrad(%0)\n      : full_name_with_scope: (" + r.info.culpritFullName +
+                           ")\n      # In file /models/baichuan.py:97/ w = self.weight / norm/\n";
+    std::filesystem::remove_all(m_dir);
+    DemoRun withIr;
+    ASSERT_NO_FATAL_FAILURE(load(withIr, "kbk_ir", o, ir));
+    const ReportContent c = buildReportContent(withIr.index, withIr.result);
+
+    ASSERT_TRUE(c.overflow);
+    EXPECT_NE(c.verdict.find("SqrtGrad"), std::string::npos) << c.verdict;
+    EXPECT_NE(c.verdict.find("rank " + std::to_string(withIr.info.culpritRank)), std::string::npos) << c.verdict;
+    EXPECT_EQ(field(c, "Op type"), "SqrtGrad");
+    EXPECT_EQ(field(c, "Full scope"), withIr.info.culpritFullName);
+    EXPECT_EQ(field(c, "Rank").substr(0, 1), std::to_string(withIr.info.culpritRank));
+    EXPECT_EQ(field(c, "Iteration"), std::to_string(withIr.info.firstOverflowIteration));
+    EXPECT_EQ(field(c, "Pipeline stage").substr(0, 1), "3");
+    EXPECT_EQ(field(c, "Kind"), "saturated") << "the demo default is saturation mode";
+    EXPECT_EQ(field(c, "Source"), "In file /models/baichuan.py:97/ w = self.weight / norm/");
+    EXPECT_EQ(field(c, "Framework"), "MindSpore 2.4.1");
+    EXPECT_EQ(field(c, "Ranks").substr(0, 1), "4");
+    EXPECT_EQ(field(c, "Iterations").substr(0, 1), "8");
+
+    ASSERT_FALSE(c.chain.empty());
+    EXPECT_EQ(c.chain.front().steps.front().role, "origin");
+    EXPECT_EQ(c.chain.front().stage, 3);
+    std::size_t steps = 0;
+    for (const auto& b : c.chain) steps += b.steps.size();
+    EXPECT_EQ(steps, withIr.result.chain.size());
+    EXPECT_EQ(c.chainTable.rows.size(), steps);
+    ASSERT_EQ(c.chainTable.emphasis.size(), steps);
+    EXPECT_TRUE(c.chainTable.emphasis[0]);
+
+    // The timeline excerpt has the origin in the middle of its rank's ops.
+    int originRows = 0;
+    for (std::size_t i = 0; i < c.timelineNeighbours.rows.size(); ++i)
+        if (c.timelineNeighbours.emphasis[i]) {
+            ++originRows;
+            EXPECT_EQ(c.timelineNeighbours.rows[i][2], "SqrtGrad");
+            EXPECT_EQ(c.timelineNeighbours.rows[i][4].rfind("ORIGIN", 0), 0u);
+        }
+    EXPECT_EQ(originRows, 1);
+    EXPECT_GT(c.timelineNeighbours.rows.size(), 3u);
+
+    // Histograms: every tensor of the origin, outputs anomalous.
+    const OpRecord& op = withIr.index.ops[c.originOp];
+    EXPECT_EQ(c.histogramTensors.size(), op.tensorCount);
+    bool anomalousOutput = false;
+    for (const auto& h : c.histogramTensors) anomalousOutput |= h.anomalous && h.label.rfind("output", 0) == 0;
+    EXPECT_TRUE(anomalousOutput);
+
+    ASSERT_EQ(c.replay.rows.size(), 3u);
+    EXPECT_EQ(c.replay.rows[0][3], "YES");  // fp16 overflows
+    EXPECT_EQ(c.replay.rows[1][3], "no");   // bf16 does not
+    EXPECT_NE(c.replayStatus.find("reproduces"), std::string::npos);
+    EXPECT_NE(c.recommendation.find("bfloat16"), std::string::npos) << c.recommendation;
+    EXPECT_GE(c.nearLimitTotal, 1u);
+    EXPECT_FALSE(c.nearLimit.empty());
+    EXPECT_TRUE(c.headroom.empty());
+}
+
+TEST_F(ReportContentTest, CleanRunIsShortAndShowsHeadroom) {
+    DemoRun r;
+    demo::DemoOptions o;
+    o.sqrtGradPrecision = DType::BFloat16;
+    ASSERT_NO_FATAL_FAILURE(load(r, "bf16", o));
+    const ReportContent c = buildReportContent(r.index, r.result);
+    EXPECT_FALSE(c.overflow);
+    EXPECT_EQ(c.verdict.rfind("Clean run", 0), 0u) << c.verdict;
+    EXPECT_EQ(c.originOp, kNoIndex);
+    EXPECT_TRUE(c.origin.empty());
+    EXPECT_TRUE(c.chain.empty());
+    EXPECT_TRUE(c.histogramTensors.empty());
+    EXPECT_TRUE(c.timelineNeighbours.empty());
+    // The decoy near 40000 is the largest fp16 value: about 61% of 65504.
+    const std::string largest = field(c, "Largest |x|");
+    EXPECT_NE(largest.find("of the fp16 max 65504"), std::string::npos) << largest;
+    EXPECT_NE(field(c, "Margin").find("before fp16 overflows"), std::string::npos);
+    EXPECT_NE(field(c, "Where").find(", rank "), std::string::npos) << field(c, "Where");
+    const double pct = std::stod(largest.substr(largest.find('(') + 1));
+    EXPECT_GT(pct, 50.0) << largest;   // the run comes close (the near-limit values) ...
+    EXPECT_LT(pct, 100.0) << largest;  // ... but never reaches 65504
+    EXPECT_GE(c.nearLimitTotal, 1u);
+}
+
+TEST_F(ReportContentTest, SourceIsSaidToBeMissingWithoutGraphs) {
+    DemoRun r;
+    ASSERT_NO_FATAL_FAILURE(load(r, "plain", demo::DemoOptions{}));
+    ReportOptions opt;
+    const ReportContent c = buildReportContent(r.index, r.result, opt);
+    EXPECT_TRUE(c.sourceLines.empty());
+    EXPECT_NE(field(c, "Source").find("not available"), std::string::npos);
+    opt.readGraphIr = false;
+    opt.nearLimitRows = 1;
+    const ReportContent d = buildReportContent(r.index, r.result, opt);
+    EXPECT_LE(d.nearLimit.rows.size(), 1u);
+}
+
+}  // namespace

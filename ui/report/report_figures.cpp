@@ -1,0 +1,185 @@
+// qcustomplot.h uses Qt's foreach (disabled project-wide by QT_NO_FOREACH): allow it in this
+// translation unit, before any Qt header is seen.
+#undef QT_NO_FOREACH
+#include <qcustomplot.h>
+
+#include "ui/report/report_figures.h"
+
+#include <QFontMetricsF>
+#include <QPainterPath>
+#include <algorithm>
+#include <cmath>
+
+#include "ui/models/dump_session.h"
+#include "ui/util/state_colors.h"
+#include "ui/views/tensor_panel.h"
+
+namespace dlui {
+
+namespace {
+
+constexpr int kBoxLines = 5;      // steps listed per box before "+N more"
+constexpr int kGap = 56;          // horizontal space between boxes (holds the arrow)
+constexpr int kMinBoxWidth = 220, kMaxBoxWidth = 320;
+
+QString stepLine(const dl::ReportChainStep& s) {
+    return QStringLiteral("%1: %2  r%3 it%4  %5")
+        .arg(QString::fromStdString(s.role), QString::fromStdString(s.opType))
+        .arg(s.rank)
+        .arg(s.iteration)
+        .arg(QString::fromStdString(s.kind));
+}
+
+int boxesPerRow(int width, std::size_t boxes) {
+    const int fit = std::max(1, (width + kGap) / (kMinBoxWidth + kGap));
+    return static_cast<int>(std::min<std::size_t>(boxes, static_cast<std::size_t>(fit)));
+}
+
+int boxHeight(const dl::ReportChainBox& b, int line) {
+    const int lines = std::min<int>(static_cast<int>(b.steps.size()), kBoxLines) + (b.steps.size() > kBoxLines ? 1 : 0);
+    return (lines + 1) * line + line / 2 + 8;
+}
+
+QColor roleColor(const std::string& role) {
+    if (role == "origin") return stateColor(dl::OpState::Origin);
+    if (role == "send" || role == "receive") return QColor(0x10, 0x70, 0xe0);
+    return stateColor(dl::OpState::InfNan);
+}
+
+void arrow(QPainter& p, QPointF a, QPointF b) {
+    p.drawLine(a, b);
+    const QPointF d = (b - a) / std::max(1.0, std::hypot(b.x() - a.x(), b.y() - a.y()));
+    const QPointF n(-d.y(), d.x());
+    QPainterPath head;
+    head.moveTo(b);
+    head.lineTo(b - d * 12 + n * 6);
+    head.lineTo(b - d * 12 - n * 6);
+    head.closeSubpath();
+    p.fillPath(head, p.pen().color());
+}
+
+}  // namespace
+
+int chainDiagramHeight(const dl::ReportContent& c, int width, int line) {
+    if (c.chain.empty()) return 0;
+    const int perRow = boxesPerRow(width, c.chain.size());
+    int h = 0;
+    for (std::size_t i = 0; i < c.chain.size(); i += perRow) {
+        int row = 0;
+        for (std::size_t k = i; k < std::min(c.chain.size(), i + perRow); ++k) row = std::max(row, boxHeight(c.chain[k], line));
+        h += row + kGap / 2;
+    }
+    return h;
+}
+
+void drawChainDiagram(QCPPainter& p, const QRect& r, const dl::ReportContent& c, const QFont& font, int line) {
+    if (c.chain.empty()) return;
+    p.setFont(font);
+    const int perRow = boxesPerRow(r.width(), c.chain.size());
+    const int boxW = std::min((r.width() - (perRow - 1) * kGap) / perRow, kMaxBoxWidth);
+    int y = r.top();
+    QRectF prev;
+    for (std::size_t i = 0; i < c.chain.size(); i += perRow) {
+        int rowH = 0;
+        for (std::size_t k = i; k < std::min(c.chain.size(), i + perRow); ++k)
+            rowH = std::max(rowH, boxHeight(c.chain[k], line));
+        for (std::size_t k = i; k < std::min(c.chain.size(), i + perRow); ++k) {
+            const dl::ReportChainBox& b = c.chain[k];
+            const QRectF box(r.left() + static_cast<int>(k - i) * (boxW + kGap), y, boxW, boxHeight(b, line));
+            const bool origin = !b.steps.empty() && b.steps.front().role == "origin";
+            p.setPen(QPen(origin ? stateColor(dl::OpState::Origin) : QColor(0x50, 0x58, 0x68), origin ? 2.5 : 1.2));
+            p.setBrush(origin ? QColor(0xf4, 0xea, 0xf8) : QColor(0xf6, 0xf7, 0xf9));
+            p.drawRoundedRect(box, 8, 8);
+            QFont hf = font;
+            hf.setBold(true);
+            p.setFont(hf);
+            p.setPen(Qt::black);
+            p.drawText(box.adjusted(8, 4, -8, 0), Qt::AlignLeft | Qt::AlignTop,
+                       b.stage >= 0 ? QStringLiteral("Stage %1").arg(b.stage) : QStringLiteral("Stage ?"));
+            p.setFont(font);
+            int ly = static_cast<int>(box.top()) + 4 + line + line / 4;
+            for (std::size_t s = 0; s < b.steps.size() && s < kBoxLines; ++s, ly += line) {
+                p.setPen(roleColor(b.steps[s].role));
+                p.drawText(QRectF(box.left() + 8, ly, box.width() - 16, line), Qt::AlignLeft | Qt::AlignVCenter,
+                           QFontMetricsF(font, p.device()).elidedText(stepLine(b.steps[s]), Qt::ElideRight, box.width() - 16));
+            }
+            if (b.steps.size() > kBoxLines) {
+                p.setPen(Qt::darkGray);
+                p.drawText(QRectF(box.left() + 8, ly, box.width() - 16, line), Qt::AlignLeft | Qt::AlignVCenter,
+                           QStringLiteral("+%1 more").arg(b.steps.size() - kBoxLines));
+            }
+            if (!prev.isNull()) {
+                p.setPen(QPen(QColor(0x40, 0x40, 0x40), 2));
+                if (k == i)  // first box of a new row: arrow from the previous row's last box, down and left
+                    arrow(p, QPointF(prev.center().x(), prev.bottom()), QPointF(box.center().x(), box.top()));
+                else
+                    arrow(p, QPointF(prev.right(), prev.top() + line), QPointF(box.left(), box.top() + line));
+            }
+            prev = box;
+        }
+        y += rowH + kGap / 2;
+    }
+}
+
+TimelineExcerpt::TimelineExcerpt(const dl::DumpIndex& index, const dl::AnalysisResult& analysis, const dl::OpStates& states,
+                                 std::uint32_t op, std::uint32_t iteration)
+    : m_op(op) {
+    dl::TimelineOptions opt;
+    opt.iteration = iteration;
+    auto data = std::make_shared<const dl::TimelineData>(dl::buildTimeline(index, &analysis, states, opt));
+    std::size_t lane = 0, item = 0;
+    if (data->lanes.empty() || !data->locate(op, lane, item)) return;
+    m_vp.setFullRange(static_cast<double>(data->t0), static_cast<double>(data->t1));
+    // A dozen ops either side of the origin on its own lane.
+    const auto& items = data->lanes[lane].items;
+    const std::size_t a = item >= 12 ? item - 12 : 0, b = std::min(items.size() - 1, item + 12);
+    const double from = static_cast<double>(items[a].start), to = static_cast<double>(items[b].end);
+    const double pad = std::max((to - from) * 0.05, 1.0);
+    m_vp.zoomTo(from - pad, to + pad);
+    m_painter.setData(std::move(data), &index);
+    m_ok = true;
+}
+
+int TimelineExcerpt::height() const {
+    return TimelinePainter::kOverviewHeight + TimelinePainter::kRulerHeight + m_painter.contentHeight() + 4;
+}
+
+void TimelineExcerpt::paint(QCPPainter& p, const QRect& r) {
+    TimelinePaintState st;
+    st.selectedOp = m_op;
+    m_painter.paint(p, r, m_vp, st);
+    p.setPen(QColor(0xc8, 0xcc, 0xd4));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(r);
+}
+
+HistogramFigure::HistogramFigure(const dl::DumpIndex& index, const dl::AnalysisResult& analysis, const dl::OpStates& states)
+    : m_session(std::make_unique<DumpSession>()) {
+    auto dump = std::make_shared<LoadedDump>();
+    dump->ok = true;
+    // Non-owning: the caller keeps the index and analysis alive for this figure's lifetime.
+    dump->index = std::shared_ptr<const dl::DumpIndex>(&index, [](const dl::DumpIndex*) {});
+    dump->analysis = std::shared_ptr<const dl::AnalysisResult>(&analysis, [](const dl::AnalysisResult*) {});
+    dump->states = std::shared_ptr<const dl::OpStates>(&states, [](const dl::OpStates*) {});
+    m_panel = std::make_unique<TensorPanel>(m_session.get());
+    m_session->setDump(std::move(dump));
+}
+
+HistogramFigure::~HistogramFigure() {
+    m_panel.reset();  // the panel listens to the session: destroy it first
+}
+
+bool HistogramFigure::plot(std::uint32_t op, std::uint32_t highlight) {
+    m_session->select(op, highlight);
+    return m_panel->plottedTensors() > 0;
+}
+
+void HistogramFigure::paint(QCPPainter& p, const QRect& r) {
+    QCustomPlot* plot = m_panel->plot();
+    plot->resize(r.size());
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    p.translate(r.topLeft());
+    plot->toPainter(&p, r.width(), r.height());
+}
+
+}  // namespace dlui
