@@ -46,9 +46,6 @@ void Commands::registerAll(CLI::App& app) {
     addInspect(app);
     addDemo(app);
     addAnalyze(app);
-#ifdef DUMPLENS_HAVE_UI
-    addReport(app);
-#endif
     addCompare(app);
 #ifdef DUMPLENS_HAVE_UI
     addReport(app);

@@ -34,12 +34,6 @@ struct CompareArgs {
     bool json = false, csv = false, statsOnly = false;
 };
 
-// `report DIR -o FILE.pdf`: compiled only with the UI (app/cli/cli_report.cpp).
-struct ReportArgs {
-    IndexArgs index;
-    std::string output, pageSize = "A4";
-};
-
 class Commands {
 public:
     void registerAll(CLI::App& app);
@@ -50,10 +44,6 @@ private:
     void addInspect(CLI::App& app);
     void addDemo(CLI::App& app);
     void addAnalyze(CLI::App& app);
-#ifdef DUMPLENS_HAVE_UI
-    void addReport(CLI::App& app);
-    ReportArgs m_report;
-#endif
     void addCompare(CLI::App& app);
     int runCompare();
     CompareArgs m_compare;
