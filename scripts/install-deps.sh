@@ -12,7 +12,7 @@ PACKAGES=(
   clang libfuzzer-14-dev libclang-rt-14-dev
   python3 python3-numpy
   libopenmpi-dev openmpi-bin
-  xvfb xauth imagemagick poppler-utils fonts-dejavu-core
+  xvfb xauth imagemagick poppler-utils qpdf fonts-dejavu-core
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
