@@ -59,7 +59,8 @@ void MsprobeShard::collect(const std::string& rootAbs, const std::vector<const S
         Dir d;
         d.rel = dirOf(f->rel);
         // {dump_path}/step{N}/rank{M}/dump.json; "rank" alone when not distributed.
-        for (std::string_view part : splitPath(rootAbs + "/" + d.rel)) {
+        const std::string abs = rootAbs + "/" + d.rel;  // splitPath returns views into it
+        for (std::string_view part : splitPath(abs)) {
             if (auto r = rankFromFolderName(part)) d.rank = *r;
             if (auto s = stepFromFolderName(part)) d.step = *s;
         }
