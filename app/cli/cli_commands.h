@@ -25,6 +25,7 @@ bool runIndex(const IndexArgs& args, dl::DumpIndex& index, dl::IndexReport& repo
 struct ReportArgs {
     IndexArgs index;
     std::string output, pageSize = "A4";
+    std::string compareDir;   // --compare DIR_B: adds the comparison summary and first divergence
 };
 
 // `compare A B`: app/cli/cli_compare.cpp

@@ -7,6 +7,9 @@
 
 #include "app/cli/cli_commands.h"
 #include "core/analysis/overflow_analyzer.h"
+#include "core/compare/compare_json.h"
+#include "core/compare/run_comparison.h"
+#include "core/util/text_lines.h"
 #include "core/index/dump_indexer.h"
 #include "ui/report/report_renderer.h"
 
@@ -30,6 +33,15 @@ int runReport(const ReportArgs& args) {
         return 1;
     }
     const dl::AnalysisResult analysis = dl::analyze(index);
+    std::vector<std::string> comparison;
+    if (!args.compareDir.empty()) {
+        IndexArgs other = args.index;
+        other.dir = args.compareDir;
+        dl::DumpIndex b;
+        dl::IndexReport bReport;
+        if (!runIndex(other, b, bReport)) return 2;
+        comparison = dl::splitLines(dl::compareText(dl::compareRuns(index, b, {}), index, b));
+    }
     if (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") && !std::getenv("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     static int argc = 1;
@@ -38,6 +50,7 @@ int runReport(const ReportArgs& args) {
     QApplication app(argc, argv);
     dlui::ReportRenderOptions opt;
     opt.pageSize = pageSize;
+    opt.comparison = std::move(comparison);
     dlui::ReportRenderInfo info;
     QString error;
     const QString out = QString::fromStdString(args.output);
@@ -57,6 +70,7 @@ void Commands::addReport(CLI::App& app) {
     bindIndexOptions(sub, m_report.index);
     sub->add_option("-o,--output", m_report.output, "PDF file to write")->required();
     sub->add_option("--page-size", m_report.pageSize, "A4 (default) or Letter");
+    sub->add_option("--compare", m_report.compareDir, "a second run (e.g. the bf16 fix) to compare with");
     sub->callback([this] { m_exit = runReport(m_report); });
 }
 

@@ -103,6 +103,7 @@ struct RankInfo {
     std::string host;                // from hccl.json when present
     std::string deviceId;
     std::string indexedOn;           // host name of the machine that indexed this folder (where its data is)
+    std::string dataRoot;            // absolute dump root on that machine (its files are relative to it)
 };
 
 struct RunMetadata {

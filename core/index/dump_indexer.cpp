@@ -184,7 +184,10 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
         } else {
             s.result = s.builder->finish();
             s.result.root = rootAbs;
-            for (auto& r : s.result.ranks) r.indexedOn = hostName();
+            for (auto& r : s.result.ranks) {
+                r.indexedOn = hostName();
+                r.dataRoot = rootAbs;
+            }
             ++report.shardsIndexed;
             if (useCache && !report.cancelled) {
                 std::string werr;

@@ -87,6 +87,7 @@ void writeBody(Writer& w, const DumpIndex& idx, const FolderFingerprint& fp) {
         w.str(r.host);
         w.str(r.deviceId);
         w.str(r.indexedOn);
+        w.str(r.dataRoot);
     }
     w.vec(idx.ops);
     w.vec(idx.tensors);
@@ -116,7 +117,7 @@ bool readBody(Reader& r, DumpIndex& idx, FolderFingerprint& fp) {
     if (idx.ranks.size() != n) return false;
     for (auto& rk : idx.ranks)
         if (!r.pod(rk.rank) || !r.str(rk.folder) || !r.pod(rk.format) || !r.str(rk.host) || !r.str(rk.deviceId) ||
-            !r.str(rk.indexedOn))
+            !r.str(rk.indexedOn) || !r.str(rk.dataRoot))
             return false;
     if (!r.vec(idx.ops) || !r.vec(idx.tensors) || !r.vec(idx.dims) || !r.vec(idx.histBytes) ||
         !r.vec(idx.overflows) || !r.pod(n))
