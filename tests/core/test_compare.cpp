@@ -322,7 +322,9 @@ TEST_F(CompareDemo, IdenticalRunsHaveNoDivergence) {
     EXPECT_EQ(c.alignment.exactOps, s_fp16.ops.size());
     EXPECT_EQ(c.alignment.onlyTensorsA + c.alignment.onlyTensorsB, 0u);
     for (const TensorComparison& r : c.rows)
-        if (r.metrics.fromData) ASSERT_EQ(r.metrics.maxAbsErr, 0.0);
+        if (r.metrics.fromData) {
+            ASSERT_EQ(r.metrics.maxAbsErr, 0.0);
+        }
 }
 
 TEST_F(CompareDemo, JsonAndCsv) {

@@ -245,7 +245,9 @@ TEST(MsprobeSamples, EverySampleDumpJsonReads) {
         ASSERT_TRUE(readMsprobeDumpJson(e.path().string(), d, error)) << e.path() << ": " << error;
         // Two visualization fixtures are minimal: "data": {} and a lone entry named "api".
         for (const auto& en : d.entries)
-            if (en.name != "api") EXPECT_NE(en.kind, MsprobeEntryKind::Other) << en.name;
+            if (en.name != "api") {
+                EXPECT_NE(en.kind, MsprobeEntryKind::Other) << en.name;
+            }
         entries += d.entries.size();
         ++files;
     }

@@ -75,7 +75,9 @@ TEST(TimelineLod, EveryLevelCoversAllItemsWithWorstState) {
                 }
             }
             EXPECT_EQ(count, n) << "level " << l;
-            if (l > 0) EXPECT_LE(lod.level(l).size(), (lod.level(l - 1).size() + 1) / 2 + 1);
+            if (l > 0) {
+                EXPECT_LE(lod.level(l).size(), (lod.level(l - 1).size() + 1) / 2 + 1);
+            }
         }
         EXPECT_EQ(lod.level(lod.levels() - 1).front().worst, worst);
     }
