@@ -36,6 +36,7 @@ ChainView::ChainView(DumpSession* session, QWidget* parent)
     m_chainView->setColumnWidth(ChainModel::Iteration, 40);
     m_chainView->setColumnWidth(ChainModel::Op, 200);
     m_chainView->setColumnWidth(ChainModel::Kind, 70);
+    m_chainView->setMinimumHeight(120);  // header + four steps: a chain across stages stays readable
     m_replayView->setMinimumHeight(96);
     m_replayView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_recommendation->setWordWrap(true);
@@ -45,7 +46,7 @@ ChainView::ChainView(DumpSession* session, QWidget* parent)
     lay->addWidget(new QLabel(tr("<b>First-overflow chain</b> (click a step to select its op)"), this));
     lay->addWidget(m_chainView, 2);
     lay->addWidget(m_replayTitle);
-    lay->addWidget(m_replayView, 1);
+    lay->addWidget(m_replayView, 0);
     lay->addWidget(m_recommendation);
     connect(m_session, &DumpSession::dumpChanged, this, &ChainView::onDumpChanged);
     connect(m_chainView, &QTableView::clicked, this, [this](const QModelIndex& i) {
