@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 
+#include "tests/core/temp_dir.h"
 #include "core/index/dump_indexer.h"
 #include "core/io/cann_dump_file.h"
 #include "core/io/cann_dump_writer.h"
@@ -22,21 +23,9 @@ using namespace dl;
 
 namespace {
 
-class TempDir {
-public:
-    TempDir() {
-        std::random_device rd;
-        path = fs::temp_directory_path() / ("dumplens_cann_" + std::to_string(rd()));
-        fs::create_directories(path);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    fs::path path;
-};
+using TempDir = dltest::TempDir;
 
-void writeBytes(const fs::path& p, const std::string& bytes) {
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << bytes;
-}
+void writeBytes(const fs::path& p, const std::string& bytes) { dltest::writeFile(p, bytes); }
 
 std::string encode(const std::vector<float>& v, DType t) {
     std::string bytes, error;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <random>
 
+#include "tests/core/temp_dir.h"
 #include "core/index/dump_indexer.h"
 #include "core/index/index_serializer.h"
 #include "core/io/npy_writer.h"
@@ -15,21 +16,9 @@ using namespace dl;
 
 namespace {
 
-class TempDir {
-public:
-    TempDir() {
-        std::random_device rd;
-        path = fs::temp_directory_path() / ("dumplens_idx_" + std::to_string(rd()));
-        fs::create_directories(path);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    fs::path path;
-};
+using TempDir = dltest::TempDir;
 
-void writeText(const fs::path& p, const std::string& text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-}
+void writeText(const fs::path& p, const std::string& text) { dltest::writeFile(p, text); }
 
 void writeF16(const fs::path& p, const std::vector<float>& values) {
     fs::create_directories(p.parent_path());

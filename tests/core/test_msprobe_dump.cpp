@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 
+#include "tests/core/temp_dir.h"
 #include "core/analysis/comm_matcher.h"
 #include "core/index/dump_indexer.h"
 #include "core/io/msprobe_dump.h"
@@ -18,21 +19,9 @@ using namespace dl;
 
 namespace {
 
-class TempDir {
-public:
-    TempDir() {
-        std::random_device rd;
-        path = fs::temp_directory_path() / ("dumplens_msprobe_" + std::to_string(rd()));
-        fs::create_directories(path);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    fs::path path;
-};
+using TempDir = dltest::TempDir;
 
-void writeText(const fs::path& p, const std::string& text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-}
+void writeText(const fs::path& p, const std::string& text) { dltest::writeFile(p, text); }
 
 MsprobeEntry nameOf(std::string_view n) {
     MsprobeEntry e;

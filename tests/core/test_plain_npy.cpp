@@ -6,6 +6,7 @@
 #include <fstream>
 #include <random>
 
+#include "tests/core/temp_dir.h"
 #include "core/index/dump_indexer.h"
 #include "core/io/npy_writer.h"
 
@@ -14,16 +15,7 @@ using namespace dl;
 
 namespace {
 
-class TempDir {
-public:
-    TempDir() {
-        std::random_device rd;
-        path = fs::temp_directory_path() / ("dumplens_plain_" + std::to_string(rd()));
-        fs::create_directories(path);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    fs::path path;
-};
+using TempDir = dltest::TempDir;
 
 void writeNpy(const fs::path& p, const std::vector<float>& v, fs::file_time_type mtime) {
     fs::create_directories(p.parent_path());
