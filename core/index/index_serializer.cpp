@@ -40,37 +40,48 @@ private:
     std::vector<std::uint8_t> m_out;
 };
 
+// Decompresses straight into the destination arrays: no intermediate copy of the whole image.
 class Reader {
 public:
-    Reader(const std::uint8_t* d, std::size_t n) : m_data(d), m_size(n) {}
-    template <class T> bool pod(T& v) {
-        if (m_size - m_pos < sizeof(T)) return fail();
-        std::memcpy(&v, m_data + m_pos, sizeof(T));
-        m_pos += sizeof(T);
-        return true;
+    Reader(const std::uint8_t* compressed, std::size_t size, std::uint64_t decompressedSize)
+        : m_ds(ZSTD_createDStream()), m_in{compressed, size, 0}, m_remaining(decompressedSize) {
+        ZSTD_initDStream(m_ds);
     }
+    ~Reader() { ZSTD_freeDStream(m_ds); }
+    Reader(const Reader&) = delete;
+    Reader& operator=(const Reader&) = delete;
+
+    template <class T> bool pod(T& v) { return read(&v, sizeof(T)); }
     template <class T> bool vec(std::vector<T>& v) {
         std::uint64_t n = 0;
-        if (!pod(n) || n > (m_size - m_pos) / sizeof(T)) return fail();
+        if (!pod(n) || n > m_remaining / sizeof(T)) return fail();
         v.resize(n);
-        std::memcpy(v.data(), m_data + m_pos, n * sizeof(T));
-        m_pos += n * sizeof(T);
-        return true;
+        return read(v.data(), n * sizeof(T));
     }
     bool str(std::string& s) {
         std::uint64_t n = 0;
-        if (!pod(n) || n > m_size - m_pos) return fail();
-        s.assign(reinterpret_cast<const char*>(m_data + m_pos), n);
-        m_pos += n;
-        return true;
+        if (!pod(n) || n > m_remaining) return fail();
+        s.resize(n);
+        return read(s.data(), n);
     }
-    bool ok() const { return m_ok; }
-    bool atEnd() const { return m_pos == m_size; }
+    bool atEnd() const { return m_ok && m_remaining == 0; }
 
 private:
+    bool read(void* dst, std::size_t n) {
+        if (!m_ok || n > m_remaining) return fail();
+        ZSTD_outBuffer out{dst, n, 0};
+        while (out.pos < out.size) {
+            const std::size_t before = out.pos, inBefore = m_in.pos;
+            const std::size_t r = ZSTD_decompressStream(m_ds, &out, &m_in);
+            if (ZSTD_isError(r) || (out.pos == before && m_in.pos == inBefore)) return fail();
+        }
+        m_remaining -= n;
+        return true;
+    }
     bool fail() { m_ok = false; return false; }
-    const std::uint8_t* m_data;
-    std::size_t m_size, m_pos = 0;
+    ZSTD_DStream* m_ds;
+    ZSTD_inBuffer m_in;
+    std::uint64_t m_remaining;
     bool m_ok = true;
 };
 
@@ -203,13 +214,7 @@ bool deserializeIndex(const std::uint8_t* data, std::size_t size, DumpIndex& out
         error = "index payload size mismatch";
         return false;
     }
-    std::vector<std::uint8_t> raw(usize);
-    const std::size_t got = ZSTD_decompress(raw.data(), raw.size(), data + kHeaderSize, csize);
-    if (ZSTD_isError(got) || got != usize) {
-        error = std::string("index decompression failed: ") + (ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
-        return false;
-    }
-    Reader r(raw.data(), raw.size());
+    Reader r(data + kHeaderSize, csize, usize);
     out = DumpIndex();
     if (!readBody(r, out, fp) || !validate(out)) {
         out = DumpIndex();
