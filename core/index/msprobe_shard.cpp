@@ -1,4 +1,5 @@
 #include "core/index/msprobe_shard.h"
+#include "core/util/read_file.h"
 
 #include <algorithm>
 #include <fstream>
@@ -21,12 +22,8 @@ std::string baseOf(const std::string& rel) {
 std::string joinRel(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
 
 bool readText(const std::string& path, std::string& text) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    in.seekg(0, std::ios::end);
-    text.resize(std::size_t(in.tellg()));
-    in.seekg(0);
-    return bool(in.read(text.data(), std::streamsize(text.size())));
+    std::string error;
+    return readFileText(path, text, error);
 }
 
 std::string_view opTypeOf(const MsprobeEntry& e) {

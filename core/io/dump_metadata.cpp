@@ -1,4 +1,5 @@
 #include "core/io/dump_metadata.h"
+#include "core/util/read_file.h"
 
 #include <algorithm>
 #include <charconv>
@@ -215,15 +216,7 @@ bool parseRankTable(std::string_view text, std::vector<RankTableEntry>& out, std
 }
 
 bool readSmallTextFile(const std::string& path, std::string& text, std::string& error, std::size_t maxBytes) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) { error = "cannot open " + path; return false; }
-    in.seekg(0, std::ios::end);
-    std::streamoff size = in.tellg();
-    if (size < 0 || std::uint64_t(size) > maxBytes) { error = path + ": too large or unreadable"; return false; }
-    in.seekg(0);
-    text.assign(std::size_t(size), '\0');
-    if (!in.read(text.data(), size)) { error = "read error on " + path; return false; }
-    return true;
+    return readFileText(path, text, error, maxBytes);
 }
 
 }  // namespace dl

@@ -1,4 +1,5 @@
 #include "core/io/msprobe_dump.h"
+#include "core/util/read_file.h"
 
 #include <simdjson.h>
 
@@ -315,20 +316,7 @@ bool parseMsprobeDumpJson(std::string& text, MsprobeDump& out, std::string& erro
 }
 
 static bool slurp(const std::string& path, std::string& text, std::string& error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        error = "cannot open " + path;
-        return false;
-    }
-    in.seekg(0, std::ios::end);
-    const auto size = in.tellg();
-    in.seekg(0);
-    text.resize(std::size_t(size));
-    if (!in.read(text.data(), size)) {
-        error = "cannot read " + path;
-        return false;
-    }
-    return true;
+    return readFileText(path, text, error);
 }
 
 bool readMsprobeDumpJson(const std::string& path, MsprobeDump& out, std::string& error) {

@@ -1,4 +1,5 @@
 #include "core/io/statistic_csv.h"
+#include "core/util/read_file.h"
 
 #include <array>
 #include <charconv>
@@ -378,18 +379,8 @@ bool parseStatisticCsv(std::string_view text, StatisticCsvResult& out, std::stri
 }
 
 bool readStatisticCsv(const std::string& path, StatisticCsvResult& out, std::string& error) {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) {
-        error = "cannot open " + path;
-        return false;
-    }
-    const std::streamoff size = in.tellg();
-    std::string text(size > 0 ? std::size_t(size) : 0, '\0');
-    in.seekg(0);
-    if (size < 0 || !in.read(text.data(), size)) {
-        error = "read error on " + path;
-        return false;
-    }
+    std::string text;
+    if (!readFileText(path, text, error)) return false;
     if (!parseStatisticCsv(text, out, error)) {
         error = path + ": " + error;
         return false;

@@ -1,0 +1,27 @@
+#include "core/util/read_file.h"
+
+#include <fstream>
+
+namespace dl {
+
+bool readFileText(const std::string& path, std::string& text, std::string& error, std::uint64_t maxBytes) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) {
+        error = "cannot open " + path;
+        return false;
+    }
+    const std::streamoff size = in.tellg();
+    if (size < 0 || std::uint64_t(size) > maxBytes) {
+        error = path + ": too large or unreadable";
+        return false;
+    }
+    text.assign(std::size_t(size), '\0');
+    in.seekg(0);
+    if (!in.read(text.data(), size)) {
+        error = "read error on " + path;
+        return false;
+    }
+    return true;
+}
+
+}  // namespace dl
