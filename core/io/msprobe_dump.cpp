@@ -1,4 +1,6 @@
 #include "core/io/msprobe_dump.h"
+
+#include <charconv>
 #include "core/util/read_file.h"
 
 #include <simdjson.h>
@@ -22,10 +24,11 @@ bool isDigits(std::string_view s) {
     return true;
 }
 
+// Digits to a number; a run too long for int64 (fuzzed or corrupt names) gives -1, not overflow.
 std::int64_t toInt(std::string_view s) {
     std::int64_t v = 0;
-    for (char c : s) v = v * 10 + (c - '0');
-    return v;
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return ec == std::errc() && p == s.data() + s.size() ? v : -1;
 }
 
 std::string join(const std::vector<std::string_view>& parts, std::size_t from, std::size_t to) {
