@@ -93,26 +93,23 @@ struct Worker {
         const bool haveData = (ta.flags & HasData) && (tb.flags & HasData) && ta.file && tb.file &&
                               !(ta.flags & ReadError) && !(tb.flags & ReadError);
         if (opt.useData && haveData && shapesEqual) compareData(ta, tb, row);
-        else if (opt.useData && haveData) row.reason = "shapes differ: data not compared";
-        std::string why;
-        row.diverged = crossesThreshold(m, ta.stats, tb.stats, opt.thresholds, why);
-        if (row.diverged) row.reason = why;
+        else if (opt.useData && haveData) row.note = "shapes differ: data not compared";
     }
 
     void compareData(const TensorRecord& ta, const TensorRecord& tb, TensorComparison& row) {
         thread_local std::vector<float> va, vb;
         std::string error;
         if (!loadData(a, ta, va, error) || !loadData(b, tb, vb, error)) {
-            row.reason = "data not compared: " + error;
+            row.note = "data not compared: " + error;
             return;
         }
         if (va.size() != vb.size()) {
-            row.reason = "element counts differ: data not compared";
+            row.note = "element counts differ: data not compared";
             return;
         }
         bytes += ta.dataBytes + tb.dataBytes;
         computeDataMetrics(va.data(), vb.data(), va.size(), ta.ndim == 0, row.metrics);
-        if (row.metrics.nanInfMismatch) row.reason = "NaN/Inf positions differ";
+        if (row.metrics.nanInfMismatch) row.note = "NaN/Inf positions differ";
     }
 };
 
@@ -244,6 +241,22 @@ std::string ioSlotLabel(const TensorRecord& t) {
     return std::string(t.io == Io::Input ? "input." : "output.") + std::to_string(t.slot);
 }
 
+void applyThresholds(const DumpIndex& a, const DumpIndex& b, const CompareThresholds& t, RunComparison& c) {
+    c.thresholds = t;
+    c.diverged = 0;
+    c.firstDivergence = -1;
+    c.orderEvidence.clear();
+    for (std::size_t r = 0; r < c.rows.size(); ++r) {
+        TensorComparison& row = c.rows[r];
+        const TensorPair& p = c.alignment.tensors[r];
+        std::string why;
+        row.diverged = crossesThreshold(row.metrics, a.tensors[p.a].stats, b.tensors[p.b].stats, t, why);
+        row.reason = row.diverged ? std::move(why) : row.note;
+        c.diverged += row.diverged;
+    }
+    findFirstDivergence(a, c);
+}
+
 RunComparison compareRuns(const DumpIndex& a, const DumpIndex& b, const CompareOptions& options) {
     const auto t0 = std::chrono::steady_clock::now();
     RunComparison res;
@@ -264,11 +277,8 @@ RunComparison compareRuns(const DumpIndex& a, const DumpIndex& b, const CompareO
     });
     res.cancelled = cancelled;
     res.bytesCompared = w.bytes;
-    for (const TensorComparison& row : res.rows) {
-        res.diverged += row.diverged;
-        (row.metrics.fromData ? res.fromData : res.fromStats) += 1;
-    }
-    if (!res.cancelled) findFirstDivergence(a, res);
+    for (const TensorComparison& row : res.rows) (row.metrics.fromData ? res.fromData : res.fromStats) += 1;
+    if (!res.cancelled) applyThresholds(a, b, options.thresholds, res);
     res.warnings = res.alignment.warnings;
     if (!res.alignment.onlyOpsA.empty() || !res.alignment.onlyOpsB.empty())
         res.warnings.push_back(std::to_string(res.alignment.onlyOpsA.size()) + " op(s) only in run A, " +

@@ -51,7 +51,8 @@ struct CompareOptions {
 struct TensorComparison {
     TensorMetrics metrics;
     bool diverged = false;
-    std::string reason;               // the threshold crossed, or why data was not compared
+    std::string note;                 // why data was not compared (or NaN/Inf positions differ)
+    std::string reason;               // the threshold crossed when diverged, else the note
 };
 
 struct RunComparison {
@@ -68,6 +69,10 @@ struct RunComparison {
 };
 
 RunComparison compareRuns(const DumpIndex& a, const DumpIndex& b, const CompareOptions& options);
+
+// Re-judges every row of `c` against new thresholds without recomputing metrics: the diverged
+// flags, counts, reasons and the first divergence (the GUI's adjustable threshold).
+void applyThresholds(const DumpIndex& a, const DumpIndex& b, const CompareThresholds& t, RunComparison& c);
 
 // Applies the thresholds to one tensor's metrics (data metrics when computed, else the two
 // runs' statistics); `reason` names the first test that failed.

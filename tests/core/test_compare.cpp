@@ -11,9 +11,14 @@
 #include <random>
 
 #include "core/compare/compare_json.h"
+#include "core/compare/compare_overlay.h"
+#include "core/compare/compare_rows.h"
+#include "core/compare/time_map.h"
 #include "core/compare/run_comparison.h"
 #include "core/demo/demo_dumps.h"
 #include "core/index/dump_indexer.h"
+#include "core/query/op_state.h"
+#include "core/timeline/timeline_data.h"
 #include "tests/core/analysis_test_builder.h"
 
 using namespace dl;
@@ -250,6 +255,76 @@ TEST(RunComparison, StatisticsOnlyFindsEarliestByExecutionOrder) {
     EXPECT_EQ(l.firstDivergence, 2);   // 2.5 vs 2 is within 50 %
 }
 
+TEST(RunComparison, ApplyThresholdsRejudgesWithoutRecomputing) {
+    IndexBuilder a, b;
+    for (IndexBuilder* x : {&a, &b}) {
+        const bool isB = x == &b;
+        x->op(0, 0, "MatMul", "MatMul-op1", {dltest::out(0, dltest::dataStats(2.0))});
+        x->op(0, 0, "Add", "Add-op2", {dltest::out(0, dltest::dataStats(isB ? 2.5 : 2.0))});
+        x->op(0, 0, "Mul", "Mul-op3", {dltest::out(0, dltest::dataStats(isB ? 9.0 : 2.0))});
+    }
+    RunComparison c = compareRuns(a.idx, b.idx, {});
+    ASSERT_EQ(c.firstDivergence, 1);
+    CompareThresholds loose;
+    std::string error;
+    ASSERT_TRUE(parseThresholds("stats_rel=0.5", loose, error));
+    applyThresholds(a.idx, b.idx, loose, c);
+    EXPECT_EQ(c.firstDivergence, 2);
+    EXPECT_EQ(c.diverged, 1u);
+    EXPECT_TRUE(c.rows[1].reason.empty());
+    EXPECT_FALSE(c.rows[2].reason.empty());
+    ASSERT_TRUE(parseThresholds("stats_rel=100", loose, error));
+    applyThresholds(a.idx, b.idx, loose, c);
+    EXPECT_EQ(c.firstDivergence, -1);
+    EXPECT_EQ(c.diverged, 0u);
+    EXPECT_EQ(describeThresholds(c.thresholds), describeThresholds(loose));
+}
+
+TEST(CompareRows, FilterAndSort) {
+    IndexBuilder a, b;
+    for (IndexBuilder* x : {&a, &b}) {
+        const bool isB = x == &b;
+        x->op(0, 0, "MatMul", "MatMul-op1", {dltest::out(0, dltest::dataStats(2.0))});
+        x->op(0, 0, "Add", "Add-op2", {dltest::out(0, dltest::dataStats(isB ? 2.5 : 2.0))});
+        x->op(1, 0, "Mul", "Mul-op3", {dltest::out(0, dltest::dataStats(isB ? 9.0 : 2.0))});
+    }
+    const RunComparison c = compareRuns(a.idx, b.idx, {});
+    EXPECT_EQ(selectCompareRows(c, a.idx, b.idx, {}, CompareSortKey::Order, false), (std::vector<std::uint32_t>{0, 1, 2}));
+    EXPECT_EQ(selectCompareRows(c, a.idx, b.idx, {}, CompareSortKey::Order, true), (std::vector<std::uint32_t>{2, 1, 0}));
+    CompareRowFilter f;
+    f.divergedOnly = true;
+    EXPECT_EQ(selectCompareRows(c, a.idx, b.idx, f, CompareSortKey::Order, false), (std::vector<std::uint32_t>{1, 2}));
+    f.text = "mul-OP";
+    EXPECT_EQ(selectCompareRows(c, a.idx, b.idx, f, CompareSortKey::Order, false), (std::vector<std::uint32_t>{2}));
+    f = {};
+    f.rank = 1;
+    EXPECT_EQ(selectCompareRows(c, a.idx, b.idx, f, CompareSortKey::Order, false), (std::vector<std::uint32_t>{2}));
+    // Mul differs most (9 vs 2), MatMul not at all.
+    EXPECT_EQ(selectCompareRows(c, a.idx, b.idx, {}, CompareSortKey::StatsRelDiff, true),
+              (std::vector<std::uint32_t>{2, 1, 0}));
+    EXPECT_EQ(selectCompareRows(c, a.idx, b.idx, {}, CompareSortKey::StatsRelDiff, false),
+              (std::vector<std::uint32_t>{0, 1, 2}));
+    // Statistics-only rows have no cosine: N/A sorts last and keeps execution order.
+    EXPECT_EQ(selectCompareRows(c, a.idx, b.idx, {}, CompareSortKey::Cosine, false), (std::vector<std::uint32_t>{0, 1, 2}));
+}
+
+TEST(TimeMap, MonotoneThroughMatchedPoints) {
+    TimeMap m;
+    // B runs twice as slow; one contradicting pair (an op matched across the order) is dropped.
+    m.build({{10, 20}, {30, 60}, {20, 40}, {25, 5}, {40, 80}}, 0, 50, 0, 100);
+    EXPECT_DOUBLE_EQ(m.toB(10), 20);
+    EXPECT_DOUBLE_EQ(m.toB(15), 30);
+    EXPECT_DOUBLE_EQ(m.toB(25), 50);   // not pulled to 5
+    EXPECT_DOUBLE_EQ(m.toA(70), 35);
+    EXPECT_DOUBLE_EQ(m.toB(0), 0);
+    EXPECT_DOUBLE_EQ(m.toB(50), 100);
+    for (double t = 0; t <= 50; t += 0.5) EXPECT_LE(m.toB(t), m.toB(t + 0.5));
+    TimeMap empty;
+    empty.build({}, 0, 10, 100, 300);
+    EXPECT_DOUBLE_EQ(empty.toB(5), 200);
+    EXPECT_DOUBLE_EQ(empty.toA(300), 10);
+}
+
 class CompareDemo : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
@@ -303,6 +378,40 @@ TEST_F(CompareDemo, TwinRunsDivergeAtNormHeadSqrtGrad) {
         ASSERT_EQ(stripOpNumbers(s_fp16.strings.view(s_fp16.ops[p.a].scope)),
                   stripOpNumbers(s_bf16.strings.view(s_bf16.ops[p.b].scope)));
     }
+}
+
+TEST_F(CompareDemo, OverlayLinksOpsAndColoursTheDivergence) {
+    const RunComparison c = compareRuns(s_fp16, s_bf16, {});
+    ASSERT_GE(c.firstDivergence, 0);
+    const CompareOverlay ov = buildCompareOverlay(c, s_fp16, s_bf16);
+    ASSERT_EQ(ov.partnerA.size(), s_fp16.ops.size());
+    for (const OpPair& p : c.alignment.ops) {
+        ASSERT_EQ(ov.partnerA[p.a], p.b);
+        ASSERT_EQ(ov.partnerB[p.b], p.a);
+    }
+    for (std::uint32_t op : c.alignment.onlyOpsB) EXPECT_EQ(ov.stateB(op), CompareState::Unmatched);
+    const TensorPair& first = c.alignment.tensors[std::size_t(c.firstDivergence)];
+    EXPECT_EQ(ov.stateA(s_fp16.tensors[first.a].op), CompareState::FirstDivergence);
+    EXPECT_EQ(ov.stateB(s_bf16.tensors[first.b].op), CompareState::FirstDivergence);
+    EXPECT_EQ(ov.rowOfTensorA[first.a], std::uint32_t(c.firstDivergence));
+    EXPECT_EQ(ov.statesA.counts[int(CompareState::FirstDivergence)], 1u);
+    EXPECT_GT(ov.statesA.counts[int(CompareState::Agree)], 0u);
+    // The same iteration of both runs, locked through matched ops: every matched op's centre in A
+    // maps to within its own extent of the partner's centre in B.
+    TimelineOptions to;
+    to.iteration = s_fp16.ops[s_fp16.tensors[first.a].op].iteration;
+    const TimelineData ta = buildTimeline(s_fp16, nullptr, ov.statesA, to);
+    const TimelineData tb = buildTimeline(s_bf16, nullptr, ov.statesB, to);
+    const TimeMap m = timeMapBetween(ta, tb, ov);
+    std::size_t la, ia, lb, ib, close = 0, total = 0;
+    for (const OpPair& p : c.alignment.ops) {
+        if (!ta.locate(p.a, la, ia) || !tb.locate(p.b, lb, ib)) continue;
+        const TimelineItem &x = ta.lanes[la].items[ia], &y = tb.lanes[lb].items[ib];
+        ++total;
+        close += std::fabs(m.toB((x.start + x.end) / 2.0) - (y.start + y.end) / 2.0) <= 0.05 * double(tb.t1 - tb.t0);
+    }
+    ASSERT_GT(total, 0u);
+    EXPECT_GE(double(close) / double(total), 0.9);
 }
 
 TEST_F(CompareDemo, StatisticsOnlyAlsoPointsAtNormHead) {
