@@ -20,6 +20,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "ui/compare_window.h"
 #include "ui/models/dump_session.h"
 #include "ui/models/issues_model.h"
 #include "ui/report/report_renderer.h"
@@ -81,14 +82,23 @@ void MainWindow::setupActions() {
     m_demoAction = new QAction(tr("Open the bundled &demo dump"), this);
     connect(m_demoAction, &QAction::triggered, this, &MainWindow::openDemo);
     m_compareAction = new QAction(tr("&Compare with…"), this);
-    m_compareAction->setEnabled(false);
-    m_compareAction->setToolTip(tr("not available yet"));
-    m_compareAction->setStatusTip(tr("not available yet"));
+    m_compareAction->setEnabled(false);   // enabled once a dump is open
+    m_compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_compareAction->setStatusTip(tr("Align the open run with a second run and find where they diverge"));
+    connect(m_compareAction, &QAction::triggered, this, &MainWindow::chooseCompareFolder);
+    m_compareFixAction = new QAction(tr("Compare the demo with its &bf16 fix"), this);
+    m_compareFixAction->setEnabled(false);   // enabled while the bundled demo is open
+    m_compareFixAction->setStatusTip(tr("The same demo run with the NormHead SqrtGrad in bfloat16"));
+    connect(m_compareFixAction, &QAction::triggered, this, &MainWindow::compareWithDemoFix);
     m_exportAction = new QAction(tr("&Export report…"), this);
     m_exportAction->setEnabled(false);   // enabled once an analysed dump is open
     m_exportAction->setStatusTip(tr("Write the overflow report of the open dump as PDF"));
     connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportReport);
-    connect(m_session, &DumpSession::dumpChanged, this, [this] { m_exportAction->setEnabled(m_session->analysis()); });
+    connect(m_session, &DumpSession::dumpChanged, this, [this] {
+        m_exportAction->setEnabled(m_session->analysis());
+        m_compareAction->setEnabled(m_session->analysis());
+        m_compareFixAction->setEnabled(m_session->analysis() && m_session->dump()->path.startsWith(demoRoot()));
+    });
     m_quitAction = new QAction(tr("&Quit"), this);
     m_quitAction->setShortcut(QKeySequence::Quit);
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
@@ -114,6 +124,7 @@ void MainWindow::setupMenus() {
     file->addAction(m_demoAction);
     file->addSeparator();
     file->addAction(m_compareAction);
+    file->addAction(m_compareFixAction);
     file->addAction(m_exportAction);
     file->addSeparator();
     file->addAction(m_quitAction);
@@ -199,6 +210,24 @@ void MainWindow::openFolder(const QString& path) {
 void MainWindow::openDemo() {
     startLoad(demoRoot() + QLatin1Char('/') + QLatin1String(kDemoVariant), demoRoot());
 }
+
+void MainWindow::chooseCompareFolder() {
+    if (!m_session->analysis()) return;
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Compare %1 with").arg(QFileInfo(m_session->dump()->path).fileName()),
+                                                          QFileInfo(m_session->dump()->path).absolutePath());
+    if (!dir.isEmpty()) compareWith(dir);
+}
+
+void MainWindow::compareWith(const QString& pathB, const QString& demoDirB) {
+    if (!m_session->dump() || !m_session->analysis()) return;
+    if (!m_compare) m_compare = new CompareWindow(this);
+    m_compare->start(m_session->dump(), pathB, demoDirB);
+    m_compare->show();
+    m_compare->raise();
+    m_compare->activateWindow();
+}
+
+void MainWindow::compareWithDemoFix() { compareWith(demoRoot() + QStringLiteral("/bf16_fix"), demoRoot()); }
 
 void MainWindow::startLoad(const QString& path, const QString& demoDir) {
     m_loading->begin(path);
@@ -286,6 +315,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
     QSettings s;
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
     if (m_docksShown) s.setValue(QStringLiteral("window/state"), saveState());
+    if (m_compare) m_compare->close();
     m_worker->cancel();
     e->accept();
 }

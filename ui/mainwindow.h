@@ -13,6 +13,7 @@ class QTableView;
 namespace dlui {
 
 class ChainView;
+class CompareWindow;
 class DumpSession;
 class IssuesModel;
 class LoadingPage;
@@ -34,6 +35,12 @@ public:
     bool isBusy() const;
     // The folder the bundled demo is written into (QStandardPaths::CacheLocation/demo).
     static QString demoRoot();
+    // Compares the open dump (run A) with pathB in the compare window (a bundled demo variant
+    // when demoDirB is set). No-op until a dump is open.
+    void compareWith(const QString& pathB, const QString& demoDirB = {});
+    // Compares the open demo with the bundled bf16 fix (the demo's twin run).
+    void compareWithDemoFix();
+    CompareWindow* compareWindow() const { return m_compare; }
 
     DumpSession* session() const { return m_session; }
     VerdictBanner* banner() const { return m_banner; }
@@ -68,6 +75,7 @@ private:
     void addRecent(const QString& path);
     void refreshRecent();
     void chooseFolder();
+    void chooseCompareFolder();
     void showShortcuts();
 
     DumpSession* m_session;
@@ -89,6 +97,8 @@ private:
     QMenu* m_viewMenu = nullptr;
     QAction* m_openAction = nullptr;
     QAction* m_compareAction = nullptr;
+    QAction* m_compareFixAction = nullptr;
+    CompareWindow* m_compare = nullptr;
     QAction* m_exportAction = nullptr;
     QAction* m_jumpAction = nullptr;
     QAction* m_filterAction = nullptr;

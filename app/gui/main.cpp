@@ -4,6 +4,7 @@
 #include <QDir>
 
 #include "ui/mainwindow.h"
+#include "ui/models/dump_session.h"
 #include "ui/util/screenshot_taker.h"
 
 int main(int argc, char** argv) {
@@ -23,11 +24,28 @@ int main(int argc, char** argv) {
     QCommandLineOption shots(QStringLiteral("screenshots"), QStringLiteral("save one PNG per view into DIR, then quit"),
                              QStringLiteral("DIR"));
     parser.addOption(shots);
+    QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("once DIR is open, compare it with run B"),
+                               QStringLiteral("B"));
+    parser.addOption(compare);
+    QCommandLineOption compareFix(QStringLiteral("compare-fix"),
+                                  QStringLiteral("with --demo: compare the demo with its bundled bf16 fix"));
+    parser.addOption(compareFix);
     parser.process(app);
 
     dlui::MainWindow window;
     window.show();
-    if (parser.isSet(shots)) new dlui::ScreenshotTaker(&window, parser.value(shots));
+    const bool comparing = parser.isSet(compare) || parser.isSet(compareFix);
+    if (parser.isSet(shots)) new dlui::ScreenshotTaker(&window, parser.value(shots), comparing);
+    if (comparing) {
+        // Start the comparison once run A is analysed (once only).
+        auto* once = new QObject(&window);
+        QObject::connect(window.session(), &dlui::DumpSession::dumpChanged, once, [&window, &parser, &compare, once] {
+            if (!window.session()->analysis()) return;
+            if (parser.isSet(compare)) window.compareWith(QDir(parser.value(compare)).absolutePath());
+            else window.compareWithDemoFix();
+            once->deleteLater();
+        });
+    }
     const QStringList args = parser.positionalArguments();
     if (!args.isEmpty())
         window.openFolder(QDir(args.first()).absolutePath());

@@ -192,6 +192,15 @@ bool parseThresholds(std::string_view spec, CompareThresholds& t, std::string& e
     return true;
 }
 
+std::string thresholdSpec(const CompareThresholds& t) {
+    const auto v = [](double x, bool off) { return off ? std::string("off") : fmtNum(x); };
+    return "cosine=" + v(t.minCosine, t.minCosine == -kInf) + ",abs_floor=" + fmtNum(t.absFloor) +
+           ",max_abs=" + v(t.maxAbsErr, t.maxAbsErr == kInf) + ",max_rel=" + v(t.maxRelErr, t.maxRelErr == kInf) +
+           ",one_thousandth=" + v(t.minOneThousandth, t.minOneThousandth < 0) +
+           ",five_thousandth=" + v(t.minFiveThousandth, t.minFiveThousandth < 0) +
+           ",stats_rel=" + v(t.statsRel, t.statsRel == kInf) + ",nan_inf=" + (t.nanInf ? "on" : "off");
+}
+
 std::string describeThresholds(const CompareThresholds& t) {
     std::vector<std::string> parts;
     if (t.minCosine > -kInf) parts.push_back("cosine < " + fmtNum(t.minCosine) + " (with max_abs > " + fmtNum(t.absFloor) + ")");

@@ -37,6 +37,8 @@ struct CompareThresholds {
 // "cosine=0.95,max_abs=off,stats_rel=0.05,nan_inf=off" (keys: cosine, abs_floor, max_abs,
 // max_rel, one_thousandth, five_thousandth, stats_rel, nan_inf). False with a reason.
 bool parseThresholds(std::string_view spec, CompareThresholds& t, std::string& error);
+// The thresholds in the form parseThresholds reads back (every key, "off" where a test is off).
+std::string thresholdSpec(const CompareThresholds& t);
 // The thresholds as text, e.g. "cosine < 0.99 (with max_abs > 0.001), max_abs > 1, ...".
 std::string describeThresholds(const CompareThresholds& t);
 

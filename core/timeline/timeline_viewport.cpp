@@ -51,6 +51,13 @@ void TimelineViewport::zoomTo(double a, double b) {
     clamp();
 }
 
+void TimelineViewport::setWindow(double a, double b) {
+    if (a > b) std::swap(a, b);
+    m_from = a;
+    m_to = std::max(b, a + m_minSpan);
+    clamp();
+}
+
 void TimelineViewport::fitAll() { zoomTo(m_fullFrom, m_fullTo); }
 
 bool TimelineViewport::undo() {

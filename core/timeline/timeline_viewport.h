@@ -23,6 +23,8 @@ public:
     // Shows [a, b] (ordered, clamped); pushes the current window on the undo stack.
     void zoomTo(double a, double b);
     void fitAll();
+    // Shows [a, b] (ordered, clamped) without an undo entry: a follower of another viewport.
+    void setWindow(double a, double b);
     bool undo();               // false when there is nothing to undo
     bool canUndo() const { return !m_undo.empty(); }
     double minSpan() const { return m_minSpan; }

@@ -161,6 +161,19 @@ TEST(CompareThresholds, ParseAndDescribe) {
     EXPECT_FALSE(parseThresholds("cosine", t, error));
 }
 
+TEST(CompareThresholds, SpecRoundTrips) {
+    for (const char* spec : {"", "cosine=0.95,max_abs=off,max_rel=0.01,nan_inf=off", "one_thousandth=0.9,stats_rel=off"}) {
+        CompareThresholds t, back;
+        std::string error;
+        ASSERT_TRUE(parseThresholds(spec, t, error)) << error;
+        ASSERT_TRUE(parseThresholds(thresholdSpec(t), back, error)) << thresholdSpec(t) << ": " << error;
+        EXPECT_EQ(thresholdSpec(back), thresholdSpec(t));
+        EXPECT_EQ(describeThresholds(back), describeThresholds(t));
+    }
+    EXPECT_EQ(thresholdSpec({}), "cosine=0.99,abs_floor=0.001,max_abs=1,max_rel=off,one_thousandth=off,"
+                                 "five_thousandth=off,stats_rel=0.001,nan_inf=on");
+}
+
 TEST(RunAligner, StripOpNumbers) {
     EXPECT_EQ(stripOpNumbers("Gradients/Default/gradSqrt/SqrtGrad-op154"), "Gradients/Default/gradSqrt/SqrtGrad");
     EXPECT_EQ(stripOpNumbers("Default_net-Net_Add-op12_x"), "Default_net-Net_Add_x");

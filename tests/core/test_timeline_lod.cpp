@@ -218,6 +218,20 @@ TEST(TimelineViewport, ZoomPanClampUndo) {
     EXPECT_GE(v.span(), v.minSpan());
 }
 
+TEST(TimelineViewport, SetWindowFollowsWithoutUndo) {
+    TimelineViewport v;
+    v.setFullRange(0, 1000);
+    v.setWindow(700, 300);   // ordered
+    EXPECT_DOUBLE_EQ(v.from(), 300);
+    EXPECT_DOUBLE_EQ(v.to(), 700);
+    EXPECT_FALSE(v.canUndo());
+    v.setWindow(900, 1400);  // clamped into the range, span kept
+    EXPECT_DOUBLE_EQ(v.to(), 1000);
+    EXPECT_DOUBLE_EQ(v.span(), 500);
+    v.setWindow(5, 5);       // at least the minimum span
+    EXPECT_GE(v.span(), v.minSpan());
+}
+
 TEST(TimeAxis, NiceTicks) {
     EXPECT_DOUBLE_EQ(niceTickStep(0.7), 1);
     EXPECT_DOUBLE_EQ(niceTickStep(1.5), 2);

@@ -12,6 +12,7 @@
 
 #include "ui/models/dump_session.h"
 #include "ui/util/state_colors.h"
+#include "ui/views/log2_histogram_plot.h"
 #include "ui/views/tensor_panel.h"
 
 namespace dlui {

@@ -5,7 +5,13 @@
 #include <QDockWidget>
 #include <QTimer>
 
+#include "ui/compare_window.h"
 #include "ui/mainwindow.h"
+#include "ui/models/compare_session.h"
+#include "ui/views/compare_summary_bar.h"
+#include "ui/views/compare_table_panel.h"
+#include "ui/views/compare_tensor_panel.h"
+#include "ui/views/compare_timelines.h"
 #include "ui/models/dump_session.h"
 #include "ui/views/chain_view.h"
 #include "ui/views/op_table_panel.h"
@@ -15,7 +21,8 @@
 
 namespace dlui {
 
-ScreenshotTaker::ScreenshotTaker(MainWindow* window, const QString& dir) : QObject(window), m_window(window), m_dir(dir) {
+ScreenshotTaker::ScreenshotTaker(MainWindow* window, const QString& dir, bool compare)
+    : QObject(window), m_window(window), m_dir(dir), m_compare(compare) {
     QDir().mkpath(dir);
     connect(window->session(), &DumpSession::selectionChanged, this, [this] {
         // The origin is selected after the analysis; give the views time to lay out and replot.
@@ -33,6 +40,32 @@ void ScreenshotTaker::capture() {
     save(m_window->opTable(), "op_table.png");
     save(m_window->tensorPanel(), "tensor_panel.png");
     save(m_window->chainView(), "chain_view.png");
+    if (!m_compare) return finish();
+    CompareWindow* cw = m_window->compareWindow();
+    if (cw && !cw->isBusy() && cw->session()->isReady()) return captureCompare();
+    // The comparison is still running (or not started yet): wait for it.
+    QTimer* poll = new QTimer(this);
+    connect(poll, &QTimer::timeout, this, [this, poll] {
+        CompareWindow* w = m_window->compareWindow();
+        if (!w || w->isBusy()) return;
+        poll->stop();
+        QTimer::singleShot(1500, this, &ScreenshotTaker::captureCompare);
+    });
+    poll->start(200);
+}
+
+void ScreenshotTaker::captureCompare() {
+    CompareWindow* cw = m_window->compareWindow();
+    const auto save = [this](QWidget* w, const char* name) { w->grab().save(m_dir + QLatin1Char('/') + QLatin1String(name)); };
+    save(cw, "compare_window.png");
+    save(cw->summary(), "compare_summary.png");
+    save(cw->timelines(), "compare_timelines.png");
+    save(cw->table(), "compare_table.png");
+    save(cw->tensorPanel(), "compare_tensor.png");
+    finish();
+}
+
+void ScreenshotTaker::finish() {
     // Leave a moment for an external full-screen capture (import -window root) before quitting.
     QTimer::singleShot(4000, qApp, &QApplication::quit);
 }

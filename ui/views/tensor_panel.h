@@ -4,30 +4,28 @@
 // counted in their own bars.
 #include <QWidget>
 
-class QCustomPlot;
 class QLabel;
 
 namespace dlui {
 
 class DumpSession;
+class Log2HistogramPlot;
 
 class TensorPanel : public QWidget {
     Q_OBJECT
 public:
     explicit TensorPanel(DumpSession* session, QWidget* parent = nullptr);
-    QCustomPlot* plot() const { return m_plot; }
+    Log2HistogramPlot* plot() const { return m_plot; }
     QString headerText() const;
-    int plottedTensors() const { return m_plotted; }
+    int plottedTensors() const;
 
 private:
     void show(quint32 op, quint32 tensor);
     void plotOp(quint32 op, quint32 tensor);
-    void addLimitLine(double log2x, const QString& label, const QColor& c, double labelY, bool labelLeft);
 
     DumpSession* m_session;
     QLabel* m_header;
-    QCustomPlot* m_plot;
-    int m_plotted = 0;
+    Log2HistogramPlot* m_plot;
 };
 
 }  // namespace dlui

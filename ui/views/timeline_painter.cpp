@@ -15,7 +15,8 @@ namespace {
 // dozen runs instead of thousands of rectangles).
 class RunFiller {
 public:
-    RunFiller(QPainter& p, int top, int height) : m_p(p), m_top(top), m_h(height) {}
+    RunFiller(QPainter& p, const StatePalette& palette, int top, int height)
+        : m_p(p), m_palette(palette), m_top(top), m_h(height) {}
     ~RunFiller() { flush(); }
     void add(double x0, double x1, dl::OpState s) {
         const int a = static_cast<int>(std::floor(x0));
@@ -34,7 +35,7 @@ public:
         if (!m_open) return;
         const int w = m_b - m_a;
         // Leave a one-pixel gap between wide boxes so neighbouring ops stay distinguishable.
-        m_p.fillRect(QRect(m_a, m_top, w > 3 ? w - 1 : w, m_h), stateColor(m_state));
+        m_p.fillRect(QRect(m_a, m_top, w > 3 ? w - 1 : w, m_h), m_palette.color(m_state));
         ++drawn;
         m_open = false;
     }
@@ -42,6 +43,7 @@ public:
 
 private:
     QPainter& m_p;
+    const StatePalette& m_palette;
     int m_top, m_h, m_a = 0, m_b = 0;
     bool m_open = false;
     dl::OpState m_state = dl::OpState::Normal;
@@ -59,7 +61,7 @@ void TimelinePainter::setData(std::shared_ptr<const dl::TimelineData> data, cons
     int prevStage = -2;
     if (m_data)
         for (const auto& lane : m_data->lanes) {
-            if (lane.stage != prevStage) {
+            if (lane.stage != prevStage && !m_compact) {
                 m_headers.emplace_back(y, lane.stage);
                 y += kHeaderHeight;
                 prevStage = lane.stage;
@@ -150,7 +152,7 @@ void TimelinePainter::paintLane(QPainter& p, const dl::TimelineLane& lane, const
                                 int height, bool labels) {
     const double from = axis.from(), to = axis.to();
     const int level = lane.lod.levelFor(axis.timePerPixel());
-    RunFiller runs(p, top, height);
+    RunFiller runs(p, *m_palette, top, height);
     if (level >= 0) {
         m_scratch.clear();
         lane.lod.query(level, from, to, m_scratch);
@@ -191,6 +193,7 @@ void TimelinePainter::paintLabels(QPainter& p, const QRect& r, int scrollY) {
         p.setPen(QColor(0x20, 0x20, 0x20));
         QString text = QObject::tr("rank %1").arg(lane.rank);
         if (lane.stream) text += QObject::tr(" · s%1").arg(*lane.stream);
+        if (m_compact && lane.stage >= 0) text += QObject::tr(" · st %1").arg(lane.stage);
         p.drawText(QRect(r.left() + 12, top, kLabelWidth - 14, kLaneHeight), Qt::AlignVCenter, text);
     }
     p.setPen(QColor(0xc8, 0xcc, 0xd2));
@@ -265,7 +268,7 @@ void TimelinePainter::paintOrigins(QPainter& p, const QRect& r, const dl::TimeAx
         QPolygonF tri;
         tri << QPointF(x, top + 7) << QPointF(x - 6, top - 3) << QPointF(x + 6, top - 3);
         p.setPen(QPen(Qt::white, 1));
-        p.setBrush(stateColor(dl::OpState::Origin));
+        p.setBrush(m_palette->color(dl::OpState::Origin));
         p.drawPolygon(tri);
     }
     p.setRenderHint(QPainter::Antialiasing, false);

@@ -11,6 +11,7 @@
 #include "core/timeline/time_axis.h"
 #include "core/timeline/timeline_data.h"
 #include "core/timeline/timeline_viewport.h"
+#include "ui/util/state_colors.h"
 
 namespace dlui {
 
@@ -29,6 +30,12 @@ public:
 
     void setData(std::shared_ptr<const dl::TimelineData> data, const dl::DumpIndex* index);
     const dl::TimelineData* data() const { return m_data.get(); }
+    // Colours of the item states (overflow states by default; the compare view uses its own).
+    void setPalette(const StatePalette* palette) { m_palette = palette; }
+    const StatePalette& palette() const { return *m_palette; }
+    // Compact: no stage header rows, the stage goes into the lane label (stacked timelines).
+    // Takes effect with the next setData.
+    void setCompact(bool compact) { m_compact = compact; }
 
     static QRect overviewRect(const QRect& r) { return {r.left() + kLabelWidth, r.top(), r.width() - kLabelWidth, kOverviewHeight}; }
     static QRect rulerRect(const QRect& r) { return {r.left() + kLabelWidth, r.top() + kOverviewHeight, r.width() - kLabelWidth, kRulerHeight}; }
@@ -62,6 +69,8 @@ private:
 
     std::shared_ptr<const dl::TimelineData> m_data;
     const dl::DumpIndex* m_index = nullptr;
+    const StatePalette* m_palette = &StatePalette::overflow();
+    bool m_compact = false;
     std::vector<int> m_laneY;            // top of each lane in content coordinates
     std::vector<std::pair<int, int>> m_headers;  // (y, stage)
     int m_contentHeight = 0;

@@ -9,7 +9,7 @@
 #include <QVBoxLayout>
 
 #include "ui/models/dump_session.h"
-#include "ui/util/state_colors.h"
+#include "ui/views/state_legend.h"
 #include "ui/views/timeline_widget.h"
 
 namespace dlui {
@@ -36,7 +36,7 @@ TimelinePanel::TimelinePanel(DumpSession* session, QWidget* parent)
     bar->addSpacing(12);
     bar->addWidget(m_info);
     bar->addStretch(1);
-    bar->addWidget(makeLegend());
+    bar->addWidget(makeStateLegend(StatePalette::overflow(), this));
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
@@ -50,21 +50,6 @@ TimelinePanel::TimelinePanel(DumpSession* session, QWidget* parent)
     connect(m_perStream, &QCheckBox::toggled, this, &TimelinePanel::rebuild);
     connect(fit, &QToolButton::clicked, m_widget, &TimelineWidget::fitAll);
     connect(m_widget, &TimelineWidget::opClicked, m_session, [this](quint32 op) { m_session->select(op); });
-}
-
-QWidget* TimelinePanel::makeLegend() {
-    auto* w = new QWidget(this);
-    auto* l = new QHBoxLayout(w);
-    l->setContentsMargins(0, 0, 0, 0);
-    for (int s = 0; s < dl::kOpStateCount; ++s) {
-        auto* swatch = new QLabel(w);
-        swatch->setFixedSize(12, 12);
-        swatch->setStyleSheet(QStringLiteral("background:%1;border-radius:2px").arg(stateColor(dl::OpState(s)).name()));
-        l->addWidget(swatch);
-        l->addWidget(new QLabel(stateText(dl::OpState(s)), w));
-        l->addSpacing(6);
-    }
-    return w;
 }
 
 void TimelinePanel::onDumpChanged() {

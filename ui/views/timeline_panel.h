@@ -26,7 +26,6 @@ private:
     void onDumpChanged();
     void rebuild();
     void onSelection(quint32 op);
-    QWidget* makeLegend();
 
     DumpSession* m_session;
     TimelineWidget* m_widget;

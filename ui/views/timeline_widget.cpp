@@ -38,6 +38,28 @@ void TimelineWidget::setTimeline(std::shared_ptr<const dl::TimelineData> data, c
     changed();
 }
 
+void TimelineWidget::setPalette(const StatePalette* palette) {
+    m_painter.setPalette(palette);
+    update();
+}
+
+void TimelineWidget::setWindow(double from, double to) {
+    m_vp.setWindow(from, to);
+    changed();
+}
+
+QRectF TimelineWidget::opRect(quint32 op) const {
+    std::size_t lane = 0, item = 0;
+    const dl::TimelineData* d = m_painter.data();
+    if (!d || !d->locate(op, lane, item)) return {};
+    const auto& it = d->lanes[lane].items[item];
+    const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
+    const double top = m_painter.laneCenterY(rect(), static_cast<int>(lane), m_state.scrollY) - TimelinePainter::kLaneHeight / 2.0;
+    const double x0 = axis.toX(static_cast<double>(it.start));
+    const double x1 = std::max(x0 + 1, axis.toX(static_cast<double>(it.end)));
+    return QRectF(x0, top, x1 - x0, TimelinePainter::kLaneHeight);
+}
+
 void TimelineWidget::changed() {
     update();
     emit viewChanged();
@@ -50,10 +72,11 @@ void TimelineWidget::selectOp(quint32 op) {
     if (d && d->locate(op, lane, item)) {
         const auto& it = d->lanes[lane].items[item];
         if (it.end < m_vp.from() || it.start > m_vp.to()) m_vp.pan((it.start + it.end) / 2.0 - (m_vp.from() + m_vp.to()) / 2);
-        // Bring the lane into vertical view.
+        // Bring the whole lane into vertical view.
         const QRect lr = TimelinePainter::lanesRect(rect());
         const int cy = m_painter.laneCenterY(rect(), static_cast<int>(lane), m_state.scrollY);
-        if (cy < lr.top() || cy > lr.bottom()) scrollBy(cy - (lr.top() + lr.height() / 2));
+        const int half = TimelinePainter::kLaneHeight / 2;
+        if (cy - half < lr.top() || cy + half > lr.bottom()) scrollBy(cy - (lr.top() + lr.height() / 2));
     }
     changed();
 }
@@ -129,7 +152,8 @@ QString TimelineWidget::tooltipFor(quint32 op) const {
     if (o.startUs) text += tr("<br>start %1 µs · duration %2 µs").arg(o.startUs).arg(o.endUs - o.startUs);
     if (m_states && op < m_states->op.size())
         text += tr("<br>state: <span style='color:%1'><b>%2</b></span>")
-                    .arg(stateColor(m_states->op[op]).darker(130).name(), stateText(m_states->op[op]));
+                    .arg(m_painter.palette().color(m_states->op[op]).darker(130).name(),
+                         m_painter.palette().name(m_states->op[op]));
     for (quint32 t = o.firstTensor; t < o.firstTensor + o.tensorCount && t < m_index->tensors.size(); ++t) {
         const dl::TensorRecord& tr_ = m_index->tensors[t];
         const QString mx = tr_.stats.has(dl::stat::MaxAbs) ? QString::number(tr_.stats.maxAbs, 'g', 6) : QStringLiteral("–");
@@ -137,6 +161,7 @@ QString TimelineWidget::tooltipFor(quint32 op) const {
                                                           QString::fromLatin1(dl::dtypeName(tr_.dtype).data()), mx);
         if (tr_.stats.nanCount + tr_.stats.infCount()) text += tr(" · NaN %1 Inf %2").arg(tr_.stats.nanCount).arg(tr_.stats.infCount());
     }
+    if (m_tooltipExtra) text += m_tooltipExtra(op);
     return text;
 }
 

@@ -3,6 +3,7 @@
 // range, F fit the selected op, Backspace undo zoom, Esc clear, 0 show all, overview strip click to
 // jump, hover tooltips, click to select. Painting is delegated to TimelinePainter.
 #include <QWidget>
+#include <functional>
 #include <memory>
 
 #include "core/timeline/timeline_viewport.h"
@@ -19,6 +20,15 @@ public:
                      const dl::OpStates* states, const dl::AnalysisResult* analysis);
     const dl::TimelineData* timeline() const { return m_painter.data(); }
     const dl::TimelineViewport& viewport() const { return m_vp; }
+    void setPalette(const StatePalette* palette);
+    void setCompact(bool compact) { m_painter.setCompact(compact); }
+    // Extra tooltip lines for an op (the compare view adds the partner and the metrics).
+    void setTooltipExtra(std::function<QString(quint32)> extra) { m_tooltipExtra = std::move(extra); }
+    // Shows [from, to] without touching the undo stack (the other timeline of a locked pair).
+    void setWindow(double from, double to);
+    // The op's box in widget coordinates (its lane may be scrolled out of view); empty when the op
+    // is not on this timeline.
+    QRectF opRect(quint32 op) const;
     // Highlights an op and scrolls it into view (keeps the zoom unless the op is off-screen).
     void selectOp(quint32 op);
     quint32 selectedOp() const { return m_state.selectedOp; }
@@ -55,6 +65,7 @@ private:
     const dl::DumpIndex* m_index = nullptr;
     const dl::OpStates* m_states = nullptr;
     const dl::AnalysisResult* m_analysis = nullptr;
+    std::function<QString(quint32)> m_tooltipExtra;
     enum class Drag { None, Pan, Range, Overview } m_drag = Drag::None;
     QPoint m_pressPos;
     double m_pressFrom = 0;

@@ -1,0 +1,187 @@
+// The compare window on the demo's twin runs (fp16 overflow against the bf16 fix), opened the way
+// a user does (demo, then File > Compare the demo with its bf16 fix): the first divergence is the
+// NormHead SqrtGrad, the timelines are locked through matched ops, selections cross over, the
+// thresholds re-judge the comparison, and the aligned table passes QAbstractItemModelTester.
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QImage>
+#include <QLineEdit>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "ui/compare_window.h"
+#include "ui/mainwindow.h"
+#include "ui/models/compare_session.h"
+#include "ui/models/compare_table_model.h"
+#include "ui/models/dump_session.h"
+#include "ui/util/state_colors.h"
+#include "ui/views/compare_link_strip.h"
+#include "ui/views/compare_summary_bar.h"
+#include "ui/views/compare_table_panel.h"
+#include "ui/views/compare_tensor_panel.h"
+#include "ui/views/compare_timelines.h"
+#include "ui/views/timeline_widget.h"
+
+using namespace dlui;
+
+class TstCompareWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QVERIFY(m_tmp.isValid());
+        qputenv("XDG_CACHE_HOME", (m_tmp.path() + QStringLiteral("/cache")).toUtf8());
+        qputenv("XDG_CONFIG_HOME", (m_tmp.path() + QStringLiteral("/config")).toUtf8());
+        qputenv("DUMPLENS_CACHE_DIR", (m_tmp.path() + QStringLiteral("/index-cache")).toUtf8());
+        QCoreApplication::setOrganizationName(QStringLiteral("DumpLensTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("dumplens-compare"));
+        m_main = std::make_unique<MainWindow>();
+        m_main->resize(1400, 900);
+        m_main->show();
+        m_main->openDemo();
+        QTRY_VERIFY_WITH_TIMEOUT(m_main->session()->analysis() != nullptr, 600000);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_main->isBusy(), 60000);
+        m_main->compareWithDemoFix();
+        m_cw = m_main->compareWindow();
+        QVERIFY(m_cw);
+        QTRY_VERIFY_WITH_TIMEOUT(m_cw->session()->isReady(), 600000);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_cw->isBusy(), 60000);
+        m_cw->resize(1400, 900);
+    }
+
+    void firstDivergenceIsTheNormHeadSqrtGrad() {
+        CompareSession* s = m_cw->session();
+        const dl::RunComparison* c = s->comparison();
+        QVERIFY(c && c->firstDivergence >= 0);
+        const dl::DumpIndex& a = *s->indexA();
+        const dl::OpRecord& op = a.ops[a.tensors[c->alignment.tensors[std::size_t(c->firstDivergence)].a].op];
+        const QString type = QString::fromStdString(a.strings.str(op.type));
+        QVERIFY2(type == QLatin1String("SqrtGrad") || type == QLatin1String("Cast"), qPrintable(type));
+        QVERIFY(QString::fromStdString(a.strings.str(op.scope)).contains(QStringLiteral("NormHead")));
+        // The window opened on it: summary, selection, table row, tensor panel with both histograms.
+        QVERIFY2(m_cw->summary()->text().contains(QStringLiteral("First divergence")), qPrintable(m_cw->summary()->text()));
+        QVERIFY(m_cw->summary()->text().contains(type));
+        QCOMPARE(s->currentRow(), c->firstDivergence);
+        QCOMPARE(m_cw->timelines()->timelineA()->selectedOp(), s->currentOpA());
+        QCOMPARE(m_cw->timelines()->timelineB()->selectedOp(), s->currentOpB());
+        CompareTableModel* model = m_cw->table()->model();
+        const QModelIndex cur = m_cw->table()->view()->currentIndex();
+        QVERIFY(cur.isValid());
+        QCOMPARE(model->comparisonRowAt(cur.row()), c->firstDivergence);
+        QCOMPARE(m_cw->tensorPanel()->plottedSeries(), 2);
+        QVERIFY(m_cw->tensorPanel()->headerText().contains(QStringLiteral("First divergence")));
+        // The first divergence's colour is on screen in both timelines, and links are drawn.
+        for (TimelineWidget* tw : {m_cw->timelines()->timelineA(), m_cw->timelines()->timelineB()}) {
+            QImage img(tw->size(), QImage::Format_ARGB32);
+            tw->render(&img);
+            const QRgb red = compareColor(dl::CompareState::FirstDivergence).rgb() & 0xffffff;
+            int pixels = 0;
+            for (int y = 0; y < img.height(); ++y)
+                for (int x = 0; x < img.width(); ++x) pixels += (img.pixel(x, y) & 0xffffff) == red;
+            QVERIFY2(pixels > 0, "the first divergence is not drawn");
+        }
+        QImage strip(m_cw->timelines()->links()->size(), QImage::Format_ARGB32);
+        m_cw->timelines()->links()->render(&strip);
+        QVERIFY(m_cw->timelines()->links()->lastDrawn() > 0);
+    }
+
+    void zoomAndPanAreLocked() {
+        TimelineWidget* ta = m_cw->timelines()->timelineA();
+        TimelineWidget* tb = m_cw->timelines()->timelineB();
+        const dl::TimeMap& map = m_cw->timelines()->timeMap();
+        ta->setFocus();
+        QTest::keyClick(ta, Qt::Key_W);
+        QTest::keyClick(ta, Qt::Key_W);
+        QTest::keyClick(ta, Qt::Key_D);
+        QCOMPARE(tb->viewport().from(), std::clamp(map.toB(ta->viewport().from()), tb->viewport().fullFrom(), tb->viewport().fullTo()));
+        QVERIFY(tb->viewport().span() < tb->viewport().fullTo() - tb->viewport().fullFrom());
+        // And from B back to A.
+        tb->setFocus();
+        QTest::keyClick(tb, Qt::Key_A);
+        QVERIFY(std::abs(ta->viewport().from() - map.toA(tb->viewport().from())) <= 1e-6 * ta->viewport().span() + 1);
+        // Unlocked, B stays where it is.
+        m_cw->timelines()->lockCheck()->setChecked(false);
+        const double bFrom = tb->viewport().from(), bTo = tb->viewport().to();
+        ta->setFocus();
+        QTest::keyClick(ta, Qt::Key_S);
+        QCOMPARE(tb->viewport().from(), bFrom);
+        QCOMPARE(tb->viewport().to(), bTo);
+        m_cw->timelines()->lockCheck()->setChecked(true);
+        QTest::keyClick(ta, Qt::Key_0);
+    }
+
+    void selectingAnOpInBSelectsItsPartnerInA() {
+        CompareSession* s = m_cw->session();
+        const dl::CompareOverlay* ov = s->overlay();
+        // A matched op of B, and one that exists only in B (a Cast of the fix).
+        const dl::RunComparison* c = s->comparison();
+        const dl::OpPair pair = c->alignment.ops[c->alignment.ops.size() / 2];
+        s->selectOpB(pair.b);
+        QCOMPARE(s->currentOpA(), pair.a);
+        QCOMPARE(m_cw->timelines()->timelineA()->selectedOp(), pair.a);
+        QCOMPARE(m_cw->timelines()->timelineB()->selectedOp(), pair.b);
+        QVERIFY(!c->alignment.onlyOpsB.empty());
+        const std::uint32_t onlyB = c->alignment.onlyOpsB.front();
+        QCOMPARE(ov->stateB(onlyB), dl::CompareState::Unmatched);
+        s->selectOpB(onlyB);
+        QCOMPARE(s->currentOpA(), dl::kNoIndex);
+        QCOMPARE(s->currentRow(), qint64(-1));
+        QVERIFY2(m_cw->tensorPanel()->headerText().contains(QStringLiteral("only in run B")), qPrintable(m_cw->tensorPanel()->headerText()));
+    }
+
+    void thresholdsRejudgeTheComparison() {
+        CompareSession* s = m_cw->session();
+        const std::size_t diverged = s->comparison()->diverged;
+        QLineEdit* edit = m_cw->summary()->thresholdEdit();
+        QCOMPARE(edit->text(), QString::fromStdString(dl::thresholdSpec(s->comparison()->thresholds)));
+        // A bad spec is reported and changes nothing.
+        edit->setText(QStringLiteral("cosine=abc"));
+        m_cw->summary()->applyThresholds();
+        QCOMPARE(s->comparison()->diverged, diverged);
+        // Every test off: nothing diverges.
+        edit->setText(QStringLiteral("cosine=off,max_abs=off,stats_rel=off,nan_inf=off"));
+        m_cw->summary()->applyThresholds();
+        QCOMPARE(s->comparison()->diverged, std::size_t(0));
+        QCOMPARE(s->comparison()->firstDivergence, std::int64_t(-1));
+        QVERIFY(m_cw->summary()->text().contains(QStringLiteral("No divergence")));
+        // Back to the defaults: the same divergence as before.
+        edit->setText(QString::fromStdString(dl::thresholdSpec({})));
+        m_cw->summary()->applyThresholds();
+        QCOMPARE(s->comparison()->diverged, diverged);
+        QCOMPARE(s->currentRow(), s->comparison()->firstDivergence);
+    }
+
+    void alignedTableFiltersSortsAndPassesTheModelTester() {
+        CompareTableModel* model = m_cw->table()->model();
+        QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const dl::RunComparison* c = m_cw->session()->comparison();
+        QCOMPARE(std::size_t(model->rowCount()), c->rows.size());
+        m_cw->table()->divergedOnly()->setChecked(true);
+        QCOMPARE(std::size_t(model->rowCount()), c->diverged);
+        for (int r = 0; r < model->rowCount(); ++r) QVERIFY(c->rows[std::size_t(model->comparisonRowAt(r))].diverged);
+        // Worst cosine first: non-decreasing, N/A last.
+        model->sort(CompareTableModel::Cosine, Qt::AscendingOrder);
+        double prev = -2;
+        bool seenNA = false;
+        for (int r = 0; r < model->rowCount(); ++r) {
+            const double v = c->rows[std::size_t(model->comparisonRowAt(r))].metrics.cosine;
+            if (std::isnan(v)) { seenNA = true; continue; }
+            QVERIFY(!seenNA);
+            QVERIFY(v >= prev);
+            prev = v;
+        }
+        QVERIFY(!model->data(model->index(0, CompareTableModel::Status), Qt::DisplayRole).toString().isEmpty());
+        m_cw->table()->divergedOnly()->setChecked(false);
+        model->sort(-1, Qt::AscendingOrder);
+    }
+
+    void cleanupTestCase() { m_main.reset(); }
+
+private:
+    QTemporaryDir m_tmp;
+    std::unique_ptr<MainWindow> m_main;
+    CompareWindow* m_cw = nullptr;
+};
+
+QTEST_MAIN(TstCompareWindow)
+#include "tst_compare_window.moc"

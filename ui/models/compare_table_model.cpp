@@ -1,0 +1,166 @@
+#include "ui/models/compare_table_model.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QStringList>
+#include <cmath>
+
+#include "core/analysis/tensor_anomaly.h"
+#include "ui/models/compare_session.h"
+#include "ui/util/state_colors.h"
+
+namespace dlui {
+
+namespace {
+
+QString num(double v) { return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'g', 6); }
+
+QString stat(const dl::TensorStats& s, dl::stat::Known m, double v) { return s.has(m) ? num(v) : QStringLiteral("–"); }
+
+QString dtype(const dl::TensorRecord& t) { return QString::fromLatin1(dl::dtypeName(t.dtype).data()); }
+
+dl::CompareSortKey keyOf(int column) {
+    switch (column) {
+        case CompareTableModel::Cosine: return dl::CompareSortKey::Cosine;
+        case CompareTableModel::MaxAbsErr: return dl::CompareSortKey::MaxAbsErr;
+        case CompareTableModel::MaxRelErr: return dl::CompareSortKey::MaxRelErr;
+        case CompareTableModel::MaxA: case CompareTableModel::MaxB: case CompareTableModel::MinA:
+        case CompareTableModel::MinB: case CompareTableModel::MeanA: case CompareTableModel::MeanB:
+        case CompareTableModel::L2A: case CompareTableModel::L2B: return dl::CompareSortKey::StatsRelDiff;
+        default: return dl::CompareSortKey::Order;
+    }
+}
+
+}  // namespace
+
+CompareTableModel::CompareTableModel(CompareSession* session, QObject* parent) : QAbstractTableModel(parent), m_session(session) {
+    connect(m_session, &CompareSession::comparisonChanged, this, &CompareTableModel::refresh);
+}
+
+void CompareTableModel::setFilter(const dl::CompareRowFilter& filter) {
+    m_filter = filter;
+    refresh();
+}
+
+void CompareTableModel::refresh() {
+    beginResetModel();
+    m_rows.clear();
+    m_viewRow.clear();
+    if (const dl::RunComparison* c = m_session->comparison()) {
+        m_rows = dl::selectCompareRows(*c, *m_session->indexA(), *m_session->indexB(), m_filter, m_key, m_descending);
+        m_viewRow.assign(c->rows.size(), -1);
+        for (std::size_t i = 0; i < m_rows.size(); ++i) m_viewRow[m_rows[i]] = int(i);
+    }
+    endResetModel();
+}
+
+int CompareTableModel::viewRowOf(qint64 row) const {
+    return row >= 0 && row < qint64(m_viewRow.size()) ? m_viewRow[std::size_t(row)] : -1;
+}
+
+int CompareTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
+
+int CompareTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QString CompareTableModel::text(std::uint32_t row, int column) const {
+    const dl::RunComparison& c = *m_session->comparison();
+    const dl::DumpIndex &a = *m_session->indexA(), &b = *m_session->indexB();
+    const dl::TensorPair& p = c.alignment.tensors[row];
+    const dl::TensorRecord &ta = a.tensors[p.a], &tb = b.tensors[p.b];
+    const dl::OpRecord &oa = a.ops[ta.op], &ob = b.ops[tb.op];
+    const dl::TensorComparison& r = c.rows[row];
+    const dl::TensorMetrics& m = r.metrics;
+    switch (column) {
+        case Rank: return QString::number(oa.rank);
+        case Iteration: return QString::number(oa.iteration);
+        case OpA: return QString::fromStdString(a.strings.str(oa.name));
+        case OpB: return QString::fromStdString(b.strings.str(ob.name));
+        case Match: return QString::fromLatin1(dl::matchKindName(c.alignment.ops[p.opPair].kind));
+        case Tensor: return QString::fromStdString(dl::ioSlotLabel(ta));
+        case Shape: {
+            QStringList dims;
+            for (std::int64_t d : a.shape(ta)) dims << QString::number(d);
+            QString s = QLatin1Char('[') + dims.join(QLatin1Char(',')) + QLatin1Char(']');
+            return m.shapeMismatch ? s + tr(" ≠ B") : s;
+        }
+        case DType: return ta.dtype == tb.dtype ? dtype(ta) : dtype(ta) + QStringLiteral(" / ") + dtype(tb);
+        case MaxA: return stat(ta.stats, dl::stat::Max, ta.stats.max);
+        case MaxB: return stat(tb.stats, dl::stat::Max, tb.stats.max);
+        case MinA: return stat(ta.stats, dl::stat::Min, ta.stats.min);
+        case MinB: return stat(tb.stats, dl::stat::Min, tb.stats.min);
+        case MeanA: return stat(ta.stats, dl::stat::Mean, ta.stats.mean);
+        case MeanB: return stat(tb.stats, dl::stat::Mean, tb.stats.mean);
+        case L2A: return stat(ta.stats, dl::stat::L2, ta.stats.l2);
+        case L2B: return stat(tb.stats, dl::stat::L2, tb.stats.l2);
+        case Cosine: return num(m.cosine);
+        case MaxAbsErr: return num(m.maxAbsErr);
+        case MaxRelErr: return num(m.maxRelErr);
+        case OneThousandth: return num(m.oneThousandthRatio);
+        case FiveThousandth: return num(m.fiveThousandthRatio);
+        case Status: {
+            QString s = qint64(row) == c.firstDivergence ? tr("FIRST DIVERGENCE: ") : r.diverged ? tr("diverged: ") : QString();
+            if (!r.diverged) s += m.fromData ? tr("agree (data)") : tr("agree (statistics)");
+            if (!r.reason.empty()) s += (r.diverged ? QString() : QStringLiteral(" · ")) + QString::fromStdString(r.reason);
+            return s;
+        }
+    }
+    return {};
+}
+
+QVariant CompareTableModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || !m_session->comparison() || index.row() >= int(m_rows.size())) return {};
+    const std::uint32_t row = m_rows[std::size_t(index.row())];
+    const dl::RunComparison& c = *m_session->comparison();
+    switch (role) {
+        case Qt::DisplayRole: return text(row, index.column());
+        case RowRole: return qint64(row);
+        case Qt::TextAlignmentRole:
+            return index.column() >= MaxA && index.column() <= FiveThousandth ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                                                               : QVariant();
+        case Qt::BackgroundRole: {
+            const dl::CompareState s = qint64(row) == c.firstDivergence ? dl::CompareState::FirstDivergence
+                                       : c.rows[row].diverged           ? dl::CompareState::Diverged
+                                                                        : dl::CompareState::Agree;
+            if (s == dl::CompareState::Agree) return {};
+            QColor col = compareColor(s);
+            col.setAlpha(s == dl::CompareState::FirstDivergence ? 90 : 45);
+            return QBrush(col);
+        }
+        case Qt::ToolTipRole:
+            if (index.column() == Status || index.column() == OpA || index.column() == OpB) return text(row, Status);
+            return {};
+    }
+    return {};
+}
+
+QVariant CompareTableModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal) return role == Qt::DisplayRole ? QVariant(section + 1) : QVariant();
+    static const char* names[ColumnCount] = {"Rank", "Iter", "Op (A)", "Op (B)", "Match", "Tensor", "Shape", "DType",
+                                             "Max A", "Max B", "Min A", "Min B", "Mean A", "Mean B", "L2 A", "L2 B",
+                                             "Cosine", "MaxAbsErr", "MaxRelativeErr", "One Thousandth", "Five Thousandth",
+                                             "Status"};
+    if (role == Qt::DisplayRole) return tr(names[section]);
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+            case Cosine: return tr("dot(a,b) / (|a| |b|) over the tensor data (msprobe); – for statistics-only rows");
+            case MaxAbsErr: return tr("max |a − b| over the elements");
+            case MaxRelErr: return tr("max |a − b| / |b|, b = 0 compared against machine epsilon (msprobe)");
+            case OneThousandth: return tr("fraction of elements whose relative error is below 0.001 (1 is perfect)");
+            case FiveThousandth: return tr("fraction of elements whose relative error is below 0.005 (1 is perfect)");
+            case Match: return tr("exact: same op name; tolerant: same type and scope, -opN ignored; pinned: mapping file");
+            case Status: return tr("the threshold the tensor crossed, or why its data was not compared");
+            default: return section >= MaxA && section <= L2B ? tr("Sorting by a statistic sorts by the largest relative "
+                                                                    "difference of max, min, mean and L2")
+                                                                 : QVariant();
+        }
+    }
+    return {};
+}
+
+void CompareTableModel::sort(int column, Qt::SortOrder order) {
+    m_key = keyOf(column);
+    m_descending = order == Qt::DescendingOrder;
+    refresh();
+}
+
+}  // namespace dlui

@@ -1,0 +1,108 @@
+#include "ui/views/compare_summary_bar.h"
+
+#include <QGridLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+
+#include "ui/models/compare_session.h"
+
+namespace dlui {
+
+CompareSummaryBar::CompareSummaryBar(CompareSession* session, QWidget* parent)
+    : QFrame(parent), m_session(session), m_label(new QLabel(this)), m_counts(new QLabel(this)),
+      m_threshold(new QLineEdit(this)), m_apply(new QPushButton(tr("Apply"), this)),
+      m_jump(new QPushButton(tr("Jump to first divergence"), this)), m_thresholdError(new QLabel(this)) {
+    setObjectName(QStringLiteral("compareSummary"));
+    m_label->setTextFormat(Qt::RichText);
+    m_label->setWordWrap(true);
+    m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_counts->setTextFormat(Qt::RichText);
+    m_counts->setWordWrap(true);
+    m_threshold->setToolTip(tr("Divergence tests, as for dumplens-cli compare --threshold: cosine, abs_floor, max_abs, max_rel, "
+                               "one_thousandth, five_thousandth, stats_rel (a number or off), nan_inf (on/off)"));
+    m_thresholdError->setStyleSheet(QStringLiteral("color:#c92a2a"));
+    m_jump->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_J));
+    m_jump->setToolTip(tr("Select the first diverged tensor (Ctrl+J)"));
+    auto* grid = new QGridLayout(this);
+    grid->setContentsMargins(10, 6, 10, 6);
+    grid->addWidget(m_label, 0, 0, 1, 3);
+    grid->addWidget(m_jump, 0, 3);
+    grid->addWidget(m_counts, 1, 0, 1, 4);
+    grid->addWidget(new QLabel(tr("Thresholds:"), this), 2, 0);
+    grid->addWidget(m_threshold, 2, 1);
+    grid->addWidget(m_apply, 2, 2);
+    grid->addWidget(m_thresholdError, 3, 1, 1, 3);
+    grid->setColumnStretch(1, 1);
+    connect(m_apply, &QPushButton::clicked, this, &CompareSummaryBar::applyThresholds);
+    connect(m_threshold, &QLineEdit::returnPressed, this, &CompareSummaryBar::applyThresholds);
+    connect(m_jump, &QPushButton::clicked, m_session, &CompareSession::selectFirstDivergence);
+    connect(m_session, &CompareSession::comparisonChanged, this, &CompareSummaryBar::refresh);
+    refresh();
+}
+
+QString CompareSummaryBar::text() const { return m_label->text() + QLatin1Char('\n') + m_counts->text(); }
+
+void CompareSummaryBar::setTone(const QString& bg, const QString& border) {
+    setStyleSheet(QStringLiteral("#compareSummary{background:%1;border:1px solid %2;border-radius:4px}").arg(bg, border));
+}
+
+void CompareSummaryBar::showError(const QString& message) {
+    setTone(QStringLiteral("#fdeaea"), QStringLiteral("#e08585"));
+    m_label->setText(tr("<b>The comparison could not be made.</b> %1").arg(message.toHtmlEscaped()));
+    m_counts->clear();
+    m_jump->setEnabled(false);
+}
+
+void CompareSummaryBar::refresh() {
+    const dl::RunComparison* c = m_session->comparison();
+    m_thresholdError->clear();
+    m_thresholdError->setVisible(false);
+    if (!c) {
+        setTone(QStringLiteral("#f3f4f6"), QStringLiteral("#d0d4da"));
+        m_label->setText(tr("<i>No comparison yet.</i>"));
+        m_counts->clear();
+        m_jump->setEnabled(false);
+        return;
+    }
+    m_threshold->setText(QString::fromStdString(dl::thresholdSpec(c->thresholds)));
+    const dl::DumpIndex &a = *m_session->indexA(), &b = *m_session->indexB();
+    if (c->firstDivergence >= 0) {
+        const dl::TensorPair& p = c->alignment.tensors[std::size_t(c->firstDivergence)];
+        const dl::TensorRecord& ta = a.tensors[p.a];
+        const dl::TensorComparison& r = c->rows[std::size_t(c->firstDivergence)];
+        setTone(QStringLiteral("#fdeaea"), QStringLiteral("#e08585"));
+        m_label->setText(tr("<b>First divergence:</b> %1 · %2 (B: %3)<br><small>%4 · %5</small>")
+                             .arg(m_session->opLabel(false, ta.op).toHtmlEscaped(), QString::fromStdString(dl::ioSlotLabel(ta)),
+                                  QString::fromStdString(b.strings.str(b.ops[b.tensors[p.b].op].name)).toHtmlEscaped(),
+                                  QString::fromStdString(r.reason).toHtmlEscaped(),
+                                  QString::fromStdString(c->orderEvidence).toHtmlEscaped()));
+        m_jump->setEnabled(true);
+    } else {
+        setTone(QStringLiteral("#e6f6ea"), QStringLiteral("#7bc48f"));
+        m_label->setText(tr("<b>No divergence</b>: every matched tensor is within the thresholds."));
+        m_jump->setEnabled(false);
+    }
+    const auto& al = c->alignment;
+    m_counts->setText(tr("%L1 matched tensors (%L2 from data, %L3 from statistics) · <b>%L4 diverged</b> · ops: %L5 matched "
+                         "(%L6 exact, %L7 tolerant, %L8 pinned), <b>%L9 only in A, %L10 only in B</b> · tensors without a "
+                         "counterpart: %L11 in A, %L12 in B · tests: %13")
+                          .arg(c->rows.size()).arg(c->fromData).arg(c->fromStats).arg(c->diverged).arg(al.ops.size())
+                          .arg(al.exactOps).arg(al.tolerantOps).arg(al.pinnedOps).arg(al.onlyOpsA.size())
+                          .arg(al.onlyOpsB.size()).arg(al.onlyTensorsA).arg(al.onlyTensorsB)
+                          .arg(QString::fromStdString(dl::describeThresholds(c->thresholds)).toHtmlEscaped()));
+}
+
+void CompareSummaryBar::applyThresholds() {
+    dl::CompareThresholds t;
+    std::string error;
+    if (!dl::parseThresholds(m_threshold->text().trimmed().toStdString(), t, error)) {
+        m_thresholdError->setText(QString::fromStdString(error));
+        m_thresholdError->setVisible(true);
+        return;
+    }
+    m_session->setThresholds(t);
+    m_session->selectFirstDivergence();
+}
+
+}  // namespace dlui

@@ -1,0 +1,39 @@
+#pragma once
+// The top of the compare window: where the runs first diverge (or that they agree), the match
+// counts, and the divergence thresholds, shown and editable (re-judged without recomputing).
+#include <QFrame>
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+
+namespace dlui {
+
+class CompareSession;
+
+class CompareSummaryBar : public QFrame {
+    Q_OBJECT
+public:
+    explicit CompareSummaryBar(CompareSession* session, QWidget* parent = nullptr);
+    QString text() const;
+    QLineEdit* thresholdEdit() const { return m_threshold; }
+    void showError(const QString& message);
+
+public slots:
+    // Parses the threshold field and re-judges the comparison; a bad spec is shown, not applied.
+    void applyThresholds();
+
+private:
+    void refresh();
+    void setTone(const QString& background, const QString& border);
+
+    CompareSession* m_session;
+    QLabel* m_label;
+    QLabel* m_counts;
+    QLineEdit* m_threshold;
+    QPushButton* m_apply;
+    QPushButton* m_jump;
+    QLabel* m_thresholdError;
+};
+
+}  // namespace dlui

@@ -1,0 +1,195 @@
+#include "ui/views/compare_timelines.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "ui/models/compare_session.h"
+#include "ui/util/state_colors.h"
+#include "ui/views/compare_link_strip.h"
+#include "ui/views/state_legend.h"
+#include "ui/views/timeline_widget.h"
+
+namespace dlui {
+
+namespace {
+
+QString num(double v) { return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'g', 5); }
+
+QLabel* runLabel(QWidget* parent) {
+    auto* l = new QLabel(parent);
+    l->setTextFormat(Qt::RichText);
+    l->setContentsMargins(6, 2, 6, 2);
+    return l;
+}
+
+}  // namespace
+
+CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
+    : QWidget(parent), m_session(session), m_iteration(new QComboBox(this)),
+      m_lock(new QCheckBox(tr("Lock zoom and pan"), this)), m_align(new QCheckBox(tr("Align rank clocks"), this)),
+      m_labelA(runLabel(this)), m_labelB(runLabel(this)), m_a(new TimelineWidget(this)), m_b(new TimelineWidget(this)),
+      m_links(new CompareLinkStrip(session, m_a, m_b, this)) {
+    setObjectName(QStringLiteral("compareTimelines"));
+    m_lock->setChecked(true);
+    m_lock->setToolTip(tr("Zooming or panning one run shows the matching part of the other (mapped through matched ops)"));
+    m_align->setChecked(true);
+    m_iteration->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    for (TimelineWidget* w : {m_a, m_b}) {
+        w->setPalette(&StatePalette::comparison());
+        w->setCompact(true);
+        w->setMinimumHeight(140);
+    }
+    m_a->setTooltipExtra([this](quint32 op) { return tooltipExtra(false, op); });
+    m_b->setTooltipExtra([this](quint32 op) { return tooltipExtra(true, op); });
+    auto* fit = new QToolButton(this);
+    fit->setText(tr("Show all"));
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 4, 6, 2);
+    bar->addWidget(new QLabel(tr("Iteration:"), this));
+    bar->addWidget(m_iteration);
+    bar->addWidget(m_lock);
+    bar->addWidget(m_align);
+    bar->addWidget(fit);
+    bar->addStretch(1);
+    bar->addWidget(makeStateLegend(StatePalette::comparison(), this));
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(0, 0, 0, 0);
+    lay->setSpacing(0);
+    lay->addLayout(bar);
+    lay->addWidget(m_labelA);
+    lay->addWidget(m_a, 1);
+    lay->addWidget(m_links);
+    lay->addWidget(m_labelB);
+    lay->addWidget(m_b, 1);
+
+    connect(m_session, &CompareSession::comparisonChanged, this, &CompareTimelines::onComparisonChanged);
+    connect(m_session, &CompareSession::selectionChanged, this, &CompareTimelines::onSelection);
+    connect(m_iteration, &QComboBox::currentIndexChanged, this, &CompareTimelines::rebuild);
+    connect(m_align, &QCheckBox::toggled, this, &CompareTimelines::rebuild);
+    connect(m_lock, &QCheckBox::toggled, this, [this](bool on) { if (on) follow(m_a); });
+    connect(fit, &QToolButton::clicked, m_a, &TimelineWidget::fitAll);
+    connect(m_a, &TimelineWidget::viewChanged, this, [this] { follow(m_a); });
+    connect(m_b, &TimelineWidget::viewChanged, this, [this] { follow(m_b); });
+    connect(m_a, &TimelineWidget::opClicked, m_session, &CompareSession::selectOpA);
+    connect(m_b, &TimelineWidget::opClicked, m_session, &CompareSession::selectOpB);
+    onComparisonChanged();
+}
+
+void CompareTimelines::onComparisonChanged() {
+    const dl::DumpIndex* a = m_session->indexA();
+    const dl::RunComparison* c = m_session->comparison();
+    m_labelA->setText(tr("<b style='color:#1f77b4'>A</b> %1").arg(m_session->pathA().toHtmlEscaped()));
+    m_labelB->setText(tr("<b style='color:#e07b00'>B</b> %1").arg(m_session->pathB().toHtmlEscaped()));
+    {
+        QSignalBlocker block(m_iteration);
+        const QVariant keep = m_iteration->currentData();
+        m_iteration->clear();
+        if (a && c) {
+            m_iteration->addItem(tr("All"), QVariant());
+            std::optional<std::uint32_t> bad;
+            if (c->firstDivergence >= 0)
+                bad = a->ops[a->tensors[c->alignment.tensors[std::size_t(c->firstDivergence)].a].op].iteration;
+            int pick = -1;
+            for (std::uint32_t it : a->iterations()) {
+                m_iteration->addItem(bad && *bad == it ? tr("%1 (first divergence)").arg(it) : QString::number(it),
+                                     QVariant::fromValue(it));
+                if (bad && *bad == it) pick = m_iteration->count() - 1;
+            }
+            const int kept = keep.isValid() ? m_iteration->findData(keep) : -1;
+            m_iteration->setCurrentIndex(kept >= 0 ? kept : pick >= 0 ? pick : std::min(1, m_iteration->count() - 1));
+        }
+    }
+    rebuild();
+}
+
+void CompareTimelines::rebuild() {
+    const dl::CompareOverlay* ov = m_session->overlay();
+    if (!ov) {
+        m_dataA.reset();
+        m_dataB.reset();
+        m_a->setTimeline(nullptr, nullptr, nullptr, nullptr);
+        m_b->setTimeline(nullptr, nullptr, nullptr, nullptr);
+        return;
+    }
+    dl::TimelineOptions opt;
+    const QVariant v = m_iteration->currentData();
+    if (v.isValid()) opt.iteration = v.value<std::uint32_t>();
+    opt.alignClocks = m_align->isChecked();
+    m_dataA = std::make_shared<const dl::TimelineData>(dl::buildTimeline(*m_session->indexA(), m_session->analysisA(), ov->statesA, opt));
+    m_dataB = std::make_shared<const dl::TimelineData>(dl::buildTimeline(*m_session->indexB(), m_session->analysisB(), ov->statesB, opt));
+    m_map = dl::timeMapBetween(*m_dataA, *m_dataB, *ov);
+    m_syncing = true;
+    m_a->setTimeline(m_dataA, m_session->indexA(), &ov->statesA, m_session->analysisA());
+    m_b->setTimeline(m_dataB, m_session->indexB(), &ov->statesB, m_session->analysisB());
+    m_syncing = false;
+    onSelection();
+}
+
+void CompareTimelines::follow(TimelineWidget* leader) {
+    if (!m_syncing && m_lock->isChecked() && m_dataA && m_dataB) {
+        m_syncing = true;
+        const dl::TimelineViewport& vp = leader->viewport();
+        if (leader == m_a) m_b->setWindow(m_map.toB(vp.from()), m_map.toB(vp.to()));
+        else m_a->setWindow(m_map.toA(vp.from()), m_map.toA(vp.to()));
+        m_syncing = false;
+    }
+    m_links->update();
+}
+
+void CompareTimelines::onSelection() {
+    const dl::DumpIndex* a = m_session->indexA();
+    if (!a || !m_dataA) return;
+    const quint32 opA = m_session->currentOpA(), opB = m_session->currentOpB();
+    std::size_t lane = 0, item = 0;
+    if (opA != dl::kNoIndex && !m_dataA->locate(opA, lane, item)) {
+        // The op lives in another iteration: switch to it (rebuild selects it again).
+        const int i = m_iteration->findData(QVariant::fromValue(a->ops[opA].iteration));
+        if (i >= 0 && i != m_iteration->currentIndex()) {
+            m_iteration->setCurrentIndex(i);
+            return;
+        }
+    }
+    // Select in both; the follower's own scroll would fight the lock, so B only scrolls vertically.
+    m_a->selectOp(opA);
+    const bool locked = m_lock->isChecked() && opA != dl::kNoIndex;
+    if (locked) {
+        m_syncing = true;
+        m_b->selectOp(opB);
+        m_syncing = false;
+        follow(m_a);
+    } else {
+        m_b->selectOp(opB);
+    }
+    m_links->update();
+}
+
+QString CompareTimelines::tooltipExtra(bool runB, quint32 op) const {
+    const dl::CompareOverlay* ov = m_session->overlay();
+    const dl::RunComparison* c = m_session->comparison();
+    if (!ov || !c) return {};
+    const auto& partners = runB ? ov->partnerB : ov->partnerA;
+    if (op >= partners.size()) return {};
+    if (partners[op] == dl::kNoIndex) return tr("<br><b>only in run %1</b>").arg(runB ? QStringLiteral("B") : QStringLiteral("A"));
+    QString s = tr("<br>matched with <b>%1</b> in run %2")
+                    .arg(m_session->opLabel(!runB, partners[op]).toHtmlEscaped(), runB ? QStringLiteral("A") : QStringLiteral("B"));
+    const dl::DumpIndex* ix = runB ? m_session->indexB() : m_session->indexA();
+    const auto& rowOf = runB ? ov->rowOfTensorB : ov->rowOfTensorA;
+    const dl::OpRecord& o = ix->ops[op];
+    for (quint32 t = o.firstTensor; t < o.firstTensor + o.tensorCount && t < rowOf.size(); ++t) {
+        if (rowOf[t] == dl::kNoIndex) continue;
+        const dl::TensorComparison& r = c->rows[rowOf[t]];
+        s += QStringLiteral("<br>%1: ").arg(QString::fromStdString(dl::ioSlotLabel(ix->tensors[t])));
+        s += r.metrics.fromData ? tr("cosine %1, max abs err %2").arg(num(r.metrics.cosine), num(r.metrics.maxAbsErr))
+                                : tr("max rel diff %1").arg(num(r.metrics.maxRelDiff));
+        if (r.diverged) s += tr(" · <span style='color:#c92a2a'>diverged: %1</span>").arg(QString::fromStdString(r.reason).toHtmlEscaped());
+    }
+    return s;
+}
+
+}  // namespace dlui
