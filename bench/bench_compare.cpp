@@ -9,7 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "core/compare/compare_overlay.h"
+#include "core/compare/compare_rows.h"
 #include "core/compare/run_comparison.h"
+#include "core/compare/time_map.h"
+#include "core/timeline/timeline_data.h"
 #include "core/io/npy_file.h"
 #include "core/io/npy_writer.h"
 
@@ -82,6 +86,44 @@ void BM_CompareStats100k(benchmark::State& state) {
     state.counters["matched"] = double(matched);
 }
 BENCHMARK(BM_CompareStats100k)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// What the compare window does on top of compareRuns, for the 100,000-tensor shifted pair:
+// 0 the overlay (partners and states), 1 the table's rows (diverged only, sorted by the largest
+// statistics difference), 2 re-judging every row against new thresholds, 3 both runs' timelines
+// of one iteration plus the time map that locks them.
+void BM_CompareViews100k(benchmark::State& state) {
+    const dl::DumpIndex a = statsRun(false, 0), b = statsRun(true, 0.5);
+    dl::CompareOptions opt;
+    opt.useData = false;
+    dl::RunComparison c = dl::compareRuns(a, b, opt);
+    const dl::CompareOverlay ov = dl::buildCompareOverlay(c, a, b);
+    dl::CompareRowFilter diverged;
+    diverged.divergedOnly = true;
+    dl::CompareThresholds loose;
+    loose.statsRel = 0.01;
+    dl::TimelineOptions to;
+    to.iteration = 7;
+    for (auto _ : state) {
+        switch (state.range(0)) {
+            case 0: benchmark::DoNotOptimize(dl::buildCompareOverlay(c, a, b).partnerA.data()); break;
+            case 1:
+                benchmark::DoNotOptimize(
+                    dl::selectCompareRows(c, a, b, diverged, dl::CompareSortKey::StatsRelDiff, true).data());
+                break;
+            case 2:
+                dl::applyThresholds(a, b, (state.iterations() & 1) ? loose : dl::CompareThresholds{}, c);
+                benchmark::DoNotOptimize(c.firstDivergence);
+                break;
+            default: {
+                const dl::TimelineData ta = dl::buildTimeline(a, nullptr, ov.statesA, to);
+                const dl::TimelineData tb = dl::buildTimeline(b, nullptr, ov.statesB, to);
+                benchmark::DoNotOptimize(dl::timeMapBetween(ta, tb, ov).knots());
+            }
+        }
+    }
+    state.counters["rows"] = double(c.rows.size());
+}
+BENCHMARK(BM_CompareViews100k)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_MetricsKernel(benchmark::State& state) {
     const std::size_t n = std::size_t(state.range(0));

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces docs/screenshots/*.png: opens the bundled demo dump (ms22_async_infnan) in the
-# desktop app under Xvfb; the app saves one PNG per view and the whole window (--screenshots). Needs: xvfb (xvfb-run), imagemagick, a build with the UI.
+# desktop app under Xvfb and compares it with its bf16 fix; the app saves one PNG per view and
+# the whole windows (--screenshots, compare_*.png for the compare window). Needs: xvfb (xvfb-run), imagemagick, a build with the UI.
 #   scripts/screenshots.sh [BUILD_DIR]   (default build/gui)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -14,10 +15,10 @@ trap 'rm -rf "$tmp"' EXIT
 # A private cache/config so the shot does not depend on (or touch) the user's settings.
 export XDG_CACHE_HOME="$tmp/cache" XDG_CONFIG_HOME="$tmp/config" DUMPLENS_CACHE_DIR="$tmp/index"
 xvfb-run -a -s "-screen 0 1600x1000x24" bash -c '
-  "$1" --demo --screenshots "$2" & pid=$!
+  "$1" --demo --compare-fix --screenshots "$2" & pid=$!
   # Wait for the per-view shots. A root-window capture (import -window root) here showed a stale
   # progress page under Xvfb, so the docs use the widget grabs only; pass SCREEN=1 to get it anyway.
-  for _ in $(seq 1 600); do [ -f "$2/chain_view.png" ] && break; sleep 1; done
+  for _ in $(seq 1 600); do [ -f "$2/compare_tensor.png" ] && break; sleep 1; done
   if [ "${SCREEN:-0}" = 1 ]; then sleep 1; import -window root "$2/screen.png" || true; fi
   wait $pid
 ' _ "$app" "$out"

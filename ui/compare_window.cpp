@@ -5,11 +5,14 @@
 #include <QFileInfo>
 #include <QSettings>
 #include <QStackedWidget>
+#include <QHeaderView>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
 
 #include "ui/models/compare_session.h"
+#include "ui/models/unmatched_ops_model.h"
 #include "ui/util/compare_worker.h"
 #include "ui/views/compare_summary_bar.h"
 #include "ui/views/compare_table_panel.h"
@@ -23,7 +26,8 @@ CompareWindow::CompareWindow(QWidget* parent)
     : QMainWindow(parent), m_session(new CompareSession(this)), m_worker(new CompareWorker(this)),
       m_stack(new QStackedWidget(this)), m_loading(new LoadingPage(this)), m_workspace(new QWidget(this)),
       m_summary(new CompareSummaryBar(m_session, this)), m_timelines(new CompareTimelines(m_session, this)),
-      m_table(new CompareTablePanel(m_session, this)), m_tensor(new CompareTensorPanel(m_session, this)) {
+      m_table(new CompareTablePanel(m_session, this)), m_tensor(new CompareTensorPanel(m_session, this)),
+      m_unmatched(new QTableView(this)) {
     setWindowFlag(Qt::Window);
     setWindowTitle(tr("DumpLens — compare"));
     auto* ws = new QVBoxLayout(m_workspace);
@@ -37,6 +41,26 @@ CompareWindow::CompareWindow(QWidget* parent)
     table->setObjectName(QStringLiteral("compare.table"));
     table->setWidget(m_table);
     addDockWidget(Qt::BottomDockWidgetArea, table);
+    auto* unmatched = new QDockWidget(tr("Unmatched ops"), this);
+    unmatched->setObjectName(QStringLiteral("compare.unmatched"));
+    unmatched->setWidget(m_unmatched);
+    addDockWidget(Qt::BottomDockWidgetArea, unmatched);
+    tabifyDockWidget(table, unmatched);
+    table->raise();
+    m_unmatched->setModel(new UnmatchedOpsModel(m_session, m_unmatched));
+    m_unmatched->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_unmatched->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_unmatched->verticalHeader()->hide();
+    m_unmatched->verticalHeader()->setDefaultSectionSize(20);
+    m_unmatched->horizontalHeader()->setStretchLastSection(true);
+    m_unmatched->setColumnWidth(UnmatchedOpsModel::Op, 200);
+    connect(m_unmatched->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
+        if (!cur.isValid()) return;
+        bool runB = false;
+        const quint32 op = static_cast<UnmatchedOpsModel*>(m_unmatched->model())->opAt(cur.row(), runB);
+        if (runB) m_session->selectOpB(op);
+        else m_session->selectOpA(op);
+    });
     auto* tensor = new QDockWidget(tr("Tensor in both runs"), this);
     tensor->setObjectName(QStringLiteral("compare.tensor"));
     tensor->setWidget(m_tensor);

@@ -7,6 +7,7 @@
 #include "ui/util/loaded_dump.h"
 
 class QStackedWidget;
+class QTableView;
 
 namespace dlui {
 
@@ -33,6 +34,7 @@ public:
     CompareTimelines* timelines() const { return m_timelines; }
     CompareTablePanel* table() const { return m_table; }
     CompareTensorPanel* tensorPanel() const { return m_tensor; }
+    QTableView* unmatchedView() const { return m_unmatched; }
 
 signals:
     void ready();   // the comparison is shown (or failed with a message)
@@ -50,6 +52,7 @@ private:
     CompareTimelines* m_timelines;
     CompareTablePanel* m_table;
     CompareTensorPanel* m_tensor;
+    QTableView* m_unmatched;
 };
 
 }  // namespace dlui

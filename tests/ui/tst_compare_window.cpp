@@ -14,6 +14,7 @@
 #include "ui/mainwindow.h"
 #include "ui/models/compare_session.h"
 #include "ui/models/compare_table_model.h"
+#include "ui/models/unmatched_ops_model.h"
 #include "ui/models/dump_session.h"
 #include "ui/util/state_colors.h"
 #include "ui/views/compare_link_strip.h"
@@ -47,6 +48,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(m_cw->session()->isReady(), 600000);
         QTRY_VERIFY_WITH_TIMEOUT(!m_cw->isBusy(), 60000);
         m_cw->resize(1400, 900);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_cw->timelines()->isBuilding(), 60000);
     }
 
     void firstDivergenceIsTheNormHeadSqrtGrad() {
@@ -118,6 +120,7 @@ private slots:
         const dl::OpPair pair = c->alignment.ops[c->alignment.ops.size() / 2];
         s->selectOpB(pair.b);
         QCOMPARE(s->currentOpA(), pair.a);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_cw->timelines()->isBuilding(), 60000);   // may switch iteration
         QCOMPARE(m_cw->timelines()->timelineA()->selectedOp(), pair.a);
         QCOMPARE(m_cw->timelines()->timelineB()->selectedOp(), pair.b);
         QVERIFY(!c->alignment.onlyOpsB.empty());
@@ -149,6 +152,8 @@ private slots:
         m_cw->summary()->applyThresholds();
         QCOMPARE(s->comparison()->diverged, diverged);
         QCOMPARE(s->currentRow(), s->comparison()->firstDivergence);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_cw->timelines()->isBuilding(), 60000);
+        QCOMPARE(m_cw->timelines()->timelineA()->selectedOp(), s->currentOpA());
     }
 
     void alignedTableFiltersSortsAndPassesTheModelTester() {
@@ -173,6 +178,20 @@ private slots:
         QVERIFY(!model->data(model->index(0, CompareTableModel::Status), Qt::DisplayRole).toString().isEmpty());
         m_cw->table()->divergedOnly()->setChecked(false);
         model->sort(-1, Qt::AscendingOrder);
+    }
+
+    void unmatchedOpsAreListedAndSelectable() {
+        QAbstractItemModel* model = m_cw->unmatchedView()->model();
+        QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const dl::RunComparison* c = m_cw->session()->comparison();
+        QCOMPARE(std::size_t(model->rowCount()), c->alignment.onlyOpsA.size() + c->alignment.onlyOpsB.size());
+        QVERIFY(model->rowCount() > 0);
+        const int last = model->rowCount() - 1;   // run B's rows come last: the fix's Casts
+        QCOMPARE(model->index(last, UnmatchedOpsModel::Type).data().toString(), QStringLiteral("Cast"));
+        m_cw->unmatchedView()->setCurrentIndex(model->index(last, 0));
+        QCOMPARE(m_cw->session()->currentOpB(), c->alignment.onlyOpsB.back());
+        QTRY_VERIFY_WITH_TIMEOUT(!m_cw->timelines()->isBuilding(), 60000);
+        QCOMPARE(m_cw->timelines()->timelineB()->selectedOp(), c->alignment.onlyOpsB.back());
     }
 
     void cleanupTestCase() { m_main.reset(); }

@@ -1,7 +1,5 @@
 #include "ui/models/compare_session.h"
 
-#include <QFileInfo>
-
 namespace dlui {
 
 CompareSession::CompareSession(QObject* parent) : QObject(parent) {}

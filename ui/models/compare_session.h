@@ -24,6 +24,9 @@ public:
     const dl::AnalysisResult* analysisB() const { return m_runs && m_runs->b ? m_runs->b->analysis.get() : nullptr; }
     const dl::RunComparison* comparison() const { return m_comparison.get(); }
     const dl::CompareOverlay* overlay() const { return m_overlay.get(); }
+    // For worker threads: holding these keeps the indexes and the overlay alive.
+    ComparedRunsPtr runs() const { return m_runs; }
+    std::shared_ptr<const dl::CompareOverlay> overlayPtr() const { return m_overlay; }
     QString pathA() const;
     QString pathB() const;
 

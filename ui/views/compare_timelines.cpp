@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "ui/models/compare_session.h"
+#include "ui/util/background_task.h"
 #include "ui/util/state_colors.h"
 #include "ui/views/compare_link_strip.h"
 #include "ui/views/state_legend.h"
@@ -34,7 +35,7 @@ CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
     : QWidget(parent), m_session(session), m_iteration(new QComboBox(this)),
       m_lock(new QCheckBox(tr("Lock zoom and pan"), this)), m_align(new QCheckBox(tr("Align rank clocks"), this)),
       m_labelA(runLabel(this)), m_labelB(runLabel(this)), m_a(new TimelineWidget(this)), m_b(new TimelineWidget(this)),
-      m_links(new CompareLinkStrip(session, m_a, m_b, this)) {
+      m_links(new CompareLinkStrip(session, m_a, m_b, this)), m_builder(new BackgroundTask(this)) {
     setObjectName(QStringLiteral("compareTimelines"));
     m_lock->setChecked(true);
     m_lock->setToolTip(tr("Zooming or panning one run shows the matching part of the other (mapped through matched ops)"));
@@ -109,8 +110,11 @@ void CompareTimelines::onComparisonChanged() {
 }
 
 void CompareTimelines::rebuild() {
-    const dl::CompareOverlay* ov = m_session->overlay();
-    if (!ov) {
+    ComparedRunsPtr runs = m_session->runs();
+    std::shared_ptr<const dl::CompareOverlay> ov = m_session->overlayPtr();
+    if (!ov || !runs) {
+        m_building = false;
+        m_shown.reset();
         m_dataA.reset();
         m_dataB.reset();
         m_a->setTimeline(nullptr, nullptr, nullptr, nullptr);
@@ -121,14 +125,35 @@ void CompareTimelines::rebuild() {
     const QVariant v = m_iteration->currentData();
     if (v.isValid()) opt.iteration = v.value<std::uint32_t>();
     opt.alignClocks = m_align->isChecked();
-    m_dataA = std::make_shared<const dl::TimelineData>(dl::buildTimeline(*m_session->indexA(), m_session->analysisA(), ov->statesA, opt));
-    m_dataB = std::make_shared<const dl::TimelineData>(dl::buildTimeline(*m_session->indexB(), m_session->analysisB(), ov->statesB, opt));
-    m_map = dl::timeMapBetween(*m_dataA, *m_dataB, *ov);
+    m_building = true;
+    m_builder->start([this, runs, ov, opt](std::stop_token, const BackgroundTask::Post& post) {
+        auto built = std::make_shared<Built>();
+        built->runs = runs;
+        built->overlay = ov;
+        built->a = std::make_shared<const dl::TimelineData>(
+            dl::buildTimeline(*runs->a->index, runs->a->analysis.get(), ov->statesA, opt));
+        built->b = std::make_shared<const dl::TimelineData>(
+            dl::buildTimeline(*runs->b->index, runs->b->analysis.get(), ov->statesB, opt));
+        built->map = dl::timeMapBetween(*built->a, *built->b, *ov);
+        post([this, built] {
+            if (built->overlay == m_session->overlayPtr()) onBuilt(built);
+        });
+    });
+}
+
+void CompareTimelines::onBuilt(const std::shared_ptr<const Built>& built) {
+    m_building = false;
+    m_shown = built;
+    m_dataA = built->a;
+    m_dataB = built->b;
+    m_map = built->map;
+    const LoadedDump &a = *built->runs->a, &b = *built->runs->b;
     m_syncing = true;
-    m_a->setTimeline(m_dataA, m_session->indexA(), &ov->statesA, m_session->analysisA());
-    m_b->setTimeline(m_dataB, m_session->indexB(), &ov->statesB, m_session->analysisB());
+    m_a->setTimeline(m_dataA, a.index.get(), &built->overlay->statesA, a.analysis.get());
+    m_b->setTimeline(m_dataB, b.index.get(), &built->overlay->statesB, b.analysis.get());
     m_syncing = false;
     onSelection();
+    emit timelinesBuilt();
 }
 
 void CompareTimelines::follow(TimelineWidget* leader) {

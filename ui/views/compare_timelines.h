@@ -1,12 +1,14 @@
 #pragma once
 // The two runs' timelines stacked, coloured by comparison state, with zoom and pan locked
 // together through a time map built from matched ops (so a slower run or an inserted Cast does
-// not shift the view), a link strip between them, and one iteration selector for both.
+// not shift the view), a link strip between them, and one iteration selector for both. Both
+// timelines and the map are built on a worker thread.
 #include <QWidget>
 #include <memory>
 
 #include "core/compare/time_map.h"
 #include "core/timeline/timeline_data.h"
+#include "ui/util/compare_worker.h"
 
 class QCheckBox;
 class QComboBox;
@@ -14,6 +16,7 @@ class QLabel;
 
 namespace dlui {
 
+class BackgroundTask;
 class CompareLinkStrip;
 class CompareSession;
 class TimelineWidget;
@@ -27,6 +30,10 @@ public:
     CompareLinkStrip* links() const { return m_links; }
     QCheckBox* lockCheck() const { return m_lock; }
     const dl::TimeMap& timeMap() const { return m_map; }
+    bool isBuilding() const { return m_building; }
+
+signals:
+    void timelinesBuilt();
 
 private:
     void onComparisonChanged();
@@ -44,8 +51,19 @@ private:
     TimelineWidget* m_a;
     TimelineWidget* m_b;
     CompareLinkStrip* m_links;
+    struct Built {
+        ComparedRunsPtr runs;   // keeps both indexes alive while the widgets point into them
+        std::shared_ptr<const dl::CompareOverlay> overlay;
+        std::shared_ptr<const dl::TimelineData> a, b;
+        dl::TimeMap map;
+    };
+    void onBuilt(const std::shared_ptr<const Built>& built);
+
+    std::shared_ptr<const Built> m_shown;
     std::shared_ptr<const dl::TimelineData> m_dataA, m_dataB;
     dl::TimeMap m_map;
+    BackgroundTask* m_builder;
+    bool m_building = false;
     bool m_syncing = false;
 };
 

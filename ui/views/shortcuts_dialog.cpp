@@ -20,6 +20,8 @@ QString ShortcutsDialog::shortcutsHtml() {
         {"Ctrl+O", "open a dump folder"},
         {"Ctrl+J", "jump to the first overflow"},
         {"Ctrl+F", "filter the op table"},
+        {"Ctrl+Shift+O", "compare the open run with another run"},
+        {"Ctrl+J (compare window)", "jump to the first divergence"},
         {"?", "this help"},
     };
     QString html = QStringLiteral("<table cellspacing=6>");

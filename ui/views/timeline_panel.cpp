@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 
 #include "ui/models/dump_session.h"
+#include "ui/util/background_task.h"
 #include "ui/views/state_legend.h"
 #include "ui/views/timeline_widget.h"
 
@@ -17,7 +18,7 @@ namespace dlui {
 TimelinePanel::TimelinePanel(DumpSession* session, QWidget* parent)
     : QWidget(parent), m_session(session), m_widget(new TimelineWidget(this)), m_iteration(new QComboBox(this)),
       m_align(new QCheckBox(tr("Align rank clocks"), this)), m_perStream(new QCheckBox(tr("Lane per stream"), this)),
-      m_info(new QLabel(this)) {
+      m_info(new QLabel(this)), m_builder(new BackgroundTask(this)) {
     setObjectName(QStringLiteral("timelinePanel"));
     m_align->setChecked(true);
     m_align->setToolTip(tr("Shift each rank by the clock offset the analysis estimated from Send/Receive pairs"));
@@ -57,6 +58,8 @@ void TimelinePanel::onDumpChanged() {
     m_iteration->clear();
     const dl::DumpIndex* ix = m_session->index();
     if (!ix) {
+        m_building = false;
+        m_shown.reset();
         m_data.reset();
         m_widget->setTimeline(nullptr, nullptr, nullptr, nullptr);
         return;
@@ -74,21 +77,35 @@ void TimelinePanel::onDumpChanged() {
 }
 
 void TimelinePanel::rebuild() {
-    const dl::DumpIndex* ix = m_session->index();
-    if (!ix || !m_session->states()) return;
+    LoadedDumpPtr dump = m_session->dump();
+    if (!dump || !dump->index || !dump->states) return;
     dl::TimelineOptions opt;
     const QVariant v = m_iteration->currentData();
     if (v.isValid()) opt.iteration = v.value<std::uint32_t>();
     opt.alignClocks = m_align->isChecked();
     opt.perStream = m_perStream->isChecked();
-    m_data = std::make_shared<const dl::TimelineData>(
-        dl::buildTimeline(*ix, m_session->analysis(), *m_session->states(), opt));
-    m_widget->setTimeline(m_data, ix, m_session->states(), m_session->analysis());
+    m_building = true;
+    m_info->setText(tr("Building the timeline…"));
+    // The job holds the dump, so the index it reads outlives a newer dump being opened meanwhile.
+    m_builder->start([this, dump, opt](std::stop_token, const BackgroundTask::Post& post) {
+        auto data = std::make_shared<const dl::TimelineData>(dl::buildTimeline(*dump->index, dump->analysis.get(), *dump->states, opt));
+        post([this, dump, data] {
+            if (dump == m_session->dump()) onBuilt(dump, data);
+        });
+    });
+}
+
+void TimelinePanel::onBuilt(LoadedDumpPtr dump, std::shared_ptr<const dl::TimelineData> data) {
+    m_building = false;
+    m_shown = std::move(dump);   // keeps the index the widget points into alive
+    m_data = std::move(data);
+    m_widget->setTimeline(m_data, m_shown->index.get(), m_shown->states.get(), m_shown->analysis.get());
     QString info = m_data->base == dl::TimeBase::Timestamps ? tr("%1 ops on dump timestamps").arg(m_data->opsShown)
                                                             : tr("%1 ops in execution order (no timestamps)").arg(m_data->opsShown);
     if (m_data->opsWithoutTime) info += tr(", %1 without a timestamp not shown").arg(m_data->opsWithoutTime);
     m_info->setText(info);
-    if (m_session->currentOp() != dl::kNoIndex) m_widget->selectOp(m_session->currentOp());
+    if (m_session->currentOp() != dl::kNoIndex) onSelection(m_session->currentOp());
+    emit timelineBuilt();
 }
 
 void TimelinePanel::onSelection(quint32 op) {

@@ -1,10 +1,12 @@
 #pragma once
 // The timeline with its toolbar: iteration selector, clock alignment, lane-per-stream, fit, legend.
-// Rebuilds the core TimelineData when an option changes and follows the session's selection.
+// Rebuilds the core TimelineData on a worker thread when an option changes (a million ops take
+// most of a second) and follows the session's selection.
 #include <QWidget>
 #include <memory>
 
 #include "core/timeline/timeline_data.h"
+#include "ui/util/loaded_dump.h"
 
 class QCheckBox;
 class QComboBox;
@@ -12,6 +14,7 @@ class QLabel;
 
 namespace dlui {
 
+class BackgroundTask;
 class DumpSession;
 class TimelineWidget;
 
@@ -21,10 +24,15 @@ public:
     explicit TimelinePanel(DumpSession* session, QWidget* parent = nullptr);
     TimelineWidget* timelineWidget() const { return m_widget; }
     const dl::TimelineData* timeline() const { return m_data.get(); }
+    bool isBuilding() const { return m_building; }
+
+signals:
+    void timelineBuilt();
 
 private:
     void onDumpChanged();
     void rebuild();
+    void onBuilt(LoadedDumpPtr dump, std::shared_ptr<const dl::TimelineData> data);
     void onSelection(quint32 op);
 
     DumpSession* m_session;
@@ -34,6 +42,9 @@ private:
     QCheckBox* m_perStream;
     QLabel* m_info;
     std::shared_ptr<const dl::TimelineData> m_data;
+    LoadedDumpPtr m_shown;   // the dump m_data was built from
+    BackgroundTask* m_builder;
+    bool m_building = false;
 };
 
 }  // namespace dlui
