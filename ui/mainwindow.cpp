@@ -273,9 +273,9 @@ void MainWindow::showWorkspace() {
     if (!restoreState(QSettings().value(QStringLiteral("window/state")).toByteArray())) {
         // First run: timeline gets the left ~60%, tensor over chain on the right, table below.
         // Deferred: dock sizes only apply once the freshly shown docks are laid out.
-        QTimer::singleShot(0, this, [this] {
+        QTimer::singleShot(100, this, [this] {
             resizeDocks({m_docks[2]}, {width() * 2 / 5}, Qt::Horizontal);
-            resizeDocks({m_docks[2], m_docks[3]}, {height() * 11 / 20, height() * 9 / 20}, Qt::Vertical);
+            resizeDocks({m_docks[2], m_docks[3]}, {height() * 3 / 5, height() * 2 / 5}, Qt::Vertical);
             resizeDocks({m_docks[0]}, {height() * 3 / 10}, Qt::Vertical);
         });
     }

@@ -21,15 +21,20 @@ QString powerOfTwo(int e) {
 }  // namespace
 
 Log2HistogramPlot::Log2HistogramPlot(QWidget* parent) : QCustomPlot(parent) {
-    setMinimumHeight(200);
-    // A compact legend in the top-left corner: log2|x| below -26 is empty for fp16 data.
+    setMinimumHeight(150);
+    // The legend goes in one row under the plot, so it never covers a histogram in a small dock.
     legend->setVisible(true);
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.8);
     legend->setFont(small);
-    legend->setBrush(QColor(255, 255, 255, 210));
-    legend->setRowSpacing(0);
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(4);
+    legend->setColumnSpacing(12);
+    axisRect()->insetLayout()->take(legend);
+    plotLayout()->addElement(1, 0, legend);
+    plotLayout()->setRowStretchFactor(1, 0.001);
+    legend->setMargins(QMargins(4, 0, 4, 2));
     xAxis->setLabel(tr("|x| (log₂ bins; a bar at 2ᵏ holds 2ᵏ ≤ |x| < 2ᵏ⁺¹)"));
     yAxis->setLabel(tr("elements"));
     yAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -86,6 +91,8 @@ void Log2HistogramPlot::finish(bool perSeriesSpecials) {
     const int hi = std::max(m_any ? m_hi : 0, 17);
     // NaN / +Inf / -Inf as bars to the right of the finite range.
     const double sx = hi + 4;
+    // Bar spacing grows with the exponent span so the three labels stay apart in a narrow dock.
+    const double gap = std::max(4.0, std::round((hi - lo) / 9.0));
     std::vector<Specials> groups = m_specials;
     if (!perSeriesSpecials || groups.empty()) {
         Specials sum{0, 0, 0, stateColor(dl::OpState::InfNan)};
@@ -96,7 +103,7 @@ void Log2HistogramPlot::finish(bool perSeriesSpecials) {
         }
         groups = {sum};
     }
-    const double width = 2.4 / double(groups.size());
+    const double width = 0.6 * gap / double(groups.size());
     QStringList counts[3];
     for (std::size_t k = 0; k < groups.size(); ++k) {
         const Specials& s = groups[k];
@@ -107,7 +114,7 @@ void Log2HistogramPlot::finish(bool perSeriesSpecials) {
         bars->setPen(Qt::NoPen);
         bars->setWidth(width);
         const double off = (double(k) - (double(groups.size()) - 1) / 2) * width;
-        bars->setData({sx + off, sx + 4 + off, sx + 8 + off}, {s.nan, s.posInf, s.negInf}, true);
+        bars->setData({sx + off, sx + gap + off, sx + 2 * gap + off}, {s.nan, s.posInf, s.negInf}, true);
         counts[0] << QString::number(s.nan);
         counts[1] << QString::number(s.posInf);
         counts[2] << QString::number(s.negInf);
@@ -119,7 +126,7 @@ void Log2HistogramPlot::finish(bool perSeriesSpecials) {
         if (!any) continue;
         auto* t = new QCPItemText(this);
         t->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        t->position->setCoords(sx + 4 * k, 0.02);
+        t->position->setCoords(sx + gap * k, 0.02);
         t->setPositionAlignment(Qt::AlignHCenter | Qt::AlignTop);
         t->setText(counts[k].join(QStringLiteral(" | ")));
     }
@@ -143,11 +150,11 @@ void Log2HistogramPlot::finish(bool perSeriesSpecials) {
     const int step = (hi - lo) > 60 ? 16 : (hi - lo) > 30 ? 8 : 4;
     for (int e = (lo / step) * step; e <= hi + 1; e += step) ticker->addTick(e, powerOfTwo(e));
     ticker->addTick(sx, QStringLiteral("NaN"));
-    ticker->addTick(sx + 4, QStringLiteral("+Inf"));
-    ticker->addTick(sx + 8, QStringLiteral("−Inf"));
+    ticker->addTick(sx + gap, QStringLiteral("+Inf"));
+    ticker->addTick(sx + 2 * gap, QStringLiteral("−Inf"));
     xAxis->setTicker(ticker);
     rescaleAxes(true);
-    xAxis->setRange(lo - 1, sx + 10);
+    xAxis->setRange(lo - 1, sx + 2 * gap + 2);
     yAxis->setRange(0.8, std::max(10.0, yAxis->range().upper * 3));
     replot(QCustomPlot::rpQueuedReplot);
 }

@@ -12,6 +12,9 @@ namespace dlui {
 
 namespace {
 
+// The file name alone: the full path (often 100+ characters) is the header's tooltip.
+QString fileName(const QString& path) { return path.section(QLatin1Char('/'), -1); }
+
 QString num(double v) { return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'g', 6); }
 
 const QColor kPalette[] = {QColor(0x1f, 0x77, 0xb4), QColor(0x2c, 0xa0, 0x2c), QColor(0x8c, 0x56, 0x4b),
@@ -57,7 +60,7 @@ void TensorPanel::show(quint32 op, quint32 tensor) {
                     .arg(str(o.name), str(o.type), QString::fromStdString(dl::tensorLabel(t))).arg(o.rank).arg(o.iteration);
     if (o.scope) h += QStringLiteral("<small>%1</small><br>").arg(str(o.scope));
     h += tr("shape [%1] · %2 · %3 · %4<br>").arg(dims.join(QLatin1Char(',')), dtype, str(t.format),
-                                                  t.file ? str(t.file) : tr("stats only"));
+                                                  t.file ? fileName(str(t.file)) : tr("stats only"));
     h += tr("min %1 · max %2 · mean %3 · max|x| <b>%4</b> · L2 %5 · NaN %6 · Inf %7 · saturated %8 · elements %9")
              .arg(num(s.has(dl::stat::Min) ? s.min : NAN), num(s.has(dl::stat::Max) ? s.max : NAN),
                   num(s.has(dl::stat::Mean) ? s.mean : NAN), num(s.has(dl::stat::MaxAbs) ? s.maxAbs : NAN),
@@ -66,6 +69,7 @@ void TensorPanel::show(quint32 op, quint32 tensor) {
     const dl::TensorAnomaly an = dl::classifyTensor(*ix, t);
     if (an.headroom >= 0) h += tr(" · headroom to fp16 max %1%").arg(an.headroom * 100, 0, 'f', 1);
     m_header->setText(h);
+    m_header->setToolTip(t.file ? QString::fromStdString(ix->strings.str(t.file)) : QString());
     plotOp(op, tensor);
 }
 
