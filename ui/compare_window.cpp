@@ -18,6 +18,7 @@
 #include "ui/views/compare_table_panel.h"
 #include "ui/views/compare_tensor_panel.h"
 #include "ui/views/compare_timelines.h"
+#include "ui/views/data_table_view.h"
 #include "ui/views/loading_page.h"
 
 namespace dlui {
@@ -48,10 +49,8 @@ CompareWindow::CompareWindow(QWidget* parent)
     tabifyDockWidget(table, unmatched);
     table->raise();
     m_unmatched->setModel(new UnmatchedOpsModel(m_session, m_unmatched));
-    m_unmatched->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_unmatched->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_unmatched->verticalHeader()->hide();
-    m_unmatched->verticalHeader()->setDefaultSectionSize(20);
+    setupDataTable(m_unmatched, 80);
+    m_unmatched->setSortingEnabled(false);   // run A's ops, then run B's, each in execution order
     m_unmatched->horizontalHeader()->setStretchLastSection(true);
     m_unmatched->setColumnWidth(UnmatchedOpsModel::Op, 200);
     connect(m_unmatched->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {

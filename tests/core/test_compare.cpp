@@ -35,6 +35,16 @@ TensorMetrics data(const std::vector<float>& a, const std::vector<float>& b, boo
 std::string typeOf(const DumpIndex& idx, std::uint32_t op) { return idx.strings.str(idx.ops[op].type); }
 std::string nameOf(const DumpIndex& idx, std::uint32_t op) { return idx.strings.str(idx.ops[op].name); }
 
+// Run A: MatMul, Add, Mul all at 2.0; run B: the same at 2.0, 2.5 and 9.0 (Mul on `mulRank`).
+void threeOpRuns(IndexBuilder& a, IndexBuilder& b, std::uint32_t mulRank = 0) {
+    for (IndexBuilder* x : {&a, &b}) {
+        const bool isB = x == &b;
+        x->op(0, 0, "MatMul", "MatMul-op1", {dltest::out(0, dltest::dataStats(2.0))});
+        x->op(0, 0, "Add", "Add-op2", {dltest::out(0, dltest::dataStats(isB ? 2.5 : 2.0))});
+        x->op(mulRank, 0, "Mul", "Mul-op3", {dltest::out(0, dltest::dataStats(isB ? 9.0 : 2.0))});
+    }
+}
+
 }  // namespace
 
 TEST(TensorMetrics, HandComputedVector) {
@@ -250,12 +260,7 @@ TEST(RunAligner, MappingPins) {
 
 TEST(RunComparison, StatisticsOnlyFindsEarliestByExecutionOrder) {
     IndexBuilder a, b;
-    for (IndexBuilder* x : {&a, &b}) {
-        const bool isB = x == &b;
-        x->op(0, 0, "MatMul", "MatMul-op1", {dltest::out(0, dltest::dataStats(2.0))});
-        x->op(0, 0, "Add", "Add-op2", {dltest::out(0, dltest::dataStats(isB ? 2.5 : 2.0))});
-        x->op(0, 0, "Mul", "Mul-op3", {dltest::out(0, dltest::dataStats(isB ? 9.0 : 2.0))});
-    }
+    threeOpRuns(a, b);
     const RunComparison c = compareRuns(a.idx, b.idx, {});
     EXPECT_EQ(c.fromStats, 3u);
     EXPECT_EQ(c.diverged, 2u);
@@ -270,12 +275,7 @@ TEST(RunComparison, StatisticsOnlyFindsEarliestByExecutionOrder) {
 
 TEST(RunComparison, ApplyThresholdsRejudgesWithoutRecomputing) {
     IndexBuilder a, b;
-    for (IndexBuilder* x : {&a, &b}) {
-        const bool isB = x == &b;
-        x->op(0, 0, "MatMul", "MatMul-op1", {dltest::out(0, dltest::dataStats(2.0))});
-        x->op(0, 0, "Add", "Add-op2", {dltest::out(0, dltest::dataStats(isB ? 2.5 : 2.0))});
-        x->op(0, 0, "Mul", "Mul-op3", {dltest::out(0, dltest::dataStats(isB ? 9.0 : 2.0))});
-    }
+    threeOpRuns(a, b);
     RunComparison c = compareRuns(a.idx, b.idx, {});
     ASSERT_EQ(c.firstDivergence, 1);
     CompareThresholds loose;
@@ -295,12 +295,7 @@ TEST(RunComparison, ApplyThresholdsRejudgesWithoutRecomputing) {
 
 TEST(CompareRows, FilterAndSort) {
     IndexBuilder a, b;
-    for (IndexBuilder* x : {&a, &b}) {
-        const bool isB = x == &b;
-        x->op(0, 0, "MatMul", "MatMul-op1", {dltest::out(0, dltest::dataStats(2.0))});
-        x->op(0, 0, "Add", "Add-op2", {dltest::out(0, dltest::dataStats(isB ? 2.5 : 2.0))});
-        x->op(1, 0, "Mul", "Mul-op3", {dltest::out(0, dltest::dataStats(isB ? 9.0 : 2.0))});
-    }
+    threeOpRuns(a, b, 1);
     const RunComparison c = compareRuns(a.idx, b.idx, {});
     EXPECT_EQ(selectCompareRows(c, a.idx, b.idx, {}, CompareSortKey::Order, false), (std::vector<std::uint32_t>{0, 1, 2}));
     EXPECT_EQ(selectCompareRows(c, a.idx, b.idx, {}, CompareSortKey::Order, true), (std::vector<std::uint32_t>{2, 1, 0}));

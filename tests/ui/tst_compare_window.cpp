@@ -10,6 +10,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "tests/ui/isolated_app_state.h"
+
 #include "ui/compare_window.h"
 #include "ui/mainwindow.h"
 #include "ui/models/compare_session.h"
@@ -31,11 +33,7 @@ class TstCompareWindow : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(m_tmp.isValid());
-        qputenv("XDG_CACHE_HOME", (m_tmp.path() + QStringLiteral("/cache")).toUtf8());
-        qputenv("XDG_CONFIG_HOME", (m_tmp.path() + QStringLiteral("/config")).toUtf8());
-        qputenv("DUMPLENS_CACHE_DIR", (m_tmp.path() + QStringLiteral("/index-cache")).toUtf8());
-        QCoreApplication::setOrganizationName(QStringLiteral("DumpLensTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("dumplens-compare"));
+        isolateAppState(m_tmp.path(), QStringLiteral("dumplens-compare"));
         m_main = std::make_unique<MainWindow>();
         m_main->resize(1400, 900);
         m_main->show();

@@ -5,6 +5,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "tests/ui/isolated_app_state.h"
+
 #include "ui/mainwindow.h"
 #include "ui/models/chain_model.h"
 #include "ui/models/dump_session.h"
@@ -24,12 +26,7 @@ class TstMainWindowSmoke : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(m_tmp.isValid());
-        // Demo, index cache and settings all go into the temp dir.
-        qputenv("XDG_CACHE_HOME", (m_tmp.path() + QStringLiteral("/cache")).toUtf8());
-        qputenv("XDG_CONFIG_HOME", (m_tmp.path() + QStringLiteral("/config")).toUtf8());
-        qputenv("DUMPLENS_CACHE_DIR", (m_tmp.path() + QStringLiteral("/index-cache")).toUtf8());
-        QCoreApplication::setOrganizationName(QStringLiteral("DumpLensTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("dumplens-smoke"));
+        isolateAppState(m_tmp.path(), QStringLiteral("dumplens-smoke"));
     }
 
     void opensDemoAndFillsEveryView() {

@@ -32,8 +32,9 @@ ScreenshotTaker::ScreenshotTaker(MainWindow* window, const QString& dir, bool co
     });
 }
 
+void ScreenshotTaker::save(QWidget* w, const char* name) const { w->grab().save(m_dir + QLatin1Char('/') + QLatin1String(name)); }
+
 void ScreenshotTaker::capture() {
-    const auto save = [this](QWidget* w, const char* name) { w->grab().save(m_dir + QLatin1Char('/') + QLatin1String(name)); };
     save(m_window, "window.png");
     save(m_window->banner(), "verdict_banner.png");
     save(m_window->timelinePanel(), "timeline.png");
@@ -56,7 +57,6 @@ void ScreenshotTaker::capture() {
 
 void ScreenshotTaker::captureCompare() {
     CompareWindow* cw = m_window->compareWindow();
-    const auto save = [this](QWidget* w, const char* name) { w->grab().save(m_dir + QLatin1Char('/') + QLatin1String(name)); };
     save(cw, "compare_window.png");
     save(cw->summary(), "compare_summary.png");
     save(cw->timelines(), "compare_timelines.png");

@@ -5,6 +5,8 @@
 #include <QObject>
 #include <QString>
 
+class QWidget;
+
 namespace dlui {
 
 class MainWindow;
@@ -15,6 +17,7 @@ public:
     ScreenshotTaker(MainWindow* window, const QString& dir, bool compare = false);
 
 private:
+    void save(QWidget* w, const char* name) const;
     void capture();
     void captureCompare();
     void finish();

@@ -14,6 +14,7 @@
 
 #include "ui/models/compare_session.h"
 #include "ui/models/compare_table_model.h"
+#include "ui/views/data_table_view.h"
 
 namespace dlui {
 
@@ -35,16 +36,7 @@ CompareTablePanel::CompareTablePanel(CompareSession* session, QWidget* parent)
     lay->addWidget(m_view, 1);
 
     m_view->setModel(m_model);
-    m_view->setSortingEnabled(true);
-    m_view->sortByColumn(-1, Qt::AscendingOrder);
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_view->setAlternatingRowColors(true);
-    m_view->verticalHeader()->setDefaultSectionSize(20);
-    m_view->verticalHeader()->hide();
-    // Fixed widths: ResizeToContents over a million rows would stall.
-    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_view->horizontalHeader()->setDefaultSectionSize(78);
+    setupDataTable(m_view, 78);
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setColumnWidth(CompareTableModel::Rank, 40);
     m_view->setColumnWidth(CompareTableModel::Iteration, 36);

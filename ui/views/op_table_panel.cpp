@@ -14,6 +14,7 @@
 #include "ui/models/dump_session.h"
 #include "ui/models/op_table_model.h"
 #include "ui/util/state_colors.h"
+#include "ui/views/data_table_view.h"
 
 namespace dlui {
 
@@ -42,16 +43,7 @@ OpTablePanel::OpTablePanel(DumpSession* session, QWidget* parent)
     lay->addWidget(m_view, 1);
 
     m_view->setModel(m_model);
-    m_view->setSortingEnabled(true);
-    m_view->sortByColumn(-1, Qt::AscendingOrder);
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_view->setAlternatingRowColors(true);
-    m_view->verticalHeader()->setDefaultSectionSize(20);
-    m_view->verticalHeader()->hide();
-    // Fixed widths: ResizeToContents over millions of rows would stall.
-    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_view->horizontalHeader()->setDefaultSectionSize(80);
+    setupDataTable(m_view, 80);
     m_view->setColumnWidth(static_cast<int>(dl::OpColumn::Rank), 44);
     m_view->setColumnWidth(static_cast<int>(dl::OpColumn::Stage), 44);
     m_view->setColumnWidth(static_cast<int>(dl::OpColumn::Iteration), 40);
