@@ -92,8 +92,10 @@ struct Worker {
         if (!shapesEqual) m.shapeMismatch = true;
         const bool haveData = (ta.flags & HasData) && (tb.flags & HasData) && ta.file && tb.file &&
                               !(ta.flags & ReadError) && !(tb.flags & ReadError);
-        if (opt.useData && haveData && shapesEqual) compareData(ta, tb, row);
-        else if (opt.useData && haveData) row.note = "shapes differ: data not compared";
+        const bool sameOrder = (ta.flags & FortranOrder) == (tb.flags & FortranOrder);
+        if (opt.useData && haveData && shapesEqual && sameOrder) compareData(ta, tb, row);
+        else if (opt.useData && haveData && !shapesEqual) row.note = "shapes differ: data not compared";
+        else if (opt.useData && haveData) row.note = "element orders differ (row- vs column-major): data not compared";
     }
 
     void compareData(const TensorRecord& ta, const TensorRecord& tb, TensorComparison& row) {

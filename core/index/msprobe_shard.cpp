@@ -139,12 +139,13 @@ void MsprobeShard::readDir(const std::string& rootAbs, const Dir& dir, const std
                     t.file = out.strings.intern(f->second->rel);
                     t.fileSize = f->second->size;
                     t.fileMtimeNs = f->second->mtimeNs;
-                    if (mt.dataName.ends_with(".npy")) {
+                    const bool npy = mt.dataName.ends_with(".npy"), pt = mt.dataName.ends_with(".pt");
+                    if (npy || pt) {
                         jobs.push_back({std::uint32_t(m_linked.size()), rootAbs + "/" + f->second->rel, f->second->size,
-                                        mt.dtype, StatsJobKind::LinkedNpy});
+                                        mt.dtype, npy ? StatsJobKind::LinkedNpy : StatsJobKind::LinkedTorch});
                         m_linked.push_back({std::uint32_t(out.tensors.size()), f->second->rel, {}});
                     } else {
-                        t.flags |= ListedOnly;  // .pt: torch.save pickle, figures from dump.json
+                        t.flags |= ListedOnly;  // an unknown payload format: figures from dump.json
                     }
                 } else {
                     warnings.push_back({dumpRel, e.name + ": data_name '" + mt.dataName + "' not found in dump_tensor_data/"});
@@ -175,7 +176,7 @@ void MsprobeShard::finish(DumpIndex& out) {
         t.dataBytes = r.dataBytes;
         t.stats = r.stats;
         if (out.shape(t) != r.shape) {
-            out.warnings.push_back({l.rel, "npy shape differs from dump.json; using the file's"});
+            out.warnings.push_back({l.rel, "the file's shape differs from dump.json; using the file's"});
             t.shapeOffset = std::uint32_t(out.dims.size());
             t.ndim = std::uint8_t(std::min<std::size_t>(r.shape.size(), 255));
             out.dims.insert(out.dims.end(), r.shape.begin(), r.shape.begin() + t.ndim);

@@ -167,7 +167,7 @@ ShardBuilder::~ShardBuilder() = default;
 const DumpFileName& ShardBuilder::jobName(const StatsJob& job) const {
     if (job.kind == StatsJobKind::CannRaw) return m->rawFiles[job.draft].name;
     static const DumpFileName kNoName;
-    if (job.kind == StatsJobKind::LinkedNpy) return kNoName;
+    if (isLinkedJob(job.kind)) return kNoName;
     return m->jobNames[job.draft];
 }
 
@@ -436,7 +436,7 @@ void ShardBuilder::applyJob(const StatsJob& job, StatsJobResult&& result) {
         m->rawFiles[job.draft].result = std::move(result);
         return;
     }
-    if (job.kind == StatsJobKind::LinkedNpy) {
+    if (isLinkedJob(job.kind)) {
         m->msprobe.apply(job, std::move(result));
         return;
     }

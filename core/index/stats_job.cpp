@@ -8,6 +8,7 @@
 
 #include "core/index/cann_stats.h"
 #include "core/io/npy_file.h"
+#include "core/io/torch_file.h"
 #include "core/stats/stats_accumulator.h"
 
 namespace dl {
@@ -66,11 +67,15 @@ StatsJobResult runStatsJob(const StatsJob& job, const DumpFileName& name, std::v
         runCannRawJob(job, scratch, r);
         return r;
     }
+    // .npy and torch .pt differ only in their header; both give the payload's offset, dtype and shape.
+    const bool torch = job.kind == StatsJobKind::LinkedTorch;
     NpyHeader h;
     if (job.fileSize <= kSmallFile) {
         if (!readSmallFile(job.absPath, job.fileSize, scratch, r.error)) return r;
-        if (!parseNpyHeader(scratch.data(), scratch.size(), scratch.size(), h, r.error, job.hint)) return r;
-    } else if (!readNpyHeader(job.absPath, h, r.error, job.hint)) {
+        if (torch ? !parseTorchTensorHeader(scratch.data(), scratch.size(), h, r.error)
+                  : !parseNpyHeader(scratch.data(), scratch.size(), scratch.size(), h, r.error, job.hint))
+            return r;
+    } else if (torch ? !readTorchTensorHeader(job.absPath, h, r.error) : !readNpyHeader(job.absPath, h, r.error, job.hint)) {
         return r;
     }
     r.dtype = h.dtype;

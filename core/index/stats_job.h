@@ -16,7 +16,11 @@ enum class StatsJobKind : std::uint8_t {
     RawBin,    // <=1.2 .bin: raw bytes, dtype and shape from the name
     CannRaw,   // raw CANN dump: protobuf header, several tensors (parts)
     LinkedNpy, // .npy named by a msprobe dump.json entry (result goes to that tensor)
+    LinkedTorch, // torch.save .pt named by a msprobe dump.json entry (PyTorch)
 };
+
+// Jobs whose result goes to a tensor a msprobe dump.json names (not to a file-name draft).
+inline bool isLinkedJob(StatsJobKind k) { return k == StatsJobKind::LinkedNpy || k == StatsJobKind::LinkedTorch; }
 
 struct StatsJob {
     std::uint32_t draft = 0;     // index of the tensor draft (or raw file) to fill

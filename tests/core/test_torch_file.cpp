@@ -1,0 +1,190 @@
+// torch.save files as written by a real PyTorch (tests/data/samples/torch, made by make_samples.py
+// with Debian's python3-torch 1.13.1): the ZIP directory, the pickle, dtype, shape, storage offset
+// and layout, the values read back through the same loader .npy files use, malformed archives and
+// pickles, and a msprobe PyTorch dump whose .pt tensors are read and counted.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "core/index/dump_indexer.h"
+#include "core/io/npy_file.h"
+#include "core/io/pickle_reader.h"
+#include "core/io/torch_file.h"
+#include "core/io/zip_directory.h"
+#include "tests/core/temp_dir.h"
+
+using namespace dl;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kDir = fs::path(DUMPLENS_SAMPLES_DIR) / "torch";
+
+std::vector<std::uint8_t> bytesOf(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+NpyHeader header(const std::string& name) {
+    NpyHeader h;
+    std::string error;
+    EXPECT_TRUE(readTorchTensorHeader((kDir / (name + ".pt")).string(), h, error)) << name << ": " << error;
+    return h;
+}
+
+std::vector<float> values(const std::string& name, const NpyHeader& h) {
+    std::vector<float> v;
+    std::string error;
+    EXPECT_TRUE(loadTensorAsFloat((kDir / (name + ".pt")).string(), h.dataOffset, h.elementCount, h.dtype, h.bigEndian, v,
+                                  error))
+        << error;
+    return v;
+}
+
+}  // namespace
+
+TEST(TorchFile, HalfMatrix) {
+    const NpyHeader h = header("fp16_2x3");
+    EXPECT_EQ(h.dtype, DType::Float16);
+    EXPECT_EQ(h.shape, (std::vector<std::int64_t>{2, 3}));
+    EXPECT_EQ(h.dataBytes, 12u);
+    EXPECT_FALSE(h.fortranOrder);
+    EXPECT_EQ(values("fp16_2x3", h), (std::vector<float>{1541.0f, -293.5f, -2178.0f, 568.5f, -1085.0f, -1399.0f}));
+}
+
+TEST(TorchFile, BFloat16KeepsItsDtype) {
+    const NpyHeader h = header("bf16_4x5");
+    EXPECT_EQ(h.dtype, DType::BFloat16);
+    EXPECT_EQ(h.shape, (std::vector<std::int64_t>{4, 5}));
+    const std::vector<float> v = values("bf16_4x5", h);
+    ASSERT_EQ(v.size(), 20u);
+    EXPECT_EQ(v[0], -0.08837890625f);
+    EXPECT_EQ(v[17], 2.296875f);
+    EXPECT_EQ(v[19], -1.5859375f);
+}
+
+TEST(TorchFile, ScalarOffsetViewLayoutsAndIntegers) {
+    const NpyHeader s = header("fp32_scalar");
+    EXPECT_TRUE(s.shape.empty());
+    EXPECT_EQ(values("fp32_scalar", s), std::vector<float>{3.5f});
+    // A view saved with its whole storage: the tensor starts 4 elements in.
+    const NpyHeader o = header("fp32_offset_view");
+    EXPECT_EQ(o.shape, (std::vector<std::int64_t>{2, 4}));
+    EXPECT_EQ(values("fp32_offset_view", o), (std::vector<float>{4, 5, 6, 7, 8, 9, 10, 11}));
+    // A transpose is column-major: flagged, values in memory order.
+    const NpyHeader t = header("fp32_transposed");
+    EXPECT_EQ(t.shape, (std::vector<std::int64_t>{4, 3}));
+    EXPECT_TRUE(t.fortranOrder);
+    EXPECT_EQ(values("fp32_transposed", t).size(), 12u);
+    const NpyHeader i = header("i64");
+    EXPECT_EQ(i.dtype, DType::Int64);
+    EXPECT_EQ(values("i64", i), (std::vector<float>{0, 1, 2, 3, 4, 5}));
+    const NpyHeader p = header("param");   // nn.Parameter wraps the tensor
+    EXPECT_EQ(p.shape, std::vector<std::int64_t>{3});
+}
+
+TEST(TorchFile, SpecialValues) {
+    const NpyHeader h = header("fp16_special");
+    const std::vector<float> v = values("fp16_special", h);
+    ASSERT_EQ(v.size(), 4u);
+    EXPECT_TRUE(std::isinf(v[1]));
+    EXPECT_TRUE(std::isnan(v[2]));
+    EXPECT_EQ(v[3], -65504.0f);
+}
+
+TEST(TorchFile, RefusesWhatItCannotReadWithAReason) {
+    NpyHeader h;
+    std::string error;
+    EXPECT_FALSE(readTorchTensorHeader((kDir / "fp32_strided.pt").string(), h, error));
+    EXPECT_NE(error.find("non-contiguous"), std::string::npos) << error;
+    EXPECT_FALSE(readTorchTensorHeader((kDir / "dict.pt").string(), h, error));
+    EXPECT_NE(error.find("a single tensor"), std::string::npos) << error;
+    EXPECT_FALSE(readTorchTensorHeader((kDir / "missing.pt").string(), h, error));
+    EXPECT_NE(error.find("cannot open"), std::string::npos);
+    const std::string junk = "PK\x03\x04 not a zip";
+    EXPECT_FALSE(parseTorchTensorHeader(reinterpret_cast<const std::uint8_t*>(junk.data()), junk.size(), h, error));
+    EXPECT_NE(error.find("ZIP"), std::string::npos) << error;
+    // Every truncation of a real file fails cleanly (or, cut only in the trailing bytes, still parses).
+    const std::vector<std::uint8_t> full = bytesOf(kDir / "fp16_2x3.pt");
+    for (std::size_t n = 0; n < full.size(); ++n) {
+        NpyHeader t;
+        if (parseTorchTensorHeader(full.data(), n, t, error)) {
+            EXPECT_LE(t.dataOffset + t.dataBytes, n);
+        }
+    }
+    // Every single corrupted byte: no crash, and a success still points inside the file.
+    for (std::size_t k = 0; k < full.size(); ++k) {
+        std::vector<std::uint8_t> bad = full;
+        bad[k] ^= 0x5a;
+        NpyHeader t;
+        if (parseTorchTensorHeader(bad.data(), bad.size(), t, error)) {
+            EXPECT_LE(t.dataOffset + t.dataBytes, bad.size());
+        }
+    }
+}
+
+TEST(PickleReader, TreeAndErrors) {
+    // pickle.dumps((1, 'a', [2.5], {'k': None}), protocol=2), as Python 3.11 writes it.
+    const std::vector<std::uint8_t> q = {0x80, 0x02, 0x28, 0x4b, 0x01, 0x58, 0x01, 0x00, 0x00, 0x00, 0x61, 0x71, 0x00, 0x5d, 0x71,
+                                         0x01, 0x47, 0x40, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x61, 0x7d, 0x71, 0x02, 0x58,
+                                         0x01, 0x00, 0x00, 0x00, 0x6b, 0x71, 0x03, 0x4e, 0x73, 0x74, 0x71, 0x04, 0x2e};
+    PickleTree tree;
+    std::string error;
+    ASSERT_TRUE(unpickle(q.data(), q.size(), tree, error)) << error;
+    // Cut anywhere before STOP: an error, never a crash.
+    for (std::size_t n = 0; n + 1 < q.size(); ++n) EXPECT_FALSE(unpickle(q.data(), n, tree, error));
+    ASSERT_TRUE(unpickle(q.data(), q.size(), tree, error)) << error;
+    ASSERT_EQ(tree.root->kind, PickleValue::Kind::Tuple);
+    ASSERT_EQ(tree.root->items.size(), 4u);
+    EXPECT_EQ(tree.root->items[0]->i, 1);
+    EXPECT_EQ(tree.root->items[1]->s, "a");
+    EXPECT_EQ(tree.root->items[2]->items[0]->f, 2.5);
+    EXPECT_EQ(tree.root->items[3]->items.size(), 2u);
+    // A list appended to itself is a cycle, not a leak or a crash.
+    const std::string cyc("]q\x00h\x00" "a.", 7);
+    ASSERT_TRUE(unpickle(reinterpret_cast<const std::uint8_t*>(cyc.data()), cyc.size(), tree, error)) << error;
+    EXPECT_EQ(tree.root->items[0], tree.root);
+    for (const std::string& bad : {std::string("\x80\x02K"), std::string("\x80\x02h\x05" "."), std::string("\xff."), std::string("t.")})
+        EXPECT_FALSE(unpickle(reinterpret_cast<const std::uint8_t*>(bad.data()), bad.size(), tree, error)) << bad;
+}
+
+TEST(TorchFile, MsprobePyTorchDumpReadsItsPtTensors) {
+    dltest::TempDir dir;
+    const fs::path rank = dir.path / "step0/rank0";
+    fs::create_directories(rank / "dump_tensor_data");
+    dltest::writeFile(rank / "dump.json", R"({"task": "tensor", "level": "L1", "framework": "pytorch",
+ "dump_data_dir": "./step0/rank0/dump_tensor_data",
+ "data": {"Functional.linear.0.forward": {
+   "input_args": [{"type": "torch.Tensor", "dtype": "torch.float16", "shape": [2, 3], "Max": 1541.0, "Min": -2178.0,
+                   "Mean": -474.3, "Norm": 3440.0, "requires_grad": false, "data_name": "Functional.linear.0.forward.input.0.pt"}],
+   "input_kwargs": {},
+   "output": [{"type": "torch.Tensor", "dtype": "torch.float32", "shape": [6], "Max": 10.0, "Min": 0.0, "Mean": 5.0,
+               "Norm": 14.8, "requires_grad": false, "data_name": "Functional.linear.0.forward.output.0.pt"}]}}})");
+    fs::copy_file(kDir / "fp16_2x3.pt", rank / "dump_tensor_data/Functional.linear.0.forward.input.0.pt");
+    fs::copy_file(kDir / "fp32_strided.pt", rank / "dump_tensor_data/Functional.linear.0.forward.output.0.pt");
+    DumpIndex idx;
+    IndexReport report;
+    IndexOptions o;
+    o.useCache = false;
+    std::string error;
+    ASSERT_TRUE(indexDump(dir.path.string(), o, idx, report, error)) << error;
+    ASSERT_EQ(idx.ops.size(), 1u);
+    const TensorRecord& in = idx.tensors[idx.ops[0].firstTensor];
+    EXPECT_TRUE(in.flags & HasData);
+    EXPECT_EQ(in.dtype, DType::Float16);
+    EXPECT_EQ(in.stats.count, 6u);
+    EXPECT_EQ(in.stats.max, 1541.0);   // computed from the file
+    EXPECT_EQ(in.stats.min, -2178.0);
+    // The strided view cannot be read: reported with the file's name, dump.json's figures kept.
+    const TensorRecord& out = idx.tensors[idx.ops[0].firstTensor + 1];
+    EXPECT_TRUE(out.flags & ReadError);
+    EXPECT_FALSE(out.flags & HasData);
+    EXPECT_EQ(out.stats.max, 10.0);
+    bool warned = false;
+    for (const IndexWarning& w : idx.warnings)
+        warned |= w.path.ends_with("output.0.pt") && w.reason.find("non-contiguous") != std::string::npos;
+    EXPECT_TRUE(warned);
+}
