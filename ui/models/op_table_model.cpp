@@ -27,7 +27,13 @@ void OpTableModel::setSource(const dl::DumpIndex* index, const dl::OpStates* sta
         if (!dl::filterRows(ctx, m_filter, m_rows, err)) dl::filterRows(ctx, {}, m_rows, err);
         if (m_sortColumn >= 0) dl::sortRows(ctx, m_rows, dl::OpColumn(m_sortColumn), m_sortOrder == Qt::DescendingOrder);
     }
+    reindex();
     endResetModel();
+}
+
+void OpTableModel::reindex() {
+    m_rowOf.assign(m_index ? m_index->tensors.size() : 0, -1);
+    for (std::size_t i = 0; i < m_rows.size(); ++i) m_rowOf[m_rows[i]] = static_cast<int>(i);
 }
 
 bool OpTableModel::setFilter(const dl::OpFilter& filter, QString& error) {
@@ -46,15 +52,12 @@ bool OpTableModel::setFilter(const dl::OpFilter& filter, QString& error) {
     beginResetModel();
     m_filter = filter;
     m_rows = std::move(rows);
+    reindex();
     endResetModel();
     return true;
 }
 
-int OpTableModel::rowOfTensor(quint32 tensor) const {
-    for (std::size_t i = 0; i < m_rows.size(); ++i)
-        if (m_rows[i] == tensor) return static_cast<int>(i);
-    return -1;
-}
+int OpTableModel::rowOfTensor(quint32 tensor) const { return tensor < m_rowOf.size() ? m_rowOf[tensor] : -1; }
 
 std::size_t OpTableModel::totalTensors() const { return m_index ? m_index->tensors.size() : 0; }
 
@@ -141,7 +144,7 @@ void OpTableModel::sort(int column, Qt::SortOrder order) {
     std::vector<quint32> tensors;
     for (const QModelIndex& i : before) tensors.push_back(m_rows[static_cast<std::size_t>(i.row())]);
     dl::sortRows({*m_index, *m_states, m_stages}, m_rows, dl::OpColumn(column), order == Qt::DescendingOrder);
-    // Few persistent indexes (the current selection); a reverse map is built only for them.
+    reindex();
     QModelIndexList after;
     for (std::size_t k = 0; k < tensors.size(); ++k) after << index(rowOfTensor(tensors[k]), before[static_cast<int>(k)].column());
     changePersistentIndexList(before, after);

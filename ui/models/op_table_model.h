@@ -30,11 +30,13 @@ public:
 
 private:
     QString text(quint32 tensor, dl::OpColumn c) const;
+    void reindex();   // m_rowOf from m_rows
 
     const dl::DumpIndex* m_index = nullptr;
     const dl::OpStates* m_states = nullptr;
     const dl::StageMap* m_stages = nullptr;
     std::vector<std::uint32_t> m_rows;
+    std::vector<int> m_rowOf;   // tensor -> row, -1 when filtered out (selection follows in O(1))
     dl::OpFilter m_filter;
     int m_sortColumn = -1;
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
