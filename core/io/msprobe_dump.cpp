@@ -1,9 +1,15 @@
 #include "core/io/msprobe_dump.h"
 
 #include <charconv>
+#include "core/io/json_members.h"
 #include "core/util/read_file.h"
 
 #include <simdjson.h>
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
+#include <atomic>
 
 #include <cmath>
 #include <cstring>
@@ -290,7 +296,79 @@ void parseMsprobeEntryName(std::string_view name, MsprobeEntry& e) {
     }
 }
 
+namespace {
+
+void readTopField(std::string_view key, std::string_view value, MsprobeDump& out) {
+    if (key == "task") out.task = std::string(value);
+    else if (key == "level") out.level = std::string(value);
+    else if (key == "framework") out.framework = std::string(value);
+    else if (key == "dump_data_dir") out.dumpDataDir = std::string(value);
+}
+
+// Parses text[b, e) on its own. The bytes after e belong to the same buffer, so simdjson may read
+// its padding there instead of copying the value, except near the end of the text.
+simdjson::error_code parseSpan(simdjson::dom::parser& parser, const std::string& text, std::size_t b, std::size_t e,
+                               element& out) {
+    const bool copy = e + simdjson::SIMDJSON_PADDING > text.size();
+    return parser.parse(text.data() + b, e - b, copy).get(out);
+}
+
+// The fast path: split the document into its members and every entry of "data", then parse each
+// entry alone (in parallel, one small parser per thread). False when the text does not split
+// cleanly or an entry does not parse; the caller then parses the whole document for the error.
+bool parseByEntries(const std::string& text, MsprobeDump& out) {
+    std::vector<JsonMember> top, entries;
+    std::size_t end = 0;
+    if (!splitJsonObject(text, 0, top, end) || text.find_first_not_of(" \t\r\n", end) != std::string::npos) return false;
+    const JsonMember* data = nullptr;
+    simdjson::dom::parser parser;
+    for (const JsonMember& m : top) {
+        if (m.rawKey == "data") {
+            data = &m;
+            continue;
+        }
+        element v;
+        std::string_view str;
+        if (!parseSpan(parser, text, m.valueBegin, m.valueEnd, v) && !v.get(str)) readTopField(m.rawKey, str, out);
+    }
+    if (!data || !splitJsonObject(text, data->valueBegin, entries, end)) return false;
+    out.entries.resize(entries.size());
+    tbb::enumerable_thread_specific<simdjson::dom::parser> parsers;
+    std::atomic<bool> ok{true};
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, entries.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
+        simdjson::dom::parser& local = parsers.local();
+        std::string key;
+        for (std::size_t i = r.begin(); i != r.end() && ok; ++i) {
+            const JsonMember& m = entries[i];
+            key.assign(m.rawKey);
+            if (key.find('\\') != std::string::npos) {   // escaped name: let simdjson unescape it
+                element k;
+                std::string_view unescaped;
+                if (local.parse("\"" + key + "\"").get(k) || k.get(unescaped)) {
+                    ok = false;
+                    return;
+                }
+                key.assign(unescaped);
+            }
+            element v;
+            if (parseSpan(local, text, m.valueBegin, m.valueEnd, v)) {
+                ok = false;
+                return;
+            }
+            readEntry(key, v, out.entries[i]);
+        }
+    });
+    return ok;
+}
+
+}  // namespace
+
 bool parseMsprobeDumpJson(std::string& text, MsprobeDump& out, std::string& error) {
+    out = MsprobeDump();
+    neutralizeNonFiniteTokens(text.data(), text.size());
+    if (parseByEntries(text, out)) return true;
+    // Malformed somewhere: parse the whole document, which names the error (or, for a valid
+    // document the splitter refused, reads it the slow way).
     out = MsprobeDump();
     simdjson::dom::parser parser;
     element doc;
@@ -304,12 +382,7 @@ bool parseMsprobeDumpJson(std::string& text, MsprobeDump& out, std::string& erro
         error = "dump.json has no \"data\" object";
         return false;
     }
-    for (auto [key, v] : top) {
-        if (key == "task") out.task = std::string(stringOr(v, ""));
-        else if (key == "level") out.level = std::string(stringOr(v, ""));
-        else if (key == "framework") out.framework = std::string(stringOr(v, ""));
-        else if (key == "dump_data_dir") out.dumpDataDir = std::string(stringOr(v, ""));
-    }
+    for (auto [key, v] : top) readTopField(key, stringOr(v, ""), out);
     out.entries.reserve(data.size());
     for (auto [key, v] : data) {
         out.entries.emplace_back();
