@@ -1,17 +1,26 @@
 #include "ui/compare_window.h"
 
+#include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QSettings>
 #include <QStackedWidget>
+#include <QFileDialog>
 #include <QHeaderView>
+#include <QLocale>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSaveFile>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "core/compare/compare_json.h"
+#include "core/util/text_lines.h"
 #include "ui/models/compare_session.h"
+#include "ui/report/report_renderer.h"
 #include "ui/models/unmatched_ops_model.h"
 #include "ui/util/compare_worker.h"
 #include "ui/views/compare_summary_bar.h"
@@ -73,6 +82,7 @@ CompareWindow::CompareWindow(QWidget* parent)
         });
     }
 
+    setupMenu();
     connect(m_loading, &LoadingPage::cancelRequested, m_worker, &CompareWorker::cancel);
     connect(m_worker, &CompareWorker::stageChanged, m_loading, &LoadingPage::setStage);
     connect(m_worker, &CompareWorker::progress, m_loading, &LoadingPage::setProgress);
@@ -96,6 +106,75 @@ CompareWindow::CompareWindow(QWidget* parent)
 }
 
 CompareWindow::~CompareWindow() = default;
+
+void CompareWindow::setupMenu() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* report = file->addAction(tr("Export &report…"), this, &CompareWindow::exportReport);
+    report->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    report->setStatusTip(tr("Run A's overflow report as PDF, with this comparison as its last section"));
+    QAction* table = file->addAction(tr("Export the comparison as &CSV or JSON…"), this, &CompareWindow::exportComparison);
+    table->setStatusTip(tr("The same files dumplens-cli compare --csv / --json writes"));
+    for (QAction* a : {report, table}) {
+        a->setEnabled(false);
+        connect(m_session, &CompareSession::comparisonChanged, a, [this, a] { a->setEnabled(m_session->isReady()); });
+    }
+    file->addSeparator();
+    QAction* close = file->addAction(tr("&Close"), this, &QWidget::close);
+    close->setShortcut(QKeySequence::Close);
+}
+
+bool CompareWindow::writeReport(const QString& path, QString& error) const {
+    const dl::RunComparison* c = m_session->comparison();
+    const dl::AnalysisResult* an = m_session->analysisA();
+    if (!c || !an) {
+        error = tr("No comparison is open.");
+        return false;
+    }
+    ReportRenderOptions opt;
+    opt.pageSize = QLocale().measurementSystem() == QLocale::ImperialUSSystem ? QPageSize::Letter : QPageSize::A4;
+    opt.comparison = dl::splitLines(dl::compareText(*c, *m_session->indexA(), *m_session->indexB()));
+    ReportRenderInfo info;
+    return writeReportPdf(*m_session->indexA(), *an, opt, path, info, error);
+}
+
+bool CompareWindow::writeComparison(const QString& path, bool json, QString& error) const {
+    const dl::RunComparison* c = m_session->comparison();
+    if (!c) {
+        error = tr("No comparison is open.");
+        return false;
+    }
+    const dl::DumpIndex &a = *m_session->indexA(), &b = *m_session->indexB();
+    const std::string text = json ? dl::compareJson(*c, a, b) + "\n" : dl::compareCsv(*c, a, b);
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), qint64(text.size())) != qint64(text.size()) || !f.commit()) {
+        error = tr("Could not write %1: %2").arg(path, f.errorString());
+        return false;
+    }
+    return true;
+}
+
+void CompareWindow::exportReport() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QStringLiteral("compare-report.pdf"), tr("PDF (*.pdf)"));
+    if (path.isEmpty()) return;
+    QString error;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const bool ok = writeReport(path, error);
+    QApplication::restoreOverrideCursor();
+    if (ok) statusBar()->showMessage(tr("Report written to %1").arg(path));
+    else QMessageBox::warning(this, tr("Export report"), error);
+}
+
+void CompareWindow::exportComparison() {
+    QString filter;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export the comparison"), QStringLiteral("comparison.csv"),
+                                                      tr("CSV, one row per matched tensor (*.csv);;JSON, dumplens.compare/1 (*.json)"),
+                                                      &filter);
+    if (path.isEmpty()) return;
+    QString error;
+    if (writeComparison(path, filter.contains(QLatin1String("json")) || path.endsWith(QLatin1String(".json")), error))
+        statusBar()->showMessage(tr("Comparison written to %1").arg(path));
+    else QMessageBox::warning(this, tr("Export the comparison"), error);
+}
 
 void CompareWindow::start(LoadedDumpPtr a, const QString& pathB, const QString& demoDirB) {
     m_session->setRuns(nullptr);

@@ -36,6 +36,11 @@ public:
     CompareTensorPanel* tensorPanel() const { return m_tensor; }
     QTableView* unmatchedView() const { return m_unmatched; }
 
+    // Run A's overflow report with this comparison (current thresholds) as its last section.
+    bool writeReport(const QString& path, QString& error) const;
+    // The comparison as dumplens-cli compare writes it: JSON (schema dumplens.compare/1) or CSV.
+    bool writeComparison(const QString& path, bool json, QString& error) const;
+
 signals:
     void ready();   // the comparison is shown (or failed with a message)
 
@@ -43,6 +48,10 @@ protected:
     void closeEvent(QCloseEvent* e) override;
 
 private:
+    void setupMenu();
+    void exportReport();
+    void exportComparison();
+
     CompareSession* m_session;
     CompareWorker* m_worker;
     QStackedWidget* m_stack;

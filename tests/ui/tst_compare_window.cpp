@@ -4,6 +4,7 @@
 // thresholds re-judge the comparison, and the aligned table passes QAbstractItemModelTester.
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
+#include <QFile>
 #include <QImage>
 #include <QLineEdit>
 #include <QTableView>
@@ -190,6 +191,26 @@ private slots:
         QCOMPARE(m_cw->session()->currentOpB(), c->alignment.onlyOpsB.back());
         QTRY_VERIFY_WITH_TIMEOUT(!m_cw->timelines()->isBuilding(), 60000);
         QCOMPARE(m_cw->timelines()->timelineB()->selectedOp(), c->alignment.onlyOpsB.back());
+    }
+
+    void exportsTheReportAndTheComparison() {
+        QString error;
+        const QString pdf = m_tmp.filePath(QStringLiteral("compare.pdf"));
+        QVERIFY2(m_cw->writeReport(pdf, error), qPrintable(error));
+        QFile f(pdf);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.read(5) == "%PDF-");
+        const QString json = m_tmp.filePath(QStringLiteral("compare.json"));
+        QVERIFY2(m_cw->writeComparison(json, true, error), qPrintable(error));
+        QFile j(json);
+        QVERIFY(j.open(QIODevice::ReadOnly));
+        const QByteArray text = j.readAll();
+        QVERIFY(text.contains("\"schema\":\"dumplens.compare/1\""));
+        QVERIFY(text.contains("SqrtGrad"));
+        const QString csv = m_tmp.filePath(QStringLiteral("compare.csv"));
+        QVERIFY2(m_cw->writeComparison(csv, false, error), qPrintable(error));
+        QVERIFY(!m_cw->writeComparison(m_tmp.filePath(QStringLiteral("no/such/dir/x.csv")), false, error));
+        QVERIFY(!error.isEmpty());
     }
 
     void cleanupTestCase() { m_main.reset(); }
