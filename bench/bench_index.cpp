@@ -96,7 +96,8 @@ void BM_ReopenMillionTensorIndex(benchmark::State& state) {
         writeFileAtomically(path, serializeIndex(idx, {}, 1), error);
         std::size_t names = idx.strings.bytes();
         std::size_t fixed = idx.tensors.size() * sizeof(TensorRecord) + idx.ops.size() * sizeof(OpRecord) +
-                            idx.dims.size() * sizeof(std::int64_t) + idx.histBytes.size();
+                            idx.dims.size() * sizeof(std::int64_t) + idx.histBytes.size() +
+                            idx.wideStats.size() * sizeof(TensorStats);
         return std::pair(fixed, names);
     }();
     std::size_t tensors = 0;

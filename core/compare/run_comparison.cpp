@@ -87,7 +87,7 @@ struct Worker {
     void compare(const TensorPair& p, TensorComparison& row) {
         const TensorRecord &ta = a.tensors[p.a], &tb = b.tensors[p.b];
         TensorMetrics& m = row.metrics;
-        computeStatsMetrics(ta.stats, tb.stats, m);
+        computeStatsMetrics(a.stats(ta), b.stats(tb), m);
         const bool shapesEqual = a.shape(ta) == b.shape(tb);
         if (!shapesEqual) m.shapeMismatch = true;
         const bool haveData = (ta.flags & HasData) && (tb.flags & HasData) && ta.file && tb.file &&
@@ -95,7 +95,7 @@ struct Worker {
         if (opt.useData && haveData && shapesEqual) compareData(ta, tb, row);
         else if (opt.useData && haveData) row.reason = "shapes differ: data not compared";
         std::string why;
-        row.diverged = crossesThreshold(m, ta.stats, tb.stats, opt.thresholds, why);
+        row.diverged = crossesThreshold(m, a.stats(ta), b.stats(tb), opt.thresholds, why);
         if (row.diverged) row.reason = why;
     }
 

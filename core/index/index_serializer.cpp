@@ -105,6 +105,7 @@ void writeBody(Writer& w, const DumpIndex& idx, const FolderFingerprint& fp) {
     w.vec(idx.dims);
     w.vec(idx.histBytes);
     w.vec(idx.overflows);
+    w.vec(idx.wideStats);
     w.pod(std::uint64_t(idx.warnings.size()));
     for (const auto& wr : idx.warnings) {
         w.str(wr.path);
@@ -131,7 +132,7 @@ bool readBody(Reader& r, DumpIndex& idx, FolderFingerprint& fp) {
             !r.str(rk.indexedOn) || !r.str(rk.dataRoot))
             return false;
     if (!r.vec(idx.ops) || !r.vec(idx.tensors) || !r.vec(idx.dims) || !r.vec(idx.histBytes) ||
-        !r.vec(idx.overflows) || !r.pod(n))
+        !r.vec(idx.overflows) || !r.vec(idx.wideStats) || !r.pod(n))
         return false;
     idx.warnings.clear();
     for (std::uint64_t i = 0; i < n; ++i) {
@@ -155,6 +156,7 @@ bool validate(const DumpIndex& idx) {
         if (t.op >= idx.ops.size() || t.format >= ns || t.file >= ns) return false;
         if (std::uint64_t(t.shapeOffset) + t.ndim > idx.dims.size()) return false;
         if ((t.flags & HasHistogram) && t.histOffset >= idx.histBytes.size()) return false;
+        if (t.packedStats.wide && t.packedStats.count >= idx.wideStats.size()) return false;
     }
     for (const auto& o : idx.overflows)
         if (o.file >= ns) return false;
