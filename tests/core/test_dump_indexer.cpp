@@ -177,6 +177,33 @@ TEST(DumpIndexer, CorruptCacheIsRebuiltWithANote) {
     EXPECT_EQ(again.tensors.size(), idx.tensors.size());
 }
 
+// A cache written by an older build (other format version) is rebuilt, and the note says why.
+TEST(DumpIndexer, CacheOfAnOlderFormatIsRebuiltWithItsVersionInTheNote) {
+    TempDir dump, cache;
+    writeSmallDump(dump.path);
+    IndexOptions opt;
+    opt.cacheDir = cache.path.string();
+    DumpIndex idx;
+    IndexReport rep;
+    std::string error;
+    ASSERT_TRUE(indexDump(dump.path.string(), opt, idx, rep, error));
+    const std::uint32_t old = kIndexFormatVersion - 1;
+    for (const auto& e : fs::recursive_directory_iterator(cache.path))
+        if (e.is_regular_file()) {
+            std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
+            f.seekp(8);
+            f.write(reinterpret_cast<const char*>(&old), 4);
+        }
+    DumpIndex again;
+    IndexReport rep2;
+    ASSERT_TRUE(indexDump(dump.path.string(), opt, again, rep2, error));
+    EXPECT_EQ(rep2.shardsFromCache, 0u);
+    ASSERT_FALSE(rep2.cacheNotes.empty());
+    EXPECT_NE(rep2.cacheNotes[0].find("index format version " + std::to_string(old)), std::string::npos)
+        << rep2.cacheNotes[0];
+    EXPECT_EQ(again.tensors.size(), idx.tensors.size());
+}
+
 TEST(DumpIndexer, OpensARankFolderOrAnIterationFolder) {
     TempDir dump;
     writeSmallDump(dump.path);
