@@ -38,7 +38,7 @@ struct OverflowRecord {
     std::int64_t timestampUs = 0;
 };
 
-// 136 bytes; a million of them are read back from the cache on every reopen.
+// 144 bytes; a million of them are read back from the cache on every reopen.
 struct TensorRecord {
     std::uint32_t op = 0;          // index into DumpIndex::ops
     Io io = Io::Output;
@@ -59,7 +59,7 @@ struct TensorRecord {
     std::int64_t fileMtimeNs = 0;
     PackedStats packedStats;            // read and write through DumpIndex::stats() / setStats()
 };
-static_assert(sizeof(TensorRecord) == 136);
+static_assert(sizeof(TensorRecord) == 144);
 
 enum TensorFlag : std::uint16_t {
     HasData = 1u << 0,        // a tensor file was found

@@ -18,7 +18,7 @@ struct FolderFingerprint {
     bool operator==(const FolderFingerprint&) const = default;
 };
 
-// 5: TensorRecord with PackedStats (136 bytes) and DumpIndex::wideStats.
+// 5: TensorRecord with PackedStats (144 bytes) and DumpIndex::wideStats.
 inline constexpr std::uint32_t kIndexFormatVersion = 5;
 
 std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, int zstdLevel = 3);

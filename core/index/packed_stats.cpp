@@ -23,9 +23,9 @@ bool same(const TensorStats& a, const TensorStats& b) {
 bool PackedStats::pack(const TensorStats& s) {
     mean = s.mean;
     l2 = s.l2;
-    min = float(s.min);
-    max = float(s.max);
-    // Truncation and rounding are caught by the round trip below.
+    min = s.min;
+    max = s.max;
+    // Truncated counts and an underived maxAbs are caught by the round trip below.
     count = std::uint32_t(s.count);
     nanCount = std::uint32_t(s.nanCount);
     posInfCount = std::uint32_t(s.posInfCount);

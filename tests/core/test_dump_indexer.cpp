@@ -291,9 +291,9 @@ TEST(IndexSerializer, RoundTripAndTamperDetection) {
 }
 
 // Statistics that the packed record form cannot hold exactly come back unchanged from the wide
-// table, through merge and the cache; data-derived ones stay packed.
+// table, through merge and the cache; data-derived and 6-digit CSV figures stay packed.
 TEST(IndexSerializer, PackedAndWideStatisticsRoundTripExactly) {
-    TensorStats data;  // fp16 data: float-exact min/max, maxAbs = max(-min, max)
+    TensorStats data;  // fp16 data: maxAbs = max(-min, max)
     data.min = -3.5;
     data.max = 65504;
     data.maxAbs = 65504;
@@ -304,10 +304,12 @@ TEST(IndexSerializer, PackedAndWideStatisticsRoundTripExactly) {
     data.known = stat::AllFromData;
     TensorStats big = data;
     big.count = 5'000'000'000;
-    TensorStats csv;  // decimal figure, maxAbs without min/max
-    csv.min = 0.1;
-    csv.known = stat::Min;
-    TensorStats onlyMaxAbs;
+    TensorStats csv;  // statistic.csv: 6 significant digits
+    csv.min = 0.123457;
+    csv.max = 3.40282e+38;
+    csv.maxAbs = csv.max;
+    csv.known = stat::Min | stat::Max | stat::MaxAbs;
+    TensorStats onlyMaxAbs;  // maxAbs without min/max
     onlyMaxAbs.maxAbs = 7;
     onlyMaxAbs.known = stat::MaxAbs;
     const std::vector<TensorStats> all = {data, big, csv, onlyMaxAbs, TensorStats()};
@@ -329,7 +331,7 @@ TEST(IndexSerializer, PackedAndWideStatisticsRoundTripExactly) {
     }
     EXPECT_FALSE(shard.tensors[0].packedStats.wide);
     EXPECT_TRUE(shard.tensors[1].packedStats.wide);
-    EXPECT_TRUE(shard.tensors[2].packedStats.wide);
+    EXPECT_FALSE(shard.tensors[2].packedStats.wide);
     EXPECT_TRUE(shard.tensors[3].packedStats.wide);
     EXPECT_FALSE(shard.tensors[4].packedStats.wide);
 
