@@ -57,7 +57,7 @@ dl::DumpIndex syntheticIndex(std::size_t targetTensors) {
                     t.shapeOffset = std::uint32_t(idx.dims.size());
                     idx.dims.insert(idx.dims.end(), shape.begin(), shape.end());
                     const bool infHere = (badHere && !origin) || (origin && slot == 2);
-                    t.stats = stats(1.0 + double((k * 7 + slot) % 40000), infHere);
+                    idx.setStats(t, stats(1.0 + double((k * 7 + slot) % 40000), infHere));
                     t.timestampUs = o.startUs;
                     idx.tensors.push_back(t);
                 }

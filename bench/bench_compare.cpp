@@ -59,7 +59,7 @@ dl::DumpIndex statsRun(bool shifted, double drift) {
                         r.ndim = 2;
                         r.shapeOffset = std::uint32_t(idx.dims.size());
                         idx.dims.insert(idx.dims.end(), {40, 25});
-                        r.stats = stats(scale);
+                        idx.setStats(r, stats(scale));
                         idx.tensors.push_back(r);
                     }
                     idx.ops.push_back(o);

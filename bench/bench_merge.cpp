@@ -20,7 +20,8 @@ constexpr std::size_t kShards = 1000, kTensorsPerShard = 1000;
 
 const std::vector<std::string>& shardFiles() {
     static const std::vector<std::string> files = [] {
-        const std::string dir = "/tmp/dumplens_bench/shards";
+        // Per format version: files from an older build would not load.
+        const std::string dir = "/tmp/dumplens_bench/shards_v" + std::to_string(kIndexFormatVersion);
         std::vector<std::string> out;
         fs::create_directories(dir);
         for (std::size_t s = 0; s < kShards; ++s) {

@@ -41,9 +41,12 @@ inline DumpIndex syntheticIndex(std::size_t tensors, std::uint32_t ranks = 8, st
             t.histOffset = std::uint32_t(idx.histBytes.size());
             idx.histBytes.insert(idx.histBytes.end(), hist.begin(), hist.end());
             t.flags = HasData | HasHistogram;
-            t.stats.max = double(i % 60000);
-            t.stats.maxAbs = t.stats.max;
-            t.stats.known = stat::AllFromData;
+            TensorStats s;
+            s.max = double(i % 60000);
+            s.min = -s.max / 2;
+            s.maxAbs = s.max;
+            s.known = stat::AllFromData;
+            idx.setStats(t, s);
             idx.tensors.push_back(t);
         }
     }

@@ -61,8 +61,7 @@ double finiteMaxAbs(const TensorStats& s) {
 
 // Inf/NaN from the counts; falls back to non-finite min/max (writers that did not normalise)
 // and to the histogram's special bins.
-void classifyNonFinite(const DumpIndex& index, const TensorRecord& t, TensorAnomaly& a) {
-    const TensorStats& s = t.stats;
+void classifyNonFinite(const DumpIndex& index, const TensorRecord& t, const TensorStats& s, TensorAnomaly& a) {
     std::uint64_t inf = 0, nan = 0;
     bool counted = false;
     if (s.known & (stat::PosInfCount | stat::NegInfCount)) { inf = s.infCount(); counted = true; }
@@ -82,8 +81,7 @@ void classifyNonFinite(const DumpIndex& index, const TensorRecord& t, TensorAnom
 
 // Values of exactly +/-65504. With element counts this is a count; with min/max only, an fp16
 // max of exactly 65504 is strong evidence because fp16 overflow in saturation mode lands there.
-void classifySaturation(const DumpIndex& index, const TensorRecord& t, TensorAnomaly& a) {
-    const TensorStats& s = t.stats;
+void classifySaturation(const DumpIndex& index, const TensorRecord& t, const TensorStats& s, TensorAnomaly& a) {
     if (!isFloating(t.dtype) && !isFloating(t.origDtype)) return;
     const bool atLimit = a.maxAbs == double(kFp16Max);
     if (s.has(stat::SatCount)) {
@@ -111,11 +109,12 @@ void classifySaturation(const DumpIndex& index, const TensorRecord& t, TensorAno
 
 TensorAnomaly classifyTensor(const DumpIndex& index, const TensorRecord& t) {
     TensorAnomaly a;
-    a.maxAbs = finiteMaxAbs(t.stats);
+    const TensorStats s = index.stats(t);
+    a.maxAbs = finiteMaxAbs(s);
     if (std::isfinite(a.maxAbs)) a.headroom = a.maxAbs / double(kFp16Max);
     if (t.dtype == DType::Bool) return a;
-    classifyNonFinite(index, t, a);
-    if (a.kind == AnomalyKind::None) classifySaturation(index, t, a);
+    classifyNonFinite(index, t, s, a);
+    if (a.kind == AnomalyKind::None) classifySaturation(index, t, s, a);
     return a;
 }
 

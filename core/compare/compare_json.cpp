@@ -75,8 +75,8 @@ json rowJson(const RunComparison& c, std::size_t r, const DumpIndex& a, const Du
     return {{"rank", oa.rank}, {"iteration", oa.iteration}, {"op_type", a.strings.str(oa.type)},
             {"op_name_a", a.strings.str(oa.name)}, {"op_name_b", b.strings.str(ob.name)}, {"tensor", ioSlotLabel(ta)},
             {"match", matchKindName(c.alignment.ops[p.opPair].kind)}, {"dtype_a", dtypeText(ta)}, {"dtype_b", dtypeText(tb)},
-            {"shape_a", shapeText(a, ta)}, {"shape_b", shapeText(b, tb)}, {"stats_a", statsJson(ta.stats)},
-            {"stats_b", statsJson(tb.stats)}, {"metrics", metricsJson(c.rows[r].metrics)},
+            {"shape_a", shapeText(a, ta)}, {"shape_b", shapeText(b, tb)}, {"stats_a", statsJson(a.stats(ta))},
+            {"stats_b", statsJson(b.stats(tb))}, {"metrics", metricsJson(c.rows[r].metrics)},
             {"diverged", c.rows[r].diverged}, {"reason", c.rows[r].reason}};
 }
 
@@ -146,7 +146,7 @@ std::string compareCsv(const RunComparison& c, const DumpIndex& a, const DumpInd
         const TensorRecord &ta = a.tensors[p.a], &tb = b.tensors[p.b];
         const OpRecord &oa = a.ops[ta.op], &ob = b.ops[tb.op];
         const TensorMetrics& m = c.rows[r].metrics;
-        const TensorStats &sa = ta.stats, &sb = tb.stats;
+        const TensorStats sa = a.stats(ta), sb = b.stats(tb);
         out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},", oa.rank, oa.iteration, csvField(a.strings.str(oa.type)),
                            csvField(a.strings.str(oa.name)), csvField(b.strings.str(ob.name)), ioSlotLabel(ta),
                            matchKindName(c.alignment.ops[p.opPair].kind), dtypeText(ta), dtypeText(tb),
@@ -187,9 +187,9 @@ std::string compareText(const RunComparison& c, const DumpIndex& a, const DumpIn
             s += fmt::format("  cosine {} max_abs_err {} max_rel_err {} one_thousandth {} five_thousandths {}\n",
                              csvNum(m.cosine), csvNum(m.maxAbsErr), csvNum(m.maxRelErr), csvNum(m.oneThousandthRatio),
                              csvNum(m.fiveThousandthRatio));
-        s += fmt::format("  A max {} min {} | B max {} min {}\n", statCell(ta.stats, stat::Max, ta.stats.max),
-                         statCell(ta.stats, stat::Min, ta.stats.min), statCell(b.tensors[p.b].stats, stat::Max, b.tensors[p.b].stats.max),
-                         statCell(b.tensors[p.b].stats, stat::Min, b.tensors[p.b].stats.min));
+        const TensorStats sa = a.stats(ta), sb = b.stats(b.tensors[p.b]);
+        s += fmt::format("  A max {} min {} | B max {} min {}\n", statCell(sa, stat::Max, sa.max),
+                         statCell(sa, stat::Min, sa.min), statCell(sb, stat::Max, sb.max), statCell(sb, stat::Min, sb.min));
         if (!c.orderEvidence.empty()) s += "  order: " + c.orderEvidence + "\n";
     }
     auto list = [&](const char* side, const DumpIndex& idx, const std::vector<std::uint32_t>& ops) {

@@ -87,7 +87,7 @@ struct Worker {
     void compare(const TensorPair& p, TensorComparison& row) {
         const TensorRecord &ta = a.tensors[p.a], &tb = b.tensors[p.b];
         TensorMetrics& m = row.metrics;
-        computeStatsMetrics(ta.stats, tb.stats, m);
+        computeStatsMetrics(a.stats(ta), b.stats(tb), m);
         const bool shapesEqual = a.shape(ta) == b.shape(tb);
         if (!shapesEqual) m.shapeMismatch = true;
         const bool haveData = (ta.flags & HasData) && (tb.flags & HasData) && ta.file && tb.file &&
@@ -261,7 +261,7 @@ void applyThresholds(const DumpIndex& a, const DumpIndex& b, const CompareThresh
         TensorComparison& row = c.rows[r];
         const TensorPair& p = c.alignment.tensors[r];
         std::string why;
-        row.diverged = crossesThreshold(row.metrics, a.tensors[p.a].stats, b.tensors[p.b].stats, t, why);
+        row.diverged = crossesThreshold(row.metrics, a.stats(a.tensors[p.a]), b.stats(b.tensors[p.b]), t, why);
         row.reason = row.diverged ? std::move(why) : row.note;
         c.diverged += row.diverged;
     }

@@ -21,6 +21,14 @@ std::vector<std::uint32_t> DumpIndex::iterations() const {
     return its;
 }
 
+void DumpIndex::setStats(TensorRecord& t, const TensorStats& s) {
+    if (t.packedStats.pack(s)) return;
+    t.packedStats = PackedStats();
+    t.packedStats.wide = 1;
+    t.packedStats.count = std::uint32_t(wideStats.size());
+    wideStats.push_back(s);
+}
+
 bool DumpIndex::histogram(const TensorRecord& t, Log2Histogram& out) const {
     if (!(t.flags & HasHistogram)) return false;
     std::size_t pos = t.histOffset;
@@ -35,6 +43,7 @@ void DumpIndex::merge(const DumpIndex& other) {
     const auto dimBase = std::uint32_t(dims.size());
     const auto histBase = std::uint32_t(histBytes.size());
     const auto overflowBase = std::int32_t(overflows.size());
+    const auto wideBase = std::uint32_t(wideStats.size());
     for (OpRecord op : other.ops) {
         op.type = remap[op.type];
         op.name = remap[op.name];
@@ -52,6 +61,7 @@ void DumpIndex::merge(const DumpIndex& other) {
         t.file = remap[t.file];
         t.shapeOffset += dimBase;
         t.histOffset += histBase;
+        if (t.packedStats.wide) t.packedStats.count += wideBase;
         tensors.push_back(t);
     }
     for (OverflowRecord r : other.overflows) {
@@ -59,6 +69,7 @@ void DumpIndex::merge(const DumpIndex& other) {
         overflows.push_back(r);
     }
     dims.insert(dims.end(), other.dims.begin(), other.dims.end());
+    wideStats.insert(wideStats.end(), other.wideStats.begin(), other.wideStats.end());
     histBytes.insert(histBytes.end(), other.histBytes.begin(), other.histBytes.end());
     warnings.insert(warnings.end(), other.warnings.begin(), other.warnings.end());
     for (const auto& r : other.ranks) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/index/packed_stats.h"
 #include "core/index/string_pool.h"
 #include "core/stats/log2_histogram.h"
 #include "core/stats/tensor_stats.h"
@@ -37,6 +38,7 @@ struct OverflowRecord {
     std::int64_t timestampUs = 0;
 };
 
+// 144 bytes; a million of them are read back from the cache on every reopen.
 struct TensorRecord {
     std::uint32_t op = 0;          // index into DumpIndex::ops
     Io io = Io::Output;
@@ -49,14 +51,15 @@ struct TensorRecord {
     StrId file = 0;                     // path relative to the index root; 0 when stats-only
     std::uint32_t shapeOffset = 0;      // ndim dims at DumpIndex::dims[shapeOffset]
     std::uint32_t histOffset = 0;       // encoded Log2Histogram at DumpIndex::histBytes[histOffset]
+    std::uint8_t origNdim = 0;          // DeviceFormat: original-shape dims at dims[shapeOffset + ndim]
     std::uint64_t dataOffset = 0;       // first payload byte inside `file`
     std::uint64_t dataBytes = 0;        // payload size (0 for stats-only)
     std::int64_t timestampUs = 0;
     std::uint64_t fileSize = 0;         // fingerprint of `file` for incremental re-indexing
     std::int64_t fileMtimeNs = 0;
-    TensorStats stats;
-    std::uint8_t origNdim = 0;          // DeviceFormat: original-shape dims at dims[shapeOffset + ndim]
+    PackedStats packedStats;            // read and write through DumpIndex::stats() / setStats()
 };
+static_assert(sizeof(TensorRecord) == 144);
 
 enum TensorFlag : std::uint16_t {
     HasData = 1u << 0,        // a tensor file was found
@@ -123,8 +126,16 @@ struct DumpIndex {
     std::vector<std::int64_t> dims;
     std::vector<std::uint8_t> histBytes;
     std::vector<OverflowRecord> overflows;
+    std::vector<TensorStats> wideStats;  // statistics a PackedStats cannot hold exactly
     std::vector<IndexWarning> warnings;
     RunMetadata meta;
+
+    TensorStats stats(const TensorRecord& t) const {
+        return t.packedStats.wide ? wideStats[t.packedStats.count] : t.packedStats.unpack();
+    }
+    // Stores s in t, packed when that is exact, else in wideStats (a replaced wide entry stays
+    // behind unused: statistics are set once or twice per tensor).
+    void setStats(TensorRecord& t, const TensorStats& s);
 
     std::uint64_t totalDataBytes() const;
     std::vector<std::uint32_t> iterations() const;   // sorted, unique

@@ -1,6 +1,7 @@
 #include "core/index/index_serializer.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
@@ -40,6 +41,25 @@ private:
     std::vector<std::uint8_t> m_out;
 };
 
+// Asks for transparent huge pages on a fresh allocation before its first touch. Faulting in the
+// ~250 MB of new arrays 4 KiB at a time was most of a reopen's cost (page faults are expensive
+// under virtualisation); with 2 MiB pages it is 512 times fewer faults. Only advice: where THP is
+// off, nothing changes.
+void adviseHugePages(void* p, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    constexpr std::uintptr_t k2M = std::uintptr_t(2) << 20;
+    const std::uintptr_t b = (std::uintptr_t(p) + k2M - 1) & ~(k2M - 1), e = (std::uintptr_t(p) + bytes) & ~(k2M - 1);
+    if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
+#endif
+}
+
+// Sizes an empty vector or string to n elements, advising huge pages before resize() touches it.
+template <class V> void allocate(V& v, std::size_t n) {
+    v.reserve(n);
+    adviseHugePages(v.data(), n * sizeof(*v.data()));
+    v.resize(n);
+}
+
 // Decompresses straight into the destination arrays: no intermediate copy of the whole image.
 class Reader {
 public:
@@ -55,13 +75,13 @@ public:
     template <class T> bool vec(std::vector<T>& v) {
         std::uint64_t n = 0;
         if (!pod(n) || n > m_remaining / sizeof(T)) return fail();
-        v.resize(n);
+        allocate(v, n);
         return read(v.data(), n * sizeof(T));
     }
     bool str(std::string& s) {
         std::uint64_t n = 0;
         if (!pod(n) || n > m_remaining) return fail();
-        s.resize(n);
+        allocate(s, n);
         return read(s.data(), n);
     }
     bool atEnd() const { return m_ok && m_remaining == 0; }
@@ -105,6 +125,7 @@ void writeBody(Writer& w, const DumpIndex& idx, const FolderFingerprint& fp) {
     w.vec(idx.dims);
     w.vec(idx.histBytes);
     w.vec(idx.overflows);
+    w.vec(idx.wideStats);
     w.pod(std::uint64_t(idx.warnings.size()));
     for (const auto& wr : idx.warnings) {
         w.str(wr.path);
@@ -131,7 +152,7 @@ bool readBody(Reader& r, DumpIndex& idx, FolderFingerprint& fp) {
             !r.str(rk.indexedOn) || !r.str(rk.dataRoot))
             return false;
     if (!r.vec(idx.ops) || !r.vec(idx.tensors) || !r.vec(idx.dims) || !r.vec(idx.histBytes) ||
-        !r.vec(idx.overflows) || !r.pod(n))
+        !r.vec(idx.overflows) || !r.vec(idx.wideStats) || !r.pod(n))
         return false;
     idx.warnings.clear();
     for (std::uint64_t i = 0; i < n; ++i) {
@@ -155,6 +176,7 @@ bool validate(const DumpIndex& idx) {
         if (t.op >= idx.ops.size() || t.format >= ns || t.file >= ns) return false;
         if (std::uint64_t(t.shapeOffset) + t.ndim > idx.dims.size()) return false;
         if ((t.flags & HasHistogram) && t.histOffset >= idx.histBytes.size()) return false;
+        if (t.packedStats.wide && t.packedStats.count >= idx.wideStats.size()) return false;
     }
     for (const auto& o : idx.overflows)
         if (o.file >= ns) return false;

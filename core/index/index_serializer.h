@@ -18,7 +18,8 @@ struct FolderFingerprint {
     bool operator==(const FolderFingerprint&) const = default;
 };
 
-inline constexpr std::uint32_t kIndexFormatVersion = 4;
+// 5: TensorRecord with PackedStats (144 bytes) and DumpIndex::wideStats.
+inline constexpr std::uint32_t kIndexFormatVersion = 5;
 
 std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, int zstdLevel = 3);
 // Returns false with a reason (bad magic, other version, checksum mismatch, truncated, corrupt).

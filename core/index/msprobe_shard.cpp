@@ -130,7 +130,7 @@ void MsprobeShard::readDir(const std::string& rootAbs, const Dir& dir, const std
             t.origDtype = mt.dtype;
             t.format = noFormat;
             t.flags = HasCsvStats;
-            t.stats = mt.stats;
+            out.setStats(t, mt.stats);
             t.shapeOffset = std::uint32_t(out.dims.size());
             t.ndim = std::uint8_t(std::min<std::size_t>(mt.shape.size(), 255));
             out.dims.insert(out.dims.end(), mt.shape.begin(), mt.shape.begin() + t.ndim);
@@ -174,7 +174,7 @@ void MsprobeShard::finish(DumpIndex& out) {
         t.dtype = r.dtype;  // bf16 tensors are saved as float32; origDtype keeps bf16
         t.dataOffset = r.dataOffset;
         t.dataBytes = r.dataBytes;
-        t.stats = r.stats;
+        out.setStats(t, r.stats);
         if (out.shape(t) != r.shape) {
             out.warnings.push_back({l.rel, "the file's shape differs from dump.json; using the file's"});
             t.shapeOffset = std::uint32_t(out.dims.size());

@@ -280,7 +280,7 @@ bool ShardBuilder::Impl::reuse(const ScannedFile& f, Draft& d) {
     r.shape = previousIndex->shape(t);
     r.dataOffset = t.dataOffset;
     r.dataBytes = t.dataBytes;
-    r.stats = t.stats;
+    r.stats = previousIndex->stats(t);
     Log2Histogram h;
     if ((t.flags & HasHistogram) && previousIndex->histogram(t, h)) h.encode(r.hist);
     return true;
@@ -335,8 +335,8 @@ void ShardBuilder::Impl::addRawFile(const ScannedFile& f, const DumpFileName& na
                 p.dataOffset = t->dataOffset;
                 p.dataBytes = t->dataBytes;
                 p.flags = t->flags & (DeviceFormat | PaddingExcluded | PaddingIncluded);
-                p.stats = t->stats;
-                p.hasStats = t->stats.known != 0;
+                p.stats = previousIndex->stats(*t);
+                p.hasStats = p.stats.known != 0;
                 previousIndex->histogram(*t, p.hist);
                 raw.result.parts.push_back(std::move(p));
             }
@@ -502,7 +502,7 @@ std::uint32_t ShardBuilder::Impl::addTensor(const Draft& d, std::uint32_t opInde
         t.dtype = r.dtype;
         t.dataOffset = r.dataOffset;
         t.dataBytes = r.dataBytes;
-        t.stats = r.stats;
+        out.setStats(t, r.stats);
         if (!r.hist.empty()) {
             t.histOffset = std::uint32_t(out.histBytes.size());
             out.histBytes.insert(out.histBytes.end(), r.hist.begin(), r.hist.end());
@@ -515,7 +515,7 @@ std::uint32_t ShardBuilder::Impl::addTensor(const Draft& d, std::uint32_t opInde
             t.flags |= ReadError;
         }
         t.dtype = d.csvDtype;
-        t.stats = d.csvStats;
+        out.setStats(t, d.csvStats);
         if (d.csvHasShape) shape = &d.csvShape;
     }
     if (d.hasCsv) t.flags |= HasCsvStats;

@@ -115,7 +115,7 @@ void sortRows(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColum
             case OpColumn::State: return three(ctx.states.tensor[a], ctx.states.tensor[b]);
             default: {
                 // NaN (unknown) sorts last in either direction.
-                const double x = numberOf(ta.stats, column), y = numberOf(tb.stats, column);
+                const double x = numberOf(ix.stats(ta), column), y = numberOf(ix.stats(tb), column);
                 if (std::isnan(x) || std::isnan(y)) return std::isnan(x) == std::isnan(y) ? 0 : (std::isnan(x) ? 2 : -2);
                 return three(x, y);
             }

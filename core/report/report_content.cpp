@@ -37,10 +37,10 @@ std::string dtypeText(const TensorRecord& t) {
     return s;
 }
 
-std::string maxAbsText(const TensorRecord& t) {
-    std::string s = t.stats.has(stat::MaxAbs) ? reportNumber(t.stats.maxAbs) : "-";
-    if (t.stats.infCount()) s += " +" + std::to_string(t.stats.infCount()) + " inf";
-    if (t.stats.nanCount) s += " +" + std::to_string(t.stats.nanCount) + " nan";
+std::string maxAbsText(const TensorStats& st) {
+    std::string s = st.has(stat::MaxAbs) ? reportNumber(st.maxAbs) : "-";
+    if (st.infCount()) s += " +" + std::to_string(st.infCount()) + " inf";
+    if (st.nanCount) s += " +" + std::to_string(st.nanCount) + " nan";
     return s;
 }
 
@@ -72,7 +72,7 @@ void addOrigin(const DumpIndex& ix, const AnalysisResult& r, const ReportOptions
                 {"Kind", std::string(anomalyKindName(p.kind)) + (p.opdebugStatus.empty() ? "" : "; Opdebug: " + p.opdebugStatus)}};
     if (p.tensor != kNoIndex) {
         const TensorRecord& t = ix.tensors[p.tensor];
-        c.origin.push_back({"Tensor", tensorLabel(t) + ", " + dtypeText(t) + ", max|x| " + maxAbsText(t)});
+        c.origin.push_back({"Tensor", tensorLabel(t) + ", " + dtypeText(t) + ", max|x| " + maxAbsText(ix.stats(t))});
     }
     if (p.timestampUs) c.origin.push_back({"Timestamp", std::to_string(p.timestampUs) + " us (rank clock)"});
     if (opt.readGraphIr) c.sourceLines = sourceLinesFor(ix, o);

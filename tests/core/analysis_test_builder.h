@@ -66,7 +66,7 @@ struct IndexBuilder {
             r.ndim = std::uint8_t(t.shape.size());
             r.shapeOffset = std::uint32_t(idx.dims.size());
             idx.dims.insert(idx.dims.end(), t.shape.begin(), t.shape.end());
-            r.stats = t.stats;
+            idx.setStats(r, t.stats);
             r.timestampUs = ts;
             if (!t.file.empty()) {
                 r.file = idx.strings.intern(t.file);

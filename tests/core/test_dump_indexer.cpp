@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -100,8 +102,8 @@ TEST(DumpIndexer, IndexesRanksOpsAndMergesCsvWithData) {
     EXPECT_EQ(out.io, Io::Output);
     EXPECT_TRUE(out.flags & HasData);
     EXPECT_TRUE(out.flags & HasCsvStats);
-    EXPECT_EQ(out.stats.max, 65504.0);
-    EXPECT_EQ(out.stats.satCount, 1u);
+    EXPECT_EQ(idx.stats(out).max, 65504.0);
+    EXPECT_EQ(idx.stats(out).satCount, 1u);
     EXPECT_EQ(idx.shape(out), std::vector<std::int64_t>{4});
     Log2Histogram h;
     ASSERT_TRUE(idx.histogram(out, h));
@@ -109,8 +111,8 @@ TEST(DumpIndexer, IndexesRanksOpsAndMergesCsvWithData) {
     // Mul: statistics only, from the csv; unknown figures stay unknown.
     const TensorRecord& mulOut = idx.tensors[mul->firstTensor];
     EXPECT_FALSE(mulOut.flags & HasData);
-    EXPECT_EQ(mulOut.stats.max, 3.0);
-    EXPECT_FALSE(mulOut.stats.has(stat::L2));
+    EXPECT_EQ(idx.stats(mulOut).max, 3.0);
+    EXPECT_FALSE(idx.stats(mulOut).has(stat::L2));
     // Opdebug record attached through the AI Core ids, not the file name's task 99.
     ASSERT_GE(add->overflow, 0);
     EXPECT_EQ(idx.overflows[std::size_t(add->overflow)].aicoreStatus, 32u);
@@ -146,7 +148,7 @@ TEST(DumpIndexer, CacheReopensUnchangedAndReindexesChangedFilesOnly) {
     EXPECT_EQ(r3.filesReused, 2u);
     const OpRecord* add = findOp(third, "Add-op1");
     ASSERT_TRUE(add);
-    EXPECT_EQ(third.tensors[add->firstTensor].stats.max, 7.0);
+    EXPECT_EQ(third.stats(third.tensors[add->firstTensor]).max, 7.0);
 }
 
 TEST(DumpIndexer, CorruptCacheIsRebuiltWithANote) {
@@ -172,6 +174,33 @@ TEST(DumpIndexer, CorruptCacheIsRebuiltWithANote) {
     EXPECT_EQ(rep2.shardsFromCache, 0u);
     ASSERT_FALSE(rep2.cacheNotes.empty());
     EXPECT_NE(rep2.cacheNotes[0].find("rebuilt"), std::string::npos);
+    EXPECT_EQ(again.tensors.size(), idx.tensors.size());
+}
+
+// A cache written by an older build (other format version) is rebuilt, and the note says why.
+TEST(DumpIndexer, CacheOfAnOlderFormatIsRebuiltWithItsVersionInTheNote) {
+    TempDir dump, cache;
+    writeSmallDump(dump.path);
+    IndexOptions opt;
+    opt.cacheDir = cache.path.string();
+    DumpIndex idx;
+    IndexReport rep;
+    std::string error;
+    ASSERT_TRUE(indexDump(dump.path.string(), opt, idx, rep, error));
+    const std::uint32_t old = kIndexFormatVersion - 1;
+    for (const auto& e : fs::recursive_directory_iterator(cache.path))
+        if (e.is_regular_file()) {
+            std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
+            f.seekp(8);
+            f.write(reinterpret_cast<const char*>(&old), 4);
+        }
+    DumpIndex again;
+    IndexReport rep2;
+    ASSERT_TRUE(indexDump(dump.path.string(), opt, again, rep2, error));
+    EXPECT_EQ(rep2.shardsFromCache, 0u);
+    ASSERT_FALSE(rep2.cacheNotes.empty());
+    EXPECT_NE(rep2.cacheNotes[0].find("index format version " + std::to_string(old)), std::string::npos)
+        << rep2.cacheNotes[0];
     EXPECT_EQ(again.tensors.size(), idx.tensors.size());
 }
 
@@ -240,7 +269,9 @@ TEST(IndexSerializer, RoundTripAndTamperDetection) {
     op.tensorCount = 1;
     idx.ops.push_back(op);
     TensorRecord t;
-    t.stats.max = 65504;
+    TensorStats s;
+    s.max = 65504;
+    idx.setStats(t, s);
     idx.tensors.push_back(t);
     idx.warnings.push_back({"a.npy", "truncated"});
     const auto bytes = serializeIndex(idx, {1, 2, 3});
@@ -250,11 +281,82 @@ TEST(IndexSerializer, RoundTripAndTamperDetection) {
     ASSERT_TRUE(deserializeIndex(bytes.data(), bytes.size(), back, fp, error)) << error;
     EXPECT_EQ(fp, (FolderFingerprint{1, 2, 3}));
     EXPECT_EQ(back.strings.view(back.ops[0].name), "SqrtGrad-op7");
-    EXPECT_EQ(back.tensors[0].stats.max, 65504.0);
+    EXPECT_EQ(back.stats(back.tensors[0]).max, 65504.0);
     EXPECT_EQ(back.warnings[0].reason, "truncated");
     auto bad = bytes;
     bad.back() ^= 1;
     EXPECT_FALSE(deserializeIndex(bad.data(), bad.size(), back, fp, error));
     EXPECT_FALSE(deserializeIndex(bytes.data(), bytes.size() - 3, back, fp, error));
     EXPECT_FALSE(deserializeIndex(bytes.data(), 10, back, fp, error));
+}
+
+// Statistics that the packed record form cannot hold exactly come back unchanged from the wide
+// table, through merge and the cache; data-derived and 6-digit CSV figures stay packed.
+TEST(IndexSerializer, PackedAndWideStatisticsRoundTripExactly) {
+    TensorStats data;  // fp16 data: maxAbs = max(-min, max)
+    data.min = -3.5;
+    data.max = 65504;
+    data.maxAbs = 65504;
+    data.mean = 0.1;
+    data.l2 = 1e300;
+    data.count = 4096;
+    data.satCount = 2;
+    data.known = stat::AllFromData;
+    TensorStats big = data;
+    big.count = 5'000'000'000;
+    TensorStats csv;  // statistic.csv: 6 significant digits
+    csv.min = 0.123457;
+    csv.max = 3.40282e+38;
+    csv.maxAbs = csv.max;
+    csv.known = stat::Min | stat::Max | stat::MaxAbs;
+    TensorStats onlyMaxAbs;  // maxAbs without min/max
+    onlyMaxAbs.maxAbs = 7;
+    onlyMaxAbs.known = stat::MaxAbs;
+    const std::vector<TensorStats> all = {data, big, csv, onlyMaxAbs, TensorStats()};
+
+    auto same = [](const TensorStats& a, const TensorStats& b) {
+        auto eq = [](double x, double y) { return std::isnan(x) ? std::isnan(y) : x == y; };
+        return eq(a.min, b.min) && eq(a.max, b.max) && eq(a.mean, b.mean) && eq(a.l2, b.l2) &&
+               eq(a.maxAbs, b.maxAbs) && a.count == b.count && a.satCount == b.satCount && a.known == b.known;
+    };
+    DumpIndex shard;
+    OpRecord op;
+    op.tensorCount = std::uint32_t(all.size());
+    shard.ops.push_back(op);
+    for (const TensorStats& s : all) {
+        TensorRecord t;
+        t.slot = std::uint16_t(shard.tensors.size());  // keeps the order through finalize()
+        shard.setStats(t, s);
+        shard.tensors.push_back(t);
+    }
+    EXPECT_FALSE(shard.tensors[0].packedStats.wide);
+    EXPECT_TRUE(shard.tensors[1].packedStats.wide);
+    EXPECT_FALSE(shard.tensors[2].packedStats.wide);
+    EXPECT_TRUE(shard.tensors[3].packedStats.wide);
+    EXPECT_FALSE(shard.tensors[4].packedStats.wide);
+
+    DumpIndex merged;
+    merged.merge(shard);
+    merged.merge(shard);
+    merged.finalize();
+    const auto bytes = serializeIndex(merged, {});
+    DumpIndex back;
+    FolderFingerprint fp;
+    std::string error;
+    ASSERT_TRUE(deserializeIndex(bytes.data(), bytes.size(), back, fp, error)) << error;
+    ASSERT_EQ(back.tensors.size(), 2 * all.size());
+    for (std::size_t i = 0; i < back.tensors.size(); ++i)
+        EXPECT_TRUE(same(back.stats(back.tensors[i]), all[i % all.size()])) << i;
+}
+
+TEST(IndexSerializer, OlderFormatVersionIsRejectedWithItsNumber) {
+    DumpIndex idx;
+    auto bytes = serializeIndex(idx, {});
+    const std::uint32_t old = kIndexFormatVersion - 1;
+    std::memcpy(bytes.data() + 8, &old, 4);
+    DumpIndex back;
+    FolderFingerprint fp;
+    std::string error;
+    EXPECT_FALSE(deserializeIndex(bytes.data(), bytes.size(), back, fp, error));
+    EXPECT_NE(error.find("index format version " + std::to_string(old)), std::string::npos) << error;
 }

@@ -206,9 +206,9 @@ TEST(MsprobeIndex, RankFolderWithLinkedTensorsStacksAndModules) {
               "Cell.net.Net.forward.0/Cell.net.layer.Dense.forward.0/Functional.linear.0.forward");
     const TensorRecord& x = idx.tensors[lin.firstTensor];
     EXPECT_TRUE(x.flags & HasData);
-    EXPECT_EQ(x.stats.count, 6u);
-    EXPECT_EQ(x.stats.max, 5);  // from the file, not the dump.json NaN
-    EXPECT_EQ(x.stats.nanCount, 0u);
+    EXPECT_EQ(idx.stats(x).count, 6u);
+    EXPECT_EQ(idx.stats(x).max, 5);  // from the file, not the dump.json NaN
+    EXPECT_EQ(idx.stats(x).nanCount, 0u);
     const TensorRecord& out = idx.tensors[lin.firstTensor + 3];
     EXPECT_EQ(out.io, Io::Output);
     // Not a real torch.save archive: reported, and dump.json's figures kept.
@@ -218,7 +218,7 @@ TEST(MsprobeIndex, RankFolderWithLinkedTensorsStacksAndModules) {
     for (const IndexWarning& w : idx.warnings) warned |= w.path.ends_with("output.0.pt") && w.reason.find("ZIP") != std::string::npos;
     EXPECT_TRUE(warned);
     EXPECT_EQ(idx.strings.view(out.file), "step1/rank2/dump_tensor_data/Functional.linear.0.forward.output.0.pt");
-    EXPECT_EQ(out.stats.max, 65504);
+    EXPECT_EQ(idx.stats(out).max, 65504);
     EXPECT_EQ(classifyComm(idx.strings.view(idx.ops[1].type), idx.strings.view(idx.ops[1].name)), CommKind::AllReduce);
     ASSERT_FALSE(report.formats.empty());
     EXPECT_NE(std::find(report.formats.begin(), report.formats.end(), "msprobe"), report.formats.end());

@@ -53,8 +53,8 @@ TEST(PlainNpy, OneOpPerFileInModificationOrder) {
     EXPECT_EQ(names[2], "b");
     EXPECT_EQ(names[3], "later");
     const auto& t = idx.tensors[idx.ops[1].firstTensor];
-    EXPECT_EQ(t.stats.count, 2u);
-    EXPECT_EQ(t.stats.max, 70000);
+    EXPECT_EQ(idx.stats(t).count, 2u);
+    EXPECT_EQ(idx.stats(t).max, 70000);
     EXPECT_TRUE(idx.warnings.empty());
     ASSERT_EQ(report.formats.size(), 1u);
     EXPECT_EQ(report.formats[0], "plain npy");

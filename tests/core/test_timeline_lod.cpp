@@ -42,10 +42,12 @@ DumpIndex tinyIndex(bool timestamps) {
             TensorRecord t;
             t.op = static_cast<std::uint32_t>(ix.ops.size());
             t.dtype = DType::Float16;
-            t.stats.maxAbs = (r == 1 && k == 2) ? 65504 : (k == 1 ? 40000 : 3);
-            t.stats.satCount = (r == 1 && k == 2) ? 100 : 0;
-            t.stats.count = 1000;
-            t.stats.known = stat::MaxAbs | stat::SatCount | stat::Count | stat::NanCount | stat::PosInfCount | stat::NegInfCount;
+            TensorStats s;
+            s.maxAbs = (r == 1 && k == 2) ? 65504 : (k == 1 ? 40000 : 3);
+            s.satCount = (r == 1 && k == 2) ? 100 : 0;
+            s.count = 1000;
+            s.known = stat::MaxAbs | stat::SatCount | stat::Count | stat::NanCount | stat::PosInfCount | stat::NegInfCount;
+            ix.setStats(t, s);
             ix.tensors.push_back(t);
             ix.ops.push_back(o);
         }

@@ -35,12 +35,14 @@ dl::DumpIndex makeIndex() {
                 t.shapeOffset = static_cast<std::uint32_t>(ix.dims.size());
                 ix.dims.push_back(4);
                 ix.dims.push_back(8);
-                t.stats.maxAbs = (k == 2 && io) ? 65504 : 10.0 * (k + 1);
-                t.stats.min = -t.stats.maxAbs;
-                t.stats.max = t.stats.maxAbs;
-                t.stats.satCount = (k == 2 && io) ? 12 : 0;
-                t.stats.count = 32;
-                t.stats.known = dl::stat::AllFromData & ~dl::stat::Histogram;
+                dl::TensorStats s;
+                s.maxAbs = (k == 2 && io) ? 65504 : 10.0 * (k + 1);
+                s.min = -s.maxAbs;
+                s.max = s.maxAbs;
+                s.satCount = (k == 2 && io) ? 12 : 0;
+                s.count = 32;
+                s.known = dl::stat::AllFromData & ~dl::stat::Histogram;
+                ix.setStats(t, s);
                 ix.tensors.push_back(t);
             }
             ix.ops.push_back(o);

@@ -70,6 +70,7 @@ QString CompareTableModel::text(std::uint32_t row, int column) const {
     const dl::OpRecord &oa = a.ops[ta.op], &ob = b.ops[tb.op];
     const dl::TensorComparison& r = c.rows[row];
     const dl::TensorMetrics& m = r.metrics;
+    const dl::TensorStats sa = a.stats(ta), sb = b.stats(tb);
     switch (column) {
         case Rank: return QString::number(oa.rank);
         case Iteration: return QString::number(oa.iteration);
@@ -84,14 +85,14 @@ QString CompareTableModel::text(std::uint32_t row, int column) const {
             return m.shapeMismatch ? s + tr(" ≠ B") : s;
         }
         case DType: return ta.dtype == tb.dtype ? dtype(ta) : dtype(ta) + QStringLiteral(" / ") + dtype(tb);
-        case MaxA: return stat(ta.stats, dl::stat::Max, ta.stats.max);
-        case MaxB: return stat(tb.stats, dl::stat::Max, tb.stats.max);
-        case MinA: return stat(ta.stats, dl::stat::Min, ta.stats.min);
-        case MinB: return stat(tb.stats, dl::stat::Min, tb.stats.min);
-        case MeanA: return stat(ta.stats, dl::stat::Mean, ta.stats.mean);
-        case MeanB: return stat(tb.stats, dl::stat::Mean, tb.stats.mean);
-        case L2A: return stat(ta.stats, dl::stat::L2, ta.stats.l2);
-        case L2B: return stat(tb.stats, dl::stat::L2, tb.stats.l2);
+        case MaxA: return stat(sa, dl::stat::Max, sa.max);
+        case MaxB: return stat(sb, dl::stat::Max, sb.max);
+        case MinA: return stat(sa, dl::stat::Min, sa.min);
+        case MinB: return stat(sb, dl::stat::Min, sb.min);
+        case MeanA: return stat(sa, dl::stat::Mean, sa.mean);
+        case MeanB: return stat(sb, dl::stat::Mean, sb.mean);
+        case L2A: return stat(sa, dl::stat::L2, sa.l2);
+        case L2B: return stat(sb, dl::stat::L2, sb.l2);
         case Cosine: return num(m.cosine);
         case MaxAbsErr: return num(m.maxAbsErr);
         case MaxRelErr: return num(m.maxRelErr);

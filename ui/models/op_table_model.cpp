@@ -73,7 +73,7 @@ QString OpTableModel::text(quint32 t, dl::OpColumn c) const {
     const dl::TensorRecord& tr = m_index->tensors[t];
     const dl::OpRecord& o = m_index->ops[tr.op];
     const auto str = [&](dl::StrId id) { return QString::fromStdString(m_index->strings.str(id)); };
-    const dl::TensorStats& s = tr.stats;
+    const dl::TensorStats s = m_index->stats(tr);
     switch (c) {
         case dl::OpColumn::Rank: return QString::number(o.rank);
         case dl::OpColumn::Stage: {

@@ -86,7 +86,7 @@ void CompareTensorPanel::show() {
                                num(m.fiveThousandthRatio))
                     : tr("statistics only: relative differences max %1 · min %2 · mean %3 · L2 %4")
                           .arg(num(m.maxRelDiff), num(m.minRelDiff), num(m.meanRelDiff), num(m.l2RelDiff));
-    const dl::TensorStats &sa = ta.stats, &sb = tb.stats;
+    const dl::TensorStats sa = a.stats(ta), sb = b.stats(tb);
     h += QStringLiteral("<table cellspacing=0 cellpadding=1><tr><th></th><th align=right style='color:%1'>A</th>"
                         "<th align=right style='color:%2'>B</th></tr>").arg(kRunA.name(), kRunB.name());
     h += row(tr("dtype"), QString::fromLatin1(dl::dtypeName(ta.dtype).data()), QString::fromLatin1(dl::dtypeName(tb.dtype).data()));

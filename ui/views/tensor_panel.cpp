@@ -52,7 +52,7 @@ void TensorPanel::show(quint32 op, quint32 tensor) {
     const auto str = [&](dl::StrId id) { return QString::fromStdString(ix->strings.str(id)).toHtmlEscaped(); };
     QStringList dims;
     for (std::int64_t d : ix->shape(t)) dims << QString::number(d);
-    const dl::TensorStats& s = t.stats;
+    const dl::TensorStats s = ix->stats(t);
     QString dtype = QString::fromLatin1(dl::dtypeName(t.dtype).data());
     if (t.origDtype != dl::DType::Unknown && t.origDtype != t.dtype)
         dtype += tr(" (was %1)").arg(QString::fromLatin1(dl::dtypeName(t.origDtype).data()));

@@ -156,10 +156,11 @@ QString TimelineWidget::tooltipFor(quint32 op) const {
                          m_painter.palette().name(m_states->op[op]));
     for (quint32 t = o.firstTensor; t < o.firstTensor + o.tensorCount && t < m_index->tensors.size(); ++t) {
         const dl::TensorRecord& tr_ = m_index->tensors[t];
-        const QString mx = tr_.stats.has(dl::stat::MaxAbs) ? QString::number(tr_.stats.maxAbs, 'g', 6) : QStringLiteral("–");
+        const dl::TensorStats st = m_index->stats(tr_);
+        const QString mx = st.has(dl::stat::MaxAbs) ? QString::number(st.maxAbs, 'g', 6) : QStringLiteral("–");
         text += QStringLiteral("<br>%1 %2 max|x| %3").arg(QString::fromStdString(dl::tensorLabel(tr_)),
                                                           QString::fromLatin1(dl::dtypeName(tr_.dtype).data()), mx);
-        if (tr_.stats.nanCount + tr_.stats.infCount()) text += tr(" · NaN %1 Inf %2").arg(tr_.stats.nanCount).arg(tr_.stats.infCount());
+        if (st.nanCount + st.infCount()) text += tr(" · NaN %1 Inf %2").arg(st.nanCount).arg(st.infCount());
     }
     if (m_tooltipExtra) text += m_tooltipExtra(op);
     return text;
