@@ -119,7 +119,7 @@ void BM_MsprobeIndexDump(benchmark::State& state) {
     }
     state.counters["ops"] = double(ops);
 }
-BENCHMARK(BM_MsprobeIndexDump)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MsprobeIndexDump)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // rank_{r}/Net/0/0/ raw CANN files: fp16 input (4096), bf16 input (4096), NZ fp16 output
 // (original 100 x 200, device 13 x 7 x 16 x 16).

@@ -41,7 +41,7 @@ bool indexShards(const std::string& root, const std::vector<std::string>& shardR
             continue;
         }
         rebaseIndex(shard, rel, root);
-        out.merge(shard);
+        out.merge(std::move(shard));
     }
     out.finalize();
     out.root = root;
@@ -73,7 +73,7 @@ bool mergeIndexFiles(const std::vector<std::string>& paths, DumpIndex& out, std:
         else if (part.root != out.root)
             out.warnings.push_back({path, "indexed with dump root " + part.root + " (first file: " + out.root +
                                               "); its files are reached through its ranks' data roots"});
-        out.merge(part);
+        out.merge(std::move(part));
         ++loaded;
     }
     out.finalize();

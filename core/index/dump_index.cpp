@@ -35,7 +35,29 @@ bool DumpIndex::histogram(const TensorRecord& t, Log2Histogram& out) const {
     return out.decode(histBytes.data(), histBytes.size(), pos);
 }
 
+void DumpIndex::merge(DumpIndex&& other) {
+    // No records yet (nothing refers to our strings): take `other` whole instead of re-interning
+    // every string and copying every record, keeping what describes the folders we saw.
+    const bool noRecords = ops.empty() && tensors.empty() && overflows.empty() && dims.empty() && histBytes.empty() &&
+                           wideStats.empty();
+    if (!noRecords) return merge(static_cast<const DumpIndex&>(other));
+    std::string keepRoot = std::move(root);
+    std::vector<IndexWarning> keepWarnings = std::move(warnings);
+    std::vector<RankInfo> keepRanks = std::move(ranks);
+    RunMetadata keepMeta = std::move(meta);
+    *this = std::move(other);
+    root = std::move(keepRoot);
+    if (!keepMeta.frameworkVersion.empty()) meta = std::move(keepMeta);
+    warnings.insert(warnings.begin(), keepWarnings.begin(), keepWarnings.end());
+    for (RankInfo& r : keepRanks) {
+        auto same = [&](const RankInfo& x) { return x.rank == r.rank && x.folder == r.folder; };
+        if (std::none_of(ranks.begin(), ranks.end(), same)) ranks.push_back(std::move(r));
+    }
+}
+
 void DumpIndex::merge(const DumpIndex& other) {
+    ops.reserve(ops.size() + other.ops.size());
+    tensors.reserve(tensors.size() + other.tensors.size());
     std::vector<StrId> remap(other.strings.size());
     for (StrId i = 0; i < other.strings.size(); ++i) remap[i] = strings.intern(other.strings.view(i));
     const auto opBase = std::uint32_t(ops.size());

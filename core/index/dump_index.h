@@ -152,6 +152,7 @@ struct DumpIndex {
     // Appends `other` (a shard) to this index, remapping its string ids. Call finalize() after
     // the last merge to restore the op order.
     void merge(const DumpIndex& other);
+    void merge(DumpIndex&& other);   // moves `other` in whole when this index holds nothing yet
     // Sorts ops by (rank, iteration, graph, execPos) and tensors by (op, io, slot); fixes links.
     void finalize();
 };

@@ -195,7 +195,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
                     report.cacheNotes.push_back("cache not written: " + werr);
             }
         }
-        out.merge(s.result);
+        out.merge(std::move(s.result));
     }
     out.finalize();
     out.root = rootAbs;

@@ -2,6 +2,8 @@
 
 #include <fstream>
 
+#include "core/util/huge_pages.h"
+
 namespace dl {
 
 bool readFileText(const std::string& path, std::string& text, std::string& error, std::uint64_t maxBytes) {
@@ -15,7 +17,8 @@ bool readFileText(const std::string& path, std::string& text, std::string& error
         error = path + ": too large or unreadable";
         return false;
     }
-    text.assign(std::size_t(size), '\0');
+    text.clear();
+    allocateHuge(text, std::size_t(size));
     in.seekg(0);
     if (!in.read(text.data(), size)) {
         error = "read error on " + path;
