@@ -9,7 +9,7 @@ void CompareSession::setRuns(ComparedRunsPtr runs) {
     m_comparison.reset();
     m_overlay.reset();
     if (m_runs && m_runs->ok && m_runs->comparison && indexA() && indexB()) {
-        m_comparison = std::make_shared<dl::RunComparison>(*m_runs->comparison);
+        m_comparison = m_runs->comparison;
         m_overlay = std::make_shared<const dl::CompareOverlay>(dl::buildCompareOverlay(*m_comparison, *indexA(), *indexB()));
     }
     m_row = -1;

@@ -54,7 +54,7 @@ private:
     void setSelection(qint64 row, quint32 opA, quint32 opB);
 
     ComparedRunsPtr m_runs;
-    std::shared_ptr<dl::RunComparison> m_comparison;   // private copy: thresholds re-judge it
+    std::shared_ptr<dl::RunComparison> m_comparison;   // the worker's result; thresholds re-judge it
     std::shared_ptr<const dl::CompareOverlay> m_overlay;
     qint64 m_row = -1;
     quint32 m_opA = dl::kNoIndex, m_opB = dl::kNoIndex;

@@ -13,7 +13,9 @@ class BackgroundTask;
 
 struct ComparedRuns {
     LoadedDumpPtr a, b;
-    std::shared_ptr<const dl::RunComparison> comparison;   // null unless ok
+    // Null unless ok. Not const: the compare session re-judges it in place when the thresholds
+    // change (a million rows are not copied).
+    std::shared_ptr<dl::RunComparison> comparison;
     bool ok = false;
     bool cancelled = false;
     QString error;
