@@ -1,6 +1,5 @@
 #include "ui/compare_window.h"
 
-#include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileInfo>
@@ -8,7 +7,6 @@
 #include <QStackedWidget>
 #include <QFileDialog>
 #include <QHeaderView>
-#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSaveFile>
@@ -20,6 +18,7 @@
 #include "core/compare/compare_json.h"
 #include "core/util/text_lines.h"
 #include "ui/models/compare_session.h"
+#include "ui/report/report_export.h"
 #include "ui/report/report_renderer.h"
 #include "ui/models/unmatched_ops_model.h"
 #include "ui/util/compare_worker.h"
@@ -131,7 +130,7 @@ bool CompareWindow::writeReport(const QString& path, QString& error) const {
         return false;
     }
     ReportRenderOptions opt;
-    opt.pageSize = QLocale().measurementSystem() == QLocale::ImperialUSSystem ? QPageSize::Letter : QPageSize::A4;
+    opt.pageSize = localePageSize();
     opt.comparison = dl::splitLines(dl::compareText(*c, *m_session->indexA(), *m_session->indexB()));
     ReportRenderInfo info;
     return writeReportPdf(*m_session->indexA(), *an, opt, path, info, error);
@@ -154,14 +153,8 @@ bool CompareWindow::writeComparison(const QString& path, bool json, QString& err
 }
 
 void CompareWindow::exportReport() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QStringLiteral("compare-report.pdf"), tr("PDF (*.pdf)"));
-    if (path.isEmpty()) return;
-    QString error;
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    const bool ok = writeReport(path, error);
-    QApplication::restoreOverrideCursor();
-    if (ok) statusBar()->showMessage(tr("Report written to %1").arg(path));
-    else QMessageBox::warning(this, tr("Export report"), error);
+    exportReportInteractively(this, QStringLiteral("compare-report.pdf"),
+                              [this](const QString& path, QString& error) { return writeReport(path, error); });
 }
 
 void CompareWindow::exportComparison() {

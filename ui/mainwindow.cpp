@@ -1,16 +1,13 @@
 #include "ui/mainwindow.h"
 
 #include <QAction>
-#include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLineEdit>
-#include <QLocale>
 #include <QMenuBar>
-#include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
 #include <QStackedWidget>
@@ -23,6 +20,7 @@
 #include "ui/compare_window.h"
 #include "ui/models/dump_session.h"
 #include "ui/models/issues_model.h"
+#include "ui/report/report_export.h"
 #include "ui/report/report_renderer.h"
 #include "ui/util/load_worker.h"
 #include "ui/views/chain_view.h"
@@ -239,15 +237,8 @@ bool MainWindow::isBusy() const { return m_worker->isRunning(); }
 
 void MainWindow::exportReport() {
     if (!m_session->analysis()) return;
-    const QString suggested = QFileInfo(m_session->dump()->path).fileName() + QStringLiteral("-report.pdf");
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), suggested, tr("PDF (*.pdf)"));
-    if (path.isEmpty()) return;
-    QString error;
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    const bool ok = writeReport(path, error);
-    QApplication::restoreOverrideCursor();
-    if (ok) statusBar()->showMessage(tr("Report written to %1").arg(path));
-    else QMessageBox::warning(this, tr("Export report"), error);
+    exportReportInteractively(this, QFileInfo(m_session->dump()->path).fileName() + QStringLiteral("-report.pdf"),
+                              [this](const QString& path, QString& error) { return writeReport(path, error); });
 }
 
 bool MainWindow::writeReport(const QString& path, QString& error) const {
@@ -258,8 +249,7 @@ bool MainWindow::writeReport(const QString& path, QString& error) const {
         return false;
     }
     ReportRenderOptions opt;
-    // Letter where the locale measures in inches, A4 elsewhere.
-    opt.pageSize = QLocale().measurementSystem() == QLocale::ImperialUSSystem ? QPageSize::Letter : QPageSize::A4;
+    opt.pageSize = localePageSize();
     ReportRenderInfo info;
     return writeReportPdf(*ix, *an, opt, path, info, error);
 }
