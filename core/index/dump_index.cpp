@@ -105,6 +105,21 @@ void DumpIndex::finalize() {
     auto opKey = [](const OpRecord& o) {
         return std::tuple(o.rank, o.iteration, o.graph, o.execPos, o.startUs, o.taskId);
     };
+    const auto tensorKey = [](const TensorRecord& a, const TensorRecord& b) {
+        return std::tuple(a.io, a.slot) < std::tuple(b.io, b.slot);
+    };
+    // Already in order (one shard, written in execution order): sort each op's tensors in place
+    // rather than copying every record into new arrays.
+    bool packed = true;   // each op's tensors follow the previous op's
+    for (std::size_t i = 0, next = 0; i < ops.size() && packed; next += ops[i].tensorCount, ++i) packed = ops[i].firstTensor == next;
+    if (packed && std::is_sorted(ops.begin(), ops.end(), [&](const OpRecord& a, const OpRecord& b) { return opKey(a) < opKey(b); })) {
+        for (const OpRecord& op : ops) {
+            const auto first = tensors.begin() + op.firstTensor, last = first + op.tensorCount;
+            if (!std::is_sorted(first, last, tensorKey)) std::stable_sort(first, last, tensorKey);
+        }
+        std::sort(ranks.begin(), ranks.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
+        return;
+    }
     std::vector<std::uint32_t> order(ops.size());
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(),
@@ -122,9 +137,7 @@ void DumpIndex::finalize() {
             t.op = newIdx;
             sortedTensors.push_back(t);
         }
-        std::sort(sortedTensors.begin() + first, sortedTensors.end(), [](const auto& a, const auto& b) {
-            return std::tuple(a.io, a.slot) < std::tuple(b.io, b.slot);
-        });
+        std::stable_sort(sortedTensors.begin() + first, sortedTensors.end(), tensorKey);
         op.firstTensor = first;
         sortedOps.push_back(op);
     }

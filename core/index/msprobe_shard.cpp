@@ -104,6 +104,10 @@ void MsprobeShard::readDir(const std::string& rootAbs, const Dir& dir, const std
     const StrId net = out.strings.intern(dump.framework);
     const StrId noFormat = out.strings.intern("");
     out.ops.reserve(out.ops.size() + dump.entries.size());
+    std::size_t tensorCount = 0;
+    for (const MsprobeEntry& e : dump.entries) tensorCount += e.tensors.size();
+    out.tensors.reserve(out.tensors.size() + tensorCount);
+    out.dims.reserve(out.dims.size() + 4 * tensorCount);
     std::uint32_t pos = 0;
     for (const MsprobeEntry& e : dump.entries) {
         OpRecord op;
