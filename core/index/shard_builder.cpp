@@ -177,6 +177,9 @@ void ShardBuilder::scan(const std::vector<const ScannedFile*>& files) {
     m->jobNames.clear();
     m->msprobe.collect(m->rootAbs, files, m->out, m_jobs, m->out.warnings);
     if (m->msprobe.found()) m->formats.insert(DumpFormat::Msprobe);
+    // About one draft per tensor file: reserving avoids moving every draft as the vector grows.
+    m->drafts.reserve(m->drafts.size() + files.size());
+    m->byKey.reserve(m->byKey.size() + files.size());
     for (const ScannedFile* f : files) {
         const auto slash = f->rel.rfind('/');
         const std::string base = slash == std::string::npos ? f->rel : f->rel.substr(slash + 1);
