@@ -104,19 +104,22 @@ void BM_MsprobeParseNlohmannDomOnly(benchmark::State& state) {
 }
 BENCHMARK(BM_MsprobeParseNlohmannDomOnly)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
+// One uncached index of `root` on state.range(0) threads (errors end the benchmark).
+DumpIndex indexUncached(benchmark::State& state, const std::string& root) {
+    DumpIndex idx;
+    IndexReport report;
+    IndexOptions o;
+    o.useCache = false;
+    o.threads = unsigned(state.range(0));
+    std::string error;
+    if (!indexDump(root, o, idx, report, error)) state.SkipWithError(error.c_str());
+    return idx;
+}
+
 void BM_MsprobeIndexDump(benchmark::State& state) {
     const std::string root = jsonDump();
     std::size_t ops = 0;
-    for (auto _ : state) {
-        DumpIndex idx;
-        IndexReport report;
-        IndexOptions o;
-        o.useCache = false;
-        o.threads = unsigned(state.range(0));
-        std::string error;
-        if (!indexDump(root, o, idx, report, error)) state.SkipWithError(error.c_str());
-        ops = idx.ops.size();
-    }
+    for (auto _ : state) ops = indexUncached(state, root).ops.size();
     state.counters["ops"] = double(ops);
 }
 BENCHMARK(BM_MsprobeIndexDump)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -155,16 +158,7 @@ const std::string& rawDump() {
 void BM_CannRawIndexDump(benchmark::State& state) {
     const std::string root = rawDump();
     std::size_t tensors = 0;
-    for (auto _ : state) {
-        DumpIndex idx;
-        IndexReport report;
-        IndexOptions o;
-        o.useCache = false;
-        o.threads = unsigned(state.range(0));
-        std::string error;
-        if (!indexDump(root, o, idx, report, error)) state.SkipWithError(error.c_str());
-        tensors = idx.tensors.size();
-    }
+    for (auto _ : state) tensors = indexUncached(state, root).tensors.size();
     state.counters["tensors"] = double(tensors);
     state.counters["files/s"] = benchmark::Counter(double(tensors / 3), benchmark::Counter::kIsIterationInvariantRate);
 }
