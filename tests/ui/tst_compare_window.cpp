@@ -4,6 +4,7 @@
 // thresholds re-judge the comparison, and the aligned table passes QAbstractItemModelTester.
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QImage>
 #include <QLineEdit>
@@ -191,6 +192,31 @@ private slots:
         QCOMPARE(m_cw->session()->currentOpB(), c->alignment.onlyOpsB.back());
         QTRY_VERIFY_WITH_TIMEOUT(!m_cw->timelines()->isBuilding(), 60000);
         QCOMPARE(m_cw->timelines()->timelineB()->selectedOp(), c->alignment.onlyOpsB.back());
+    }
+
+    void coloursByEachRunsOverflowStateOnRequest() {
+        // The fp16 run's first overflow shows in A; the bf16 fix has none in B.
+        const auto originPixels = [](TimelineWidget* tw) {
+            QImage img(tw->size(), QImage::Format_ARGB32);
+            tw->render(&img);
+            const QRgb origin = stateColor(dl::OpState::Origin).rgb() & 0xffffff;
+            int n = 0;
+            for (int y = 0; y < img.height(); ++y)
+                for (int x = 0; x < img.width(); ++x) n += (img.pixel(x, y) & 0xffffff) == origin;
+            return n;
+        };
+        CompareTimelines* t = m_cw->timelines();
+        const dl::AnalysisResult* a = m_cw->session()->analysisA();
+        QVERIFY(a && a->firstOverflow);
+        QVERIFY(!m_cw->session()->analysisB()->firstOverflow);
+        m_cw->session()->selectOpA(a->firstOverflow->op);
+        t->colourChoice()->setCurrentIndex(1);
+        QTRY_VERIFY_WITH_TIMEOUT(!t->isBuilding(), 60000);
+        QVERIFY(originPixels(t->timelineA()) > 0);
+        QCOMPARE(originPixels(t->timelineB()), 0);
+        t->colourChoice()->setCurrentIndex(0);
+        QTRY_VERIFY_WITH_TIMEOUT(!t->isBuilding(), 60000);
+        QCOMPARE(originPixels(t->timelineA()), 0);   // back to comparison colours
     }
 
     void exportsTheReportAndTheComparison() {

@@ -64,7 +64,7 @@ void CompareLinkStrip::paintEvent(QPaintEvent*) {
                                    [](const dl::TimelineItem& x, double v) { return double(x.start) < v; });
         double lastX = -1e9;
         for (; it != items.end() && double(it->start) <= vp.to(); ++it) {
-            const dl::CompareState s = dl::CompareState(it->state);
+            const dl::CompareState s = ov->stateA(it->op);   // items may carry overflow states
             if (s >= dl::CompareState::Diverged) {
                 diverged.push_back(it->op);
                 continue;

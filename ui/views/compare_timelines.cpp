@@ -34,6 +34,8 @@ QLabel* runLabel(QWidget* parent) {
 CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
     : QWidget(parent), m_session(session), m_iteration(new QComboBox(this)),
       m_lock(new QCheckBox(tr("Lock zoom and pan"), this)), m_align(new QCheckBox(tr("Align rank clocks"), this)),
+      m_colour(new QComboBox(this)), m_compareLegend(makeStateLegend(StatePalette::comparison(), this)),
+      m_overflowLegend(makeStateLegend(StatePalette::overflow(), this)),
       m_labelA(runLabel(this)), m_labelB(runLabel(this)), m_a(new TimelineWidget(this)), m_b(new TimelineWidget(this)),
       m_links(new CompareLinkStrip(session, m_a, m_b, this)), m_builder(new BackgroundTask(this)) {
     setObjectName(QStringLiteral("compareTimelines"));
@@ -41,6 +43,10 @@ CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
     m_lock->setToolTip(tr("Zooming or panning one run shows the matching part of the other (mapped through matched ops)"));
     m_align->setChecked(true);
     m_iteration->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_colour->addItem(tr("Colour by comparison"));
+    m_colour->addItem(tr("Colour by overflow state"));
+    m_colour->setToolTip(tr("Comparison states, or each run's own overflow analysis (where the fp16 run overflows and the fix does not)"));
+    m_overflowLegend->hide();
     for (TimelineWidget* w : {m_a, m_b}) {
         w->setPalette(&StatePalette::comparison());
         w->setCompact(true);
@@ -56,9 +62,11 @@ CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
     bar->addWidget(m_iteration);
     bar->addWidget(m_lock);
     bar->addWidget(m_align);
+    bar->addWidget(m_colour);
     bar->addWidget(fit);
     bar->addStretch(1);
-    bar->addWidget(makeStateLegend(StatePalette::comparison(), this));
+    bar->addWidget(m_compareLegend);
+    bar->addWidget(m_overflowLegend);
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
@@ -73,6 +81,7 @@ CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
     connect(m_session, &CompareSession::selectionChanged, this, &CompareTimelines::onSelection);
     connect(m_iteration, &QComboBox::currentIndexChanged, this, &CompareTimelines::rebuild);
     connect(m_align, &QCheckBox::toggled, this, &CompareTimelines::rebuild);
+    connect(m_colour, &QComboBox::currentIndexChanged, this, &CompareTimelines::rebuild);
     connect(m_lock, &QCheckBox::toggled, this, [this](bool on) { if (on) follow(m_a); });
     connect(fit, &QToolButton::clicked, m_a, &TimelineWidget::fitAll);
     connect(m_a, &TimelineWidget::viewChanged, this, [this] { follow(m_a); });
@@ -125,15 +134,19 @@ void CompareTimelines::rebuild() {
     const QVariant v = m_iteration->currentData();
     if (v.isValid()) opt.iteration = v.value<std::uint32_t>();
     opt.alignClocks = m_align->isChecked();
+    const bool overflowColours = m_colour->currentIndex() == 1 && runs->a->states && runs->b->states;
     m_building = true;
-    m_builder->start([this, runs, ov, opt](std::stop_token, const BackgroundTask::Post& post) {
+    m_builder->start([this, runs, ov, opt, overflowColours](std::stop_token, const BackgroundTask::Post& post) {
         auto built = std::make_shared<Built>();
         built->runs = runs;
         built->overlay = ov;
+        built->overflowColours = overflowColours;
+        built->statesA = overflowColours ? runs->a->states.get() : &ov->statesA;
+        built->statesB = overflowColours ? runs->b->states.get() : &ov->statesB;
         built->a = std::make_shared<const dl::TimelineData>(
-            dl::buildTimeline(*runs->a->index, runs->a->analysis.get(), ov->statesA, opt));
+            dl::buildTimeline(*runs->a->index, runs->a->analysis.get(), *built->statesA, opt));
         built->b = std::make_shared<const dl::TimelineData>(
-            dl::buildTimeline(*runs->b->index, runs->b->analysis.get(), ov->statesB, opt));
+            dl::buildTimeline(*runs->b->index, runs->b->analysis.get(), *built->statesB, opt));
         built->map = dl::timeMapBetween(*built->a, *built->b, *ov);
         post([this, built] {
             if (built->overlay == m_session->overlayPtr()) onBuilt(built);
@@ -148,9 +161,13 @@ void CompareTimelines::onBuilt(const std::shared_ptr<const Built>& built) {
     m_dataB = built->b;
     m_map = built->map;
     const LoadedDump &a = *built->runs->a, &b = *built->runs->b;
+    const StatePalette* palette = built->overflowColours ? &StatePalette::overflow() : &StatePalette::comparison();
+    m_compareLegend->setVisible(!built->overflowColours);
+    m_overflowLegend->setVisible(built->overflowColours);
     m_syncing = true;
-    m_a->setTimeline(m_dataA, a.index.get(), &built->overlay->statesA, a.analysis.get());
-    m_b->setTimeline(m_dataB, b.index.get(), &built->overlay->statesB, b.analysis.get());
+    for (TimelineWidget* w : {m_a, m_b}) w->setPalette(palette);
+    m_a->setTimeline(m_dataA, a.index.get(), built->statesA, a.analysis.get());
+    m_b->setTimeline(m_dataB, b.index.get(), built->statesB, b.analysis.get());
     m_syncing = false;
     onSelection();
     emit timelinesBuilt();

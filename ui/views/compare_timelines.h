@@ -29,6 +29,7 @@ public:
     TimelineWidget* timelineB() const { return m_b; }
     CompareLinkStrip* links() const { return m_links; }
     QCheckBox* lockCheck() const { return m_lock; }
+    QComboBox* colourChoice() const { return m_colour; }
     const dl::TimeMap& timeMap() const { return m_map; }
     bool isBuilding() const { return m_building; }
 
@@ -46,6 +47,9 @@ private:
     QComboBox* m_iteration;
     QCheckBox* m_lock;
     QCheckBox* m_align;
+    QComboBox* m_colour;
+    QWidget* m_compareLegend;
+    QWidget* m_overflowLegend;
     QLabel* m_labelA;
     QLabel* m_labelB;
     TimelineWidget* m_a;
@@ -54,6 +58,9 @@ private:
     struct Built {
         ComparedRunsPtr runs;   // keeps both indexes alive while the widgets point into them
         std::shared_ptr<const dl::CompareOverlay> overlay;
+        bool overflowColours = false;   // each run's overflow states instead of comparison states
+        const dl::OpStates* statesA = nullptr;   // owned by runs or overlay
+        const dl::OpStates* statesB = nullptr;
         std::shared_ptr<const dl::TimelineData> a, b;
         dl::TimeMap map;
     };
