@@ -1,4 +1,6 @@
 #include "core/io/npy_file.h"
+
+#include "core/util/read_file.h"
 #include "core/util/byte_swap.h"
 
 #include <fcntl.h>
@@ -190,21 +192,6 @@ std::optional<DType> dtypeOfDescr(const std::string& descr, DType hint, bool& bi
     return std::nullopt;
 }
 
-bool readAt(int fd, std::uint8_t* dst, std::size_t n, std::uint64_t offset, std::string& error) {
-    std::size_t got = 0;
-    while (got < n) {
-        const ssize_t r = ::pread(fd, dst + got, n - got, off_t(offset + got));
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) { error = std::string("read failed: ") + std::strerror(errno); return false; }
-        if (r == 0) {
-            error = "file ends at " + std::to_string(offset + got) + " bytes, expected " + std::to_string(offset + n);
-            return false;
-        }
-        got += std::size_t(r);
-    }
-    return true;
-}
-
 struct FileCloser { int fd; ~FileCloser() { if (fd >= 0) ::close(fd); } };
 
 bool openSized(const std::string& path, int& fd, std::uint64_t& size, std::string& error) {
@@ -346,7 +333,7 @@ bool readNpyHeader(const std::string& path, NpyHeader& out, std::string& error, 
     if (!opened) return false;
     // Most headers fit in 4 KiB; a longer one (v2/v3) is read once more in full.
     std::vector<std::uint8_t> buf(std::size_t(std::min<std::uint64_t>(fileSize, 4096)));
-    if (!readAt(fd, buf.data(), buf.size(), 0, error)) return false;
+    if (!readFileAt(fd, buf.data(), buf.size(), 0, error)) return false;
     if (buf.size() >= 12 && std::memcmp(buf.data(), kMagic, 6) == 0 && buf[6] >= 2 && buf[6] <= 3) {
         const std::uint64_t len = buf[8] | (std::uint32_t(buf[9]) << 8) | (std::uint32_t(buf[10]) << 16) |
                                   (std::uint64_t(buf[11]) << 24);
@@ -357,7 +344,7 @@ bool readNpyHeader(const std::string& path, NpyHeader& out, std::string& error, 
                 return false;
             }
             buf.resize(std::size_t(need));
-            if (!readAt(fd, buf.data(), buf.size(), 0, error)) return false;
+            if (!readFileAt(fd, buf.data(), buf.size(), 0, error)) return false;
         }
     }
     return parseNpyHeader(buf.data(), buf.size(), fileSize, out, error, dtypeHint);
@@ -391,7 +378,7 @@ bool loadTensorAsFloat(const std::string& path, std::uint64_t dataOffset, std::u
         std::vector<std::uint8_t> buf(std::min<std::uint64_t>(bytes, kChunk / esize * esize));
         for (std::uint64_t done = 0; done < bytes;) {
             const std::size_t want = std::size_t(std::min<std::uint64_t>(buf.size(), bytes - done));
-            if (!readAt(fd, buf.data(), want, dataOffset + done, error)) return false;
+            if (!readFileAt(fd, buf.data(), want, dataOffset + done, error)) return false;
             float* dst = out.data() + done / esize;
             convertChunk(buf.data(), want / esize, dtype, bigEndian, dst);
             done += want;

@@ -8,6 +8,7 @@
 
 #include "core/io/pickle_reader.h"
 #include "core/io/zip_directory.h"
+#include "core/util/read_file.h"
 
 namespace dl {
 
@@ -208,13 +209,8 @@ bool readTorchTensorHeader(const std::string& path, NpyHeader& out, std::string&
     bool ok = ::fstat(fd, &st) == 0;
     if (ok) {
         const ByteReader reader = [fd](std::uint64_t off, std::size_t n, std::uint8_t* dst) {
-            std::size_t got = 0;
-            while (got < n) {
-                const ssize_t r = ::pread(fd, dst + got, n - got, off_t(off + got));
-                if (r <= 0) return false;
-                got += std::size_t(r);
-            }
-            return true;
+            std::string ignored;   // the parser says what it could not read
+            return readFileAt(fd, dst, n, off, ignored);
         };
         ok = parseWith(reader, std::uint64_t(st.st_size), out, error);
     } else {

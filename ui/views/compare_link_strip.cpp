@@ -57,7 +57,7 @@ void CompareLinkStrip::paintEvent(QPaintEvent*) {
     const dl::TimeAxis axis = TimelinePainter::axisFor(m_a->rect(), vp);
     std::size_t selLane = SIZE_MAX, selItem = 0;
     if (m_session->currentOpA() != dl::kNoIndex) da->locate(m_session->currentOpA(), selLane, selItem);
-    std::vector<quint32> diverged;
+    std::vector<std::pair<double, quint32>> diverged;   // (x in A, op)
     for (std::size_t l = 0; l < da->lanes.size(); ++l) {
         const auto& items = da->lanes[l].items;
         auto it = std::lower_bound(items.begin(), items.end(), vp.from() - double(da->lanes[l].maxDuration),
@@ -65,21 +65,20 @@ void CompareLinkStrip::paintEvent(QPaintEvent*) {
         double lastX = -1e9;
         for (; it != items.end() && double(it->start) <= vp.to(); ++it) {
             const dl::CompareState s = ov->stateA(it->op);   // items may carry overflow states
+            const double x = axis.toX(double(it->start));
             if (s >= dl::CompareState::Diverged) {
-                diverged.push_back(it->op);
+                diverged.emplace_back(x, it->op);
                 continue;
             }
             if (l != selLane || s == dl::CompareState::Unmatched) continue;
-            const double x = axis.toX(double(it->start));
             if (x - lastX < kMinGap) continue;
             if (draw(it->op, QPen(QColor(0x90, 0x98, 0xa8, 150), 1))) lastX = x;
         }
     }
     // Diverged pairs over the agreeing ones, thinned globally by their x in A.
     double lastX = -1e9;
-    std::sort(diverged.begin(), diverged.end(), [&](quint32 x, quint32 y) { return m_a->opRect(x).left() < m_a->opRect(y).left(); });
-    for (quint32 op : diverged) {
-        const double x = m_a->opRect(op).left();
+    std::sort(diverged.begin(), diverged.end());
+    for (const auto& [x, op] : diverged) {
         if (x - lastX < kMinGap / 2) continue;
         if (draw(op, QPen(compareColor(ov->stateA(op)), ov->stateA(op) == dl::CompareState::FirstDivergence ? 2.2 : 1.4))) lastX = x;
     }
