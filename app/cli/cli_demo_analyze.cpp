@@ -47,6 +47,7 @@ void Commands::addAnalyze(CLI::App& app) {
                       << "\n";
         else
             std::cout << dl::toText(index, result);
+        if (result.noData) m_exit = 2;  // no verdict: a script must not read it as clean
     });
 }
 

@@ -28,11 +28,13 @@ int runReport(const ReportArgs& args) {
     dl::DumpIndex index;
     dl::IndexReport indexReport;
     if (!runIndex(args.index, index, indexReport)) return 2;
-    if (index.tensors.empty()) {
-        std::cerr << "dumplens-cli: no tensors or statistics found under " << args.index.dir << "\n";
-        return 1;
-    }
     const dl::AnalysisResult analysis = dl::analyze(index);
+    if (analysis.noData) {
+        std::cerr << "dumplens-cli: No data: nothing readable in " << args.index.dir << "; no report written\n";
+        for (std::size_t i = 0; i < analysis.fileWarnings.size() && i < 10; ++i)
+            std::cerr << "  " << analysis.fileWarnings[i].first << ": " << analysis.fileWarnings[i].second << "\n";
+        return 2;
+    }
     std::vector<std::string> comparison;
     if (!args.compareDir.empty()) {
         IndexArgs other = args.index;

@@ -36,6 +36,31 @@ json pointJson(const DumpIndex& idx, const OverflowPoint& p) {
     return j;
 }
 
+// What linked a chain step to the step it came from.
+json viaDetailJson(const DumpIndex& idx, const AnalysisResult& r, const ChainStep& s) {
+    if (s.causedBy < 0) return nullptr;
+    const ChainStep& from = r.chain[std::size_t(s.causedBy)];
+    json d = {{"from_rank", from.at.rank}, {"from_op", idx.strings.str(idx.ops[from.at.op].name)}};
+    if (s.linkOp != kNoIndex && s.linkOp < idx.ops.size()) {
+        const OpRecord& l = idx.ops[s.linkOp];
+        d["link_op"] = idx.strings.str(l.name);
+        d["link_op_type"] = idx.strings.str(l.type);
+        d["link_rank"] = l.rank;
+        d["link_iteration"] = l.iteration;
+    }
+    if (s.via == ChainVia::SendReceive) {
+        d["send_op"] = d.value("link_op", std::string());
+        d["receive_op"] = idx.strings.str(idx.ops[s.at.op].name);
+        d["tag"] = s.tag >= 0 ? json(s.tag) : json(nullptr);
+    }
+    if (s.via == ChainVia::Collective) {
+        d["type"] = d.value("link_op_type", std::string());
+        d["group_ranks"] = s.groupRanks;
+    }
+    if (s.via == ChainVia::WeightUpdate) d["optimizer_in_dump"] = s.linkOp != kNoIndex;
+    return d;
+}
+
 json replayJson(const ReplayResult& r) {
     json j = {{"op_type", r.opType}, {"available", r.available}, {"recommendation", r.recommendation},
               {"recommendation_from_replay", r.recommendationFromReplay}, {"results", json::array()}};
@@ -63,17 +88,29 @@ json replayJson(const ReplayResult& r) {
 nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
     json j;
     j["schema"] = "dumplens.analysis/1";
-    j["verdict"] = r.overflow ? "overflow" : "clean";
+    j["verdict"] = r.overflow ? "overflow" : r.noData ? "no_data" : "clean";
     j["first_overflow"] = r.firstOverflow ? pointJson(idx, *r.firstOverflow) : json(nullptr);
     j["chain"] = json::array();
     for (const ChainStep& s : r.chain) {
         json step = pointJson(idx, s.at);
         step["role"] = chainRoleName(s.role);
         step["note"] = s.note;
+        step["caused_by"] = s.causedBy < 0 ? json(nullptr) : json(s.causedBy);
+        step["via"] = s.causedBy < 0 ? json(nullptr) : json(chainViaName(s.via));
+        step["via_detail"] = viaDetailJson(idx, r, s);
+        step["peer_ranks"] = s.at.peerRanks;
+        step["aligned_us"] = r.chainOrderedByClock ? json(s.alignedUs) : json(nullptr);
+        step["order_key"] = s.orderKey;
         j["chain"].push_back(step);
     }
+    j["chain_order"] = r.chainOrderedByClock ? "happens_before_then_clock" : "happens_before_then_execution_order";
     j["replay"] = r.replay ? replayJson(*r.replay) : json(nullptr);
-    j["warnings"] = r.warnings;
+    // Every warning as {"path","reason"}: the files the index could not read, then the analysis'
+    // own (path null).
+    j["warnings"] = json::array();
+    for (const auto& [path, reason] : r.fileWarnings) j["warnings"].push_back({{"path", path}, {"reason", reason}});
+    for (const std::string& w : r.warnings) j["warnings"].push_back({{"path", nullptr}, {"reason", w}});
+    j["unreadable_files"] = r.unreadableFiles;
     j["evidence"] = r.evidence;
     json iters = json::array();
     for (const IterationStatus& s : r.iterations)
@@ -98,7 +135,7 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
     j["clock_offsets_us"] = clocks;
     j["counts"] = {{"tensors", r.tensorsExamined}, {"anomalous_tensors", r.anomalousTensors},
                    {"anomalous_ops", r.anomalousOps}, {"comm_pairs", r.commPairs},
-                   {"unmatched_receives", r.unmatchedReceives}};
+                   {"unmatched_receives", r.unmatchedReceives}, {"readable_tensors", r.readableTensors}};
     return j;
 }
 

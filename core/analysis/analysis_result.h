@@ -20,6 +20,17 @@ const char* anomalyKindName(AnomalyKind k);  // "none", "saturated", "nan", "inf
 enum class ChainRole : std::uint8_t { Origin, Propagated, Send, Receive };
 const char* chainRoleName(ChainRole r);  // "origin", "propagated", "send", "receive"
 
+// How a chain step got its bad data from the step it came from (ChainStep::causedBy).
+enum class ChainVia : std::uint8_t {
+    None,          // the origin
+    SameRank,      // program order on one rank
+    SendReceive,   // a matched Send/Receive pair
+    Collective,    // a collective's inputs reached its outputs on the other members
+    WeightUpdate,  // across iterations: the optimizer wrote the bad gradient into the weights
+    ClockOnly,     // no link found in the dump: placed by its clock-aligned time (or execution order)
+};
+const char* chainViaName(ChainVia v);  // "origin", "same_rank", "send_receive", "collective", "weight_update", "clock_only"
+
 enum class Persistence : std::uint8_t {
     Unknown,          // no overflow
     SingleIteration,  // the dump holds no iteration after the first bad one
@@ -43,10 +54,20 @@ struct OverflowPoint {
     std::vector<std::uint32_t> peerRanks; // tensor-parallel peers showing the same anomaly at the same op
 };
 
+// Steps are listed in causal order: every step after the step it came from (happens-before
+// through program order, Send/Receive pairs, collectives and the weight update), and by
+// clock-aligned time where nothing links two steps.
 struct ChainStep {
     ChainRole role = ChainRole::Propagated;
     OverflowPoint at;
     std::string note;                     // why this step is in the chain ("via Send-op12 from rank 3" ...)
+    int causedBy = -1;                    // index of the step it came from; -1 for the first step
+    ChainVia via = ChainVia::None;
+    std::uint32_t linkOp = kNoIndex;      // the Send of a Receive, the optimizer of a weight update, ...
+    int tag = -1;                         // sr_tag of a Send/Receive hop when written
+    std::vector<std::uint32_t> groupRanks;  // a collective hop: the ranks of its group
+    std::int64_t alignedUs = 0;           // the step's time on the reference clock (0: no timestamps)
+    std::uint64_t orderKey = 0;           // position in happens-before order when there are no timestamps
 };
 
 struct StageMap {
@@ -101,6 +122,11 @@ struct ReplayResult {
 
 struct AnalysisResult {
     bool overflow = false;                // verdict
+    bool noData = false;                  // nothing readable: neither a clean nor an overflow verdict
+    std::uint64_t readableTensors = 0;    // tensors with statistics or data that could be read
+    std::uint64_t unreadableFiles = 0;    // index warnings that name a file that could not be read
+    std::vector<std::pair<std::string, std::string>> fileWarnings;  // (path, reason) from the index
+    bool chainOrderedByClock = false;     // timestamps decided the order where no link did
     std::optional<OverflowPoint> firstOverflow;
     std::vector<ChainStep> chain;
     StageMap stages;

@@ -59,8 +59,16 @@ void replayTable(const ReplayResult& r, std::ostringstream& out) {
 
 std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
     std::ostringstream out;
-    out << "Verdict: " << (r.overflow ? "OVERFLOW" : "clean") << "  (" << r.tensorsExamined << " tensors, "
-        << r.anomalousTensors << " anomalous)\n";
+    if (r.noData) {
+        out << "No data: nothing readable in " << idx.root << "  (" << r.tensorsExamined << " tensors listed, "
+            << r.unreadableFiles << " file(s) could not be read)\n";
+    } else if (!r.overflow && r.unreadableFiles) {
+        out << "Verdict: clean among " << r.readableTensors << " readable tensors; " << r.unreadableFiles
+            << " file(s) could not be read\n";
+    } else {
+        out << "Verdict: " << (r.overflow ? "OVERFLOW" : "clean") << "  (" << r.tensorsExamined << " tensors, "
+            << r.anomalousTensors << " anomalous)\n";
+    }
     if (r.firstOverflow) {
         const OverflowPoint& p = *r.firstOverflow;
         out << "\nFirst overflow: " << where(idx, p) << "\n  kind: " << anomalyKindName(p.kind);
@@ -72,7 +80,10 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
         for (std::size_t i = 0; i < r.chain.size(); ++i) {
             const ChainStep& s = r.chain[i];
             out << "  " << i + 1 << ". " << chainRoleName(s.role) << "  " << where(idx, s.at) << "  "
-                << anomalyKindName(s.at.kind) << (s.note.empty() ? "" : "  -- " + s.note) << "\n";
+                << anomalyKindName(s.at.kind);
+            if (s.causedBy >= 0) out << "  <- " << s.causedBy + 1 << " via " << chainViaName(s.via);
+            if (r.chainOrderedByClock && s.alignedUs) out << "  @" << s.alignedUs << " us aligned";
+            out << (s.note.empty() ? "" : "  -- " + s.note) << "\n";
         }
     }
     if (r.firstBadIteration) {
@@ -102,6 +113,12 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
     if (!r.warnings.empty()) {
         out << "\nWarnings:\n";
         for (const std::string& w : r.warnings) out << "  ! " << w << "\n";
+    }
+    if (!r.fileWarnings.empty()) {
+        out << "\n" << r.unreadableFiles << " file(s) could not be read";
+        out << (r.fileWarnings.size() > 10 ? "; the first 10 reasons:\n" : ":\n");
+        for (std::size_t i = 0; i < r.fileWarnings.size() && i < 10; ++i)
+            out << "  ! " << r.fileWarnings[i].first << ": " << r.fileWarnings[i].second << "\n";
     }
     return out.str();
 }

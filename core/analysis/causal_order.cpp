@@ -23,6 +23,20 @@ void estimateClockOffsets(AnalysisContext& ctx, std::vector<std::string>& notes)
         if (!fresh) it->second = std::min(it->second, tr - ts);
         ++used;
     }
+    // A collective ends on every member after it started on every other member.
+    for (const CollectiveGroup& g : ctx.match.groups) {
+        if (g.ops.size() > 64) continue;  // a pair per member pair: large groups add little
+        for (std::uint32_t a : g.ops)
+            for (std::uint32_t b : g.ops) {
+                const std::uint32_t ra = ctx.index.ops[a].rank, rb = ctx.index.ops[b].rank;
+                const std::int64_t ts = ctx.rawTime(a);
+                const std::int64_t te = ctx.index.ops[b].endUs ? ctx.index.ops[b].endUs : ctx.rawTime(b);
+                if (!ts || !te || ra == rb) continue;
+                auto [it, fresh] = bound.try_emplace({ra, rb}, te - ts);
+                if (!fresh) it->second = std::min(it->second, te - ts);
+                ++used;
+            }
+    }
     std::map<std::uint32_t, std::vector<std::pair<std::uint32_t, std::int64_t>>> edges;  // a -> (b, off_b - off_a)
     bool inconsistent = false;
     for (const auto& [ab, upper] : bound) {
@@ -56,7 +70,7 @@ void estimateClockOffsets(AnalysisContext& ctx, std::vector<std::string>& notes)
                                               "by causality, cross-rank order is weak evidence");
         return;
     }
-    std::string s = "clock offsets estimated from " + std::to_string(used) + " Send/Receive pairs:";
+    std::string s = "clock offsets estimated from " + std::to_string(used) + " Send/Receive and collective constraints:";
     for (const auto& [r, off] : ctx.clockOffsetUs) s += " rank " + std::to_string(r) + " " + std::to_string(off) + " us;";
     notes.push_back(s);
     if (inconsistent) notes.push_back("Send/Receive timestamps contradict each other for some rank pairs: pairing or "

@@ -1,7 +1,8 @@
 #pragma once
-// The chain from the origin to every stage it reached: Send/Receive and collective hops in the
-// first bad iteration, then the first anomaly of each stage not yet reached in later iterations
-// (damage that travelled through the weights). Tensor-parallel peers are merged into one step.
+// The chain from the origin to every rank it reached: Send/Receive and collective hops in the
+// first bad iteration, then, for ranks reached only later, the path through the weights: the
+// optimizer that applied the bad gradient, the first anomaly of the next iteration, and the hops
+// from there. Each step names the step it came from and through what.
 #include <cstdint>
 #include <vector>
 
@@ -9,7 +10,13 @@
 
 namespace dl {
 
-std::vector<ChainStep> buildChain(const AnalysisContext& ctx, const OverflowPoint& origin, std::size_t maxSteps = 64);
+// The chain in causal order (see ChainStep): hops found earliest-arrival first within an
+// iteration, tensor-parallel peers merged, then listed happens-before first and by time.
+std::vector<ChainStep> buildChain(const AnalysisContext& ctx, const OverflowPoint& origin, std::size_t maxSteps = 128);
+
+// True when every op has a timestamp, so the chain is ordered by the clock-aligned time where
+// no link decides; otherwise by happens-before position (execution order and messages).
+bool chainOrderedByClock(const AnalysisContext& ctx);
 
 // Ranks in the origin's stage (any rank when stages are unknown) whose op of the same name and
 // type shows an anomaly in the same iteration: tensor-parallel peers that overflowed together.

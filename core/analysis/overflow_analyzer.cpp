@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "core/analysis/analysis_context.h"
@@ -85,6 +86,7 @@ void classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResul
             const TensorRecord& t = idx.tensors[ti];
             const TensorAnomaly& a = anomalies[k];
             ++res.tensorsExamined;
+            if (!(t.flags & ReadError) && (idx.stats(t).known != 0 || (t.flags & (HasData | HasCsvStats)))) ++res.readableTensors;
             if (t.io == Io::Input) st.inputsDumped = true;
             const bool carried = a.weak && (t.io == Io::Input || inputAtLimit || st.comm != CommKind::None);
             if (carried && t.io == Io::Output && inputAtLimit && st.comm == CommKind::None) suspects.push_back({i, ti});
@@ -239,6 +241,49 @@ std::uint32_t pickOrigin(const AnalysisContext& ctx, std::uint32_t iter, Analysi
     return best;
 }
 
+// The index's warnings travel with the verdict; with nothing readable there is no verdict.
+void judgeReadability(const DumpIndex& idx, AnalysisResult& res) {
+    for (const IndexWarning& w : idx.warnings) {
+        res.fileWarnings.push_back({w.path, w.reason});
+        if (!w.path.empty()) ++res.unreadableFiles;
+    }
+    const bool opdebugRecords = !idx.overflows.empty();
+    res.noData = res.readableTensors == 0 && !opdebugRecords;
+}
+
+void describeChain(const AnalysisContext& ctx, AnalysisResult& res) {
+    res.chainOrderedByClock = chainOrderedByClock(ctx);
+    std::map<ChainVia, std::size_t> vias;
+    std::vector<std::string> clockOnly;
+    for (const ChainStep& s : res.chain) {
+        ++vias[s.via];
+        if (s.via == ChainVia::ClockOnly) clockOnly.push_back("rank " + std::to_string(s.at.rank) + " (iteration " + std::to_string(s.at.iteration) + ")");
+    }
+    if (res.chain.size() > 1) {
+        std::string e = "chain in causal order (each step after the step it came from):";
+        for (const auto& [via, n] : vias) if (via != ChainVia::None) e += " " + std::to_string(n) + " " + chainViaName(via) + ";";
+        e += res.chainOrderedByClock ? " steps not linked by a message ordered by clock-aligned time"
+                                     : " no timestamps: steps not linked by a message ordered by execution order";
+        res.evidence.push_back(e);
+    }
+    if (!clockOnly.empty()) {
+        std::string e = "no Send/Receive, collective or weight-update link explains the anomaly of";
+        for (const std::string& c : clockOnly) e += " " + c + ",";
+        e.back() = ';';
+        res.evidence.push_back(e + (res.chainOrderedByClock ? " placed by clock-aligned time only" : " placed by execution order only"));
+    }
+    for (const ChainStep& s : res.chain) {
+        if (s.causedBy < 0 || !res.chainOrderedByClock) continue;
+        const ChainStep& p = res.chain[std::size_t(s.causedBy)];
+        if (s.alignedUs < p.alignedUs) {
+            res.warnings.push_back("the clock-aligned time of rank " + std::to_string(s.at.rank) + "'s step is " +
+                                   std::to_string(p.alignedUs - s.alignedUs) + " us before the step it came from: "
+                                   "the clock offset estimate is uncertain");
+            break;
+        }
+    }
+}
+
 void describeStages(const StageMap& m, AnalysisResult& res) {
     if (m.stageCount == 0) return;
     res.evidence.push_back("pipeline stages from " + m.source + ": " + std::to_string(m.stageCount) + " stage(s)" +
@@ -277,9 +322,15 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
         if (it == res.iterations.end()) res.warnings.push_back("iteration " + std::to_string(*target) + " is not in the dump");
         else if (!it->overflow) target.reset();
     }
+    judgeReadability(index, res);
     if (!target) {
-        res.evidence.push_back(std::to_string(res.tensorsExamined) + " tensors checked: no Inf/NaN, no op produced a "
-                               "value pinned at +/-65504, no Opdebug overflow record");
+        if (res.noData)
+            res.evidence.push_back("nothing readable: " + std::to_string(res.tensorsExamined) + " tensor(s) listed, none with "
+                                   "statistics or data, no Opdebug record; " + std::to_string(res.unreadableFiles) +
+                                   " file(s) could not be read");
+        else
+            res.evidence.push_back(std::to_string(res.readableTensors) + " readable tensors checked: no Inf/NaN, no op produced a "
+                                   "value pinned at +/-65504, no Opdebug overflow record");
         return res;
     }
     res.evidence.push_back("first overflowing iteration: " + std::to_string(*res.firstBadIteration) +
@@ -291,6 +342,7 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
     p.peerRanks = tensorParallelPeers(ctx, origin);
     res.firstOverflow = p;
     res.chain = buildChain(ctx, p);
+    describeChain(ctx, res);
     if (opt.replay) {
         ReplayOptions ro;
         ro.saturatingFp16 = p.kind == AnomalyKind::Saturated;

@@ -29,6 +29,18 @@ const char* chainRoleName(ChainRole r) {
     return "propagated";
 }
 
+const char* chainViaName(ChainVia v) {
+    switch (v) {
+    case ChainVia::None: return "origin";
+    case ChainVia::SameRank: return "same_rank";
+    case ChainVia::SendReceive: return "send_receive";
+    case ChainVia::Collective: return "collective";
+    case ChainVia::WeightUpdate: return "weight_update";
+    case ChainVia::ClockOnly: return "clock_only";
+    }
+    return "clock_only";
+}
+
 const char* persistenceName(Persistence p) {
     switch (p) {
     case Persistence::Unknown: return "unknown";

@@ -110,16 +110,22 @@ void addRun(const DumpIndex& ix, const AnalysisResult& r, ReportContent& c) {
 }
 
 void addChain(const DumpIndex& ix, const AnalysisResult& r, ReportContent& c) {
-    c.chainTable.columns = {"#", "Role", "Op", "Rank", "Stage", "Iter.", "Kind", "Note"};
+    c.chainTable.columns = {"#", "Role", "Op", "Rank", "Stage", "Iter.", "From", "Note"};
     for (std::size_t i = 0; i < r.chain.size(); ++i) {
         const ChainStep& s = r.chain[i];
         const OpRecord& o = ix.ops[s.at.op];
         ReportChainStep step{s.at.op, chainRoleName(s.role), str(ix, o.type), str(ix, o.name),
                              anomalyKindName(s.at.kind), s.note, s.at.rank, s.at.iteration};
-        c.chainTable.rows.push_back({std::to_string(i + 1), step.role, step.opName, std::to_string(step.rank),
-                                     stageText(s.at.stage), std::to_string(step.iteration), step.kind, step.note});
+        step.causedBy = s.causedBy;
+        step.via = s.causedBy < 0 ? "" : chainViaName(s.via);
+        std::string rank = std::to_string(step.rank);
+        for (std::uint32_t p : s.at.peerRanks) rank += "," + std::to_string(p);
+        c.chainTable.rows.push_back({std::to_string(i + 1), step.role, step.opName, rank, stageText(s.at.stage),
+                                     std::to_string(step.iteration),
+                                     s.causedBy < 0 ? "-" : std::to_string(s.causedBy + 1) + " " + step.via, step.note});
         c.chainTable.emphasis.push_back(s.role == ChainRole::Origin);
-        if (c.chain.empty() || c.chain.back().stage != s.at.stage) c.chain.push_back({s.at.stage, {}});
+        if (c.chain.empty() || c.chain.back().stage != s.at.stage || c.chain.back().iteration != s.at.iteration)
+            c.chain.push_back({s.at.stage, s.at.iteration, step.via, {}});
         c.chain.back().steps.push_back(std::move(step));
     }
 }
@@ -235,6 +241,18 @@ void addVerdict(const DumpIndex& ix, const AnalysisResult& r, ReportContent& c) 
     c.overflow = r.overflow;
     const std::string counts = std::to_string(r.tensorsExamined) + " tensors examined, " +
                                std::to_string(r.anomalousTensors) + " anomalous in " + std::to_string(r.anomalousOps) + " ops.";
+    if (r.noData) {
+        c.verdict = "No data: nothing readable in " + ix.root + ".";
+        c.summary = {counts, std::to_string(r.unreadableFiles) + " file(s) could not be read; see the appendix."};
+        return;
+    }
+    if (!r.overflow && r.unreadableFiles) {
+        c.verdict = "Clean among " + std::to_string(r.readableTensors) + " readable tensors; " +
+                    std::to_string(r.unreadableFiles) + " file(s) could not be read.";
+        c.summary = {counts, "No readable tensor holds Inf, NaN or values saturated at 65504, and no Opdebug record reports "
+                             "an overflow. The files that could not be read are listed in the appendix."};
+        return;
+    }
     if (!r.overflow) {
         c.verdict = "Clean run: no fp16 overflow found.";
         c.summary = {counts, "No tensor holds Inf, NaN or values saturated at 65504, and no Opdebug record reports an overflow."};
@@ -287,11 +305,12 @@ ReportContent buildReportContent(const DumpIndex& ix, const AnalysisResult& r, c
     addIterations(r, c);
     addNearLimit(ix, r, opt, c);
     c.evidence = r.evidence;
-    c.warningsTotal = r.warnings.size() + ix.warnings.size();
+    c.warningsTotal = r.warnings.size();
     for (const std::string& w : r.warnings)
         if (c.warnings.size() < opt.warningRows) c.warnings.push_back(w);
+    c.unreadableTotal = ix.warnings.size();
     for (const IndexWarning& w : ix.warnings)
-        if (c.warnings.size() < opt.warningRows) c.warnings.push_back(w.path + ": " + w.reason);
+        if (c.unreadable.size() < opt.unreadableRows) c.unreadable.push_back(w.path + ": " + w.reason);
     return c;
 }
 

@@ -25,11 +25,15 @@ struct ReportChainStep {
     std::uint32_t op = kNoIndex;
     std::string role, opType, opName, kind, note;
     std::uint32_t rank = 0, iteration = 0;
+    int causedBy = -1;  // chain step index it came from
+    std::string via;    // "send_receive", "collective", "weight_update", ... ("" for the first step)
 };
 
-// Consecutive chain steps in one pipeline stage: one box of the chain diagram.
+// Consecutive chain steps in one pipeline stage and iteration: one box of the chain diagram.
 struct ReportChainBox {
     int stage = -1;
+    std::uint32_t iteration = 0;
+    std::string via;   // how the box's first step was reached (the arrow into the box)
     std::vector<ReportChainStep> steps;
 };
 
@@ -45,6 +49,7 @@ struct ReportOptions {
     bool readGraphIr = true;      // look up source lines in rank_N/graphs/*.ir
     std::size_t nearLimitRows = 15;
     std::size_t warningRows = 30;
+    std::size_t unreadableRows = 200;
     std::size_t timelineNeighbours = 6;  // ops shown before and after the origin on its rank
 };
 
@@ -78,7 +83,9 @@ struct ReportContent {
     std::uint64_t nearLimitTotal = 0;
     double nearLimitThreshold = 0.5;
     std::vector<std::string> evidence;
-    std::vector<std::string> warnings;       // analysis warnings, then index warnings (capped)
+    std::vector<std::string> warnings;       // analysis warnings (capped)
+    std::vector<std::string> unreadable;     // appendix: "path: reason" of every file the index could not read (capped)
+    std::size_t unreadableTotal = 0;
     std::uint64_t warningsTotal = 0;
 
     std::vector<std::string> comparison;     // filled by the caller when --compare is given

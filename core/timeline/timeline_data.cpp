@@ -93,12 +93,14 @@ TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysi
     });
     for (const auto& l : d.lanes) d.opsShown += l.items.size();
     if (analysis) {
-        for (std::size_t s = 0; s + 1 < analysis->chain.size(); ++s) {
-            const ChainStep& a = analysis->chain[s];
-            const ChainStep& b = analysis->chain[s + 1];
+        // One arrow per hop: from the step each step came from, so arrows run forward in time.
+        for (const ChainStep& b : analysis->chain) {
+            if (b.causedBy < 0 || std::size_t(b.causedBy) >= analysis->chain.size()) continue;
+            const ChainStep& a = analysis->chain[std::size_t(b.causedBy)];
+            if (a.at.op == b.at.op) continue;
             if (a.at.op >= d.where.size() || b.at.op >= d.where.size()) continue;
             if (d.where[a.at.op] == kNotShown || d.where[b.at.op] == kNotShown) continue;
-            d.arrows.push_back({a.at.op, b.at.op, a.role, b.role});
+            d.arrows.push_back({a.at.op, b.at.op, a.role, b.role, b.via});
         }
     }
     return d;

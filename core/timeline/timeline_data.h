@@ -30,6 +30,7 @@ struct TimelineLane {
 struct TimelineArrow {
     std::uint32_t fromOp = 0, toOp = 0;
     ChainRole fromRole = ChainRole::Send, toRole = ChainRole::Receive;
+    ChainVia via = ChainVia::SameRank;   // a weight update crosses into the next iteration
 };
 
 struct TimelineOptions {
@@ -42,7 +43,7 @@ struct TimelineData {
     TimeBase base = TimeBase::Timestamps;
     std::int64_t t0 = 0, t1 = 1;             // range of all items, t1 > t0
     std::vector<TimelineLane> lanes;
-    std::vector<TimelineArrow> arrows;       // consecutive overflow-chain steps, both on the timeline
+    std::vector<TimelineArrow> arrows;       // overflow-chain hops (step it came from -> step), both on the timeline
     std::size_t opsShown = 0;
     std::size_t opsWithoutTime = 0;          // left out in Timestamps mode
 

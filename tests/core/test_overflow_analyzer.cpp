@@ -99,9 +99,13 @@ TEST(OverflowAnalyzer, BackwardOriginOnLastStageWinsByCausality) {
     EXPECT_TRUE(chainHas(r, pl.b.idx, ChainRole::Send, 3, "Send"));
     EXPECT_TRUE(chainHas(r, pl.b.idx, ChainRole::Receive, 2, "Receive"));
     EXPECT_TRUE(chainHas(r, pl.b.idx, ChainRole::Propagated, 2, "MatMul"));
-    // Stages 0 and 1 are reached only in the next iteration, through the weights.
-    EXPECT_TRUE(chainHas(r, pl.b.idx, ChainRole::Propagated, 0, "MatMul"));
+    // Rank 0's independent Exp overflow in iteration 10 is linked to nothing: listed, and said so.
+    const auto exp = std::find_if(r.chain.begin(), r.chain.end(), [&](const ChainStep& s) { return s.at.op == pl.decoyExp; });
+    ASSERT_NE(exp, r.chain.end());
+    EXPECT_EQ(exp->via, ChainVia::ClockOnly);
+    // Stage 1 goes bad only in the next iteration, with no message in the dump that explains it.
     EXPECT_TRUE(chainHas(r, pl.b.idx, ChainRole::Propagated, 1, "MatMul"));
+    for (std::size_t i = 1; i < r.chain.size(); ++i) EXPECT_LT(r.chain[i].causedBy, int(i));
     EXPECT_EQ(r.persistence, Persistence::Persistent);
     ASSERT_TRUE(r.firstBadIteration);
     EXPECT_EQ(*r.firstBadIteration, 10u);

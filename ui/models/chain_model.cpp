@@ -44,7 +44,14 @@ QVariant ChainModel::data(const QModelIndex& index, int role) const {
     switch (index.column()) {
         case Step: return index.row() + 1;
         case Role: return QString::fromLatin1(dl::chainRoleName(s.role));
-        case Rank: return p.rank;
+        case From:
+            return s.causedBy < 0 ? QStringLiteral("–")
+                                  : QStringLiteral("%1 · %2").arg(s.causedBy + 1).arg(QString::fromLatin1(dl::chainViaName(s.via)).replace(QLatin1Char('_'), QLatin1Char(' ')));
+        case Rank: {
+            QString r = QString::number(p.rank);
+            for (std::uint32_t peer : p.peerRanks) r += QStringLiteral(",%1").arg(peer);
+            return r;
+        }
         case Stage: return p.stage < 0 ? QStringLiteral("?") : QString::number(p.stage);
         case Iteration: return p.iteration;
         case Op:
@@ -52,7 +59,12 @@ QVariant ChainModel::data(const QModelIndex& index, int role) const {
             return QStringLiteral("%1 (%2)").arg(QString::fromStdString(m_index->strings.str(m_index->ops[p.op].name)),
                                                  QString::fromStdString(m_index->strings.str(m_index->ops[p.op].type)));
         case Kind: return QString::fromLatin1(dl::anomalyKindName(p.kind));
-        case Time: return p.correctedUs ? QString::number(p.correctedUs) : QStringLiteral("–");
+        case Time:
+            if (!m_analysis->chainOrderedByClock) return QStringLiteral("–");
+        {
+            const qint64 d = s.alignedUs - m_analysis->chain.front().alignedUs;
+            return (d >= 0 ? QStringLiteral("+%L1") : QStringLiteral("%L1")).arg(d);
+        }
         case Note: return QString::fromStdString(s.note);
         default: return {};
     }
@@ -60,7 +72,7 @@ QVariant ChainModel::data(const QModelIndex& index, int role) const {
 
 QVariant ChainModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* names[] = {"#", "Role", "Rank", "Stage", "Iter", "Op", "Kind", "Time (aligned µs)", "Why"};
+    static const char* names[] = {"#", "Role", "From", "Rank", "Stage", "Iter", "Op", "Kind", "µs after origin", "Why"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// The first-overflow chain, one row per step (role, rank, stage, iteration, op, kind, time, note).
+// The first-overflow chain in causal order, one row per step (role, the step it came from and
+// through what, rank and TP peers, stage, iteration, op, kind, time after the origin, note).
 #include <QAbstractTableModel>
 
 #include "core/analysis/analysis_result.h"
@@ -10,7 +11,7 @@ namespace dlui {
 class ChainModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Step, Role, Rank, Stage, Iteration, Op, Kind, Time, Note, ColumnCount };
+    enum Column { Step, Role, From, Rank, Stage, Iteration, Op, Kind, Time, Note, ColumnCount };
     enum Roles { OpRole = Qt::UserRole + 1, TensorRole };
     explicit ChainModel(QObject* parent = nullptr);
     void setSource(const dl::DumpIndex* index, const dl::AnalysisResult* analysis);

@@ -31,6 +31,15 @@ QString stepLine(const dl::ReportChainStep& s) {
         .arg(QString::fromStdString(s.kind));
 }
 
+QString viaLabel(const std::string& via) {
+    if (via == "send_receive") return QStringLiteral("Send/Recv");
+    if (via == "collective") return QStringLiteral("collective");
+    if (via == "weight_update") return QStringLiteral("weights, next iteration");
+    if (via == "clock_only") return QStringLiteral("clock only");
+    if (via == "same_rank") return QStringLiteral("same rank");
+    return {};
+}
+
 int boxesPerRow(int width, std::size_t boxes) {
     const int fit = std::max(1, (width + kGap) / (kMinBoxWidth + kGap));
     return static_cast<int>(std::min<std::size_t>(boxes, static_cast<std::size_t>(fit)));
@@ -96,7 +105,8 @@ void drawChainDiagram(QCPPainter& p, const QRect& r, const dl::ReportContent& c,
             p.setFont(hf);
             p.setPen(Qt::black);
             p.drawText(box.adjusted(8, 4, -8, 0), Qt::AlignLeft | Qt::AlignTop,
-                       b.stage >= 0 ? QStringLiteral("Stage %1").arg(b.stage) : QStringLiteral("Stage ?"));
+                       (b.stage >= 0 ? QStringLiteral("Stage %1").arg(b.stage) : QStringLiteral("Stage ?")) +
+                           QStringLiteral(" · iteration %1").arg(b.iteration));
             p.setFont(font);
             int ly = static_cast<int>(box.top()) + 4 + line + line / 4;
             for (std::size_t s = 0; s < b.steps.size() && s < kBoxLines; ++s, ly += line) {
@@ -110,11 +120,25 @@ void drawChainDiagram(QCPPainter& p, const QRect& r, const dl::ReportContent& c,
                            QStringLiteral("+%1 more").arg(b.steps.size() - kBoxLines));
             }
             if (!prev.isNull()) {
-                p.setPen(QPen(QColor(0x40, 0x40, 0x40), 2));
-                if (k == i)  // first box of a new row: arrow from the previous row's last box, down and left
-                    arrow(p, QPointF(prev.center().x(), prev.bottom()), QPointF(box.center().x(), box.top()));
-                else
-                    arrow(p, QPointF(prev.right(), prev.top() + line), QPointF(box.left(), box.top() + line));
+                const bool weights = b.via == "weight_update";
+                p.setPen(QPen(weights ? QColor(0xb0, 0x60, 0x10) : QColor(0x40, 0x40, 0x40), 2, weights ? Qt::DashLine : Qt::SolidLine));
+                QPointF from, to;
+                if (k == i) {  // first box of a new row: arrow from the previous row's last box, down and left
+                    from = QPointF(prev.center().x(), prev.bottom());
+                    to = QPointF(box.center().x(), box.top());
+                } else {
+                    from = QPointF(prev.right(), prev.top() + line);
+                    to = QPointF(box.left(), box.top() + line);
+                }
+                arrow(p, from, to);
+                // Through what the damage crossed: the link of the box's first step.
+                const QString via = viaLabel(b.via);
+                if (!via.isEmpty()) {
+                    p.setPen(weights ? QColor(0xb0, 0x60, 0x10) : QColor(0x40, 0x40, 0x40));
+                    const QPointF mid = (from + to) / 2;
+                    if (k == i) p.drawText(QRectF(mid.x() + 6, mid.y() - line, 260, line), Qt::AlignLeft | Qt::AlignVCenter, via);
+                    else p.drawText(QRectF(from.x(), from.y() + 4, to.x() - from.x(), line * 2), Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, via);
+                }
             }
             prev = box;
         }

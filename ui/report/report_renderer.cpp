@@ -165,10 +165,17 @@ void listsSection(ReportLayout& L, const Doc& d) {
     }
     L.heading(QStringLiteral("Evidence and warnings"));
     if (!c.evidence.empty()) L.bullets(c.evidence);
-    if (c.warnings.empty()) L.paragraph(QStringLiteral("No warnings from the index or the analysis."));
+    if (c.warnings.empty()) L.paragraph(QStringLiteral("No warnings from the analysis."));
     else L.bullets(c.warnings, QStringLiteral("!"));
     if (c.warningsTotal > c.warnings.size())
         L.paragraph(QStringLiteral("… and %1 more warning(s).").arg(c.warningsTotal - c.warnings.size()), L.small());
+    if (c.unreadableTotal) {
+        L.heading(QStringLiteral("Appendix: files that could not be read"));
+        L.paragraph(QStringLiteral("%1 file(s) or folder(s) could not be read; the verdict covers only what could.").arg(c.unreadableTotal));
+        L.bullets(c.unreadable, QStringLiteral("!"));
+        if (c.unreadableTotal > c.unreadable.size())
+            L.paragraph(QStringLiteral("… and %1 more.").arg(c.unreadableTotal - c.unreadable.size()), L.small());
+    }
 }
 
 // One layout pass; totalPages 0 when counting.

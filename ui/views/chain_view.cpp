@@ -31,6 +31,7 @@ ChainView::ChainView(DumpSession* session, QWidget* parent)
     setupTable(m_replayView);
     m_chainView->setColumnWidth(ChainModel::Step, 28);
     m_chainView->setColumnWidth(ChainModel::Role, 90);
+    m_chainView->setColumnWidth(ChainModel::From, 110);
     m_chainView->setColumnWidth(ChainModel::Rank, 44);
     m_chainView->setColumnWidth(ChainModel::Stage, 44);
     m_chainView->setColumnWidth(ChainModel::Iteration, 40);

@@ -242,7 +242,7 @@ void TimelinePainter::paintArrows(QPainter& p, const QRect& r, const dl::TimeAxi
         const auto& y = m_data->lanes[lb].items[ib];
         const QPointF s(axis.toX(x.end), laneCenterY(r, static_cast<int>(la), scrollY));
         const QPointF e(axis.toX(y.start), laneCenterY(r, static_cast<int>(lb), scrollY));
-        p.setPen(QPen(c, 1.6));
+        p.setPen(QPen(c, 1.6, a.via == dl::ChainVia::WeightUpdate ? Qt::DashLine : Qt::SolidLine));
         QPainterPath path(s);
         const double dx = std::max(20.0, std::abs(e.x() - s.x()) / 2);
         path.cubicTo(s + QPointF(dx, 0), e - QPointF(dx, 0), e);

@@ -50,8 +50,29 @@ void VerdictBanner::refresh() {
     }
     const QString nearLimit = tr("%L1 tensors near the fp16 limit (≥ %2% of 65504)")
                                   .arg(a->nearLimitTotal).arg(a->nearLimitThreshold * 100, 0, 'f', 0);
+    if (a->noData) {
+        // Neither clean nor overflow: say what could not be read instead of an all-clear.
+        QString reasons;
+        for (std::size_t i = 0; i < a->fileWarnings.size() && i < 3; ++i)
+            reasons += QStringLiteral("<br><small>%1: %2</small>")
+                           .arg(QString::fromStdString(a->fileWarnings[i].first).toHtmlEscaped(),
+                                QString::fromStdString(a->fileWarnings[i].second).toHtmlEscaped());
+        if (a->fileWarnings.size() > 3)
+            reasons += tr("<br><small>… and %L1 more (see the Issues dock)</small>").arg(a->fileWarnings.size() - 3);
+        if (a->fileWarnings.empty()) reasons = tr("<br><small>No tensor file, statistic.csv or overflow record was found.</small>");
+        m_label->setText(tr("<b>Nothing readable</b> in %1: no verdict.%2")
+                             .arg(QString::fromStdString(ix->root).toHtmlEscaped(), reasons));
+        setTone(QStringLiteral("#f3f4f6"), QStringLiteral("#9aa1ab"));
+        return;
+    }
     if (!a->overflow || !a->firstOverflow) {
-        m_label->setText(tr("<b>Clean</b>: no fp16 overflow in %L1 tensors. %2.").arg(a->tensorsExamined).arg(nearLimit));
+        if (a->unreadableFiles) {
+            m_label->setText(tr("<b>Clean among %L1 readable tensors</b>; %L2 file(s) could not be read (see the Issues dock). %3.")
+                                 .arg(a->readableTensors).arg(a->unreadableFiles).arg(nearLimit));
+            setTone(QStringLiteral("#fdf6e3"), QStringLiteral("#d9b44a"));
+            return;
+        }
+        m_label->setText(tr("<b>Clean</b>: no fp16 overflow in %L1 tensors. %2.").arg(a->readableTensors).arg(nearLimit));
         setTone(QStringLiteral("#e6f6ea"), QStringLiteral("#7bc48f"));
         return;
     }
