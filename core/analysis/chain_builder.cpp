@@ -278,8 +278,8 @@ struct Builder {
         pendingSeed.clear();
     }
 
-    // Tensor-parallel peers (same role, via, stage, iteration and op name, reached from
-    // equivalent steps) become one step with peerRanks.
+    // Ranks reached by one hop, and tensor-parallel peers (same role, via, stage, iteration and
+    // op name, reached from equivalent steps), become one step with peerRanks.
     void mergePeers() {
         std::vector<int> to(nodes.size(), -1);
         std::vector<ChainStep> merged;
@@ -290,13 +290,15 @@ struct Builder {
             int into = -1;
             for (std::size_t m = 0; m < merged.size() && i > 0; ++m) {
                 const ChainStep& t = merged[m];
-                if (m == 0 || t.role != s.role || t.via != s.via || t.at.stage < 0 || t.at.stage != s.at.stage ||
-                    t.at.iteration != s.at.iteration || t.at.rank == s.at.rank ||
-                    ctx.index.ops[t.at.op].name != ctx.index.ops[s.at.op].name)
+                if (m == 0 || t.role != s.role || t.via != s.via || t.at.iteration != s.at.iteration || t.at.rank == s.at.rank ||
+                    ctx.index.ops[t.at.op].type != ctx.index.ops[s.at.op].type)
                     continue;
-                const bool sameParent = t.causedBy == parent ||
-                                        (t.causedBy >= 0 && parent >= 0 && merged[std::size_t(t.causedBy)].at.stage == merged[std::size_t(parent)].at.stage &&
-                                         merged[std::size_t(t.causedBy)].at.iteration == merged[std::size_t(parent)].at.iteration);
+                // Reached by one hop (members of one collective, and what follows on them) ...
+                if (t.causedBy == parent && parent >= 0) { into = int(m); break; }
+                // ... or tensor-parallel peers: the same op of one stage, from equivalent steps.
+                if (t.at.stage < 0 || t.at.stage != s.at.stage || ctx.index.ops[t.at.op].name != ctx.index.ops[s.at.op].name) continue;
+                const bool sameParent = t.causedBy >= 0 && parent >= 0 && merged[std::size_t(t.causedBy)].at.stage == merged[std::size_t(parent)].at.stage &&
+                                        merged[std::size_t(t.causedBy)].at.iteration == merged[std::size_t(parent)].at.iteration;
                 if (sameParent) { into = int(m); break; }
             }
             if (into < 0) {

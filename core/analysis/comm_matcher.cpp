@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
+#include <tuple>
 
 namespace dl {
 
@@ -217,19 +219,46 @@ void matchIteration(const DumpIndex& index, const std::vector<const CommOp*>& op
             if (!used[rank][k]) m.unmatchedSends.push_back(list[k]->op);
 }
 
-// Collectives: the k-th collective of a kind in an iteration is the same call on every rank.
+// Collectives. Ranks that run one compiled graph (tensor-parallel peers of a stage, every rank
+// of a msprobe run) give a call the same name on each member: the k-th call of a name is one
+// group. A name no other rank has (stages compile their own graphs, so a collective across
+// stages has a different name on each) falls back to the k-th remaining call of its kind.
 void groupCollectives(const DumpIndex& index, const std::vector<const CommOp*>& ops, std::uint32_t iteration,
                       CommMatch& m) {
+    using NameKey = std::tuple<CommKind, StrId, std::uint32_t>;  // (kind, name, k-th call of that name)
+    std::map<std::tuple<CommKind, StrId, std::uint32_t>, std::uint32_t> nameSeen;  // (kind, name, rank) -> count
+    std::map<NameKey, std::vector<const CommOp*>> byName;
+    for (const CommOp* c : ops) {
+        if (!isCollective(c->kind)) continue;
+        const OpRecord& o = index.ops[c->op];
+        const std::uint32_t k = nameSeen[{c->kind, o.name, o.rank}]++;
+        byName[{c->kind, o.name, k}].push_back(c);
+    }
+    std::set<std::uint32_t> grouped;
+    for (const auto& [key, members] : byName) {
+        std::set<std::uint32_t> ranks;
+        for (const CommOp* c : members) ranks.insert(index.ops[c->op].rank);
+        if (ranks.size() < 2) continue;
+        const std::size_t g = m.groups.size();
+        m.groups.push_back({std::get<0>(key), iteration, {}});
+        for (const CommOp* c : members) {
+            m.groups[g].ops.push_back(c->op);
+            m.group[c->op] = std::int32_t(g);
+            grouped.insert(c->op);
+        }
+    }
     std::map<std::pair<CommKind, std::uint32_t>, std::uint32_t> seen;  // (kind, rank) -> count
     std::map<std::pair<CommKind, std::uint32_t>, std::size_t> groupAt;  // (kind, k) -> group index
     for (const CommOp* c : ops) {
-        if (!isCollective(c->kind)) continue;
+        if (!isCollective(c->kind) || grouped.count(c->op)) continue;
         const std::uint32_t k = seen[{c->kind, index.ops[c->op].rank}]++;
         auto [it, fresh] = groupAt.try_emplace({c->kind, k}, m.groups.size());
         if (fresh) m.groups.push_back({c->kind, iteration, {}});
         m.groups[it->second].ops.push_back(c->op);
         m.group[c->op] = std::int32_t(it->second);
     }
+    for (CollectiveGroup& g : m.groups)
+        if (g.iteration == iteration) std::sort(g.ops.begin(), g.ops.end());
 }
 
 }  // namespace
