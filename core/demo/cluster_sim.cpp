@@ -155,7 +155,7 @@ void ClusterSim::initParams() {
     k_.takeOverflow();  // initialisation is not an operator
 }
 
-int ClusterSim::place(int rank, const std::string& scope, const std::string& type, StreamKind) {
+int ClusterSim::place(int rank, const std::string& scope, const std::string& type) {
     const int stage = rank / s_.tensorParallel;
     auto& g = graph_[std::size_t(stage)];
     const std::uint32_t pos = pos_[std::size_t(rank)]++;
@@ -199,7 +199,7 @@ int ClusterSim::rec(int rank, const std::string& scope, const std::string& type,
     op.type = type;
     op.kind = kind;
     op.stream = comm ? StreamKind::Comm : StreamKind::Compute;
-    op.position = std::uint32_t(place(rank, scope, type, op.stream));
+    op.position = std::uint32_t(place(rank, scope, type));
     op.fullName = graph_[std::size_t(op.stage)][op.position].second;
     op.backward = scope.rfind("Gradients/", 0) == 0;
     std::uint64_t elems = 0;

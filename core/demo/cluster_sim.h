@@ -15,7 +15,6 @@
 // member arrived. Values are computed with real fp16/fp32 rounding (DemoKernels, INF/NAN mode),
 // so a value becomes inf exactly where the arithmetic passes 65504 and inf/NaN propagate by IEEE
 // rules. Every op records which earlier op handed it a bad value (ClusterOp::cause/badFrom).
-#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -67,7 +66,7 @@ private:
             std::vector<TensorP> out, ClusterOpKind kind = ClusterOpKind::Compute,
             const std::vector<TensorP>& alsoProduced = {});
     TensorP out(int op, std::size_t slot = 0) const { return trace.ops[std::size_t(op)].outputs.at(slot); }
-    int place(int rank, const std::string& scope, const std::string& type, StreamKind stream);
+    int place(int rank, const std::string& scope, const std::string& type);
     void link(ClusterOp& op, const std::vector<TensorP>& candidates);
     void send(int rank, int tag, bool backward, const TensorP& t);
     TensorP receive(int rank, int tag, bool backward);

@@ -28,10 +28,6 @@ struct Written {
     DumpIndex index;
 };
 
-struct IndexAnomaly {
-    const OpRecord* op = nullptr;
-};
-
 bool opIsBad(const DumpIndex& idx, const OpRecord& op) {
     for (std::uint32_t i = 0; i < op.tensorCount; ++i) {
         const TensorStats s = idx.stats(idx.tensors[op.firstTensor + i]);
