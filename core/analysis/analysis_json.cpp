@@ -14,7 +14,7 @@ json numberOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr);
 json stageJson(int s) { return s >= 0 ? json(s) : json(nullptr); }
 
 std::string tensorName(const DumpIndex& idx, std::uint32_t t) {
-    return t == kNoIndex || t >= idx.tensors.size() ? "output.0" : tensorLabel(idx.tensors[t]);
+    return t == kNoIndex || t >= idx.tensors.size() ? "output.0" : tensorLabel(idx, idx.tensors[t]);
 }
 
 json pointJson(const DumpIndex& idx, const OverflowPoint& p) {

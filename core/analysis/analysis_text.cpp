@@ -20,7 +20,7 @@ std::string num(double v) {
 std::string where(const DumpIndex& idx, const OverflowPoint& p) {
     const OpRecord& o = idx.ops[p.op];
     std::string s = idx.strings.str(o.type) + " " + idx.strings.str(o.name);
-    if (p.tensor != kNoIndex) s += " " + tensorLabel(idx.tensors[p.tensor]);
+    if (p.tensor != kNoIndex) s += " " + tensorLabel(idx, idx.tensors[p.tensor]);
     s += "  [rank " + std::to_string(p.rank);
     if (!p.peerRanks.empty()) {
         s += " + TP peers";
@@ -102,7 +102,7 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
     for (const NearLimitEntry& e : r.nearLimit) {
         if (&e - r.nearLimit.data() >= 10) { out << "  ...\n"; break; }
         const OpRecord& o = idx.ops[e.op];
-        out << "  " << idx.strings.str(o.type) << " " << idx.strings.str(o.name) << " " << tensorLabel(idx.tensors[e.tensor])
+        out << "  " << idx.strings.str(o.type) << " " << idx.strings.str(o.name) << " " << tensorLabel(idx, idx.tensors[e.tensor])
             << "  max|x| " << num(e.maxAbs) << "  headroom " << num(e.headroom) << (e.castToFp16 ? "  (cast to fp16)" : "")
             << "  [rank " << o.rank << ", iteration " << o.iteration << "]\n";
     }

@@ -173,7 +173,7 @@ ReplayResult replayOp(std::string_view opType, const std::vector<ReplayTensor>& 
 namespace {
 
 bool loadTensor(const DumpIndex& index, const TensorRecord& t, ReplayTensor& out, std::string& error) {
-    if (!(t.flags & HasData) || t.file == 0) { error = tensorLabel(t) + " was not dumped (statistics only)"; return false; }
+    if (!(t.flags & HasData) || t.file == 0) { error = tensorLabel(index, t) + " was not dumped (statistics only)"; return false; }
     if (!tensorDataReachable(index, t, error)) return false;
     const std::string path = tensorDataPath(index, t);
     out.shape = index.shape(t);
@@ -185,7 +185,7 @@ bool loadTensor(const DumpIndex& index, const TensorRecord& t, ReplayTensor& out
                                             out.data, error);
     if (!ok) return false;
     if (npy && !header.shape.empty()) out.shape = header.shape;
-    if (out.data.size() != numElements(out.shape)) { error = tensorLabel(t) + ": element count does not match its shape"; return false; }
+    if (out.data.size() != numElements(out.shape)) { error = tensorLabel(index, t) + ": element count does not match its shape"; return false; }
     return true;
 }
 

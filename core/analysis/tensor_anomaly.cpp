@@ -60,6 +60,8 @@ std::string tensorLabel(const TensorRecord& t) {
     return (t.io == Io::Input ? "input." : "output.") + std::to_string(t.slot);
 }
 
+std::string tensorLabel(const DumpIndex& index, const TensorRecord& t) { return index.tensorLabel(t); }
+
 namespace {
 
 double finiteMaxAbs(const TensorStats& s) {

@@ -32,7 +32,10 @@ TensorAnomaly classifyTensor(const DumpIndex& index, const TensorRecord& t);
 std::string describeOpdebug(const OverflowRecord& r);
 bool opdebugReportsOverflow(const OverflowRecord& r);
 
-// "input.0", "output.1"
+// The tensor's name within its op: the writer's own where it has one (msprobe: "input.2",
+// "input.attn_mask", "parameters.weight"), else "input.0", "output.1" (DumpIndex::tensorLabel).
+std::string tensorLabel(const DumpIndex& index, const TensorRecord& t);
+// "input.{slot}" / "output.{slot}" only: wrong for msprobe tensors, use the form above.
 std::string tensorLabel(const TensorRecord& t);
 
 }  // namespace dl

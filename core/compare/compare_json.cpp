@@ -73,7 +73,7 @@ json rowJson(const RunComparison& c, std::size_t r, const DumpIndex& a, const Du
     const TensorRecord &ta = a.tensors[p.a], &tb = b.tensors[p.b];
     const OpRecord &oa = a.ops[ta.op], &ob = b.ops[tb.op];
     return {{"rank", oa.rank}, {"iteration", oa.iteration}, {"op_type", a.strings.str(oa.type)},
-            {"op_name_a", a.strings.str(oa.name)}, {"op_name_b", b.strings.str(ob.name)}, {"tensor", ioSlotLabel(ta)},
+            {"op_name_a", a.strings.str(oa.name)}, {"op_name_b", b.strings.str(ob.name)}, {"tensor", a.tensorLabel(ta)},
             {"match", matchKindName(c.alignment.ops[p.opPair].kind)}, {"dtype_a", dtypeText(ta)}, {"dtype_b", dtypeText(tb)},
             {"shape_a", shapeText(a, ta)}, {"shape_b", shapeText(b, tb)}, {"stats_a", statsJson(a.stats(ta))},
             {"stats_b", statsJson(b.stats(tb))}, {"metrics", metricsJson(c.rows[r].metrics)},
@@ -104,7 +104,7 @@ std::string compareJson(const RunComparison& c, const DumpIndex& a, const DumpIn
         const TensorRecord& ta = a.tensors[p.a];
         const OpRecord &oa = a.ops[ta.op], &ob = b.ops[b.tensors[p.b].op];
         j["first_divergence"] = {{"rank", oa.rank}, {"iteration", oa.iteration}, {"op_type", a.strings.str(oa.type)},
-                                 {"op_name", a.strings.str(oa.name)}, {"tensor", ioSlotLabel(ta)}};
+                                 {"op_name", a.strings.str(oa.name)}, {"tensor", a.tensorLabel(ta)}};
         j["first_divergence_detail"] = {{"op_name_b", b.strings.str(ob.name)}, {"scope", a.strings.str(oa.scope)},
                                         {"reason", c.rows[r].reason}, {"order_evidence", c.orderEvidence},
                                         {"metrics", metricsJson(c.rows[r].metrics)}};
@@ -148,7 +148,7 @@ std::string compareCsv(const RunComparison& c, const DumpIndex& a, const DumpInd
         const TensorMetrics& m = c.rows[r].metrics;
         const TensorStats sa = a.stats(ta), sb = b.stats(tb);
         out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},", oa.rank, oa.iteration, csvField(a.strings.str(oa.type)),
-                           csvField(a.strings.str(oa.name)), csvField(b.strings.str(ob.name)), ioSlotLabel(ta),
+                           csvField(a.strings.str(oa.name)), csvField(b.strings.str(ob.name)), csvField(a.tensorLabel(ta)),
                            matchKindName(c.alignment.ops[p.opPair].kind), dtypeText(ta), dtypeText(tb),
                            csvField(shapeText(a, ta)), csvField(shapeText(b, tb)));
         out += fmt::format("{},{},{},{},{},{},{},{},{},{},", csvNum(m.cosine), csvNum(m.eucDist), csvNum(m.maxAbsErr),
@@ -180,7 +180,7 @@ std::string compareText(const RunComparison& c, const DumpIndex& a, const DumpIn
         const OpRecord &oa = a.ops[ta.op], &ob = b.ops[b.tensors[p.b].op];
         const TensorMetrics& m = c.rows[r].metrics;
         s += fmt::format("first divergence: rank {} iteration {} {} {} {} (B: {})\n", oa.rank, oa.iteration,
-                         a.strings.view(oa.type), a.strings.view(oa.name), ioSlotLabel(ta), b.strings.view(ob.name));
+                         a.strings.view(oa.type), a.strings.view(oa.name), a.tensorLabel(ta), b.strings.view(ob.name));
         if (oa.scope) s += fmt::format("  scope: {}\n", a.strings.view(oa.scope));
         s += "  because: " + c.rows[r].reason + "\n";
         if (m.fromData)

@@ -245,11 +245,37 @@ void alignGroup(const DumpIndex& a, const Group& ga, const DumpIndex& b, const G
     for (std::uint32_t j = gb.begin; j < gb.end; ++j) if (!matchedB[j - gb.begin]) out.onlyOpsB.push_back(j);
 }
 
-// Pairs tensors of each matched op by (io, slot); both runs are sorted that way.
+// Tensors of two ops whose writer named them (msprobe) pair by name, as msprobe's compare does:
+// "output.1" meets "output.1" even when the runs' lists hold other nulls or non-tensors.
+void pairByName(const DumpIndex& a, const DumpIndex& b, const OpRecord& oa, const OpRecord& ob, std::uint32_t k,
+                RunAlignment& out, std::size_t& paired) {
+    std::vector<std::pair<std::string, std::uint32_t>> names;
+    names.reserve(ob.tensorCount);
+    for (std::uint32_t j = ob.firstTensor; j < ob.firstTensor + ob.tensorCount; ++j) names.emplace_back(b.tensorLabel(b.tensors[j]), j);
+    std::sort(names.begin(), names.end());
+    for (std::uint32_t i = oa.firstTensor; i < oa.firstTensor + oa.tensorCount; ++i) {
+        const std::string label = a.tensorLabel(a.tensors[i]);
+        const auto it = std::lower_bound(names.begin(), names.end(), std::make_pair(label, std::uint32_t(0)));
+        if (it == names.end() || it->first != label) continue;
+        out.tensors.push_back({i, it->second, k});
+        ++paired;
+    }
+}
+
+// Pairs tensors of each matched op by name where both writers named them, else by (io, slot);
+// both runs are sorted that way.
 void pairTensors(const DumpIndex& a, const DumpIndex& b, RunAlignment& out) {
     std::size_t pairedA = 0, pairedB = 0;
     for (std::uint32_t k = 0; k < out.ops.size(); ++k) {
         const OpRecord &oa = a.ops[out.ops[k].a], &ob = b.ops[out.ops[k].b];
+        // Same names in the same order (the usual case): the slot walk below pairs them alike.
+        if (oa.tensorNames && ob.tensorNames && a.strings.view(oa.tensorNames) != b.strings.view(ob.tensorNames)) {
+            std::size_t paired = 0;
+            pairByName(a, b, oa, ob, k, out, paired);
+            pairedA += paired;
+            pairedB += paired;
+            continue;
+        }
         std::uint32_t i = oa.firstTensor, j = ob.firstTensor;
         const std::uint32_t ie = oa.firstTensor + oa.tensorCount, je = ob.firstTensor + ob.tensorCount;
         while (i < ie && j < je) {

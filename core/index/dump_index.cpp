@@ -35,6 +35,21 @@ bool DumpIndex::histogram(const TensorRecord& t, Log2Histogram& out) const {
     return out.decode(histBytes.data(), histBytes.size(), pos);
 }
 
+std::string DumpIndex::tensorLabel(const TensorRecord& t) const {
+    const std::string positional = (t.io == Io::Input ? "input." : "output.") + std::to_string(t.slot);
+    if (t.op >= ops.size() || ops[t.op].tensorNames == 0 || ops[t.op].tensorNames >= strings.size()) return positional;
+    std::string_view names = strings.view(ops[t.op].tensorNames);
+    const auto split = names.find('\x1e');
+    if (split == std::string_view::npos) return positional;
+    names = t.io == Io::Input ? names.substr(0, split) : names.substr(split + 1);
+    for (std::uint32_t i = 0; i < t.slot; ++i) {  // the slot-th name
+        const auto sep = names.find('\x1f');
+        if (sep == std::string_view::npos) return positional;
+        names.remove_prefix(sep + 1);
+    }
+    return std::string(names.substr(0, names.find('\x1f')));
+}
+
 void DumpIndex::merge(DumpIndex&& other) {
     // No records yet (nothing refers to our strings): take `other` whole instead of re-interning
     // every string and copying every record, keeping what describes the folders we saw.
@@ -73,6 +88,7 @@ void DumpIndex::merge(const DumpIndex& other) {
         op.net = remap[op.net];
         op.stack = remap[op.stack];
         op.parent = remap[op.parent];
+        op.tensorNames = remap[op.tensorNames];
         op.firstTensor += tensorBase;
         if (op.overflow >= 0) op.overflow += overflowBase;
         ops.push_back(op);

@@ -92,7 +92,14 @@ struct OpRecord {
     std::int32_t overflow = -1;      // index into DumpIndex::overflows, -1 when none
     StrId stack = 0;                 // call stack text (msprobe stack.json), 0 when unknown
     StrId parent = 0;                // enclosing module/cell entry (msprobe construct.json), 0 when none
+    // The writer's own tensor names (msprobe: "input.2", "parameters.weight", ...), 0 when its
+    // tensors are named by io and slot. Held per op, not per tensor: ops of one kind share the
+    // string, and it fills what was padding (80 bytes either way). Read it through
+    // DumpIndex::tensorLabel(). Layout: input names by slot, '\x1e', output names by slot; names
+    // separated by '\x1f'.
+    StrId tensorNames = 0;
 };
+static_assert(sizeof(OpRecord) == 80);
 
 struct IndexWarning {
     std::string path;    // file or folder the warning is about
@@ -149,6 +156,9 @@ struct DumpIndex {
         return {p, p + t.origNdim};
     }
     bool histogram(const TensorRecord& t, Log2Histogram& out) const;
+    // The tensor's name within its op: the writer's own (OpRecord::tensorNames) when it has one,
+    // else "input.{slot}" / "output.{slot}".
+    std::string tensorLabel(const TensorRecord& t) const;
     // Appends `other` (a shard) to this index, remapping its string ids. Call finalize() after
     // the last merge to restore the op order.
     void merge(const DumpIndex& other);

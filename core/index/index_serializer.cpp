@@ -153,6 +153,7 @@ bool validate(const DumpIndex& idx) {
         if (op.type >= ns || op.name >= ns || op.scope >= ns || op.net >= ns) return false;
         if (std::uint64_t(op.firstTensor) + op.tensorCount > idx.tensors.size()) return false;
         if (op.overflow >= std::int64_t(idx.overflows.size())) return false;
+        if (op.tensorNames >= ns) return false;  // msprobe tensor names (format 6)
     }
     for (const auto& t : idx.tensors) {
         if (t.op >= idx.ops.size() || t.format >= ns || t.file >= ns) return false;

@@ -19,7 +19,9 @@ struct FolderFingerprint {
 };
 
 // 5: TensorRecord with PackedStats (144 bytes) and DumpIndex::wideStats.
-inline constexpr std::uint32_t kIndexFormatVersion = 5;
+// 6: OpRecord::tensorNames (msprobe's own tensor names; same 80-byte record) and msprobe ranks
+//    named once per rank.
+inline constexpr std::uint32_t kIndexFormatVersion = 6;
 
 std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, int zstdLevel = 3);
 // Returns false with a reason (bad magic, other version, checksum mismatch, truncated, corrupt).

@@ -19,6 +19,12 @@ std::string baseOf(const std::string& rel) {
     const auto slash = rel.rfind('/');
     return slash == std::string::npos ? rel : rel.substr(slash + 1);
 }
+// msprobe's folder for one process when it does not know the rank: "proc" + pid.
+bool isProcFolder(std::string_view name) {
+    if (name.size() <= 4 || !name.starts_with("proc")) return false;
+    return std::all_of(name.begin() + 4, name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 std::string joinRel(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
 
 bool readText(const std::string& path, std::string& text) {
@@ -50,20 +56,40 @@ bool MsprobeShard::owns(const std::string& rel) const {
 
 void MsprobeShard::collect(const std::string& rootAbs, const std::vector<const ScannedFile*>& files, DumpIndex& out,
                            std::vector<StatsJob>& jobs, std::vector<IndexWarning>& warnings) {
+    std::vector<std::string> procs;  // proc{pid} folder names seen, for their stand-in rank numbers
     for (const ScannedFile* f : files) {
         const std::string base = baseOf(f->rel);
         if (base != "dump.json" && base != "debug.json") continue;
         Dir d;
         d.rel = dirOf(f->rel);
-        // {dump_path}/step{N}/rank{M}/dump.json; "rank" alone when not distributed.
+        // {dump_path}/step{N}/rank{M}/dump.json; "rank" alone when not distributed, proc{pid} for
+        // a single process whose rank msprobe did not know.
         const std::string abs = rootAbs + "/" + d.rel;  // splitPath returns views into it
+        bool ranked = false;
         for (std::string_view part : splitPath(abs)) {
-            if (auto r = rankFromFolderName(part)) d.rank = *r;
+            if (auto r = rankFromFolderName(part)) {
+                d.rank = *r;
+                d.proc.clear();
+                ranked = true;
+            } else if (isProcFolder(part) && !ranked) {
+                d.proc = std::string(part);
+            }
             if (auto s = stepFromFolderName(part)) d.step = *s;
         }
+        // The rank as the index names it: the dump folder without its step folders, so that
+        // step0/rank1 and step1/rank1 are one rank "rank1".
+        std::string folder;
+        for (std::string_view part : splitPath(d.rel))
+            if (!stepFromFolderName(part)) folder += (folder.empty() ? "" : "/") + std::string(part);
+        d.rankFolder = folder.empty() && !d.proc.empty() ? d.proc : folder;
+        if (!d.proc.empty() && std::find(procs.begin(), procs.end(), d.proc) == procs.end()) procs.push_back(d.proc);
         m_dirs.push_back(d);
-        readDir(rootAbs, d, files, out, jobs, warnings);
     }
+    // Processes of unknown rank get stand-in rank numbers 0, 1, ... in the order of their names.
+    std::sort(procs.begin(), procs.end());
+    for (Dir& d : m_dirs)
+        if (!d.proc.empty()) d.rank = std::uint32_t(std::find(procs.begin(), procs.end(), d.proc) - procs.begin());
+    for (const Dir& d : m_dirs) readDir(rootAbs, d, files, out, jobs, warnings);
 }
 
 void MsprobeShard::readDir(const std::string& rootAbs, const Dir& dir, const std::vector<const ScannedFile*>& files,
@@ -109,6 +135,8 @@ void MsprobeShard::readDir(const std::string& rootAbs, const Dir& dir, const std
     out.tensors.reserve(out.tensors.size() + tensorCount);
     out.dims.reserve(out.dims.size() + 4 * tensorCount);
     std::uint32_t pos = 0;
+    std::vector<const MsprobeTensor*> order;
+    std::string names;
     for (const MsprobeEntry& e : dump.entries) {
         OpRecord op;
         op.type = out.strings.intern(opTypeOf(e));
@@ -125,7 +153,27 @@ void MsprobeShard::readDir(const std::string& rootAbs, const Dir& dir, const std
             op.scope = chainOf(e.name, chainOf);
         }
         const auto opIndex = std::uint32_t(out.ops.size());
-        for (const MsprobeTensor& mt : e.tensors) {
+        // Tensors in the index's order (inputs by slot, then outputs by slot; the walk numbered
+        // each io in file order), with msprobe's names for them in the same order.
+        order.clear();
+        for (int io = 0; io < 2; ++io)
+            for (const MsprobeTensor& mt : e.tensors)
+                if (int(mt.io) == io) order.push_back(&mt);
+        names.clear();
+        bool firstOutput = true;
+        for (std::size_t k = 0; k < order.size(); ++k) {
+            if (order[k]->io == Io::Output && firstOutput) {
+                names += '\x1e';
+                firstOutput = false;
+            } else if (k > 0) {
+                names += '\x1f';
+            }
+            for (char c : order[k]->label) names += c == '\x1e' || c == '\x1f' ? '_' : c;  // keep the separators unique
+        }
+        if (firstOutput) names += '\x1e';
+        op.tensorNames = order.empty() ? 0 : out.strings.intern(names);
+        for (const MsprobeTensor* mtp : order) {
+            const MsprobeTensor& mt = *mtp;
             TensorRecord t;
             t.op = opIndex;
             t.io = mt.io;
@@ -195,13 +243,17 @@ void MsprobeShard::finish(DumpIndex& out) {
 
 void MsprobeShard::fillRankInfo(const std::string& shardRel, DumpIndex& out) const {
     for (const Dir& d : m_dirs) {
-        auto it = std::find_if(out.ranks.begin(), out.ranks.end(), [&](const RankInfo& r) { return r.rank == d.rank; });
+        // One entry per rank: the shard's generic entry for it (folder = shardRel, from the ops)
+        // is renamed; steps of the same rank find the entry already renamed.
+        auto it = std::find_if(out.ranks.begin(), out.ranks.end(), [&](const RankInfo& r) {
+            return r.rank == d.rank && (r.folder == d.rankFolder || (r.folder == shardRel && r.format != DumpFormat::Msprobe));
+        });
         if (it == out.ranks.end()) {
             out.ranks.push_back({});
             it = out.ranks.end() - 1;
             it->rank = d.rank;
-            it->folder = shardRel;
         }
+        it->folder = d.rankFolder;
         it->format = DumpFormat::Msprobe;
     }
 }

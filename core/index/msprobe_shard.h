@@ -35,6 +35,8 @@ private:
     struct Dir {
         std::string rel;     // folder of dump.json ("" for the root)
         std::uint32_t rank = 0, step = 0;
+        std::string proc;        // "proc1234" when the folder names a process, not a rank
+        std::string rankFolder;  // RankInfo::folder: rel without step folders ("rank1", "proc1234")
     };
     void readDir(const std::string& rootAbs, const Dir& dir, const std::vector<const ScannedFile*>& files,
                  DumpIndex& out, std::vector<StatsJob>& jobs, std::vector<IndexWarning>& warnings);

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 namespace dl {
@@ -78,21 +79,36 @@ void setRange(MsprobeTensor& t, bool hasMax, double mx, bool hasMin, double mn) 
     }
 }
 
+// The category msprobe's compare puts before a top-level key's nesting (read_op's
+// IO_NAME_MAPPING); keys it does not know keep their own name.
+std::string_view categoryOf(std::string_view key) {
+    if (key == "input_args" || key == "input_kwargs" || key == "input") return "input";
+    return key;  // "output", "parameters", anything newer
+}
+
 class EntryWalker {
 public:
     explicit EntryWalker(MsprobeEntry& e) : m_e(e) {}
 
-    void walk(element v, Io io, std::string& path) {
+    // `path` is where the value sits in the entry, `label` the name msprobe gives it so far.
+    void walk(element v, Io io, std::string& path, std::string& label) {
         switch (v.type()) {
         case element_type::ARRAY: {
             std::size_t i = 0;
             const simdjson::dom::array arr = v.get_array().value_unsafe();  // named: the result temporary dies
             for (element x : arr) {
-                const auto len = path.size();
+                const auto len = path.size(), labelLen = label.size();
                 path += '.';
-                path += std::to_string(i++);
-                walk(x, io, path);
+                path += std::to_string(i);
+                // op_item_parse: below a parameters_grad name a list adds no index.
+                if (m_e.kind != MsprobeEntryKind::ParamGrad) {
+                    if (!label.empty()) label += '.';
+                    label += std::to_string(i);
+                }
+                ++i;
+                walk(x, io, path, label);
                 path.resize(len);
+                label.resize(labelLen);
             }
             return;
         }
@@ -100,20 +116,28 @@ public:
             simdjson::dom::object o = v.get_object().value_unsafe();
             element type, shape, dtype;
             if (!o["type"].get(type) && !o["shape"].get(shape) && !o["dtype"].get(dtype)) {
-                tensor(o, io, path);
+                tensor(o, io, path, label);
                 return;
             }
             if (!o["type"].get(type) || !o["class_type"].get(type)) {
                 ++m_e.nonTensorArgs;
-                if (element inner; !o["tensor"].get(inner)) walk(inner, io, path += ".tensor");  // P2POp
+                if (element inner; !o["tensor"].get(inner)) {  // P2POp
+                    const auto labelLen = label.size();
+                    label += label.empty() ? "tensor" : ".tensor";
+                    walk(inner, io, path += ".tensor", label);
+                    label.resize(labelLen);
+                }
                 return;
             }
             for (auto [key, x] : o) {
-                const auto len = path.size();
+                const auto len = path.size(), labelLen = label.size();
                 path += '.';
                 path.append(key);
-                walk(x, io, path);
+                if (!label.empty()) label += '.';
+                label.append(key);
+                walk(x, io, path, label);
                 path.resize(len);
+                label.resize(labelLen);
             }
             return;
         }
@@ -124,7 +148,7 @@ public:
     }
 
 private:
-    void tensor(simdjson::dom::object o, Io io, const std::string& path) {
+    void tensor(simdjson::dom::object o, Io io, const std::string& path, const std::string& label) {
         MsprobeTensor t;
         t.io = io;
         t.slot = io == Io::Input ? m_inputs++ : m_outputs++;
@@ -161,12 +185,25 @@ private:
                 if (!x.get(s)) t.dataName = std::string(s);
             }
         }
+        t.label = savedLabel(t.dataName).value_or(label);
         setRange(t, hasMax, mx, hasMin, mn);
         std::uint64_t count = 1;
         for (auto n : t.shape) count *= std::uint64_t(std::max<std::int64_t>(n, 0));
         t.stats.count = count;
         t.stats.known |= stat::Count;
         m_e.tensors.push_back(std::move(t));
+    }
+
+    // gen_op_item: a saved tensor's full name is its data_name without the extension. Only names
+    // that extend the entry's name are taken (anything else would not join with the entry).
+    std::optional<std::string> savedLabel(std::string_view dataName) const {
+        const std::string_view entry = m_e.name;
+        if (dataName.size() <= entry.size() + 1 || !dataName.starts_with(entry) || dataName[entry.size()] != '.')
+            return std::nullopt;
+        const std::string_view rest = dataName.substr(entry.size() + 1);
+        const auto dot = rest.rfind('.');
+        if (dot == std::string_view::npos) return std::nullopt;
+        return std::string(rest.substr(0, dot));
     }
 
     MsprobeEntry& m_e;
@@ -177,26 +214,29 @@ void readEntry(std::string_view name, element value, MsprobeEntry& e) {
     e.name = std::string(name);
     parseMsprobeEntryName(name, e);
     EntryWalker w(e);
-    std::string path;
+    std::string path, label;
     simdjson::dom::object o;
     if (value.get(o)) {  // debug entries may be a bare tensor or value
-        w.walk(value, Io::Output, path);
+        w.walk(value, Io::Output, path, label);
         return;
     }
     element type;
     if (!o["type"].get(type)) {  // debug level: the value itself is the tensor
-        w.walk(value, Io::Output, path);
+        w.walk(value, Io::Output, path, label);
         return;
     }
+    const bool bare = e.kind == MsprobeEntryKind::ParamGrad || e.kind == MsprobeEntryKind::Debug;
     for (auto [key, x] : o) {
         path.assign(key);
+        // parameters_grad ({param: [tensor]}) and debug entries are named from their keys down.
+        label.assign(bare ? key : categoryOf(key));
         if (key == "is_recompute") {
             bool b = false;
             if (!x.get(b)) e.isRecompute = b;
         } else if (key == "input_args" || key == "input_kwargs" || key == "parameters" || key == "input") {
-            w.walk(x, Io::Input, path);
+            w.walk(x, Io::Input, path, label);
         } else {  // "output", parameters_grad's {param: [tensor]}, anything newer
-            w.walk(x, Io::Output, path);
+            w.walk(x, Io::Output, path, label);
         }
         path.clear();
     }
@@ -280,12 +320,21 @@ void parseMsprobeEntryName(std::string_view name, MsprobeEntry& e) {
         e.callIndex = toInt(parts[n - 1]);
         e.op = std::string(parts[n - 3]);
         e.modulePath = join(parts, 1, n - 3);
-    } else if (n >= 4 && isDigits(parts[n - 1]) && parts[n - 2] == "parameters_grad") {
+    } else if (n >= 3 && parts[n - 1] == "parameters_grad") {  // msprobe's data_collector: {module}.parameters_grad
+        e.kind = MsprobeEntryKind::ParamGrad;
+        e.backward = true;
+        e.op = std::string(parts[n - 2]);
+        e.modulePath = join(parts, 1, n - 2);
+    } else if (n >= 4 && isDigits(parts[n - 1]) && parts[n - 2] == "parameters_grad") {  // older writers
         e.kind = MsprobeEntryKind::ParamGrad;
         e.backward = true;
         e.callIndex = toInt(parts[n - 1]);
         e.op = std::string(parts[n - 3]);
         e.modulePath = join(parts, 1, n - 3);
+    } else if (n >= 3 && parts[n - 1] == "debug" && isDigits(parts[n - 2])) {  // {name}.{count}.debug
+        e.kind = MsprobeEntryKind::Debug;
+        e.callIndex = toInt(parts[n - 2]);
+        e.op = join(parts, 0, n - 2);
     } else if (n >= 2 && isDigits(parts[n - 1])) {
         e.kind = MsprobeEntryKind::Debug;
         e.callIndex = toInt(parts[n - 1]);

@@ -20,6 +20,17 @@ struct MsprobeTensor {
     Io io = Io::Input;
     std::uint16_t slot = 0;        // running index among the entry's tensors of this io
     std::string path;              // where it sat: "input_args.0", "input_kwargs.weight", "output.1", "parameters.bias"
+    // msprobe's own name for it after the entry name (full name = entry + "." + label), as its
+    // compare builds it (msprobe core/compare/utils.py: read_op, op_item_parse, gen_op_item):
+    // - the entry's key gives the category: input_args, input_kwargs, input -> "input"; output ->
+    //   "output"; parameters -> "parameters"; then each list index (nulls and non-tensors count)
+    //   and dict key on the way down: "input.2", "input.0.1", "input.attn_mask", "output.1",
+    //   "parameters.weight";
+    // - parameters_grad entries: the parameter name alone ("weight"; no index for its list);
+    // - debug entries: the nesting alone ("" for a bare tensor);
+    // - a saved tensor is named after its file (data_name without the extension), which differs
+    //   for keyword arguments: msprobe saves them as "{entry}.kwargs.{key}.pt".
+    std::string label;
     std::string dtypeRaw;          // "torch.float16", "BFloat16", ...
     DType dtype = DType::Unknown;
     std::vector<std::int64_t> shape;
@@ -47,7 +58,8 @@ struct MsprobeDump {
 };
 
 // Splits an entry name from the right (formats.md 3.2, 5): API `{Prefix}.{api}.{idx}.{fwd|bwd}`,
-// module `{Module|Cell}.{path}.{Class}.{fwd|bwd}.{idx}`, `...parameters_grad.{n}`, debug `{name}.{n}`.
+// module `{Module|Cell}.{path}.{Class}.{fwd|bwd}.{idx}`, `...{Class}.parameters_grad` (older writers:
+// `...parameters_grad.{n}`), debug `{name}.{n}` or `{name}.{n}.debug`.
 void parseMsprobeEntryName(std::string_view name, MsprobeEntry& e);
 
 // `text` is modified in place (non-standard tokens rewritten); returns false with a reason when

@@ -72,7 +72,7 @@ void addOrigin(const DumpIndex& ix, const AnalysisResult& r, const ReportOptions
                 {"Kind", std::string(anomalyKindName(p.kind)) + (p.opdebugStatus.empty() ? "" : "; Opdebug: " + p.opdebugStatus)}};
     if (p.tensor != kNoIndex) {
         const TensorRecord& t = ix.tensors[p.tensor];
-        c.origin.push_back({"Tensor", tensorLabel(t) + ", " + dtypeText(t) + ", max|x| " + maxAbsText(ix.stats(t))});
+        c.origin.push_back({"Tensor", tensorLabel(ix, t) + ", " + dtypeText(t) + ", max|x| " + maxAbsText(ix.stats(t))});
     }
     if (p.timestampUs) c.origin.push_back({"Timestamp", std::to_string(p.timestampUs) + " us (rank clock)"});
     if (opt.readGraphIr) c.sourceLines = sourceLinesFor(ix, o);
@@ -164,7 +164,7 @@ void addHistogramTensors(const DumpIndex& ix, ReportContent& c) {
     for (std::uint32_t t = o.firstTensor; t < o.firstTensor + o.tensorCount; ++t) {
         const TensorRecord& tr = ix.tensors[t];
         const TensorAnomaly an = classifyTensor(ix, tr);
-        c.histogramTensors.push_back({t, tensorLabel(tr), dtypeText(tr), std::isfinite(an.maxAbs) ? an.maxAbs : -1, an.bad()});
+        c.histogramTensors.push_back({t, tensorLabel(ix, tr), dtypeText(tr), std::isfinite(an.maxAbs) ? an.maxAbs : -1, an.bad()});
     }
 }
 
@@ -197,7 +197,7 @@ void addNearLimit(const DumpIndex& ix, const AnalysisResult& r, const ReportOpti
         if (c.nearLimit.rows.size() >= opt.nearLimitRows) break;
         const OpRecord& o = ix.ops[e.op];
         c.nearLimit.rows.push_back({str(ix, o.name), str(ix, o.type),
-                                    tensorLabel(ix.tensors[e.tensor]) + (e.castToFp16 ? " (cast to fp16)" : ""),
+                                    tensorLabel(ix, ix.tensors[e.tensor]) + (e.castToFp16 ? " (cast to fp16)" : ""),
                                     reportNumber(e.maxAbs), percent(e.headroom), std::to_string(o.rank),
                                     std::to_string(o.iteration)});
         c.nearLimit.emphasis.push_back(e.headroom >= 0.9);
@@ -224,7 +224,7 @@ void addHeadroom(const DumpIndex& ix, ReportContent& c) {
     const OpRecord& o = ix.ops[t.op];
     c.headroom.push_back({"Largest |x|", reportNumber(best) + " (" + percent(best / kFp16Max) + " of the fp16 max 65504)"});
     c.headroom.push_back({"Margin", "x" + reportNumber(kFp16Max / best) + " before fp16 overflows"});
-    c.headroom.push_back({"Where", str(ix, o.name) + " " + tensorLabel(t) + ", rank " + std::to_string(o.rank) +
+    c.headroom.push_back({"Where", str(ix, o.name) + " " + tensorLabel(ix, t) + ", rank " + std::to_string(o.rank) +
                                        ", iteration " + std::to_string(o.iteration)});
 }
 

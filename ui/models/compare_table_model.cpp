@@ -77,7 +77,7 @@ QString CompareTableModel::text(std::uint32_t row, int column) const {
         case OpA: return QString::fromStdString(a.strings.str(oa.name));
         case OpB: return QString::fromStdString(b.strings.str(ob.name));
         case Match: return QString::fromLatin1(dl::matchKindName(c.alignment.ops[p.opPair].kind));
-        case Tensor: return QString::fromStdString(dl::ioSlotLabel(ta));
+        case Tensor: return QString::fromStdString(a.tensorLabel(ta));
         case Shape: {
             QStringList dims;
             for (std::int64_t d : a.shape(ta)) dims << QString::number(d);

@@ -84,7 +84,7 @@ QString OpTableModel::text(quint32 t, dl::OpColumn c) const {
         case dl::OpColumn::Order: return QString::number(o.execPos);
         case dl::OpColumn::Op: return str(o.name);
         case dl::OpColumn::Type: return str(o.type);
-        case dl::OpColumn::Tensor: return QString::fromStdString(dl::tensorLabel(tr));
+        case dl::OpColumn::Tensor: return QString::fromStdString(m_index->tensorLabel(tr));
         case dl::OpColumn::DType: return QString::fromLatin1(dl::dtypeName(tr.dtype).data());
         case dl::OpColumn::Shape: {
             QStringList dims;

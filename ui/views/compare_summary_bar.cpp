@@ -73,7 +73,7 @@ void CompareSummaryBar::refresh() {
         const dl::TensorComparison& r = c->rows[std::size_t(c->firstDivergence)];
         setTone(QStringLiteral("#fdeaea"), QStringLiteral("#e08585"));
         m_label->setText(tr("<b>First divergence:</b> %1 · %2 (B: %3)<br><small>%4 · %5</small>")
-                             .arg(m_session->opLabel(false, ta.op).toHtmlEscaped(), QString::fromStdString(dl::ioSlotLabel(ta)),
+                             .arg(m_session->opLabel(false, ta.op).toHtmlEscaped(), QString::fromStdString(a.tensorLabel(ta)),
                                   QString::fromStdString(b.strings.str(b.ops[b.tensors[p.b].op].name)).toHtmlEscaped(),
                                   QString::fromStdString(r.reason).toHtmlEscaped(),
                                   QString::fromStdString(c->orderEvidence).toHtmlEscaped()));

@@ -70,7 +70,7 @@ void CompareTensorPanel::show() {
     const dl::TensorRecord &ta = a.tensors[p.a], &tb = b.tensors[p.b];
     const dl::TensorComparison& row_ = c->rows[std::size_t(r)];
     const dl::TensorMetrics& m = row_.metrics;
-    const QString label = QString::fromStdString(dl::ioSlotLabel(ta));
+    const QString label = QString::fromStdString(a.tensorLabel(ta));
     QString h = tr("<b>%1</b> · %2<br><span style='color:%3'>A</span> %4<br><span style='color:%5'>B</span> %6<br>")
                     .arg(QString::fromStdString(a.strings.str(a.ops[ta.op].type)).toHtmlEscaped(), label, kRunA.name(),
                          m_session->opLabel(false, ta.op).toHtmlEscaped(), kRunB.name(),

@@ -226,7 +226,7 @@ QString CompareTimelines::tooltipExtra(bool runB, quint32 op) const {
     for (quint32 t = o.firstTensor; t < o.firstTensor + o.tensorCount && t < rowOf.size(); ++t) {
         if (rowOf[t] == dl::kNoIndex) continue;
         const dl::TensorComparison& r = c->rows[rowOf[t]];
-        s += QStringLiteral("<br>%1: ").arg(QString::fromStdString(dl::ioSlotLabel(ix->tensors[t])));
+        s += QStringLiteral("<br>%1: ").arg(QString::fromStdString(ix->tensorLabel(ix->tensors[t])));
         s += r.metrics.fromData ? tr("cosine %1, max abs err %2").arg(num(r.metrics.cosine), num(r.metrics.maxAbsErr))
                                 : tr("max rel diff %1").arg(num(r.metrics.maxRelDiff));
         if (r.diverged) s += tr(" · <span style='color:#c92a2a'>diverged: %1</span>").arg(QString::fromStdString(r.reason).toHtmlEscaped());

@@ -57,7 +57,7 @@ void TensorPanel::show(quint32 op, quint32 tensor) {
     if (t.origDtype != dl::DType::Unknown && t.origDtype != t.dtype)
         dtype += tr(" (was %1)").arg(QString::fromLatin1(dl::dtypeName(t.origDtype).data()));
     QString h = QStringLiteral("<b>%1</b> <i>%2</i> · %3 · rank %4 · iteration %5<br>")
-                    .arg(str(o.name), str(o.type), QString::fromStdString(dl::tensorLabel(t))).arg(o.rank).arg(o.iteration);
+                    .arg(str(o.name), str(o.type), QString::fromStdString(ix->tensorLabel(t))).arg(o.rank).arg(o.iteration);
     if (o.scope) h += QStringLiteral("<small>%1</small><br>").arg(str(o.scope));
     h += tr("shape [%1] · %2 · %3 · %4<br>").arg(dims.join(QLatin1Char(',')), dtype, str(t.format),
                                                   t.file ? fileName(str(t.file)) : tr("stats only"));
@@ -83,7 +83,7 @@ void TensorPanel::plotOp(quint32 op, quint32 selected) {
         if (!ix->histogram(ix->tensors[ti], hist)) continue;
         const bool sel = ti == selected;
         const QColor c = sel ? QColor(0xd6, 0x27, 0x28) : kPalette[palette % 5];
-        const QString name = QString::fromStdString(dl::tensorLabel(ix->tensors[ti])) + (sel ? tr(" (selected)") : QString());
+        const QString name = QString::fromStdString(ix->tensorLabel(ix->tensors[ti])) + (sel ? tr(" (selected)") : QString());
         if (m_plot->addSeries(name, hist, QPen(c, sel ? 2.2 : 1.4)) && !sel) ++palette;
     }
     m_plot->finish(false);

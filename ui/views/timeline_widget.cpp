@@ -158,7 +158,7 @@ QString TimelineWidget::tooltipFor(quint32 op) const {
         const dl::TensorRecord& tr_ = m_index->tensors[t];
         const dl::TensorStats st = m_index->stats(tr_);
         const QString mx = st.has(dl::stat::MaxAbs) ? QString::number(st.maxAbs, 'g', 6) : QStringLiteral("–");
-        text += QStringLiteral("<br>%1 %2 max|x| %3").arg(QString::fromStdString(dl::tensorLabel(tr_)),
+        text += QStringLiteral("<br>%1 %2 max|x| %3").arg(QString::fromStdString(m_index->tensorLabel(tr_)),
                                                           QString::fromLatin1(dl::dtypeName(tr_.dtype).data()), mx);
         if (st.nanCount + st.infCount()) text += tr(" · NaN %1 Inf %2").arg(st.nanCount).arg(st.infCount());
     }
