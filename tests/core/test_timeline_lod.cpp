@@ -125,6 +125,7 @@ TEST(TimelineData, LanesPerRankStatesChainAndAlignment) {
     a.clockOffsetUs = {{0, 0}, {1, 900}};
     a.chain = {ChainStep{ChainRole::Origin, *a.firstOverflow, ""}, ChainStep{ChainRole::Send, {}, ""}};
     a.chain[1].at.op = 3;
+    a.chain[1].causedBy = 0;  // one hop: the origin's Send
     const OpStates st = computeOpStates(ix, &a);
     EXPECT_EQ(st.op[6], OpState::Origin);
     EXPECT_EQ(st.op[1], OpState::NearLimit);  // 40000 / 65504 > 0.5

@@ -143,10 +143,14 @@ void CompareTimelines::rebuild() {
         built->overflowColours = overflowColours;
         built->statesA = overflowColours ? runs->a->states.get() : &ov->statesA;
         built->statesB = overflowColours ? runs->b->states.get() : &ov->statesB;
-        built->a = std::make_shared<const dl::TimelineData>(
-            dl::buildTimeline(*runs->a->index, runs->a->analysis.get(), *built->statesA, opt));
-        built->b = std::make_shared<const dl::TimelineData>(
-            dl::buildTimeline(*runs->b->index, runs->b->analysis.get(), *built->statesB, opt));
+        // The overflow chain's arrows belong to the overflow colours, not to the comparison's.
+        const auto build = [&](const LoadedDump& run, const dl::OpStates& states) {
+            dl::TimelineData d = dl::buildTimeline(*run.index, run.analysis.get(), states, opt);
+            if (!overflowColours) d.arrows.clear();
+            return std::make_shared<const dl::TimelineData>(std::move(d));
+        };
+        built->a = build(*runs->a, *built->statesA);
+        built->b = build(*runs->b, *built->statesB);
         built->map = dl::timeMapBetween(*built->a, *built->b, *ov);
         post([this, built] {
             if (built->overlay == m_session->overlayPtr()) onBuilt(built);
