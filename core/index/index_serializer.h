@@ -19,7 +19,8 @@ struct FolderFingerprint {
 };
 
 // 5: TensorRecord with PackedStats (144 bytes) and DumpIndex::wideStats.
-inline constexpr std::uint32_t kIndexFormatVersion = 5;
+// 6: RankInfo::orderSource (what ordered the rank's ops).
+inline constexpr std::uint32_t kIndexFormatVersion = 6;
 
 std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, int zstdLevel = 3);
 // Returns false with a reason (bad magic, other version, checksum mismatch, truncated, corrupt).
