@@ -321,3 +321,21 @@ TEST(OpOrder, OrderSourceSurvivesTheCache) {
         EXPECT_EQ(indexOrder(idx), paramThenTrueOrder());
     }
 }
+
+TEST(OpOrder, Bin12IterationFolderHoldsEveryGraphGraphByGraph) {
+    dltest::TempDir tmp;
+    writeBin12(tmp.path, Order::ExecutionOrder);
+    // <=1.2 iteration folders have no graph level: a second graph's kernel sits among the first's.
+    const std::string cast = "Default/optimizer-Momentum/Cast-op1";
+    const fs::path dev = tmp.path / "llama/device_0";
+    dltest::writeFile(dev / "iteration_1" / (scopeToFileName(cast, ScopeNameForm::BinMs12) +
+                                             "_output_0_shape_4_Float16_DefaultFormat.bin"),
+                      f16Bytes({1, 1, 1, 1}));
+    dltest::writeFile(dev / "execution_order/ms_execution_order_graph_1.csv", executionOrderCsv({cast}));
+    const DumpIndex idx = indexOf(tmp.path);
+    std::vector<std::string> expected = paramThenTrueOrder();
+    expected.push_back(cast);
+    EXPECT_EQ(indexOrder(idx), expected);
+    EXPECT_EQ(idx.ranks.at(0).orderSource, "execution_order");
+    EXPECT_TRUE(idx.warnings.empty()) << idx.warnings.front().reason;
+}
