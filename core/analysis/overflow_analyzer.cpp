@@ -302,6 +302,7 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
     ctx.stages = inferStageMap(index, ctx.comm, opt.stages, res.warnings);
     res.stages = ctx.stages;
     describeStages(ctx.stages, res);
+    if (std::string order = orderSourceEvidence(index.ranks); !order.empty()) res.evidence.push_back(std::move(order));
     ctx.match = matchCommunication(index, ctx.comm, ctx.stages);
     res.commPairs = ctx.match.pairs.size();
     res.unmatchedReceives = ctx.match.unmatchedReceives.size();

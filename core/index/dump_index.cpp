@@ -1,6 +1,7 @@
 #include "core/index/dump_index.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <tuple>
 
@@ -19,6 +20,27 @@ std::vector<std::uint32_t> DumpIndex::iterations() const {
     std::sort(its.begin(), its.end());
     its.erase(std::unique(its.begin(), its.end()), its.end());
     return its;
+}
+
+std::string orderSourceEvidence(const std::vector<RankInfo>& ranks) {
+    std::map<std::string, std::vector<std::uint32_t>> bySource;
+    for (const RankInfo& r : ranks)
+        if (r.orderSource == "execution_order" || r.orderSource == "graph_ir" || r.orderSource == "file_name")
+            bySource[r.orderSource].push_back(r.rank);
+    if (bySource.empty()) return {};
+    std::string s = "op order without timestamps:";
+    bool first = true;
+    for (const auto& [source, list] : bySource) {
+        s += first ? " " : "; ";
+        first = false;
+        s += list.size() == 1 ? "rank " : "ranks ";
+        for (std::size_t i = 0; i < list.size() && i < 8; ++i) s += (i ? "," : "") + std::to_string(list[i]);
+        if (list.size() > 8) s += ",...";
+        s += source == "execution_order" ? " from execution_order files"
+             : source == "graph_ir"      ? " from the graph IR (graphs/*.ir)"
+                                         : " by file name (no execution_order or graph IR: the op named may not be the first that ran)";
+    }
+    return s;
 }
 
 void DumpIndex::setStats(TensorRecord& t, const TensorStats& s) {

@@ -114,6 +114,10 @@ struct RankInfo {
     std::string deviceId;
     std::string indexedOn;           // host name of the machine that indexed this folder (where its data is)
     std::string dataRoot;            // absolute dump root on that machine (its files are relative to it)
+    // What ordered this rank's ops within an iteration, the weakest over its folders: "timestamps"
+    // (ties broken by the execution order), "execution_order", "graph_ir", "file_name" (no source:
+    // the order may be wrong), "modification_time" (plain .npy), "dump_json" (msprobe); "" unknown.
+    std::string orderSource;
 };
 
 struct RunMetadata {
@@ -123,6 +127,10 @@ struct RunMetadata {
     std::string dumpConfigJson;      // data_dump.json as found (may be empty)
     int opDebugMode = -1;
 };
+
+// One sentence for the analysis evidence when some rank's op order is not from timestamps
+// ("op order without timestamps: ranks 0-1 from execution_order"), empty when every rank is timed.
+std::string orderSourceEvidence(const std::vector<RankInfo>& ranks);
 
 struct DumpIndex {
     std::string root;                // absolute path of what the user opened

@@ -101,6 +101,7 @@ void writeBody(Writer& w, const DumpIndex& idx, const FolderFingerprint& fp) {
         w.str(r.deviceId);
         w.str(r.indexedOn);
         w.str(r.dataRoot);
+        w.str(r.orderSource);
     }
     w.vec(idx.ops);
     w.vec(idx.tensors);
@@ -131,7 +132,7 @@ bool readBody(Reader& r, DumpIndex& idx, FolderFingerprint& fp) {
     if (idx.ranks.size() != n) return false;
     for (auto& rk : idx.ranks)
         if (!r.pod(rk.rank) || !r.str(rk.folder) || !r.pod(rk.format) || !r.str(rk.host) || !r.str(rk.deviceId) ||
-            !r.str(rk.indexedOn) || !r.str(rk.dataRoot))
+            !r.str(rk.indexedOn) || !r.str(rk.dataRoot) || !r.str(rk.orderSource))
             return false;
     if (!r.vec(idx.ops) || !r.vec(idx.tensors) || !r.vec(idx.dims) || !r.vec(idx.histBytes) ||
         !r.vec(idx.overflows) || !r.vec(idx.wideStats) || !r.pod(n))

@@ -20,7 +20,7 @@ struct FolderFingerprint {
 
 // 5: TensorRecord with PackedStats (144 bytes) and DumpIndex::wideStats.
 // 6: OpRecord::tensorNames (msprobe's own tensor names; same 80-byte record) and msprobe ranks
-//    named once per rank.
+//    named once per rank; RankInfo::orderSource (what ordered the rank's ops).
 inline constexpr std::uint32_t kIndexFormatVersion = 6;
 
 std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, int zstdLevel = 3);

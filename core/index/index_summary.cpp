@@ -36,7 +36,7 @@ std::string indexSummaryJson(const DumpIndex& index, const IndexReport& report) 
     json ranks = json::array();
     for (const auto& r : index.ranks)
         ranks.push_back({{"rank", r.rank}, {"folder", r.folder}, {"format", dumpFormatName(r.format)},
-                         {"host", r.host}});
+                         {"host", r.host}, {"order_source", r.orderSource}});
     j["ranks"] = ranks;
     j["iterations"] = index.iterations();
     j["ops"] = index.ops.size();
@@ -67,6 +67,7 @@ std::string indexSummaryText(const DumpIndex& index, const IndexReport& report, 
     for (const auto& r : index.ranks) ranks += (ranks.empty() ? "" : " ") + std::to_string(r.rank);
     const auto its = index.iterations();
     s += fmt::format("Ranks     {} ({})\n", index.ranks.size(), ranks);
+    if (const std::string order = orderSourceEvidence(index.ranks); !order.empty()) s += fmt::format("Order     {}\n", order);
     if (!its.empty()) s += fmt::format("Iterations {} ({}..{})\n", its.size(), its.front(), its.back());
     s += fmt::format("Ops       {}\nTensors   {}\nBytes     {}\n", index.ops.size(), index.tensors.size(),
                      humanBytes(index.totalDataBytes()));

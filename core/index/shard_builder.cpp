@@ -483,6 +483,10 @@ DumpIndex ShardBuilder::Impl::finish() {
         for (const auto& [folder, f] : folderFormat)
             if (folders[folder].loc.rank.value_or(0) == r.rank && (f == DumpFormat::CannRaw || f == DumpFormat::PlainNpy))
                 r.format = f;
+    for (RankInfo& r : out.ranks) {  // orders not set by the execution order rules
+        if (r.format == DumpFormat::PlainNpy) r.orderSource = "modification_time";
+        else if (r.format == DumpFormat::Msprobe && r.orderSource.empty()) r.orderSource = "dump_json";
+    }
     out.finalize();
     return std::move(out);
 }

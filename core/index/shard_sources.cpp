@@ -1,10 +1,13 @@
 #include "core/index/shard_sources.h"
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <tuple>
 
 #include "core/io/dump_metadata.h"
 #include "core/io/execution_order.h"
+#include "core/io/graph_ir.h"
 #include "core/io/mapping_csv.h"
 #include "core/io/opdebug_record.h"
 
@@ -23,11 +26,15 @@ bool inFolderNamed(const std::string& rel, std::string_view folder) {
     const std::string dir = dirName(rel);
     return dir == folder || dir.ends_with("/" + std::string(folder));
 }
+bool isUnder(const std::string& rel, const std::string& dir) {
+    return dir.empty() || rel == dir || (rel.size() > dir.size() && rel.starts_with(dir) && rel[dir.size()] == '/');
+}
 
 }  // namespace
 
 void ShardSources::collect(const std::string& rootAbs, const std::vector<const ScannedFile*>& files,
                            std::vector<IndexWarning>& warnings) {
+    std::vector<PendingIr> irs;
     for (const ScannedFile* f : files) {
         const std::string base = baseName(f->rel);
         const std::string abs = rootAbs + "/" + f->rel;
@@ -45,6 +52,7 @@ void ShardSources::collect(const std::string& rootAbs, const std::vector<const S
             auto& m = m_mappings[dirName(f->rel)];
             for (const auto& [k, v] : table.entries()) m[k] = v;
         } else if (inFolderNamed(f->rel, "execution_order")) {
+            // ms_global_execution_order_graph_N.csv lists the iterations a graph ran, not its kernels.
             bool isGlobal = false;
             const auto graph = executionOrderGraphId(base, &isGlobal);
             if (graph < 0 || isGlobal) continue;
@@ -53,10 +61,12 @@ void ShardSources::collect(const std::string& rootAbs, const std::vector<const S
                 warnings.push_back({f->rel, error});
                 continue;
             }
-            auto& order = m_execOrder[std::uint32_t(graph)];
-            for (std::uint32_t pos = 0; pos < names.size(); ++pos)
-                for (auto form : {ScopeNameForm::ShortMs22, ScopeNameForm::ScopedMs23})
-                    order.emplace(scopeToFileName(names[pos], form), std::pair(pos, names[pos]));
+            OrderFile& order = m_orders[{dirName(dirName(f->rel)), std::uint32_t(graph)}];
+            order.table.assign(std::move(names));
+            order.source = OrderSource::ExecutionOrder;
+            order.rel = f->rel;
+        } else if (inFolderNamed(f->rel, "graphs") && graphIrGraphId(base) >= 0) {
+            irs.push_back({dirName(dirName(f->rel)), f->rel, std::uint32_t(graphIrGraphId(base))});
         } else if (inFolderNamed(f->rel, ".dump_metadata") || inFolderNamed(f->rel, ".metadata")) {
             if (!readSmallTextFile(abs, text, error)) {
                 warnings.push_back({f->rel, error});
@@ -93,6 +103,40 @@ void ShardSources::collect(const std::string& rootAbs, const std::vector<const S
             }
         }
     }
+    readGraphIrs(rootAbs, irs, warnings);
+}
+
+// The graph IR orders a graph only where no execution order file does (it is read only then: it
+// can be large).
+void ShardSources::readGraphIrs(const std::string& rootAbs, const std::vector<PendingIr>& irs,
+                                std::vector<IndexWarning>& warnings) {
+    for (const PendingIr& ir : irs) {
+        if (m_orders.count({ir.dir, ir.graph})) continue;
+        std::vector<std::string> names;
+        std::string error;
+        if (!readGraphIrOpOrder(rootAbs + "/" + ir.rel, names, error)) {
+            warnings.push_back({ir.rel, error});
+            continue;
+        }
+        if (names.empty()) {
+            warnings.push_back({ir.rel, "graph IR names no kernel (no full_name_with_scope lines): not used to order ops"});
+            continue;
+        }
+        OrderFile& order = m_orders[{ir.dir, ir.graph}];
+        order.table.assign(std::move(names));
+        order.source = OrderSource::GraphIr;
+        order.rel = ir.rel;
+    }
+}
+
+std::string_view ShardSources::orderSourceName(OrderSource s) {
+    switch (s) {
+    case OrderSource::FileName: return "file_name";
+    case OrderSource::GraphIr: return "graph_ir";
+    case OrderSource::ExecutionOrder: return "execution_order";
+    case OrderSource::Timestamps: return "timestamps";
+    }
+    return "";
 }
 
 bool ShardSources::isAuxiliary(const std::string& rel) const {
@@ -139,32 +183,75 @@ void ShardSources::addOpdebug(const std::string& rootAbs, const ScannedFile& f, 
     m_overflows.push_back({folder, std::uint32_t(out.overflows.size() - 1), name.taskId, name.streamId});
 }
 
-void ShardSources::orderOps(const FolderInfo& folder, DumpIndex& out, std::size_t begin, std::size_t end) const {
-    const auto order = m_execOrder.find(folder.loc.graph);
-    // Known positions from the execution order file; ops it does not list keep their time order,
-    // slotted after the last listed op that ran before them.
-    std::vector<std::size_t> idx(end - begin);
-    for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = begin + i;
-    std::stable_sort(idx.begin(), idx.end(), [&](auto a, auto b) { return out.ops[a].startUs < out.ops[b].startUs; });
-    struct Key { std::int64_t pos; std::size_t seq; std::size_t op; };
+void ShardSources::orderOps(const FolderInfo& folder, DumpIndex& out, std::size_t begin, std::size_t end) {
+    if (begin == end) return;
+    // The order files of the rank folder this folder lies in (the deepest one holding any).
+    const std::string* home = nullptr;
+    for (const auto& [key, file] : m_orders)
+        if (isUnder(folder.rel, key.first) && (!home || key.first.size() > home->size())) home = &key.first;
+    // <=1.2 sync iteration folders have no graph level: every graph of the device may be in them,
+    // ordered graph by graph.
+    const bool noGraphLevel = baseName(folder.rel).starts_with("iteration_");
+    std::vector<std::pair<std::int64_t, const OrderFile*>> tables;  // (position base, file)
+    if (home)
+        for (const auto& [key, file] : m_orders)
+            if (key.first == *home && (noGraphLevel || key.second == folder.loc.graph))
+                tables.emplace_back(std::int64_t(key.second) << 32, &file);
+    const StrId parameter = out.strings.intern("Parameter");
+    bool timed = false, onlyParameters = true;
+    for (std::size_t i = begin; i < end; ++i) {
+        timed |= out.ops[i].startUs != 0;
+        onlyParameters &= out.ops[i].type == parameter;
+    }
+    // Ops come in file-name order; that order survives only as the last tie-break.
+    struct Key { std::int64_t time, pos; std::size_t seq; };
     std::vector<Key> keys;
-    std::int64_t lastKnown = -1;
-    for (std::size_t s = 0; s < idx.size(); ++s) {
-        OpRecord& op = out.ops[idx[s]];
-        std::int64_t pos = lastKnown;
-        if (order != m_execOrder.end()) {
-            if (auto it = order->second.find(out.strings.str(op.name)); it != order->second.end()) {
-                pos = it->second.first;
-                lastKnown = pos;
-                op.scope = out.strings.intern(it->second.second);
+    keys.reserve(end - begin);
+    std::size_t unlisted = 0;
+    std::optional<OrderSource> placedBy;  // weakest source among the files that placed an op
+    for (std::size_t i = begin; i < end; ++i) {
+        OpRecord& op = out.ops[i];
+        const std::string_view name = out.strings.view(op.name);
+        std::int64_t pos = -1;
+        for (const auto& [base, file] : tables) {
+            const std::string* full = nullptr;
+            if (const auto p = file->table.find(name, &full); p >= 0) {
+                pos = base + p;
+                op.scope = out.strings.intern(*full);
+                placedBy = std::min(placedBy.value_or(file->source), file->source);
+                break;
             }
         }
-        keys.push_back({pos, s, idx[s]});
+        if (pos < 0) {
+            // Parameters are graph inputs, never kernels: before every kernel. Other unlisted ops after.
+            const bool param = op.type == parameter;
+            pos = param ? -1 : std::numeric_limits<std::int64_t>::max();
+            unlisted += !param;
+        }
+        keys.push_back({timed ? op.startUs : 0, pos, i - begin});
     }
-    std::stable_sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-        return a.pos != b.pos ? a.pos < b.pos : a.seq < b.seq;
+    std::vector<std::uint32_t> order(keys.size());
+    for (std::uint32_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return std::tie(keys[a].time, keys[a].pos, keys[a].seq) < std::tie(keys[b].time, keys[b].pos, keys[b].seq);
     });
-    for (std::uint32_t p = 0; p < keys.size(); ++p) out.ops[keys[p].op].execPos = p;
+    for (std::uint32_t p = 0; p < order.size(); ++p) out.ops[begin + order[p]].execPos = p;
+
+    if (onlyParameters) return;  // graph inputs only: nothing ran in an order here
+    const OrderSource source = timed ? OrderSource::Timestamps : placedBy.value_or(OrderSource::FileName);
+    const std::uint32_t rank = folder.loc.rank.value_or(0);
+    const std::string where = folder.rel.empty() ? std::string(".") : folder.rel;
+    if (source == OrderSource::FileName && m_orderWarned.insert({rank, 0}).second)
+        out.warnings.push_back({where, "no timestamps in the file names and no execution_order/"
+                                       "ms_execution_order_graph_N.csv or graphs/*.ir listing its ops for rank " +
+                                           std::to_string(rank) +
+                                           ": ops are ordered by file name, which need not be the order they ran "
+                                           "(the first overflow named may be the wrong op)"});
+    else if (source != OrderSource::FileName && !timed && unlisted && m_orderWarned.insert({rank, 1}).second)
+        out.warnings.push_back({where, std::to_string(unlisted) + " op(s) without timestamps are not in " +
+                                           tables.front().second->rel +
+                                           ": placed after the listed ops, in file-name order"});
+    if (auto [it, inserted] = m_rankOrder.emplace(rank, source); !inserted) it->second = std::min(it->second, source);
 }
 
 void ShardSources::attachOverflows(const std::vector<FolderInfo>& folders, DumpIndex& out) {
@@ -220,6 +307,7 @@ void ShardSources::fillRankInfo(const std::string& shardRel, const std::vector<F
             if (rk == r) info.host = host;
         for (const auto& [rk, dev] : m_rankDevices)
             if (rk == r) info.deviceId = dev;
+        if (auto it = m_rankOrder.find(r); it != m_rankOrder.end()) info.orderSource = orderSourceName(it->second);
         out.ranks.push_back(info);
     }
 }

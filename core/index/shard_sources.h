@@ -3,6 +3,7 @@
 // overflow records. ShardBuilder asks it to resolve long names, order ops and attach overflows.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "core/index/dump_layout.h"
 #include "core/index/dump_scanner.h"
 #include "core/io/dump_file_name.h"
+#include "core/io/execution_order.h"
 
 namespace dl {
 
@@ -28,22 +30,36 @@ public:
     std::string mappedName(const std::string& rel, const std::string& key) const;
     void addOpdebug(const std::string& rootAbs, const ScannedFile& f, const DumpFileName& name,
                     std::uint32_t folder, DumpIndex& out);
-    // Sets execPos (and scope, from the execution order files) of ops [begin, end) of one folder.
-    void orderOps(const FolderInfo& folder, DumpIndex& out, std::size_t begin, std::size_t end) const;
+    // Sets execPos (and scope, from the execution order files) of ops [begin, end) of one folder:
+    // by timestamp with the execution order breaking ties; without timestamps by the execution
+    // order, else the graph IR, else file name (with a warning). Notes the source per rank.
+    void orderOps(const FolderInfo& folder, DumpIndex& out, std::size_t begin, std::size_t end);
     void attachOverflows(const std::vector<FolderInfo>& folders, DumpIndex& out);
     void fillRankInfo(const std::string& shardRel, const std::vector<FolderInfo>& folders, DumpIndex& out) const;
 
     RunMetadata meta;
 
 private:
+    enum class OrderSource : std::uint8_t { FileName, GraphIr, ExecutionOrder, Timestamps };  // weakest first
+    struct OrderFile {
+        OpOrderTable table;
+        OrderSource source = OrderSource::ExecutionOrder;
+        std::string rel;   // the file, for warnings
+    };
+    struct PendingIr { std::string dir, rel; std::uint32_t graph = 0; };
+    static std::string_view orderSourceName(OrderSource s);
+    void readGraphIrs(const std::string& rootAbs, const std::vector<PendingIr>& irs, std::vector<IndexWarning>& warnings);
+
     struct PendingOverflow {
         std::uint32_t folder = 0;
         std::uint32_t record = 0;              // index in DumpIndex::overflows
         std::uint32_t nameTask = 0, nameStream = 0;  // ids from the file name (fallback)
     };
     std::map<std::string, std::map<std::string, std::string>> m_mappings;  // folder -> key -> original
-    // graph id -> (name as dump files spell it -> (position, full scope name))
-    std::map<std::uint32_t, std::map<std::string, std::pair<std::uint32_t, std::string>>> m_execOrder;
+    // (folder holding execution_order/ and graphs/, i.e. the rank folder; graph id) -> kernel order
+    std::map<std::pair<std::string, std::uint32_t>, OrderFile> m_orders;
+    std::map<std::uint32_t, OrderSource> m_rankOrder;                  // weakest source per rank
+    std::set<std::pair<std::uint32_t, int>> m_orderWarned;             // (rank, warning kind) said once
     std::vector<PendingOverflow> m_overflows;
     std::vector<std::pair<std::uint32_t, std::string>> m_rankHosts;  // from hccl.json: rank -> host
     std::vector<std::pair<std::uint32_t, std::string>> m_rankDevices;

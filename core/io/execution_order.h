@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace dl {
@@ -26,6 +27,30 @@ bool parseGlobalExecutionOrderCsv(std::string_view text, std::vector<std::uint32
                                   std::vector<std::uint32_t>& badLines, std::string& error);
 
 std::string scopeToFileName(std::string_view fullName, ScopeNameForm form);
+
+// The kernels of one graph in the order they ran (an execution order file, or the graph IR's node
+// order), looked up by the name a dump file gives them in any era: the full scoped name, "--" (<=1.2
+// .bin) or '_' (2.3+, CANN) for '/', the short name after the last scope (1.3-2.2), and as a last
+// resort the name without its "-opN" suffix (renumbered kernels). A name that fits two different
+// kernels at the best tier it matches is not placed rather than placed by guess.
+class OpOrderTable {
+public:
+    void assign(std::vector<std::string> fullNames);
+    std::size_t size() const { return m_names.size(); }
+    bool empty() const { return m_names.empty(); }
+    // Position of the kernel `dumpName` names (-1 when not listed or ambiguous); `fullName` set when found.
+    std::int64_t find(std::string_view dumpName, const std::string** fullName = nullptr) const;
+
+private:
+    static constexpr std::int64_t kAmbiguous = -2;
+    using Tier = std::unordered_map<std::string, std::int64_t>;
+    static void add(Tier& t, std::string key, std::int64_t pos, const std::vector<std::string>& names);
+    std::vector<std::string> m_names;
+    Tier m_scoped, m_short, m_loose;  // full-name forms, short-name forms, forms without "-opN"
+};
+
+// "Add-op12" -> "Add"; names without an all-digit "-opN" tail come back unchanged.
+std::string_view stripOpSuffix(std::string_view name);
 
 // graph id from "ms_execution_order_graph_3.csv" / "ms_global_execution_order_graph_3.csv"; -1 if not one.
 std::int64_t executionOrderGraphId(std::string_view fileName, bool* isGlobal = nullptr);
