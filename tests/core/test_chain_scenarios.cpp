@@ -122,3 +122,35 @@ TEST_P(ChainScenarios, EveryStepAfterTheStepItCameFrom) {
 
 INSTANTIATE_TEST_SUITE_P(Cluster, ChainScenarios, ::testing::ValuesIn(allClusterScenarios()),
                          [](const auto& info) { return std::string(clusterScenarioName(info.param)); });
+
+// MindSpore's own rank table has no stages: the analyzer infers them. The ranks must still be
+// reached in the true order (peers of one truth step in any order among themselves).
+TEST(ChainScenariosInferredStages, RanksAreReachedInTheTrueOrder) {
+    for (ClusterScenario s : allClusterScenarios()) {
+        SCOPED_TRACE(clusterScenarioName(s));
+        dltest::TempDir dir("dumplens_chainsc_nostage_");
+        ClusterScenarioOptions o;
+        o.stagesInRankTable = false;
+        ClusterScenarioTruth truth;
+        std::string error;
+        ASSERT_TRUE(writeClusterScenario(dir.path.string(), s, o, truth, error)) << error;
+        DumpIndex idx;
+        IndexOptions io;
+        io.useCache = false;
+        IndexReport rep;
+        ASSERT_TRUE(indexDump(dir.path.string(), io, idx, rep, error)) << error;
+        const AnalysisResult r = analyze(idx);
+        std::vector<int> got;
+        for (const Reach& x : chainReaches(r)) got.insert(got.end(), x.ranks.begin(), x.ranks.end());
+        std::vector<std::set<int>> want;
+        for (const Reach& x : truthReaches(truth)) want.push_back(x.ranks);
+        std::size_t pos = 0;
+        for (const std::set<int>& group : want) {
+            ASSERT_LE(pos + group.size(), got.size()) << toText(idx, r);
+            const std::set<int> next(got.begin() + long(pos), got.begin() + long(pos + group.size()));
+            EXPECT_EQ(next, group) << toText(idx, r);
+            pos += group.size();
+        }
+        EXPECT_EQ(pos, got.size());
+    }
+}
