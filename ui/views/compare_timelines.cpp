@@ -176,9 +176,12 @@ void CompareTimelines::onBuilt(const std::shared_ptr<const Built>& built) {
 void CompareTimelines::follow(TimelineWidget* leader) {
     if (!m_syncing && m_lock->isChecked() && m_dataA && m_dataB) {
         m_syncing = true;
+        // The time map works on absolute times; the windows are relative to each timeline's origin.
         const dl::TimelineViewport& vp = leader->viewport();
-        if (leader == m_a) m_b->setWindow(m_map.toB(vp.from()), m_map.toB(vp.to()));
-        else m_a->setWindow(m_map.toA(vp.from()), m_map.toA(vp.to()));
+        TimelineWidget* other = leader == m_a ? m_b : m_a;
+        const double lo = double(vp.origin()), oo = double(other->viewport().origin());
+        const auto map = [&](double t) { return leader == m_a ? m_map.toB(t + lo) - oo : m_map.toA(t + lo) - oo; };
+        other->setWindow(map(vp.from()), map(vp.to()));
         m_syncing = false;
     }
     m_links->update();
