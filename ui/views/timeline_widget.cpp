@@ -21,7 +21,7 @@ constexpr quint32 kNone = 0xffffffffu;
 TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
-    setMinimumHeight(160);
+    setMinimumHeight(130);   // overview, ruler and three lanes
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
