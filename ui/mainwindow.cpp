@@ -24,6 +24,7 @@
 #include "ui/report/report_export.h"
 #include "ui/report/report_renderer.h"
 #include "ui/util/load_worker.h"
+#include "ui/util/screen_fit.h"
 #include "ui/views/chain_view.h"
 #include "ui/views/loading_page.h"
 #include "ui/views/op_table_panel.h"
@@ -67,7 +68,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_start, &StartPage::openDemoRequested, this, &MainWindow::openDemo);
     connect(m_start, &StartPage::openRecentRequested, this, &MainWindow::openFolder);
     QSettings s;
-    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) resize(1500, 920);
+    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) resize(fitToScreen(this, {1500, 920}));
     refreshRecent();
     showStart();
 }

@@ -77,13 +77,24 @@ void TimelineWidget::selectOp(quint32 op) {
         const auto& it = d->lanes[lane].items[item];
         const double s = relTime(it.start), e = relTime(it.end);
         if (e < m_vp.from() || s > m_vp.to()) m_vp.pan((s + e) / 2.0 - (m_vp.from() + m_vp.to()) / 2);
-        // Bring the whole lane into vertical view.
-        const QRect lr = TimelinePainter::lanesRect(rect());
-        const int cy = m_painter.laneCenterY(rect(), static_cast<int>(lane), m_state.scrollY);
-        const int half = TimelinePainter::kLaneHeight / 2;
-        if (cy - half < lr.top() || cy + half > lr.bottom()) scrollBy(cy - (lr.top() + lr.height() / 2));
+        ensureLaneVisible(lane);
     }
     changed();
+}
+
+void TimelineWidget::ensureLaneVisible(std::size_t lane) {
+    // Bring the whole lane into vertical view.
+    const QRect lr = TimelinePainter::lanesRect(rect());
+    const int cy = m_painter.laneCenterY(rect(), static_cast<int>(lane), m_state.scrollY);
+    const int half = TimelinePainter::kLaneHeight / 2;
+    if (cy - half < lr.top() || cy + half > lr.bottom()) scrollBy(cy - (lr.top() + lr.height() / 2));
+}
+
+void TimelineWidget::resizeEvent(QResizeEvent*) {
+    // The selection is made before the final layout: keep its lane on screen as the widget settles.
+    std::size_t lane = 0, item = 0;
+    const dl::TimelineData* d = m_painter.data();
+    if (d && m_state.selectedOp != kNone && d->locate(m_state.selectedOp, lane, item)) ensureLaneVisible(lane);
 }
 
 void TimelineWidget::fitSelection() {

@@ -54,12 +54,14 @@ protected:
     void mouseMoveEvent(QMouseEvent* e) override;
     void mouseReleaseEvent(QMouseEvent* e) override;
     void leaveEvent(QEvent*) override;
+    void resizeEvent(QResizeEvent*) override;
     bool event(QEvent* e) override;
 
 private:
     quint32 opAt(const QPoint& pos) const;
     QString tooltipFor(quint32 op) const;
     void scrollBy(int dy);
+    void ensureLaneVisible(std::size_t lane);
     void changed();
 
     TimelinePainter m_painter;
