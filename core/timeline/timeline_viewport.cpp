@@ -31,6 +31,8 @@ void TimelineViewport::clamp() {
     double a = std::clamp(m_from, m_fullFrom, std::max(m_fullFrom, m_fullTo - s));
     m_from = a;
     m_to = a + s;
+    // a + s - a may round below s (0.1 is not a binary fraction): never report less than the span.
+    for (int i = 0; i < 4 && m_to - m_from < s; ++i) m_to = std::nextafter(m_to, INFINITY);
 }
 
 void TimelineViewport::zoomAt(double anchor, double factor) {
