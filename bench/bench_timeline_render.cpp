@@ -63,7 +63,7 @@ void BM_TimelineRender(benchmark::State& state) {
     dlui::TimelinePainter painter;
     painter.setData(fx.data, &fx.index);
     dl::TimelineViewport vp;
-    vp.setFullRange(static_cast<double>(fx.data->t0), static_cast<double>(fx.data->t1));
+    vp.setDataRange(fx.data->t0, fx.data->t1);
     const double frac = static_cast<double>(state.range(0)) / 1e6;
     const double mid = (vp.fullFrom() + vp.fullTo()) / 2;
     vp.zoomTo(mid - vp.span() * frac / 2, mid + vp.span() * frac / 2);

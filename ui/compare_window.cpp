@@ -28,6 +28,7 @@
 #include "ui/views/compare_timelines.h"
 #include "ui/views/data_table_view.h"
 #include "ui/views/loading_page.h"
+#include "ui/util/screen_fit.h"
 
 namespace dlui {
 
@@ -73,7 +74,7 @@ CompareWindow::CompareWindow(QWidget* parent)
     tensor->setWidget(m_tensor);
     addDockWidget(Qt::RightDockWidgetArea, tensor);
     QSettings s;
-    if (!restoreGeometry(s.value(QStringLiteral("compare/geometry")).toByteArray())) resize(1500, 950);
+    if (!restoreGeometry(s.value(QStringLiteral("compare/geometry")).toByteArray())) resize(fitToScreen(this, {1500, 950}));
     if (!restoreState(s.value(QStringLiteral("compare/state")).toByteArray())) {
         QTimer::singleShot(0, this, [this, table, tensor] {
             resizeDocks({tensor}, {width() * 2 / 7}, Qt::Horizontal);

@@ -6,6 +6,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMimeData>
@@ -23,6 +24,7 @@
 #include "ui/report/report_export.h"
 #include "ui/report/report_renderer.h"
 #include "ui/util/load_worker.h"
+#include "ui/util/screen_fit.h"
 #include "ui/views/chain_view.h"
 #include "ui/views/loading_page.h"
 #include "ui/views/op_table_panel.h"
@@ -66,7 +68,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_start, &StartPage::openDemoRequested, this, &MainWindow::openDemo);
     connect(m_start, &StartPage::openRecentRequested, this, &MainWindow::openFolder);
     QSettings s;
-    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) resize(1500, 920);
+    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) resize(fitToScreen(this, {1500, 920}));
     refreshRecent();
     showStart();
 }
@@ -149,10 +151,15 @@ void MainWindow::setupDocks() {
     m_issuesView->verticalHeader()->hide();
     m_issuesView->horizontalHeader()->setStretchLastSection(true);
     m_issuesView->setColumnWidth(IssuesModel::Path, 260);
+    // The right-hand docks run the full height and the table sits under the timeline only, so the
+    // window's minimum height is max(timeline + table, tensor + chain), not their sum.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     QDockWidget* table = addDock(m_table, tr("Ops and tensors"), QStringLiteral("dock.table"), Qt::BottomDockWidgetArea);
     QDockWidget* issues = addDock(m_issuesView, tr("Issues"), QStringLiteral("dock.issues"), Qt::BottomDockWidgetArea);
     addDock(m_tensor, tr("Tensor"), QStringLiteral("dock.tensor"), Qt::RightDockWidgetArea);
     addDock(m_chain, tr("Overflow chain and replay"), QStringLiteral("dock.chain"), Qt::RightDockWidgetArea);
+    // Its captions would hold the dock (and the window) as wide as their text: let them wrap.
+    for (QLabel* l : m_chain->findChildren<QLabel*>()) l->setWordWrap(true);
     tabifyDockWidget(table, issues);
     table->raise();
     for (QDockWidget* d : m_docks) d->hide();   // shown with the first results
@@ -163,13 +170,20 @@ void MainWindow::setupWorker() {
     connect(m_worker, &LoadWorker::stageChanged, m_loading, &LoadingPage::setStage);
     connect(m_worker, &LoadWorker::stageChanged, this, [this](const QString& t) { statusBar()->showMessage(t); });
     connect(m_worker, &LoadWorker::progress, m_loading, &LoadingPage::setProgress);
+    // A selection the user makes while the analysis runs is kept; views re-selecting a row when
+    // the new dump arrives are not the user, so every dump still opens on its origin.
+    connect(m_session, &DumpSession::selectionChanged, this, [this] { m_userPicked = true; });
     connect(m_worker, &LoadWorker::indexed, this, [this](LoadedDumpPtr d) {
         m_session->setDump(d);
         m_issues->setDump(d.get());
+        setPanelsEnabled(true);
         showWorkspace();
+        // Showing the workspace moves the focus into a table, which then picks its first row.
+        m_userPicked = false;
     });
     connect(m_worker, &LoadWorker::finished, this, [this](LoadedDumpPtr d) {
         m_issues->setDump(d.get());
+        setPanelsEnabled(true);
         if (!d->ok) {
             statusBar()->showMessage(d->cancelled ? tr("Opening cancelled") : tr("Could not open %1: %2").arg(d->path, d->error));
             if (m_session->index()) showWorkspace();
@@ -179,9 +193,10 @@ void MainWindow::setupWorker() {
             }
             return;
         }
+        const bool keep = m_userPicked && m_session->dump() && m_session->dump()->path == d->path;
         const quint32 op = m_session->currentOp(), tensor = m_session->currentTensor();
         m_session->setDump(d);
-        if (op != dl::kNoIndex) m_session->select(op, tensor);
+        if (keep && op != dl::kNoIndex) m_session->select(op, tensor);
         else if (d->analysis && d->analysis->firstOverflow) m_banner->jumpToOrigin();
         statusBar()->showMessage(tr("%1: %L2 ops, %L3 tensors · indexed in %4 s (%5 shards from cache) · analysed in %6 s")
                                      .arg(d->path).arg(d->index->ops.size()).arg(d->index->tensors.size())
@@ -205,8 +220,10 @@ void MainWindow::openFolder(const QString& path) {
     startLoad(path, {});
 }
 
-void MainWindow::openDemo() {
-    startLoad(demoRoot() + QLatin1Char('/') + QLatin1String(kDemoVariant), demoRoot());
+void MainWindow::openDemo() { openDemoVariant(QLatin1String(kDemoVariant)); }
+
+void MainWindow::openDemoVariant(const QString& variant) {
+    startLoad(demoRoot() + QLatin1Char('/') + variant, demoRoot());
 }
 
 void MainWindow::chooseCompareFolder() {
@@ -227,7 +244,14 @@ void MainWindow::compareWith(const QString& pathB, const QString& demoDirB) {
 
 void MainWindow::compareWithDemoFix() { compareWith(demoRoot() + QStringLiteral("/bf16_fix"), demoRoot()); }
 
+void MainWindow::setPanelsEnabled(bool on) {
+    for (QDockWidget* d : m_docks)
+        if (d->widget() != m_issuesView) d->widget()->setEnabled(on);
+}
+
 void MainWindow::startLoad(const QString& path, const QString& demoDir) {
+    // The old dump's panels stay visible beside the progress page, but not clickable.
+    setPanelsEnabled(false);
     m_loading->begin(path);
     m_stack->setCurrentWidget(m_loading);
     m_worker->start(path, demoDir);

@@ -32,6 +32,8 @@ public:
 
     void openFolder(const QString& path);
     void openDemo();
+    // One bundled demo variant by folder name (dl::demo::demoVariants()), written on first use.
+    void openDemoVariant(const QString& variant);
     bool isBusy() const;
     // The folder the bundled demo is written into (QStandardPaths::CacheLocation/demo).
     static QString demoRoot();
@@ -71,6 +73,7 @@ private:
     QDockWidget* addDock(QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area);
     void startLoad(const QString& path, const QString& demoDir);
     void showWorkspace();
+    void setPanelsEnabled(bool on);
     void showStart();
     void addRecent(const QString& path);
     void refreshRecent();
@@ -93,6 +96,7 @@ private:
     QTableView* m_issuesView;
     QList<QDockWidget*> m_docks;
     bool m_docksShown = false;
+    bool m_userPicked = false;   // a selection made in the dump being analysed
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
     QAction* m_openAction = nullptr;

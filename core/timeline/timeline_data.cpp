@@ -1,6 +1,7 @@
 #include "core/timeline/timeline_data.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -114,17 +115,23 @@ bool TimelineData::locate(std::uint32_t op, std::size_t& lane, std::size_t& item
 }
 
 const TimelineItem* TimelineData::itemAt(std::size_t laneIdx, double t, double slack) const {
-    if (laneIdx >= lanes.size()) return nullptr;
+    return itemAtRelative(laneIdx, t - static_cast<double>(t0), slack);
+}
+
+const TimelineItem* TimelineData::itemAtRelative(std::size_t laneIdx, double t, double slack) const {
+    if (laneIdx >= lanes.size() || !std::isfinite(t) || !std::isfinite(slack)) return nullptr;
     const TimelineLane& l = lanes[laneIdx];
+    const auto rel = [this](std::int64_t v) { return static_cast<double>(v - t0); };
     const double lo = t - slack - static_cast<double>(l.maxDuration);
     auto it = std::lower_bound(l.items.begin(), l.items.end(), lo,
-                               [](const TimelineItem& x, double v) { return static_cast<double>(x.start) < v; });
+                               [&](const TimelineItem& x, double v) { return rel(x.start) < v; });
     const TimelineItem* best = nullptr;
     double bestDist = 0;
     // Bounded scan: in a zoomed-out view thousands of ops share a pixel; prefer the most severe.
-    for (int n = 0; it != l.items.end() && static_cast<double>(it->start) <= t + slack && n < 8192; ++it, ++n) {
-        if (static_cast<double>(it->end) < t - slack) continue;
-        const double dist = t < it->start ? it->start - t : (t > it->end ? t - it->end : 0);
+    for (int n = 0; it != l.items.end() && rel(it->start) <= t + slack && n < 8192; ++it, ++n) {
+        const double s = rel(it->start), e = rel(it->end);
+        if (e < t - slack) continue;
+        const double dist = t < s ? s - t : (t > e ? t - e : 0);
         if (!best || it->state > best->state || (it->state == best->state && dist < bestDist)) {
             best = &*it;
             bestDist = dist;

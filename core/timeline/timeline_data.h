@@ -51,6 +51,8 @@ struct TimelineData {
     bool locate(std::uint32_t op, std::size_t& lane, std::size_t& item) const;
     // The most severe item of `lane` within `slack` of time t; null when none.
     const TimelineItem* itemAt(std::size_t lane, double t, double slack) const;
+    // The same with t relative to t0 (exact for epoch-microsecond timestamps).
+    const TimelineItem* itemAtRelative(std::size_t lane, double t, double slack) const;
     std::size_t memoryBytes() const;
 
     std::vector<std::uint64_t> where;        // per op: lane << 32 | item, or ~0 when not shown

@@ -54,12 +54,18 @@ int TimelineLod::levelFor(double maxWidth) const {
 }
 
 void TimelineLod::query(int level, double from, double to, std::vector<LodBucket>& out) const {
-    if (level < 0 || level >= levels()) return;
+    queryRelative(level, from - static_cast<double>(m_t0), to - static_cast<double>(m_t0), out);
+}
+
+void TimelineLod::queryRelative(int level, double from, double to, std::vector<LodBucket>& out) const {
+    if (level < 0 || level >= levels() || !(from <= to)) return;
     const auto& v = m_levels[level];
     const double w = bucketWidth(level);
-    // One bucket of slack before `from`: its items may end inside the window.
-    const auto k0 = static_cast<std::int64_t>(std::floor((from - static_cast<double>(m_t0)) / w)) - 1;
-    const auto k1 = static_cast<std::int64_t>(std::floor((to - static_cast<double>(m_t0)) / w));
+    // One bucket of slack before `from`: its items may end inside the window. Keys are clamped
+    // to the range of the data (a window far outside must not overflow the conversion).
+    const double maxKey = static_cast<double>(v.empty() ? 0 : v.back().key) + 1;
+    const auto k0 = static_cast<std::int64_t>(std::clamp(std::floor(from / w), -1.0, maxKey)) - 1;
+    const auto k1 = static_cast<std::int64_t>(std::clamp(std::floor(to / w), -1.0, maxKey));
     auto lo = std::lower_bound(v.begin(), v.end(), k0, [](const LodBucket& b, std::int64_t k) { return b.key < k; });
     for (auto it = lo; it != v.end() && it->key <= k1; ++it) out.push_back(*it);
 }

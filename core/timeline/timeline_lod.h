@@ -36,6 +36,8 @@ public:
     int levelFor(double maxWidth) const;
     // Buckets of `level` that may overlap [from, to], appended to out.
     void query(int level, double from, double to, std::vector<LodBucket>& out) const;
+    // The same with [from, to] relative to the t0 given to build (exact for epoch timestamps).
+    void queryRelative(int level, double from, double to, std::vector<LodBucket>& out) const;
     std::size_t memoryBytes() const;
 
 private:

@@ -1,6 +1,8 @@
 #pragma once
 // The visible time window of the timeline with zoom/pan/undo, clamped to the data range. Pure
-// arithmetic (no Qt) so the interaction rules are unit-tested.
+// arithmetic (no Qt) so the interaction rules are unit-tested. Window times are relative to
+// origin() (see time_axis.h: absolute epoch microseconds do not fit a double's resolution).
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -8,8 +10,11 @@ namespace dl {
 
 class TimelineViewport {
 public:
-    // Sets the data range and shows all of it; clears the undo stack.
+    // Sets the data range [from, to] (relative to origin 0) and shows all of it; clears the undo stack.
     void setFullRange(double from, double to);
+    // The data range of absolute integer times [t0, t1]: origin t0, window times 0 .. t1 - t0.
+    void setDataRange(std::int64_t t0, std::int64_t t1);
+    std::int64_t origin() const { return m_origin; }
     double fullFrom() const { return m_fullFrom; }
     double fullTo() const { return m_fullTo; }
     double from() const { return m_from; }
@@ -31,7 +36,11 @@ public:
 
 private:
     void clamp();
-    double m_fullFrom = 0, m_fullTo = 1, m_from = 0, m_to = 1, m_minSpan = 1;
+    // Smallest window: a tenth of a time unit (1 ns per pixel on a 100-px timeline), never more
+    // than the whole range.
+    static constexpr double kMinSpan = 0.1;
+    double m_fullFrom = 0, m_fullTo = 1, m_from = 0, m_to = 1, m_minSpan = kMinSpan;
+    std::int64_t m_origin = 0;
     std::vector<std::pair<double, double>> m_undo;
 };
 

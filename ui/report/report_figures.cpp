@@ -154,11 +154,11 @@ TimelineExcerpt::TimelineExcerpt(const dl::DumpIndex& index, const dl::AnalysisR
     auto data = std::make_shared<const dl::TimelineData>(dl::buildTimeline(index, &analysis, states, opt));
     std::size_t lane = 0, item = 0;
     if (data->lanes.empty() || !data->locate(op, lane, item)) return;
-    m_vp.setFullRange(static_cast<double>(data->t0), static_cast<double>(data->t1));
+    m_vp.setDataRange(data->t0, data->t1);
     // A dozen ops either side of the origin on its own lane.
     const auto& items = data->lanes[lane].items;
     const std::size_t a = item >= 12 ? item - 12 : 0, b = std::min(items.size() - 1, item + 12);
-    const double from = static_cast<double>(items[a].start), to = static_cast<double>(items[b].end);
+    const double from = static_cast<double>(items[a].start - data->t0), to = static_cast<double>(items[b].end - data->t0);
     const double pad = std::max((to - from) * 0.05, 1.0);
     m_vp.zoomTo(from - pad, to + pad);
     m_painter.setData(std::move(data), &index);

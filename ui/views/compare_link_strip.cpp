@@ -60,12 +60,13 @@ void CompareLinkStrip::paintEvent(QPaintEvent*) {
     std::vector<std::pair<double, quint32>> diverged;   // (x in A, op)
     for (std::size_t l = 0; l < da->lanes.size(); ++l) {
         const auto& items = da->lanes[l].items;
+        const auto rel = [&](std::int64_t t) { return double(t - vp.origin()); };
         auto it = std::lower_bound(items.begin(), items.end(), vp.from() - double(da->lanes[l].maxDuration),
-                                   [](const dl::TimelineItem& x, double v) { return double(x.start) < v; });
+                                   [&](const dl::TimelineItem& x, double v) { return rel(x.start) < v; });
         double lastX = -1e9;
-        for (; it != items.end() && double(it->start) <= vp.to(); ++it) {
+        for (; it != items.end() && rel(it->start) <= vp.to(); ++it) {
             const dl::CompareState s = ov->stateA(it->op);   // items may carry overflow states
-            const double x = axis.toX(double(it->start));
+            const double x = axis.xOf(it->start);
             if (s >= dl::CompareState::Diverged) {
                 diverged.emplace_back(x, it->op);
                 continue;

@@ -62,7 +62,7 @@ void CompareTensorPanel::show() {
         else if (c && m_session->currentOpB() != dl::kNoIndex && m_session->currentOpA() == dl::kNoIndex)
             h = tr("<b>%1</b> exists only in run B.").arg(m_session->opLabel(true, m_session->currentOpB()).toHtmlEscaped());
         m_header->setText(h);
-        m_plot->replot();
+        m_plot->showEmpty(tr("No tensor selected"));
         return;
     }
     const dl::DumpIndex &a = *m_session->indexA(), &b = *m_session->indexB();
@@ -106,7 +106,7 @@ void CompareTensorPanel::show() {
         m_plot->addSeries(tr("A %1").arg(label), hist, QPen(kRunA, 2.0), QBrush(fill));
     }
     if (b.histogram(tb, hist)) m_plot->addSeries(tr("B %1").arg(label), hist, QPen(kRunB, 2.0, Qt::DashLine));
-    m_plot->finish(true);
+    m_plot->finish();
 }
 
 }  // namespace dlui

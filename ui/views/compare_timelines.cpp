@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSignalBlocker>
@@ -26,6 +27,8 @@ QLabel* runLabel(QWidget* parent) {
     auto* l = new QLabel(parent);
     l->setTextFormat(Qt::RichText);
     l->setContentsMargins(6, 2, 6, 2);
+    // A long path must not hold the window wider than the screen: clipped, full text in the tooltip.
+    l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     return l;
 }
 
@@ -65,12 +68,17 @@ CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
     bar->addWidget(m_colour);
     bar->addWidget(fit);
     bar->addStretch(1);
-    bar->addWidget(m_compareLegend);
-    bar->addWidget(m_overflowLegend);
+    // The legend on a row of its own: one row of controls and legend is wider than a laptop screen.
+    auto* bar2 = new QHBoxLayout;
+    bar2->setContentsMargins(6, 0, 6, 2);
+    bar2->addStretch(1);
+    bar2->addWidget(m_compareLegend);
+    bar2->addWidget(m_overflowLegend);
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
     lay->addLayout(bar);
+    lay->addLayout(bar2);
     lay->addWidget(m_labelA);
     lay->addWidget(m_a, 1);
     lay->addWidget(m_links);
@@ -94,8 +102,14 @@ CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
 void CompareTimelines::onComparisonChanged() {
     const dl::DumpIndex* a = m_session->indexA();
     const dl::RunComparison* c = m_session->comparison();
-    m_labelA->setText(tr("<b style='color:#1f77b4'>A</b> %1").arg(m_session->pathA().toHtmlEscaped()));
-    m_labelB->setText(tr("<b style='color:#e07b00'>B</b> %1").arg(m_session->pathB().toHtmlEscaped()));
+    // The folder name first: it is what tells the runs apart when the rest is clipped.
+    const auto runText = [](const QString& path) {
+        return QStringLiteral("<b>%1</b> · %2").arg(QFileInfo(path).fileName().toHtmlEscaped(), path.toHtmlEscaped());
+    };
+    m_labelA->setText(tr("<b style='color:#1f77b4'>A</b> %1").arg(runText(m_session->pathA())));
+    m_labelB->setText(tr("<b style='color:#e07b00'>B</b> %1").arg(runText(m_session->pathB())));
+    m_labelA->setToolTip(m_session->pathA());
+    m_labelB->setToolTip(m_session->pathB());
     {
         QSignalBlocker block(m_iteration);
         const QVariant keep = m_iteration->currentData();
@@ -180,9 +194,12 @@ void CompareTimelines::onBuilt(const std::shared_ptr<const Built>& built) {
 void CompareTimelines::follow(TimelineWidget* leader) {
     if (!m_syncing && m_lock->isChecked() && m_dataA && m_dataB) {
         m_syncing = true;
+        // The time map works on absolute times; the windows are relative to each timeline's origin.
         const dl::TimelineViewport& vp = leader->viewport();
-        if (leader == m_a) m_b->setWindow(m_map.toB(vp.from()), m_map.toB(vp.to()));
-        else m_a->setWindow(m_map.toA(vp.from()), m_map.toA(vp.to()));
+        TimelineWidget* other = leader == m_a ? m_b : m_a;
+        const double lo = double(vp.origin()), oo = double(other->viewport().origin());
+        const auto map = [&](double t) { return leader == m_a ? m_map.toB(t + lo) - oo : m_map.toA(t + lo) - oo; };
+        other->setWindow(map(vp.from()), map(vp.to()));
         m_syncing = false;
     }
     m_links->update();

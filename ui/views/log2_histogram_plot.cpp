@@ -1,5 +1,6 @@
 #include "ui/views/log2_histogram_plot.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ui/util/state_colors.h"
@@ -18,10 +19,15 @@ QString powerOfTwo(int e) {
     return s;
 }
 
+QString countText(double v) { return QString::number(static_cast<qulonglong>(v)); }
+
+const double kFp16Max = std::log2(65504.0);
+const double kBf16Max = std::log2(3.3895313892515355e38);
+
 }  // namespace
 
 Log2HistogramPlot::Log2HistogramPlot(QWidget* parent) : QCustomPlot(parent) {
-    setMinimumHeight(150);
+    setMinimumHeight(130);
     // The legend goes in one row under the plot, so it never covers a histogram in a small dock.
     legend->setVisible(true);
     QFont small = font();
@@ -39,18 +45,49 @@ Log2HistogramPlot::Log2HistogramPlot(QWidget* parent) : QCustomPlot(parent) {
     yAxis->setLabel(tr("elements"));
     yAxis->setScaleType(QCPAxis::stLogarithmic);
     yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    showEmpty(tr("No tensor selected"));
 }
 
 void Log2HistogramPlot::clearSeries() {
     clearPlottables();
     clearItems();
     m_specials.clear();
-    m_any = false;
+    m_groups.clear();
+    m_bars.clear();
+    m_counts = {};
+    m_labels.clear();
+    m_bf16Note = nullptr;
+    m_emptyText = nullptr;
+    m_any = m_finished = false;
     m_lo = m_hi = 0;
+    m_maxCount = 1;
+    for (QCPAxis* a : {xAxis, yAxis}) {
+        a->setVisible(true);
+        a->grid()->setVisible(true);
+    }
+    legend->setVisible(true);
+}
+
+void Log2HistogramPlot::showEmpty(const QString& message) {
+    clearSeries();
+    // No axes at all: an empty log axis draws meaningless ticks.
+    for (QCPAxis* a : {xAxis, yAxis}) {
+        a->setVisible(false);
+        a->grid()->setVisible(false);
+    }
+    legend->setVisible(false);
+    m_emptyText = new QCPItemText(this);
+    m_emptyText->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_emptyText->position->setCoords(0.5, 0.5);
+    m_emptyText->setPositionAlignment(Qt::AlignCenter);
+    m_emptyText->setText(message);
+    m_emptyText->setColor(palette().color(QPalette::PlaceholderText));
+    replot(QCustomPlot::rpQueuedReplot);
 }
 
 bool Log2HistogramPlot::addSeries(const QString& name, const dl::Log2Histogram& h, const QPen& pen, const QBrush& fill) {
     if (h.empty()) return false;
+    if (m_emptyText) clearSeries();
     QVector<double> xs, ys;
     for (int b = 0; b < dl::Log2Histogram::kExpBins; ++b) {
         if (!h.exp[b]) continue;
@@ -60,6 +97,7 @@ bool Log2HistogramPlot::addSeries(const QString& name, const dl::Log2Histogram& 
         m_any = true;
         xs << e + 0.5;
         ys << static_cast<double>(h.exp[b]);
+        m_maxCount = std::max(m_maxCount, ys.back());
     }
     auto* g = addGraph();
     g->setName(name);
@@ -68,95 +106,186 @@ bool Log2HistogramPlot::addSeries(const QString& name, const dl::Log2Histogram& 
     g->setLineStyle(QCPGraph::lsStepCenter);
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
     g->setData(xs, ys, true);
-    m_specials.push_back({double(h.nan), double(h.posInf), double(h.negInf), pen.color()});
+    m_specials.push_back({{double(h.nan), double(h.posInf), double(h.negInf)}, pen.color()});
     return true;
 }
 
-void Log2HistogramPlot::addLimitLine(double x, const QString& label, const QColor& c, double labelY, bool labelLeft) {
+void Log2HistogramPlot::finish() { finishWith(m_specials); }
+
+void Log2HistogramPlot::finish(const SpecialCounts& selected) {
+    finishWith({{selected, stateColor(dl::OpState::InfNan)}});
+}
+
+std::vector<Log2HistogramPlot::SpecialCounts> Log2HistogramPlot::specialGroups() const {
+    std::vector<SpecialCounts> out;
+    for (const Specials& s : m_groups) out.push_back(s.n);
+    return out;
+}
+
+void Log2HistogramPlot::addLimitLine(double x, const QString& label, const QColor& c, bool labelLeft) {
     auto* line = new QCPItemStraightLine(this);
-    line->point1->setCoords(x, 0);
-    line->point2->setCoords(x, 1);
+    line->point1->setCoords(x, 1);
+    line->point2->setCoords(x, 2);
     line->setPen(QPen(c, 1.5, Qt::DashLine));
     auto* text = new QCPItemText(this);
     text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    text->position->setCoords(x, labelY);
+    text->position->setCoords(x, 0);
     text->setPositionAlignment((labelLeft ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
     text->setText(label);
     text->setColor(c);
     text->setPadding(labelLeft ? QMargins(0, 0, 3, 0) : QMargins(3, 0, 0, 0));
+    m_labels.push_back(text);
 }
 
-void Log2HistogramPlot::finish(bool perSeriesSpecials) {
-    const int lo = std::min(m_any ? m_lo : 0, -26);
-    const int hi = std::max(m_any ? m_hi : 0, 17);
-    // NaN / +Inf / -Inf as bars to the right of the finite range.
-    const double sx = hi + 4;
-    // Bar spacing grows with the exponent span so the three labels stay apart in a narrow dock.
-    const double gap = std::max(4.0, std::round((hi - lo) / 9.0));
-    std::vector<Specials> groups = m_specials;
-    if (!perSeriesSpecials || groups.empty()) {
-        Specials sum{0, 0, 0, stateColor(dl::OpState::InfNan)};
-        for (const Specials& s : m_specials) {
-            sum.nan += s.nan;
-            sum.posInf += s.posInf;
-            sum.negInf += s.negInf;
-        }
-        groups = {sum};
+void Log2HistogramPlot::finishWith(std::vector<Specials> groups) {
+    const bool anySpecial = std::any_of(groups.begin(), groups.end(),
+                                        [](const Specials& s) { return s.n.nan + s.n.posInf + s.n.negInf > 0; });
+    if (!m_any && !anySpecial) {
+        showEmpty(tr("No histogram: this tensor has statistics only, or no data"));
+        return;
     }
-    const double width = 0.6 * gap / double(groups.size());
-    QStringList counts[3];
-    for (std::size_t k = 0; k < groups.size(); ++k) {
-        const Specials& s = groups[k];
+    if (m_emptyText) {   // only NaN/Inf to show: a fresh plot without the placeholder
+        clearSeries();
+    }
+    if (groups.empty()) groups.push_back({{}, stateColor(dl::OpState::InfNan)});
+    m_groups = groups;
+    m_lo = std::min(m_any ? m_lo : 0, -26);
+    m_hi = std::max(m_any ? m_hi : 0, 17);
+    for (std::size_t k = 0; k < m_groups.size(); ++k) {
+        const Specials& s = m_groups[k];
         auto* bars = new QCPBars(xAxis, yAxis);
         bars->setName(k == 0 ? tr("NaN / +Inf / −Inf") : QString());
         if (k > 0) bars->removeFromLegend();
         bars->setBrush(s.color);
         bars->setPen(Qt::NoPen);
-        bars->setWidth(width);
-        const double off = (double(k) - (double(groups.size()) - 1) / 2) * width;
-        bars->setData({sx + off, sx + gap + off, sx + 2 * gap + off}, {s.nan, s.posInf, s.negInf}, true);
-        counts[0] << QString::number(s.nan);
-        counts[1] << QString::number(s.posInf);
-        counts[2] << QString::number(s.negInf);
+        bars->setBaseValue(kFloor);   // from the bottom of the log axis, not from 0 (= -infinity)
+        m_bars.push_back(bars);
+        m_maxCount = std::max({m_maxCount, s.n.nan, s.n.posInf, s.n.negInf});
     }
     // Counts above the bars, only where there is something to count (the names are axis ticks).
     for (int k = 0; k < 3; ++k) {
+        QStringList parts;
         bool any = false;
-        for (const Specials& s : groups) any |= (k == 0 ? s.nan : k == 1 ? s.posInf : s.negInf) > 0;
+        for (const Specials& s : m_groups) {
+            const double v = k == 0 ? s.n.nan : k == 1 ? s.n.posInf : s.n.negInf;
+            parts << countText(v);
+            any |= v > 0;
+        }
         if (!any) continue;
         auto* t = new QCPItemText(this);
-        t->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        t->position->setCoords(sx + gap * k, 0.02);
-        t->setPositionAlignment(Qt::AlignHCenter | Qt::AlignTop);
-        t->setText(counts[k].join(QStringLiteral(" | ")));
+        t->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        t->setText(parts.join(QStringLiteral(" | ")));
+        m_counts[k] = t;
     }
-    addLimitLine(std::log2(65504.0), tr("fp16 max 65504"), QColor(0xc9, 0x2a, 0x2a), 0.02, true);
-    addLimitLine(-14, tr("fp16 min normal 6.1e-5"), QColor(0x20, 0x80, 0x40), 0.62, false);
-    addLimitLine(-24, tr("fp16 subnormal 6e-8"), QColor(0x60, 0x60, 0x60), 0.78, false);
-    const double bf16Max = std::log2(3.3895313892515355e38);
-    if (hi + 6 >= bf16Max) {
-        addLimitLine(bf16Max, tr("bf16 max 3.4e38"), QColor(0x80, 0x40, 0xa0), 0.26, true);
+    addLimitLine(kFp16Max, tr("fp16 max 65504"), QColor(0xc9, 0x2a, 0x2a), true);
+    addLimitLine(-14, tr("fp16 min normal 6.1e-5"), QColor(0x20, 0x80, 0x40), false);
+    addLimitLine(-24, tr("fp16 subnormal 6e-8"), QColor(0x60, 0x60, 0x60), false);
+    if (m_hi + 6 >= kBf16Max) {
+        addLimitLine(kBf16Max, tr("bf16 max 3.4e38"), QColor(0x80, 0x40, 0xa0), true);
     } else {
-        auto* t = new QCPItemText(this);
-        t->position->setType(QCPItemPosition::ptAxisRectRatio);
-        t->position->setCoords(1.0, 0.45);
-        t->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
-        t->setText(tr("bf16 max 3.4e38 (2¹²⁸) →"));
-        t->setColor(QColor(0x80, 0x40, 0xa0));
+        m_bf16Note = new QCPItemText(this);
+        m_bf16Note->position->setType(QCPItemPosition::ptAxisRectRatio);
+        m_bf16Note->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+        m_bf16Note->setText(tr("bf16 max 3.4e38 (2¹²⁸) →"));
+        m_bf16Note->setColor(QColor(0x80, 0x40, 0xa0));
     }
-    // Ticks at powers of two, every 4 or 8 exponents depending on the span; the special bars
-    // right of the range carry their own labels.
+    m_finished = true;
+    relayout();
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void Log2HistogramPlot::resizeEvent(QResizeEvent* e) {
+    QCustomPlot::resizeEvent(e);
+    if (m_finished) {
+        relayout();
+        replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+void Log2HistogramPlot::relayout() {
+    // The axis rect's size before the first replot is a guess; the resize after it corrects it.
+    const QRect ar = axisRect()->rect();
+    const double W = ar.width() > 40 ? ar.width() : std::max(100, width() - 80);
+    const double H = ar.height() > 20 ? ar.height() : std::max(60, height() - 70);
+    const QFontMetrics fm(font());
+    const double lineH = fm.height() + 1;
+    // x: the finite range, then NaN / +Inf / -Inf spaced so their labels and counts stay apart.
+    double labelPx = 0;
+    for (const QString& s : {QStringLiteral("NaN"), QStringLiteral("+Inf"), QStringLiteral("−Inf")}) labelPx = std::max<double>(labelPx, fm.horizontalAdvance(s));
+    for (QCPItemText* t : m_counts)
+        if (t) labelPx = std::max<double>(labelPx, fm.horizontalAdvance(t->text()));
+    labelPx += 12;
+    const double base = (m_hi + 1) - (m_lo - 1) + 4;   // units left of the first special bar
+    double gap = 4;
+    if (W > 3 * labelPx + 20) gap = std::max(gap, std::ceil(labelPx * (base + 2) / (W - 2 * labelPx)));
+    else gap = std::max(gap, base);   // too narrow for anything better: half the axis for the specials
+    const double xMin = m_lo - 1;
+    // Power-of-two ticks no closer than their labels.
+    const double pxPerUnitGuess = W / (base + 2 * gap + 2);
+    const double powPx = fm.horizontalAdvance(powerOfTwo(-128)) + 10;
+    int step = 4;
+    while (step < 128 && step * pxPerUnitGuess < powPx) step *= 2;
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    const int step = (hi - lo) > 60 ? 16 : (hi - lo) > 30 ? 8 : 4;
-    for (int e = (lo / step) * step; e <= hi + 1; e += step) ticker->addTick(e, powerOfTwo(e));
+    int lastTick = m_lo;
+    for (int e = static_cast<int>(std::floor(double(m_lo) / step)) * step; e <= m_hi + 1; e += step) {
+        if (e < xMin) continue;
+        ticker->addTick(e, powerOfTwo(e));
+        lastTick = e;
+    }
+    const double sx = std::max(double(m_hi) + 4, lastTick + gap);
     ticker->addTick(sx, QStringLiteral("NaN"));
     ticker->addTick(sx + gap, QStringLiteral("+Inf"));
     ticker->addTick(sx + 2 * gap, QStringLiteral("−Inf"));
     xAxis->setTicker(ticker);
-    rescaleAxes(true);
-    xAxis->setRange(lo - 1, sx + 2 * gap + 2);
-    yAxis->setRange(0.8, std::max(10.0, yAxis->range().upper * 3));
-    replot(QCustomPlot::rpQueuedReplot);
+    const double xMax = sx + 2 * gap + gap / 2;
+    xAxis->setRange(xMin, xMax);
+    const double width = 0.6 * gap / double(std::max<std::size_t>(1, m_groups.size()));
+    for (std::size_t k = 0; k < m_bars.size(); ++k) {
+        const Specials& s = m_groups[k];
+        const double off = (double(k) - (double(m_groups.size()) - 1) / 2) * width;
+        m_bars[k]->setWidth(width);
+        m_bars[k]->setData({sx + off, sx + gap + off, sx + 2 * gap + off}, {s.n.nan, s.n.posInf, s.n.negInf}, true);
+    }
+    for (int k = 0; k < 3; ++k) {
+        if (!m_counts[k]) continue;
+        double top = kFloor;
+        for (const Specials& s : m_groups) top = std::max(top, k == 0 ? s.n.nan : k == 1 ? s.n.posInf : s.n.negInf);
+        m_counts[k]->position->setCoords(sx + gap * k, top);
+    }
+    // Limit labels packed into rows from the top (a label takes the first row where it does not
+    // touch another), in a band above every curve and bar that the y range keeps free.
+    const auto px = [&](double x) { return (x - xMin) / (xMax - xMin) * W; };
+    std::vector<double> rowEnd;
+    const auto place = [&](double x0, double x1) {
+        std::size_t r = 0;
+        while (r < rowEnd.size() && rowEnd[r] + 6 > x0) ++r;
+        if (r == rowEnd.size()) rowEnd.push_back(x1);
+        else rowEnd[r] = x1;
+        return static_cast<double>(r);
+    };
+    std::vector<std::pair<double, QCPItemText*>> byX;
+    for (QCPItemText* t : m_labels) {
+        const double w = fm.horizontalAdvance(t->text()) + 3;
+        const double x = px(t->position->key());
+        byX.emplace_back(t->positionAlignment() & Qt::AlignRight ? x - w : x, t);
+    }
+    std::sort(byX.begin(), byX.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [x0, t] : byX) {
+        const double w = fm.horizontalAdvance(t->text()) + 3;
+        const double row = place(x0, x0 + w);
+        t->position->setCoords(t->position->key(), (2 + row * lineH) / H);
+    }
+    if (m_bf16Note) {
+        const double w = fm.horizontalAdvance(m_bf16Note->text());
+        const double row = place(W - w, W);
+        m_bf16Note->position->setCoords(1.0, (2 + row * lineH) / H);
+    }
+    // y: log axis from the floor, with headroom for the label rows and the counts over the bars.
+    const double band = (double(rowEnd.size()) + (m_counts[0] || m_counts[1] || m_counts[2] ? 1.2 : 0.3)) * lineH + 4;
+    const double f = std::clamp(band / H, 0.1, 0.7);
+    const double lm = std::log(std::max(m_maxCount, 1.0) * 1.15), ll = std::log(kFloor);
+    const double upper = std::exp((lm - f * ll) / (1 - f));
+    yAxis->setRange(kFloor, std::max(upper, 10.0));
 }
 
 }  // namespace dlui

@@ -2,10 +2,12 @@
 // A QCustomPlot of log2|x| histograms: one step line per series, the fp16/bf16 limits as dashed
 // lines, NaN/+Inf/-Inf as bars right of the finite range, and the x axis labelled in powers of
 // two. Shared by the tensor panel (an op's inputs and outputs) and the compare panel (the same
-// tensor in two runs).
+// tensor in two runs). Label rows, the bars' spacing and the y headroom are laid out in pixels
+// for the current size (again on resize), so labels neither sit on the curves nor run together.
 #include <qcustomplot.h>
 
 #include <QString>
+#include <array>
 #include <vector>
 
 #include "core/stats/log2_histogram.h"
@@ -15,25 +17,54 @@ namespace dlui {
 class Log2HistogramPlot : public QCustomPlot {
     Q_OBJECT
 public:
+    struct SpecialCounts {
+        double nan = 0, posInf = 0, negInf = 0;
+    };
+    // Bars start here: a bar of one element spans most of two octaves on the log axis.
+    static constexpr double kFloor = 0.3;
+
     explicit Log2HistogramPlot(QWidget* parent = nullptr);
 
     void clearSeries();
     // Adds one series; false (nothing added) when the histogram is empty.
     bool addSeries(const QString& name, const dl::Log2Histogram& h, const QPen& pen, const QBrush& fill = Qt::NoBrush);
-    // Draws the limits and the NaN/Inf bars and fits the axes. perSeriesSpecials: one bar per
-    // series in its colour (comparing runs), else one summed bar (an op's tensors).
-    void finish(bool perSeriesSpecials);
+    // Draws the limits and the NaN/Inf bars and fits the axes: one bar group per series in its
+    // colour (comparing runs).
+    void finish();
+    // The same with one bar group holding `selected` (the selected tensor's counts, not the op's).
+    void finish(const SpecialCounts& selected);
+    // No axes, only `message` (nothing to plot: no selection, statistics only).
+    void showEmpty(const QString& message);
+    QString emptyMessage() const { return m_emptyText ? m_emptyText->text() : QString(); }
     int seriesCount() const { return static_cast<int>(m_specials.size()); }
+    // The bar groups drawn (for tests).
+    std::vector<SpecialCounts> specialGroups() const;
+
+    // The axis and legend texts need not fit whole: a narrow dock still gets a readable plot.
+    QSize minimumSizeHint() const override { return {240, minimumHeight()}; }
+
+protected:
+    void resizeEvent(QResizeEvent* e) override;
 
 private:
-    void addLimitLine(double log2x, const QString& label, const QColor& c, double labelY, bool labelLeft);
     struct Specials {
-        double nan = 0, posInf = 0, negInf = 0;
+        SpecialCounts n;
         QColor color;
     };
-    std::vector<Specials> m_specials;
+    void finishWith(std::vector<Specials> groups);
+    void relayout();   // positions that depend on the pixel size
+    void addLimitLine(double log2x, const QString& label, const QColor& c, bool labelLeft);
+
+    std::vector<Specials> m_specials;   // per series
+    std::vector<Specials> m_groups;     // per bar group drawn
+    std::vector<QCPBars*> m_bars;
+    std::array<QCPItemText*, 3> m_counts{};
+    std::vector<QCPItemText*> m_labels;  // limit labels, one row each from the top
+    QCPItemText* m_bf16Note = nullptr;
+    QCPItemText* m_emptyText = nullptr;
+    double m_maxCount = 1;
     int m_lo = 0, m_hi = 0;
-    bool m_any = false;
+    bool m_any = false, m_finished = false;
 };
 
 }  // namespace dlui

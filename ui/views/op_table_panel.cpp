@@ -28,6 +28,12 @@ OpTablePanel::OpTablePanel(DumpSession* session, QWidget* parent)
     m_state->addItem(tr("Any state"), dl::kAllOpStates);
     m_state->addItem(tr("Not normal"), dl::kAllOpStates & ~dl::opStateBit(dl::OpState::Normal));
     for (int s = 0; s < dl::kOpStateCount; ++s) m_state->addItem(stateText(dl::OpState(s)), dl::opStateBit(dl::OpState(s)));
+    // Combos sized by a short contents length, not their longest item (op types can be long).
+    for (QComboBox* c : {m_type, m_rank, m_stage, m_state}) {
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        c->setMinimumContentsLength(c == m_type ? 10 : 7);
+    }
+    m_text->setMinimumWidth(120);
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(4, 4, 4, 0);
     bar->addWidget(m_text, 3);
@@ -82,7 +88,19 @@ void OpTablePanel::onDumpChanged() {
         if (a)
             for (int s = 0; s < a->stages.stageCount; ++s) m_stage->addItem(tr("stage %1").arg(s), s);
     }
+    // Another dump: the old filter text and current row mean nothing in it (a stale current row
+    // would even select an unrelated op of the new dump).
+    const QString path = m_session->dump() ? m_session->dump()->path : QString();
+    if (path != m_shownPath) {
+        m_shownPath = path;
+        QSignalBlocker b(m_text);
+        m_text->clear();
+    }
+    m_syncing = true;
+    m_view->selectionModel()->clear();
     m_model->setSource(ix, m_session->states(), a ? &a->stages : nullptr);
+    m_view->selectionModel()->clear();
+    m_syncing = false;
     applyFilter();
 }
 

@@ -41,6 +41,7 @@ private:
     QLabel* m_count;
     QTimer* m_debounce;
     bool m_syncing = false;
+    QString m_shownPath;   // the dump the filter was typed for
 };
 
 }  // namespace dlui

@@ -34,8 +34,7 @@ TensorPanel::TensorPanel(DumpSession* session, QWidget* parent)
     lay->addWidget(m_plot, 1);
     connect(m_session, &DumpSession::selectionChanged, this, &TensorPanel::show);
     connect(m_session, &DumpSession::dumpChanged, this, [this] {
-        m_plot->clearSeries();
-        m_plot->replot();
+        m_plot->showEmpty(tr("No tensor selected"));
         m_header->setText(tr("<i>Select an op on the timeline or in the table.</i>"));
     });
 }
@@ -86,7 +85,9 @@ void TensorPanel::plotOp(quint32 op, quint32 selected) {
         const QString name = QString::fromStdString(ix->tensorLabel(ix->tensors[ti])) + (sel ? tr(" (selected)") : QString());
         if (m_plot->addSeries(name, hist, QPen(c, sel ? 2.2 : 1.4)) && !sel) ++palette;
     }
-    m_plot->finish(false);
+    // NaN/Inf bars of the selected tensor alone (its statistics, so stats-only tensors count too).
+    const dl::TensorStats st = selected < ix->tensors.size() ? ix->stats(ix->tensors[selected]) : dl::TensorStats{};
+    m_plot->finish({double(st.nanCount), double(st.posInfCount), double(st.negInfCount)});
 }
 
 }  // namespace dlui

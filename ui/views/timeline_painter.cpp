@@ -19,6 +19,9 @@ public:
         : m_p(p), m_palette(palette), m_top(top), m_h(height) {}
     ~RunFiller() { flush(); }
     void add(double x0, double x1, dl::OpState s) {
+        // Deep zoom puts long ops millions of pixels off-screen: keep the int conversion defined.
+        x0 = std::clamp(x0, -1e7, 1e7);
+        x1 = std::clamp(x1, -1e7, 1e7);
         const int a = static_cast<int>(std::floor(x0));
         const int b = std::max(a + 1, static_cast<int>(std::ceil(x1)));
         if (m_open && s == m_state && a <= m_b) { m_b = std::max(m_b, b); return; }
@@ -86,14 +89,10 @@ int TimelinePainter::laneCenterY(const QRect& r, int lane, int scrollY) const {
     return lanesRect(r).top() - scrollY + m_laneY[lane] + kLaneHeight / 2;
 }
 
-QString TimelinePainter::timeLabel(double t) const {
+QString TimelinePainter::timeLabel(double rel, double step) const {
     if (!m_data) return {};
-    const double rel = t - static_cast<double>(m_data->t0);
-    if (m_data->base == dl::TimeBase::ExecutionOrder) return QStringLiteral("#%1").arg(static_cast<qint64>(rel));
-    const double a = std::abs(rel);
-    if (a >= 1e6) return QStringLiteral("%1 s").arg(rel / 1e6, 0, 'g', 6);
-    if (a >= 1e3) return QStringLiteral("%1 ms").arg(rel / 1e3, 0, 'g', 6);
-    return QStringLiteral("%1 µs").arg(rel, 0, 'g', 6);
+    if (m_data->base == dl::TimeBase::ExecutionOrder) return QStringLiteral("#%1").arg(std::llround(rel));
+    return QString::fromStdString(dl::formatTimeOffset(rel, step));
 }
 
 void TimelinePainter::paint(QPainter& p, const QRect& r, const dl::TimelineViewport& vp, const TimelinePaintState& st) {
@@ -151,13 +150,14 @@ void TimelinePainter::paintLanes(QPainter& p, const QRect& r, const dl::TimeAxis
 void TimelinePainter::paintLane(QPainter& p, const dl::TimelineLane& lane, const dl::TimeAxis& axis, int top,
                                 int height, bool labels) {
     const double from = axis.from(), to = axis.to();
+    const auto rel = [&axis](std::int64_t t) { return static_cast<double>(t - axis.origin()); };
     const int level = lane.lod.levelFor(axis.timePerPixel());
     RunFiller runs(p, *m_palette, top, height);
     if (level >= 0) {
         m_scratch.clear();
-        lane.lod.query(level, from, to, m_scratch);
+        lane.lod.queryRelative(level, from, to, m_scratch);
         for (const dl::LodBucket& b : m_scratch)
-            if (b.end >= from && b.start <= to) runs.add(axis.toX(b.start), axis.toX(b.end), b.worst);
+            if (rel(b.end) >= from && rel(b.start) <= to) runs.add(axis.xOf(b.start), axis.xOf(b.end), b.worst);
         runs.flush();
         m_lastDrawn += m_scratch.size();
         return;
@@ -165,11 +165,11 @@ void TimelinePainter::paintLane(QPainter& p, const dl::TimelineLane& lane, const
     // Zoomed in: draw the ops themselves, with names where they fit.
     const double lo = from - static_cast<double>(lane.maxDuration);
     auto it = std::lower_bound(lane.items.begin(), lane.items.end(), lo,
-                               [](const dl::TimelineItem& x, double v) { return static_cast<double>(x.start) < v; });
+                               [&](const dl::TimelineItem& x, double v) { return rel(x.start) < v; });
     std::vector<std::pair<QRectF, quint32>> named;
-    for (; it != lane.items.end() && static_cast<double>(it->start) <= to; ++it) {
-        if (static_cast<double>(it->end) < from) continue;
-        const double x0 = axis.toX(it->start), x1 = axis.toX(it->end);
+    for (; it != lane.items.end() && rel(it->start) <= to; ++it) {
+        if (rel(it->end) < from) continue;
+        const double x0 = axis.xOf(it->start), x1 = axis.xOf(it->end);
         runs.add(x0, x1, it->state);
         runs.flush();  // raw mode: every op its own box
         ++m_lastDrawn;
@@ -203,13 +203,22 @@ void TimelinePainter::paintLabels(QPainter& p, const QRect& r, int scrollY) {
 void TimelinePainter::paintRuler(QPainter& p, const QRect& r, const dl::TimeAxis& axis) {
     const QRect rr = rulerRect(r);
     p.fillRect(QRect(r.left(), rr.top(), r.width(), rr.height()), QColor(0xee, 0xf0, 0xf3));
-    const double step = dl::niceTickStep(axis.timePerPixel() * 90);
-    const double first = std::ceil((axis.from() - m_data->t0) / step) * step + m_data->t0;
+    // Ticks relative to the timeline's origin, at least 90 px apart, or wider when the labels are.
+    const QFontMetrics fm = p.fontMetrics();
+    const double tpp = axis.timePerPixel();
+    dl::RulerTicks ticks = dl::rulerTicks(axis.from(), axis.to(), tpp * 90);
+    if (ticks.count > 0) {
+        const int widest = std::max(fm.horizontalAdvance(timeLabel(ticks.at(0), ticks.step)),
+                                    fm.horizontalAdvance(timeLabel(ticks.at(ticks.count - 1), ticks.step)));
+        if (widest + 12 > ticks.step / tpp) ticks = dl::rulerTicks(axis.from(), axis.to(), tpp * (widest + 12));
+    }
     p.setPen(QColor(0x50, 0x50, 0x60));
-    for (double t = first; t <= axis.to(); t += step) {
-        const int x = static_cast<int>(axis.toX(t));
+    for (int i = 0; i < ticks.count; ++i) {
+        const double t = ticks.at(i);
+        const int x = static_cast<int>(std::lround(axis.toX(t)));
         p.drawLine(x, rr.bottom() - 6, x, rr.bottom());
-        p.drawText(QRect(x + 3, rr.top(), 120, rr.height() - 4), Qt::AlignVCenter | Qt::AlignLeft, timeLabel(t));
+        const QString label = timeLabel(t, ticks.step);
+        p.drawText(QRect(x + 3, rr.top(), fm.horizontalAdvance(label) + 4, rr.height() - 4), Qt::AlignVCenter | Qt::AlignLeft, label);
     }
     p.drawText(QRect(r.left() + 4, rr.top(), kLabelWidth - 8, rr.height()), Qt::AlignVCenter,
                m_data->base == dl::TimeBase::Timestamps ? QObject::tr("time") : QObject::tr("exec order"));
@@ -220,7 +229,7 @@ void TimelinePainter::paintOverview(QPainter& p, const QRect& r, const dl::Timel
     p.fillRect(QRect(r.left(), o.top(), r.width(), o.height()), QColor(0xe8, 0xea, 0xee));
     p.setPen(QColor(0x50, 0x50, 0x60));
     p.drawText(QRect(r.left() + 4, o.top(), kLabelWidth - 8, o.height()), Qt::AlignVCenter, QObject::tr("overview"));
-    const dl::TimeAxis full(vp.fullFrom(), vp.fullTo(), o.left(), o.width());
+    const dl::TimeAxis full(vp.fullFrom(), vp.fullTo(), o.left(), o.width(), vp.origin());
     const int n = static_cast<int>(m_data->lanes.size());
     const double h = std::max(1.0, static_cast<double>(o.height() - 4) / n);
     for (int i = 0; i < n; ++i)
@@ -240,8 +249,8 @@ void TimelinePainter::paintArrows(QPainter& p, const QRect& r, const dl::TimeAxi
         if (!m_data->locate(a.fromOp, la, ia) || !m_data->locate(a.toOp, lb, ib)) continue;
         const auto& x = m_data->lanes[la].items[ia];
         const auto& y = m_data->lanes[lb].items[ib];
-        const QPointF s(axis.toX(x.end), laneCenterY(r, static_cast<int>(la), scrollY));
-        const QPointF e(axis.toX(y.start), laneCenterY(r, static_cast<int>(lb), scrollY));
+        const QPointF s(axis.xOf(x.end), laneCenterY(r, static_cast<int>(la), scrollY));
+        const QPointF e(axis.xOf(y.start), laneCenterY(r, static_cast<int>(lb), scrollY));
         p.setPen(QPen(c, 1.6, a.via == dl::ChainVia::WeightUpdate ? Qt::DashLine : Qt::SolidLine));
         QPainterPath path(s);
         const double dx = std::max(20.0, std::abs(e.x() - s.x()) / 2);
@@ -263,7 +272,7 @@ void TimelinePainter::paintOrigins(QPainter& p, const QRect& r, const dl::TimeAx
         std::size_t lane = 0, item = 0;
         if (!m_data->locate(op, lane, item)) continue;
         const auto& it = m_data->lanes[lane].items[item];
-        const double x = (axis.toX(it.start) + axis.toX(it.end)) / 2;
+        const double x = (axis.xOf(it.start) + axis.xOf(it.end)) / 2;
         const double top = laneCenterY(r, static_cast<int>(lane), scrollY) - kLaneHeight / 2.0;
         QPolygonF tri;
         tri << QPointF(x, top + 7) << QPointF(x - 6, top - 3) << QPointF(x + 6, top - 3);
@@ -280,7 +289,7 @@ void TimelinePainter::paintMarker(QPainter& p, const QRect& r, const dl::TimeAxi
     if (!m_data->locate(op, lane, item)) return;
     const auto& it = m_data->lanes[lane].items[item];
     const int top = laneCenterY(r, static_cast<int>(lane), scrollY) - kLaneHeight / 2;
-    const double x0 = axis.toX(it.start), x1 = std::max(x0 + 3, axis.toX(it.end));
+    const double x0 = axis.xOf(it.start), x1 = std::max(x0 + 3, axis.xOf(it.end));
     if (box) {
         p.setPen(QPen(c, 2));
         p.setBrush(Qt::NoBrush);

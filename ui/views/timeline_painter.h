@@ -45,7 +45,7 @@ public:
     }
     static dl::TimeAxis axisFor(const QRect& r, const dl::TimelineViewport& vp) {
         const QRect l = lanesRect(r);
-        return dl::TimeAxis(vp.from(), vp.to(), l.left(), l.width());
+        return dl::TimeAxis(vp.from(), vp.to(), l.left(), l.width(), vp.origin());
     }
     int contentHeight() const { return m_contentHeight; }
     // Lane under widget y (lanes area, scroll applied); -1 on a header or outside.
@@ -65,7 +65,7 @@ private:
     void paintArrows(QPainter& p, const QRect& r, const dl::TimeAxis& axis, int scrollY);
     void paintOrigins(QPainter& p, const QRect& r, const dl::TimeAxis& axis, int scrollY);
     void paintMarker(QPainter& p, const QRect& r, const dl::TimeAxis& axis, quint32 op, int scrollY, QColor c, bool box);
-    QString timeLabel(double t) const;
+    QString timeLabel(double rel, double step) const;
 
     std::shared_ptr<const dl::TimelineData> m_data;
     const dl::DumpIndex* m_index = nullptr;

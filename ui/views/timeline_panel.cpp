@@ -22,26 +22,32 @@ TimelinePanel::TimelinePanel(DumpSession* session, QWidget* parent)
     setObjectName(QStringLiteral("timelinePanel"));
     m_align->setChecked(true);
     m_align->setToolTip(tr("Shift each rank by the clock offset the analysis estimated from Send/Receive pairs"));
-    m_iteration->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_iteration->setSizeAdjustPolicy(QComboBox::AdjustToContents);   // "5 (first overflow)" at most
     m_iteration->setToolTip(tr("Iteration shown on the timeline"));
     auto* fit = new QToolButton(this);
     fit->setText(tr("Show all"));
     fit->setToolTip(tr("Show the whole iteration (0)"));
+    // Two short rows rather than one wide one, so the panel fits a laptop screen beside the docks:
+    // the controls, then what is shown (elided when narrow) and the legend.
     auto* bar = new QHBoxLayout;
-    bar->setContentsMargins(6, 4, 6, 2);
+    bar->setContentsMargins(6, 4, 6, 0);
     bar->addWidget(new QLabel(tr("Iteration:"), this));
     bar->addWidget(m_iteration);
     bar->addWidget(m_align);
     bar->addWidget(m_perStream);
     bar->addWidget(fit);
-    bar->addSpacing(12);
-    bar->addWidget(m_info);
     bar->addStretch(1);
-    bar->addWidget(makeStateLegend(StatePalette::overflow(), this));
+    m_info->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_info->setMinimumWidth(40);
+    auto* bar2 = new QHBoxLayout;
+    bar2->setContentsMargins(6, 0, 6, 2);
+    bar2->addWidget(m_info, 1);
+    bar2->addWidget(makeStateLegend(StatePalette::overflow(), this));
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
     lay->addLayout(bar);
+    lay->addLayout(bar2);
     lay->addWidget(m_widget, 1);
 
     connect(m_session, &DumpSession::dumpChanged, this, &TimelinePanel::onDumpChanged);
@@ -104,6 +110,7 @@ void TimelinePanel::onBuilt(LoadedDumpPtr dump, std::shared_ptr<const dl::Timeli
                                                             : tr("%1 ops in execution order (no timestamps)").arg(m_data->opsShown);
     if (m_data->opsWithoutTime) info += tr(", %1 without a timestamp not shown").arg(m_data->opsWithoutTime);
     m_info->setText(info);
+    m_info->setToolTip(info);   // clipped when the panel is narrow
     if (m_session->currentOp() != dl::kNoIndex) onSelection(m_session->currentOp());
     emit timelineBuilt();
 }

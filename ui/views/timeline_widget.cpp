@@ -21,7 +21,7 @@ constexpr quint32 kNone = 0xffffffffu;
 TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
-    setMinimumHeight(160);
+    setMinimumHeight(130);   // overview, ruler and three lanes
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
@@ -30,7 +30,7 @@ void TimelineWidget::setTimeline(std::shared_ptr<const dl::TimelineData> data, c
     m_index = index;
     m_states = states;
     m_analysis = analysis;
-    if (data) m_vp.setFullRange(static_cast<double>(data->t0), static_cast<double>(data->t1));
+    if (data) m_vp.setDataRange(data->t0, data->t1);
     m_painter.setData(std::move(data), index);
     m_state.hoveredOp = kNone;
     m_state.rangeActive = false;
@@ -55,9 +55,13 @@ QRectF TimelineWidget::opRect(quint32 op) const {
     const auto& it = d->lanes[lane].items[item];
     const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
     const double top = m_painter.laneCenterY(rect(), static_cast<int>(lane), m_state.scrollY) - TimelinePainter::kLaneHeight / 2.0;
-    const double x0 = axis.toX(static_cast<double>(it.start));
-    const double x1 = std::max(x0 + 1, axis.toX(static_cast<double>(it.end)));
+    const double x0 = axis.xOf(it.start);
+    const double x1 = std::max(x0 + 1, axis.xOf(it.end));
     return QRectF(x0, top, x1 - x0, TimelinePainter::kLaneHeight);
+}
+
+double TimelineWidget::relTime(std::int64_t t) const {
+    return static_cast<double>(t - m_vp.origin());
 }
 
 void TimelineWidget::changed() {
@@ -71,14 +75,26 @@ void TimelineWidget::selectOp(quint32 op) {
     const dl::TimelineData* d = m_painter.data();
     if (d && d->locate(op, lane, item)) {
         const auto& it = d->lanes[lane].items[item];
-        if (it.end < m_vp.from() || it.start > m_vp.to()) m_vp.pan((it.start + it.end) / 2.0 - (m_vp.from() + m_vp.to()) / 2);
-        // Bring the whole lane into vertical view.
-        const QRect lr = TimelinePainter::lanesRect(rect());
-        const int cy = m_painter.laneCenterY(rect(), static_cast<int>(lane), m_state.scrollY);
-        const int half = TimelinePainter::kLaneHeight / 2;
-        if (cy - half < lr.top() || cy + half > lr.bottom()) scrollBy(cy - (lr.top() + lr.height() / 2));
+        const double s = relTime(it.start), e = relTime(it.end);
+        if (e < m_vp.from() || s > m_vp.to()) m_vp.pan((s + e) / 2.0 - (m_vp.from() + m_vp.to()) / 2);
+        ensureLaneVisible(lane);
     }
     changed();
+}
+
+void TimelineWidget::ensureLaneVisible(std::size_t lane) {
+    // Bring the whole lane into vertical view.
+    const QRect lr = TimelinePainter::lanesRect(rect());
+    const int cy = m_painter.laneCenterY(rect(), static_cast<int>(lane), m_state.scrollY);
+    const int half = TimelinePainter::kLaneHeight / 2;
+    if (cy - half < lr.top() || cy + half > lr.bottom()) scrollBy(cy - (lr.top() + lr.height() / 2));
+}
+
+void TimelineWidget::resizeEvent(QResizeEvent*) {
+    // The selection is made before the final layout: keep its lane on screen as the widget settles.
+    std::size_t lane = 0, item = 0;
+    const dl::TimelineData* d = m_painter.data();
+    if (d && m_state.selectedOp != kNone && d->locate(m_state.selectedOp, lane, item)) ensureLaneVisible(lane);
 }
 
 void TimelineWidget::fitSelection() {
@@ -88,8 +104,8 @@ void TimelineWidget::fitSelection() {
     if (m_state.selectedOp != kNone && d->locate(m_state.selectedOp, lane, item)) {
         const auto& it = d->lanes[lane].items[item];
         // The op plus a margin of twice its length (at least a few units) on each side.
-        const double pad = std::max<double>(3.0 * (it.end - it.start), 5.0);
-        m_vp.zoomTo(it.start - pad, it.end + pad);
+        const double pad = std::max<double>(3.0 * static_cast<double>(it.end - it.start), 5.0);
+        m_vp.zoomTo(relTime(it.start) - pad, relTime(it.end) + pad);
     } else {
         m_vp.fitAll();
     }
@@ -136,7 +152,7 @@ quint32 TimelineWidget::opAt(const QPoint& pos) const {
     const int lane = m_painter.laneAt(rect(), pos.y(), m_state.scrollY);
     if (lane < 0 || pos.x() < TimelinePainter::kLabelWidth) return kNone;
     const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
-    const dl::TimelineItem* it = d->itemAt(static_cast<std::size_t>(lane), axis.toTime(pos.x()), 3 * axis.timePerPixel());
+    const dl::TimelineItem* it = d->itemAtRelative(static_cast<std::size_t>(lane), axis.toTime(pos.x()), 3 * axis.timePerPixel());
     return it ? it->op : kNone;
 }
 
@@ -149,7 +165,14 @@ QString TimelineWidget::tooltipFor(quint32 op) const {
     const int stage = m_analysis ? m_analysis->stages.stageOf(o.rank) : -1;
     text += tr("rank %1 · stage %2 · iteration %3 · exec #%4")
                 .arg(o.rank).arg(stage < 0 ? QStringLiteral("?") : QString::number(stage)).arg(o.iteration).arg(o.execPos);
-    if (o.startUs) text += tr("<br>start %1 µs · duration %2 µs").arg(o.startUs).arg(o.endUs - o.startUs);
+    // Times as the ruler shows them: from the start of this timeline, never absolute epoch values.
+    std::size_t lane = 0, item = 0;
+    const dl::TimelineData* d = m_painter.data();
+    if (d && d->base == dl::TimeBase::Timestamps && d->locate(op, lane, item)) {
+        const dl::TimelineItem& it = d->lanes[lane].items[item];
+        text += tr("<br>at %1 from the timeline start").arg(QString::fromStdString(dl::formatTimeOffset(relTime(it.start))));
+        if (it.end > it.start) text += tr(" · duration %1").arg(QString::fromStdString(dl::formatTimeOffset(double(it.end - it.start))));
+    }
     if (m_states && op < m_states->op.size())
         text += tr("<br>state: <span style='color:%1'><b>%2</b></span>")
                     .arg(m_painter.palette().color(m_states->op[op]).darker(130).name(),
@@ -234,7 +257,7 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* e) {
     const QRect r = rect();
     if (m_drag == Drag::Overview) {
         const QRect o = TimelinePainter::overviewRect(r);
-        const dl::TimeAxis full(m_vp.fullFrom(), m_vp.fullTo(), o.left(), o.width());
+        const dl::TimeAxis full(m_vp.fullFrom(), m_vp.fullTo(), o.left(), o.width(), m_vp.origin());
         m_vp.pan(full.toTime(e->pos().x()) - (m_vp.from() + m_vp.to()) / 2);
         changed();
     } else if (m_drag == Drag::Pan) {

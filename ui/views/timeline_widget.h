@@ -24,8 +24,11 @@ public:
     void setCompact(bool compact) { m_painter.setCompact(compact); }
     // Extra tooltip lines for an op (the compare view adds the partner and the metrics).
     void setTooltipExtra(std::function<QString(quint32)> extra) { m_tooltipExtra = std::move(extra); }
-    // Shows [from, to] without touching the undo stack (the other timeline of a locked pair).
+    // Shows [from, to] (relative to viewport().origin()) without touching the undo stack (the other
+    // timeline of a locked pair).
     void setWindow(double from, double to);
+    // An absolute time of the timeline's base as a window time (relative to the origin).
+    double relTime(std::int64_t t) const;
     // The op's box in widget coordinates (its lane may be scrolled out of view); empty when the op
     // is not on this timeline.
     QRectF opRect(quint32 op) const;
@@ -51,12 +54,14 @@ protected:
     void mouseMoveEvent(QMouseEvent* e) override;
     void mouseReleaseEvent(QMouseEvent* e) override;
     void leaveEvent(QEvent*) override;
+    void resizeEvent(QResizeEvent*) override;
     bool event(QEvent* e) override;
 
 private:
     quint32 opAt(const QPoint& pos) const;
     QString tooltipFor(quint32 op) const;
     void scrollBy(int dy);
+    void ensureLaneVisible(std::size_t lane);
     void changed();
 
     TimelinePainter m_painter;

@@ -1,0 +1,118 @@
+// The log2 histogram plot: an empty plot shows a message and no axes; the NaN/Inf bars of the
+// tensor panel count the selected tensor only; a bar of one element is visible on the log axis;
+// limit labels stay above every curve; the NaN/+Inf/-Inf ticks keep apart in a narrow plot.
+#include <QTest>
+#include <cmath>
+
+#include "ui/views/log2_histogram_plot.h"
+
+using namespace dlui;
+
+namespace {
+
+dl::Log2Histogram hist(std::initializer_list<std::pair<int, std::uint64_t>> bins, std::uint64_t nan = 0,
+                       std::uint64_t posInf = 0, std::uint64_t negInf = 0) {
+    dl::Log2Histogram h;
+    for (auto [e, n] : bins) h.exp[dl::Log2Histogram::binOf(e)] = n;
+    h.nan = nan;
+    h.posInf = posInf;
+    h.negInf = negInf;
+    return h;
+}
+
+// Pixel rect of an item text after a replot.
+QRectF textRect(QCustomPlot& p, QCPItemText* t) {
+    const QPointF a = t->position->pixelPosition();
+    const QFontMetricsF fm(t->font());
+    const double w = fm.horizontalAdvance(t->text()) + 4, h = fm.height();
+    const double x = t->positionAlignment() & Qt::AlignRight ? a.x() - w : (t->positionAlignment() & Qt::AlignHCenter ? a.x() - w / 2 : a.x());
+    const double y = t->positionAlignment() & Qt::AlignBottom ? a.y() - h : a.y();
+    (void)p;
+    return {x, y, w, h};
+}
+
+}  // namespace
+
+class TstHistogramPlot : public QObject {
+    Q_OBJECT
+private slots:
+    void emptyShowsMessageNotAxes() {
+        Log2HistogramPlot p;
+        p.resize(400, 250);
+        p.clearSeries();
+        p.finish({});
+        QVERIFY(!p.emptyMessage().isEmpty());
+        QVERIFY(!p.xAxis->visible() && !p.yAxis->visible());
+        QCOMPARE(p.plottableCount(), 0);
+        p.grab();   // paints without asserting
+        // Data again: axes back, message gone.
+        p.clearSeries();
+        QVERIFY(p.addSeries(QStringLiteral("t"), hist({{3, 10}}), QPen(Qt::blue)));
+        p.finish({});
+        QVERIFY(p.emptyMessage().isEmpty());
+        QVERIFY(p.xAxis->visible() && p.yAxis->visible());
+    }
+
+    void specialsOfTheSelectedTensorOnly() {
+        Log2HistogramPlot p;
+        p.resize(500, 300);
+        p.clearSeries();
+        // An op with two tensors: 4 NaN / 4 +Inf in one, 16 +Inf in the selected one.
+        p.addSeries(QStringLiteral("input.0"), hist({{2, 5}}, 4, 4, 0), QPen(Qt::blue));
+        p.addSeries(QStringLiteral("output.0 (selected)"), hist({{17, 1}}, 0, 16, 0), QPen(Qt::red));
+        p.finish(Log2HistogramPlot::SpecialCounts{0, 16, 0});
+        const auto g = p.specialGroups();
+        QCOMPARE(g.size(), std::size_t(1));
+        QCOMPARE(g[0].nan, 0.0);
+        QCOMPARE(g[0].posInf, 16.0);
+        // Comparing runs: one group per series.
+        p.clearSeries();
+        p.addSeries(QStringLiteral("A"), hist({{2, 5}}, 4, 0, 0), QPen(Qt::blue));
+        p.addSeries(QStringLiteral("B"), hist({{2, 5}}, 0, 7, 0), QPen(Qt::red));
+        p.finish();
+        QCOMPARE(p.specialGroups().size(), std::size_t(2));
+        QCOMPARE(p.specialGroups()[1].posInf, 7.0);
+    }
+
+    void oneElementIsVisibleAndLabelsStayOffTheCurves() {
+        for (int width : {260, 420, 900}) {
+            Log2HistogramPlot p;
+            p.resize(width, 220);
+            p.clearSeries();
+            p.addSeries(QStringLiteral("x"), hist({{-24, 1}, {-14, 3000}, {15, 1}, {16, 2}}, 1, 1, 1), QPen(Qt::blue));
+            p.finish(Log2HistogramPlot::SpecialCounts{1, 1, 1});
+            p.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&p));
+            p.replot(QCustomPlot::rpImmediateRefresh);
+            // A bar of one element is at least a few pixels tall on the log axis.
+            const double y1 = p.yAxis->coordToPixel(1.0), y0 = p.yAxis->coordToPixel(Log2HistogramPlot::kFloor);
+            QVERIFY2(y0 - y1 >= 6, qPrintable(QStringLiteral("w%1: %2 px").arg(width).arg(y0 - y1)));
+            // Every limit label is above the tallest curve point.
+            const double curveTop = p.yAxis->coordToPixel(3000.0);
+            std::vector<QRectF> labels;
+            for (int i = 0; i < p.itemCount(); ++i) {
+                auto* t = qobject_cast<QCPItemText*>(p.item(i));
+                if (!t || t->position->typeY() != QCPItemPosition::ptAxisRectRatio) continue;
+                const QRectF r = textRect(p, t);
+                QVERIFY2(r.bottom() <= curveTop + 1, qPrintable(QStringLiteral("w%1: %2 at %3, curve top %4").arg(width).arg(t->text()).arg(r.bottom()).arg(curveTop)));
+                for (const QRectF& o : labels) QVERIFY2(!o.intersects(r), qPrintable(QStringLiteral("w%1: %2 overlaps").arg(width).arg(t->text())));
+                labels.push_back(r);
+            }
+            QVERIFY(labels.size() >= 3);
+            // x tick labels do not run together: neighbouring ticks at least their label width apart.
+            auto* ticker = dynamic_cast<QCPAxisTickerText*>(p.xAxis->ticker().data());
+            QVERIFY(ticker);
+            const QFontMetricsF fm(p.xAxis->tickLabelFont());
+            double lastRight = -1e9;
+            for (auto it = ticker->ticks().cbegin(); it != ticker->ticks().cend(); ++it) {
+                const double x = p.xAxis->coordToPixel(it.key());
+                const double w = fm.horizontalAdvance(it.value());
+                QVERIFY2(x - w / 2 >= lastRight, qPrintable(QStringLiteral("w%1: %2 runs into the previous label").arg(width).arg(it.value())));
+                lastRight = x + w / 2;
+            }
+        }
+    }
+};
+
+QTEST_MAIN(TstHistogramPlot)
+#include "tst_histogram_plot.moc"

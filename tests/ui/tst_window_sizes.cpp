@@ -1,0 +1,94 @@
+// Both windows fit a 1280x720 laptop screen: their minimumSizeHint() after opening the demo with
+// the longest op names (the kernel-by-kernel variant), in the main window and in the compare window.
+#include <QApplication>
+#include <QDockWidget>
+#include <QLayout>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <algorithm>
+#include <vector>
+
+#include "tests/ui/isolated_app_state.h"
+#include "ui/compare_window.h"
+#include "ui/mainwindow.h"
+#include "ui/models/dump_session.h"
+#include "ui/views/timeline_panel.h"
+
+using namespace dlui;
+
+namespace {
+
+constexpr QSize kScreen(1280, 720);
+
+// The widgets asking for the most width/height, to name the culprit when a window is too big.
+QString widest(const QWidget* root) {
+    struct Row {
+        int w, h;
+        QString what;
+    };
+    std::vector<Row> rows;
+    for (const QWidget* c : root->findChildren<QWidget*>()) {
+        if (!c->isVisibleTo(root)) continue;
+        const QSize m = c->minimumSizeHint().expandedTo(c->minimumSize());
+        rows.push_back({m.width(), m.height(), QStringLiteral("%1(%2)").arg(QString::fromLatin1(c->metaObject()->className()), c->objectName())});
+    }
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.w > b.w; });
+    QString s;
+    for (std::size_t i = 0; i < rows.size() && i < 12; ++i) s += QStringLiteral(" %1x%2 %3;").arg(rows[i].w).arg(rows[i].h).arg(rows[i].what);
+    return s;
+}
+
+bool fits(const QWidget& w, QString& why) {
+    const QSize m = w.minimumSizeHint().expandedTo(w.minimumSize());
+    why = QStringLiteral("%1 needs %2x%3:%4").arg(w.windowTitle()).arg(m.width()).arg(m.height()).arg(widest(&w));
+    return m.width() <= kScreen.width() && m.height() <= kScreen.height();
+}
+
+}  // namespace
+
+class TstWindowSizes : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QVERIFY(m_tmp.isValid());
+        isolateAppState(m_tmp.path(), QStringLiteral("dumplens-window-sizes"));
+    }
+
+    void bothWindowsFitALaptopScreen() {
+        MainWindow w;
+        w.resize(1280, 720);
+        w.show();
+        QString why;
+        QVERIFY2(fits(w, why), qPrintable(why));   // the start page
+        const QString kbk = MainWindow::demoRoot() + QStringLiteral("/ms24_kbk");
+        w.openDemoVariant(QStringLiteral("ms24_kbk"));
+        QTRY_VERIFY_WITH_TIMEOUT(w.session()->analysis() && !w.isBusy() && w.session()->dump()->path == kbk, 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.timelinePanel()->isBuilding(), 60000);
+        QTest::qWait(150);   // the first-run dock sizes are applied deferred
+        QVERIFY2(fits(w, why), qPrintable(why));
+        // The origin (the longest scoped name) is selected: banner, tensor header and table show it.
+        QVERIFY(w.session()->currentOp() != dl::kNoIndex);
+        QVERIFY2(fits(w, why), qPrintable(why));
+
+        w.compareWith(kbk, MainWindow::demoRoot());
+        CompareWindow* cw = w.compareWindow();
+        QVERIFY(cw);
+        QSignalSpy ready(cw, &CompareWindow::ready);
+        QVERIFY(ready.wait(120000));
+        QTest::qWait(150);
+        QVERIFY2(fits(*cw, why), qPrintable(why));
+        // Both still fit after being made as small as they allow.
+        w.resize(w.minimumSizeHint());
+        cw->resize(cw->minimumSizeHint());
+        QTest::qWait(50);
+        QVERIFY(w.width() <= kScreen.width() && cw->width() <= kScreen.width());
+        cw->close();
+    }
+
+private:
+    QTemporaryDir m_tmp;
+};
+
+QTEST_MAIN(TstWindowSizes)
+#include "tst_window_sizes.moc"
