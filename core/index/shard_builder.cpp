@@ -43,6 +43,7 @@ struct Draft {
     std::uint64_t fileSize = 0;
     std::int64_t mtimeNs = 0;
     bool hasFile = false, readError = false;
+    std::string readErrorText;  // set by a worker; warned in job order by finish()
     bool listedOnly = false;   // file linked but not read (msprobe .pt)
     TensorData data;
     // From statistic.csv:
@@ -444,9 +445,9 @@ void ShardBuilder::applyJob(const StatsJob& job, StatsJobResult&& result) {
         return;
     }
     Draft& d = m->drafts[job.draft];
-    if (!result.ok) {
+    if (!result.ok) {  // worker thread: only this job's draft is written, warned in finish()
         d.readError = true;
-        m->warn(d.fileRel, result.error);
+        d.readErrorText = std::move(result.error);
         return;
     }
     TensorData& t = d.data;
@@ -461,7 +462,13 @@ void ShardBuilder::applyJob(const StatsJob& job, StatsJobResult&& result) {
     if (t.stats.has(stat::Histogram)) result.hist.encode(t.hist);
 }
 
-DumpIndex ShardBuilder::finish() { return m->finish(); }
+DumpIndex ShardBuilder::finish() {
+    // Read errors in job order: the same warnings in the same order whatever the thread count.
+    for (const StatsJob& job : m_jobs)
+        if (job.kind != StatsJobKind::CannRaw && !isLinkedJob(job.kind) && m->drafts[job.draft].readError)
+            m->warn(m->drafts[job.draft].fileRel, m->drafts[job.draft].readErrorText);
+    return m->finish();
+}
 
 std::set<DumpFormat> ShardBuilder::formats() const { return m->formats; }
 
