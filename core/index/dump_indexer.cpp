@@ -51,7 +51,7 @@ FolderFingerprint fingerprintOf(const std::vector<const ScannedFile*>& files) {
     for (const ScannedFile* f : files) {
         XXH64_update(st, f->rel.data(), f->rel.size() + 0);
         XXH64_update(st, &f->size, sizeof f->size);
-        XXH64_update(st, &f->mtimeNs, sizeof f->mtimeNs);
+        XXH64_update(st, &f->stamp, sizeof f->stamp);
         ++fp.files;
         fp.bytes += f->size;
     }
@@ -108,15 +108,26 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
         return false;
     }
     if (!fs::is_directory(rootPath, ec)) {
+        if (!fs::is_regular_file(rootPath, ec)) {   // opening a FIFO would wait for a writer for ever
+            error = "'" + path + "' is not a folder or a regular file; not read";
+            return false;
+        }
         if (isIndexFile(rootPath.string())) return loadIndexFile(rootPath.string(), out, report, error);
         error = "'" + path + "' is not a folder (point at the dump path, a rank_N folder, an iteration folder or a "
                 ".dlx index file; use `dumplens-cli inspect` for a single tensor file)";
         return false;
     }
     const std::string rootAbs = rootPath.string();
-    const std::string cacheDir = options.cacheDir.empty() ? defaultCacheDir() : options.cacheDir;
-    const bool useCache = options.useCache && !isInsideOrEqual(fs::weakly_canonical(cacheDir, ec), rootPath);
-    if (options.useCache && !useCache)
+    // Absolute before the inside-the-dump check: a relative folder that does not exist yet would
+    // otherwise compare as relative and never be found inside the dump.
+    const fs::path cacheAbs = fs::weakly_canonical(
+        fs::absolute(options.cacheDir.empty() ? defaultCacheDir() : options.cacheDir, ec), ec);
+    const std::string cacheDir = cacheAbs.string();
+    const bool cacheInside = !ec && isInsideOrEqual(cacheAbs, rootPath);
+    const bool useCache = options.useCache && !ec && !cacheInside;
+    if (options.useCache && ec)
+        report.cacheNotes.push_back("cache folder unusable (" + ec.message() + "); cache disabled");
+    else if (options.useCache && cacheInside)
         report.cacheNotes.push_back("cache folder lies inside the dump; cache disabled (never writing into a dump)");
 
     ScanResult scan = scanFolder(rootAbs, options.stop);

@@ -41,7 +41,7 @@ struct Draft {
     // From the tensor file:
     std::string fileRel;
     std::uint64_t fileSize = 0;
-    std::int64_t mtimeNs = 0;
+    std::int64_t stamp = 0;   // ScannedFile::stamp
     bool hasFile = false, readError = false;
     std::string readErrorText;  // set by a worker; warned in job order by finish()
     bool listedOnly = false;   // file linked but not read (msprobe .pt)
@@ -79,7 +79,7 @@ struct RawFile {
     DumpFileName name;
     std::string rel;
     std::uint64_t size = 0;
-    std::int64_t mtimeNs = 0;
+    std::int64_t stamp = 0;   // ScannedFile::stamp
     StatsJobResult result;
 };
 
@@ -257,7 +257,7 @@ void ShardBuilder::Impl::addTensorFile(const ScannedFile& f, const DumpFileName&
     d.hasFile = true;
     d.fileRel = f.rel;
     d.fileSize = f.size;
-    d.mtimeNs = f.mtimeNs;
+    d.stamp = f.stamp;
     d.format = name.format;
     d.origDtype = name.dtype;
     if (jobNames.size() <= id) jobNames.resize(drafts.size());
@@ -275,7 +275,7 @@ bool ShardBuilder::Impl::reuse(const ScannedFile& f, Draft& d) {
     const auto it = previous.find(f.rel);
     if (it == previous.end() || it->second.size() != 1) return false;
     const TensorRecord& t = *it->second.front();
-    if (t.fileSize != f.size || t.fileMtimeNs != f.mtimeNs || !(t.flags & HasData)) return false;
+    if (t.fileSize != f.size || t.fileStamp != f.stamp || !(t.flags & HasData)) return false;
     TensorData& r = d.data;
     r.ok = true;
     r.dtype = t.dtype;
@@ -301,7 +301,7 @@ void ShardBuilder::Impl::addPlainNpy(const ScannedFile& f, std::vector<StatsJob>
     d.hasFile = true;
     d.fileRel = f.rel;
     d.fileSize = f.size;
-    d.mtimeNs = f.mtimeNs;
+    d.stamp = f.stamp;
     if (jobNames.size() <= id) jobNames.resize(drafts.size());
     if (reuse(f, d)) {
         ++reused;
@@ -319,13 +319,13 @@ void ShardBuilder::Impl::addRawFile(const ScannedFile& f, const DumpFileName& na
     raw.name = name;
     raw.rel = f.rel;
     raw.size = f.size;
-    raw.mtimeNs = f.mtimeNs;
+    raw.stamp = f.stamp;
     const auto id = std::uint32_t(rawFiles.size());
     // Unchanged raw file: every tensor it held comes back from the previous index.
     if (auto it = previous.find(f.rel); it != previous.end()) {
         bool same = true;
         for (const TensorRecord* t : it->second)
-            same = same && t->fileSize == f.size && t->fileMtimeNs == f.mtimeNs && (t->flags & HasData);
+            same = same && t->fileSize == f.size && t->fileStamp == f.stamp && (t->flags & HasData);
         if (same) {
             raw.result.ok = true;
             for (const TensorRecord* t : it->second) {
@@ -383,7 +383,7 @@ void ShardBuilder::Impl::materializeRaw(RawFile& raw) {
         d.hasFile = true;
         d.fileRel = raw.rel;
         d.fileSize = raw.size;
-        d.mtimeNs = raw.mtimeNs;
+        d.stamp = raw.stamp;
         d.format = p.format;
         d.origDtype = p.dtype;
         TensorData& t = d.data;
@@ -531,7 +531,7 @@ std::uint32_t ShardBuilder::Impl::addTensor(const Draft& d, std::uint32_t opInde
     if (d.hasCsv) t.flags |= HasCsvStats;
     if (t.origDtype == DType::Unknown) t.origDtype = t.dtype;
     t.fileSize = d.fileSize;
-    t.fileMtimeNs = d.mtimeNs;
+    t.fileStamp = d.stamp;
     if (shape) {
         t.shapeOffset = std::uint32_t(out.dims.size());
         t.ndim = std::uint8_t(std::min<std::size_t>(shape->size(), 255));

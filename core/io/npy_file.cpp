@@ -1,4 +1,5 @@
 #include "core/io/npy_file.h"
+#include "core/io/regular_file.h"
 
 #include "core/util/read_file.h"
 #include "core/util/byte_swap.h"
@@ -195,8 +196,8 @@ std::optional<DType> dtypeOfDescr(const std::string& descr, DType hint, bool& bi
 struct FileCloser { int fd; ~FileCloser() { if (fd >= 0) ::close(fd); } };
 
 bool openSized(const std::string& path, int& fd, std::uint64_t& size, std::string& error) {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) { error = "cannot open " + path + ": " + std::strerror(errno); return false; }
+    fd = openRegularFile(path, error);
+    if (fd < 0) { error = path + ": " + error; return false; }
     struct stat st {};
     if (::fstat(fd, &st) != 0) { error = std::string("cannot stat: ") + std::strerror(errno); return false; }
     if (S_ISDIR(st.st_mode)) { error = path + " is a directory"; return false; }
