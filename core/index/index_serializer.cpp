@@ -1,12 +1,14 @@
 #include "core/index/index_serializer.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -77,7 +79,7 @@ public:
     bool atEnd() const { return m_ok && m_remaining == 0; }
 
 private:
-    static constexpr std::size_t kStepBytes = std::size_t(64) << 20;
+    static constexpr std::size_t kStepBytes = std::size_t(16) << 20;
     template <class V> bool fill(V& v, std::size_t n) {
         using T = std::remove_reference_t<decltype(*v.data())>;
         v.clear();
@@ -273,11 +275,36 @@ bool deserializeIndex(const std::uint8_t* data, std::size_t size, DumpIndex& out
     return false;
 }
 
+namespace {
+
+// Temporary files "<name>.tmp<random>.<pid>" left by a writer that was killed: removed when their
+// process is gone (a live writer, even of another run, keeps its file).
+void removeStaleTemporaries(const std::filesystem::path& target) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const std::string prefix = target.filename().string() + ".tmp";
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (!name.starts_with(prefix)) continue;
+        const auto dot = name.rfind('.');
+        if (dot == std::string::npos || dot + 1 >= name.size() || dot < prefix.size()) continue;
+        const std::string pidText = name.substr(dot + 1);
+        if (pidText.find_first_not_of("0123456789") != std::string::npos || pidText.size() > 9) continue;
+        const pid_t pid = pid_t(std::stol(pidText));
+        std::error_code removeError;   // a file another cleaner removed first is fine
+        if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) fs::remove(it->path(), removeError);
+    }
+}
+
+}  // namespace
+
 bool writeFileAtomically(const std::string& path, const std::vector<std::uint8_t>& bytes, std::string& error) {
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::path target(path);
     if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+    removeStaleTemporaries(target);
     std::random_device rd;
     const std::string tmp = path + ".tmp" + std::to_string(rd()) + "." + std::to_string(::getpid());
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
