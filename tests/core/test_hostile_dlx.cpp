@@ -173,4 +173,30 @@ TEST(HostileDlx, CliRefusesLyingIndexFiles) {
         EXPECT_NE(output.find("bad.dlx"), std::string::npos) << args << ": " << output;
     }
     EXPECT_FALSE(fs::exists(dir.path / "out.dlx"));
+
+    // One good file and the bad one: merged, and the count says which were.
+    const fs::path dump = dir.path / "dump";
+    dltest::writeFile(dump / "rank_0/Net/0/0/statistic.csv",
+                      "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,"
+                      "Min Value,Avg Value,Count,Negative Zero Count,Positive Zero Count,NaN Count,Negative Inf Count,"
+                      "Positive Inf Count,Zero Count\n"
+                      "Add,Add-op1,7,2,1700000000000100,output,0,8,float16,\"(4)\",3,1,2,4,0,4,0,0,0,0\n");
+    IndexOptions o;
+    o.useCache = false;
+    DumpIndex idx;
+    IndexReport report;
+    std::string error;
+    ASSERT_TRUE(indexDump(dump.string(), o, idx, report, error)) << error;
+    const fs::path good = dir.path / "good.dlx";
+    ASSERT_TRUE(saveIndexFile(good.string(), idx, error)) << error;
+    const std::string cmd = "timeout 60 " + cli + " merge -o " + (dir.path / "out.dlx").string() + " " + good.string() +
+                            " " + bad.string() + " 2>&1";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string output;
+    char buf[4096];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) output.append(buf, n);
+    EXPECT_EQ(::pclose(p), 0) << output;
+    EXPECT_NE(output.find("Merged 1 of 2 file(s)"), std::string::npos) << output;
+    EXPECT_NE(output.find("bad.dlx"), std::string::npos) << output;
 }

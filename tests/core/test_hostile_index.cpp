@@ -287,3 +287,36 @@ TEST(HostileIndex, StaleCacheTemporariesOfDeadWritersAreRemoved) {
     EXPECT_FALSE(fs::exists(stale));
     EXPECT_TRUE(fs::exists(live));
 }
+
+// Names and headers a user's terminal must not be at the mercy of: an escape sequence in a file
+// name is printed as \x1b, a 10 KB descr is cut in its warning.
+TEST(HostileIndex, WarningsShowControlBytesEscapedAndLongDescrsCut) {
+    dltest::TempDir dir("dumplens_hostile_names_");
+    const fs::path it = dir.path / "dump/rank_0/Net/0/0";
+    fs::create_directories(it);
+    std::string bytes, error;
+    ASSERT_TRUE(encodeFloats({1, 2, 3}, DType::Float16, bytes, error)) << error;
+    ASSERT_TRUE(writeNpyFile((it / "Add.Add-op1.7.2.1700000000000100.output.0.DefaultFormat.npy").string(),
+                             DType::Float16, {3}, bytes, error)) << error;
+    dltest::writeFile(it / "evil\x1b[2J.bin", "xx");
+    // A v1 npy header whose descr is 10,000 'x'.
+    std::string header = "{'descr': '" + std::string(10000, 'x') + "', 'fortran_order': False, 'shape': (1,), }";
+    header.resize((header.size() + 11) / 64 * 64 + 64 - 11, ' ');
+    header += '\n';
+    std::string npy = std::string("\x93NUMPY\x02\x00", 8);
+    for (int k = 0; k < 4; ++k) npy += char((header.size() >> (8 * k)) & 0xff);
+    dltest::writeFile(it / "Mul.Mul-op2.8.2.1700000000000200.output.0.DefaultFormat.npy", npy + header + "ab");
+    const CliRun r = runCli("index --no-cache " + (dir.path / "dump").string());
+    EXPECT_EQ(r.output.find('\x1b'), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("evil\\x1b[2J.bin"), std::string::npos) << r.output;
+    bool cut = false;
+    std::size_t longest = 0;
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = r.output.find('\n', start)) != std::string::npos; start = nl + 1) {
+        const std::string line = r.output.substr(start, nl - start);
+        longest = std::max(longest, line.size());
+        cut |= line.find("Mul-op2") != std::string::npos && line.find("(10000 bytes)") != std::string::npos;
+    }
+    EXPECT_TRUE(cut) << r.output;
+    EXPECT_LT(longest, 400u);
+}
