@@ -1,5 +1,7 @@
 #include "app/cli/cli_commands.h"
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <chrono>
@@ -114,7 +116,12 @@ void Commands::addMerge(CLI::App& app) {
             m_exit = 2;
             return;
         }
-        std::cout << "Merged " << m_mergeInputs.size() << " file(s): " << merged.ranks.size() << " ranks, "
+        std::size_t rejected = 0;   // unreadable or duplicate inputs are warnings of the merged index
+        for (const auto& w : merged.warnings)
+            rejected += std::find(m_mergeInputs.begin(), m_mergeInputs.end(), w.path) != m_mergeInputs.end() &&
+                        (w.reason.starts_with("index file not merged") || w.reason.starts_with("holds a rank folder"));
+        std::cout << "Merged " << m_mergeInputs.size() - std::min(rejected, m_mergeInputs.size()) << " of "
+                  << m_mergeInputs.size() << " file(s): " << merged.ranks.size() << " ranks, "
                   << merged.ops.size() << " ops, " << merged.tensors.size() << " tensors into " << m_mergeOutput
                   << "\n";
         for (const auto& w : merged.warnings)

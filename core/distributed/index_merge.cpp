@@ -79,6 +79,7 @@ bool mergeIndexFiles(const std::vector<std::string>& paths, DumpIndex& out, std:
     out.finalize();
     if (loaded == 0) {
         error = "none of the " + std::to_string(paths.size()) + " index file(s) could be read";
+        for (const auto& w : out.warnings) error += "\n  " + w.path + ": " + w.reason;
         return false;
     }
     return true;

@@ -1,4 +1,5 @@
 #include "core/index/cann_stats.h"
+#include "core/io/regular_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -157,11 +158,8 @@ void tensorStats(const StatsJob& job, const ByteSource& src, const CannTensor& t
 }  // namespace
 
 void runCannRawJob(const StatsJob& job, std::vector<std::uint8_t>& scratch, StatsJobResult& r) {
-    const int fd = ::open(job.absPath.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        r.error = std::string("cannot open: ") + std::strerror(errno);
-        return;
-    }
+    const int fd = openRegularFile(job.absPath, r.error);
+    if (fd < 0) return;
     std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* f) { ::close(*f); delete f; });
     CannDumpHeader h;
     const std::vector<std::uint8_t>* mem = nullptr;

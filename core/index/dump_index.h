@@ -56,7 +56,7 @@ struct TensorRecord {
     std::uint64_t dataBytes = 0;        // payload size (0 for stats-only)
     std::int64_t timestampUs = 0;
     std::uint64_t fileSize = 0;         // fingerprint of `file` for incremental re-indexing
-    std::int64_t fileMtimeNs = 0;
+    std::int64_t fileStamp = 0;         // ScannedFile::stamp (mtime, ctime, inode) when indexed
     PackedStats packedStats;            // read and write through DumpIndex::stats() / setStats()
 };
 static_assert(sizeof(TensorRecord) == 144);

@@ -17,6 +17,19 @@
 #include "core/index/index_summary.h"
 #include "core/index/shard_builder.h"
 
+// The TBB on the system is not built with ThreadSanitizer, which therefore does not see the
+// fork-join edges of parallel_for (the jobs' setup before it, the results read after it) and would
+// report them as races. They are stated here; races between workers are still reported.
+#if defined(__SANITIZE_THREAD__)
+extern "C" void __tsan_acquire(void* addr);
+extern "C" void __tsan_release(void* addr);
+#define DL_FORK_JOIN_ACQUIRE(p) __tsan_acquire(p)
+#define DL_FORK_JOIN_RELEASE(p) __tsan_release(p)
+#else
+#define DL_FORK_JOIN_ACQUIRE(p) ((void)(p))
+#define DL_FORK_JOIN_RELEASE(p) ((void)(p))
+#endif
+
 namespace dl {
 namespace fs = std::filesystem;
 namespace {
@@ -51,7 +64,7 @@ FolderFingerprint fingerprintOf(const std::vector<const ScannedFile*>& files) {
     for (const ScannedFile* f : files) {
         XXH64_update(st, f->rel.data(), f->rel.size() + 0);
         XXH64_update(st, &f->size, sizeof f->size);
-        XXH64_update(st, &f->mtimeNs, sizeof f->mtimeNs);
+        XXH64_update(st, &f->stamp, sizeof f->stamp);
         ++fp.files;
         fp.bytes += f->size;
     }
@@ -108,15 +121,26 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
         return false;
     }
     if (!fs::is_directory(rootPath, ec)) {
+        if (!fs::is_regular_file(rootPath, ec)) {   // opening a FIFO would wait for a writer for ever
+            error = "'" + path + "' is not a folder or a regular file; not read";
+            return false;
+        }
         if (isIndexFile(rootPath.string())) return loadIndexFile(rootPath.string(), out, report, error);
         error = "'" + path + "' is not a folder (point at the dump path, a rank_N folder, an iteration folder or a "
                 ".dlx index file; use `dumplens-cli inspect` for a single tensor file)";
         return false;
     }
     const std::string rootAbs = rootPath.string();
-    const std::string cacheDir = options.cacheDir.empty() ? defaultCacheDir() : options.cacheDir;
-    const bool useCache = options.useCache && !isInsideOrEqual(fs::weakly_canonical(cacheDir, ec), rootPath);
-    if (options.useCache && !useCache)
+    // Absolute before the inside-the-dump check: a relative folder that does not exist yet would
+    // otherwise compare as relative and never be found inside the dump.
+    const fs::path cacheAbs = fs::weakly_canonical(
+        fs::absolute(options.cacheDir.empty() ? defaultCacheDir() : options.cacheDir, ec), ec);
+    const std::string cacheDir = cacheAbs.string();
+    const bool cacheInside = !ec && isInsideOrEqual(cacheAbs, rootPath);
+    const bool useCache = options.useCache && !ec && !cacheInside;
+    if (options.useCache && ec)
+        report.cacheNotes.push_back("cache folder unusable (" + ec.message() + "); cache disabled");
+    else if (options.useCache && cacheInside)
         report.cacheNotes.push_back("cache folder lies inside the dump; cache disabled (never writing into a dump)");
 
     ScanResult scan = scanFolder(rootAbs, options.stop);
@@ -149,8 +173,12 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     std::mutex progressMutex;
     auto lastReport = std::chrono::steady_clock::now();
     tbb::task_arena arena(options.threads ? int(options.threads) : tbb::task_arena::automatic);
+    int forked = 0, joined = 0;   // addresses TSan uses as the fork and join points
+    DL_FORK_JOIN_RELEASE(&forked);
     arena.execute([&] {
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, jobs.size(), 8), [&](const auto& range) {
+            DL_FORK_JOIN_ACQUIRE(&forked);
+            struct Join { int* at; ~Join() { DL_FORK_JOIN_RELEASE(at); } } join{&joined};
             std::vector<std::uint8_t> scratch;
             for (std::size_t i = range.begin(); i != range.end(); ++i) {
                 if (options.stop.stop_requested()) return;
@@ -171,6 +199,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
             }
         });
     });
+    DL_FORK_JOIN_ACQUIRE(&joined);
     report.cancelled = options.stop.stop_requested();
     report.filesRead = filesDone.load();
 

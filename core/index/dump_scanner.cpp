@@ -1,7 +1,9 @@
 #include "core/index/dump_scanner.h"
+#include "core/io/regular_file.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -51,8 +53,13 @@ struct Walker {
                 }
                 subdirs.push_back(childRel);
             } else if (S_ISREG(st.st_mode)) {
-                out.files.push_back({childRel, std::uint64_t(st.st_size),
-                                     std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec});
+                const std::int64_t stamp[3] = {std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                                               std::int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
+                                               std::int64_t(st.st_ino)};
+                out.files.push_back({childRel, std::uint64_t(st.st_size), stamp[0],
+                                     std::int64_t(XXH64(stamp, sizeof stamp, 0))});
+            } else {   // never opened: a FIFO would block the reader, a device never end
+                warn(childRel, std::string("not a regular file (a ") + fileTypeName(st.st_mode) + "), skipped");
             }
         }
         ::closedir(dir);

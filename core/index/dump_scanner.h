@@ -15,6 +15,9 @@ struct ScannedFile {
     std::string rel;          // path relative to the scan root, '/'-separated
     std::uint64_t size = 0;
     std::int64_t mtimeNs = 0;
+    // mtime, ctime and inode mixed: a rewrite that restores size and mtime (touch -r) still changes
+    // the ctime, a replacement the inode. What the cache compares to tell a file unchanged.
+    std::int64_t stamp = 0;
 };
 
 struct ScanResult {

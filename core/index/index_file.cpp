@@ -7,14 +7,19 @@
 #include <fstream>
 
 #include "core/index/index_serializer.h"
+#include "core/io/regular_file.h"
+#include "core/util/read_file.h"
 
 namespace dl {
 
 bool isIndexFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    char magic[8] = {};
-    in.read(magic, 8);
-    return in && std::memcmp(magic, "DLINDEX\x1a", 8) == 0;
+    std::string error;
+    const int fd = openRegularFile(path, error);   // never blocks on a FIFO
+    if (fd < 0) return false;
+    std::uint8_t magic[8] = {};
+    const bool ok = readFileAt(fd, magic, sizeof magic, 0, error);
+    ::close(fd);
+    return ok && std::memcmp(magic, "DLINDEX\x1a", 8) == 0;
 }
 
 bool loadIndexFile(const std::string& path, DumpIndex& out, IndexReport& report, std::string& error) {

@@ -1,17 +1,25 @@
 #include "core/index/index_serializer.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <type_traits>
 
+#include "core/io/regular_file.h"
 #include "core/util/huge_pages.h"
+#include "core/util/read_file.h"
 
 namespace dl {
 namespace {
@@ -54,21 +62,40 @@ public:
     Reader& operator=(const Reader&) = delete;
 
     template <class T> bool pod(T& v) { return read(&v, sizeof(T)); }
+    // A declared length is checked against the bytes left and then allocated only as its bytes
+    // actually decompress (in steps), so a lying length costs what the file really holds.
     template <class T> bool vec(std::vector<T>& v) {
         std::uint64_t n = 0;
         if (!pod(n) || n > m_remaining / sizeof(T)) return fail();
-        allocateHuge(v, n);
-        return read(v.data(), n * sizeof(T));
+        return fill(v, std::size_t(n));
     }
     bool str(std::string& s) {
         std::uint64_t n = 0;
         if (!pod(n) || n > m_remaining) return fail();
-        allocateHuge(s, n);
-        return read(s.data(), n);
+        return fill(s, std::size_t(n));
     }
+    // A count of records each at least `minBytes` long: false when the bytes left cannot hold them.
+    bool count(std::uint64_t& n, std::uint64_t minBytes) { return pod(n) && (n <= m_remaining / minBytes || fail()); }
     bool atEnd() const { return m_ok && m_remaining == 0; }
 
 private:
+    static constexpr std::size_t kStepBytes = std::size_t(16) << 20;
+    template <class V> bool fill(V& v, std::size_t n) {
+        using T = std::remove_reference_t<decltype(*v.data())>;
+        v.clear();
+        const std::size_t step = kStepBytes / sizeof(T);
+        if (n <= step) {
+            allocateHuge(v, n);
+            return read(v.data(), n * sizeof(T));
+        }
+        for (std::size_t done = 0; done < n;) {
+            const std::size_t k = std::min(n - done, std::max(step, done));   // doubling: amortised copies
+            v.resize(done + k);
+            if (!read(v.data() + done, k * sizeof(T))) return false;
+            done += k;
+        }
+        return true;
+    }
     bool read(void* dst, std::size_t n) {
         if (!m_ok || n > m_remaining) return fail();
         ZSTD_outBuffer out{dst, n, 0};
@@ -127,17 +154,18 @@ bool readBody(Reader& r, DumpIndex& idx, FolderFingerprint& fp) {
     std::vector<std::uint32_t> offsets;
     if (!r.pod(fp) || !r.str(idx.root) || !r.str(blob) || !r.vec(offsets)) return false;
     if (!idx.strings.assign(std::move(blob), std::move(offsets))) return false;
-    if (!r.pod(n)) return false;
-    idx.ranks.resize(std::size_t(std::min<std::uint64_t>(n, 1u << 20)));
-    if (idx.ranks.size() != n) return false;
+    // A rank record is at least its 4-byte id, a format byte and five length fields.
+    if (!r.count(n, 4 + 1 + 5 * 8) || n > (1u << 20)) return false;
+    idx.ranks.resize(std::size_t(n));
     for (auto& rk : idx.ranks)
         if (!r.pod(rk.rank) || !r.str(rk.folder) || !r.pod(rk.format) || !r.str(rk.host) || !r.str(rk.deviceId) ||
             !r.str(rk.indexedOn) || !r.str(rk.dataRoot) || !r.str(rk.orderSource))
             return false;
     if (!r.vec(idx.ops) || !r.vec(idx.tensors) || !r.vec(idx.dims) || !r.vec(idx.histBytes) ||
-        !r.vec(idx.overflows) || !r.vec(idx.wideStats) || !r.pod(n))
+        !r.vec(idx.overflows) || !r.vec(idx.wideStats) || !r.count(n, 2 * 8))
         return false;
     idx.warnings.clear();
+    idx.warnings.reserve(std::size_t(std::min<std::uint64_t>(n, 1u << 16)));
     for (std::uint64_t i = 0; i < n; ++i) {
         IndexWarning w;
         if (!r.str(w.path) || !r.str(w.reason)) return false;
@@ -189,8 +217,10 @@ std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFin
     return out;
 }
 
-bool deserializeIndex(const std::uint8_t* data, std::size_t size, DumpIndex& out, FolderFingerprint& fp,
-                      std::string& error) {
+namespace {
+
+bool deserializeChecked(const std::uint8_t* data, std::size_t size, DumpIndex& out, FolderFingerprint& fp,
+                        std::string& error) {
     if (size < kHeaderSize || std::memcmp(data, kMagic, 8) != 0) {
         error = "not a DumpLens index file (bad magic)";
         return false;
@@ -230,11 +260,53 @@ bool deserializeIndex(const std::uint8_t* data, std::size_t size, DumpIndex& out
     return true;
 }
 
+}  // namespace
+
+bool deserializeIndex(const std::uint8_t* data, std::size_t size, DumpIndex& out, FolderFingerprint& fp,
+                      std::string& error) {
+    // Last resort: every length is checked before it is allocated, but an index that is merely
+    // large for this machine must still be an error, not an abort.
+    try {
+        return deserializeChecked(data, size, out, fp, error);
+    } catch (const std::bad_alloc&) {
+        error = "index too large for the memory available";
+    } catch (const std::length_error&) {
+        error = "index declares a length beyond what this machine can hold";
+    }
+    out = DumpIndex();
+    return false;
+}
+
+namespace {
+
+// Temporary files "<name>.tmp<random>.<pid>" left by a writer that was killed: removed when their
+// process is gone (a live writer, even of another run, keeps its file).
+void removeStaleTemporaries(const std::filesystem::path& target) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const std::string prefix = target.filename().string() + ".tmp";
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (!name.starts_with(prefix)) continue;
+        const auto dot = name.rfind('.');
+        if (dot == std::string::npos || dot + 1 >= name.size() || dot < prefix.size()) continue;
+        const std::string pidText = name.substr(dot + 1);
+        if (pidText.find_first_not_of("0123456789") != std::string::npos || pidText.size() > 9) continue;
+        const pid_t pid = pid_t(std::stol(pidText));
+        std::error_code removeError;   // a file another cleaner removed first is fine
+        if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) fs::remove(it->path(), removeError);
+    }
+}
+
+}  // namespace
+
 bool writeFileAtomically(const std::string& path, const std::vector<std::uint8_t>& bytes, std::string& error) {
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::path target(path);
     if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+    removeStaleTemporaries(target);
     std::random_device rd;
     const std::string tmp = path + ".tmp" + std::to_string(rd()) + "." + std::to_string(::getpid());
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -265,25 +337,27 @@ bool writeFileAtomically(const std::string& path, const std::vector<std::uint8_t
 }
 
 bool readWholeFile(const std::string& path, std::vector<std::uint8_t>& out, std::string& error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        error = "cannot open " + path;
+    out.clear();
+    const int fd = openRegularFile(path, error);   // a FIFO or folder in place of an index: refused
+    if (fd < 0) {
+        error = path + ": " + error;
         return false;
     }
-    in.seekg(0, std::ios::end);
-    const auto size = in.tellg();
-    if (size < 0) {
-        error = "cannot read " + path;
-        return false;
+    struct stat st {};
+    bool ok = ::fstat(fd, &st) == 0;
+    if (!ok) error = "cannot stat " + path + ": " + std::strerror(errno);
+    try {
+        if (ok) out.resize(std::size_t(st.st_size));
+    } catch (const std::bad_alloc&) {
+        ok = false;
+        error = path + ": " + std::to_string(st.st_size) + " bytes do not fit in memory";
     }
-    out.resize(std::size_t(size));
-    in.seekg(0);
-    in.read(reinterpret_cast<char*>(out.data()), size);
-    if (!in) {
-        error = "short read on " + path;
-        return false;
+    if (ok && !readFileAt(fd, out.data(), out.size(), 0, error)) {
+        ok = false;
+        error = "cannot read " + path + ": " + error;
     }
-    return true;
+    ::close(fd);
+    return ok;
 }
 
 }  // namespace dl

@@ -20,6 +20,17 @@ std::string_view dumpFormatName(DumpFormat f) {
     return "unknown";
 }
 
+// Control bytes (terminal escape sequences, newlines in file names) shown as \xNN, never sent raw.
+static std::string printable(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    for (const unsigned char c : text) {
+        if (c >= 0x20 && c != 0x7f) out += char(c);
+        else out += fmt::format("\\x{:02x}", c);
+    }
+    return out;
+}
+
 static std::string humanBytes(std::uint64_t b) {
     const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double v = double(b);
@@ -57,7 +68,7 @@ std::string indexSummaryJson(const DumpIndex& index, const IndexReport& report) 
 }
 
 std::string indexSummaryText(const DumpIndex& index, const IndexReport& report, std::size_t maxWarnings) {
-    std::string s = fmt::format("Dump      {}\n", index.root);
+    std::string s = fmt::format("Dump      {}\n", printable(index.root));
     if (!index.meta.frameworkVersion.empty() || !index.meta.deviceTarget.empty())
         s += fmt::format("Framework MindSpore {} on {}\n", index.meta.frameworkVersion, index.meta.deviceTarget);
     std::string formats;
@@ -78,7 +89,7 @@ std::string indexSummaryText(const DumpIndex& index, const IndexReport& report, 
     for (const auto& n : report.cacheNotes) s += "Cache     " + n + "\n";
     s += fmt::format("Warnings  {}\n", index.warnings.size());
     for (std::size_t i = 0; i < index.warnings.size() && i < maxWarnings; ++i)
-        s += fmt::format("  {}: {}\n", index.warnings[i].path, index.warnings[i].reason);
+        s += fmt::format("  {}: {}\n", printable(index.warnings[i].path), printable(index.warnings[i].reason));
     if (index.warnings.size() > maxWarnings)
         s += fmt::format("  ... {} more (use --json for all)\n", index.warnings.size() - maxWarnings);
     return s;

@@ -190,7 +190,7 @@ void MsprobeShard::readDir(const std::string& rootAbs, const Dir& dir, const std
                 if (auto f = saved.find(mt.dataName); f != saved.end()) {
                     t.file = out.strings.intern(f->second->rel);
                     t.fileSize = f->second->size;
-                    t.fileMtimeNs = f->second->mtimeNs;
+                    t.fileStamp = f->second->stamp;
                     const bool npy = mt.dataName.ends_with(".npy"), pt = mt.dataName.ends_with(".pt");
                     if (npy || pt) {
                         jobs.push_back({std::uint32_t(m_linked.size()), rootAbs + "/" + f->second->rel, f->second->size,

@@ -41,8 +41,9 @@ struct Draft {
     // From the tensor file:
     std::string fileRel;
     std::uint64_t fileSize = 0;
-    std::int64_t mtimeNs = 0;
+    std::int64_t stamp = 0;   // ScannedFile::stamp
     bool hasFile = false, readError = false;
+    std::string readErrorText;  // set by a worker; warned in job order by finish()
     bool listedOnly = false;   // file linked but not read (msprobe .pt)
     TensorData data;
     // From statistic.csv:
@@ -78,7 +79,7 @@ struct RawFile {
     DumpFileName name;
     std::string rel;
     std::uint64_t size = 0;
-    std::int64_t mtimeNs = 0;
+    std::int64_t stamp = 0;   // ScannedFile::stamp
     StatsJobResult result;
 };
 
@@ -256,7 +257,7 @@ void ShardBuilder::Impl::addTensorFile(const ScannedFile& f, const DumpFileName&
     d.hasFile = true;
     d.fileRel = f.rel;
     d.fileSize = f.size;
-    d.mtimeNs = f.mtimeNs;
+    d.stamp = f.stamp;
     d.format = name.format;
     d.origDtype = name.dtype;
     if (jobNames.size() <= id) jobNames.resize(drafts.size());
@@ -274,7 +275,7 @@ bool ShardBuilder::Impl::reuse(const ScannedFile& f, Draft& d) {
     const auto it = previous.find(f.rel);
     if (it == previous.end() || it->second.size() != 1) return false;
     const TensorRecord& t = *it->second.front();
-    if (t.fileSize != f.size || t.fileMtimeNs != f.mtimeNs || !(t.flags & HasData)) return false;
+    if (t.fileSize != f.size || t.fileStamp != f.stamp || !(t.flags & HasData)) return false;
     TensorData& r = d.data;
     r.ok = true;
     r.dtype = t.dtype;
@@ -300,7 +301,7 @@ void ShardBuilder::Impl::addPlainNpy(const ScannedFile& f, std::vector<StatsJob>
     d.hasFile = true;
     d.fileRel = f.rel;
     d.fileSize = f.size;
-    d.mtimeNs = f.mtimeNs;
+    d.stamp = f.stamp;
     if (jobNames.size() <= id) jobNames.resize(drafts.size());
     if (reuse(f, d)) {
         ++reused;
@@ -318,13 +319,13 @@ void ShardBuilder::Impl::addRawFile(const ScannedFile& f, const DumpFileName& na
     raw.name = name;
     raw.rel = f.rel;
     raw.size = f.size;
-    raw.mtimeNs = f.mtimeNs;
+    raw.stamp = f.stamp;
     const auto id = std::uint32_t(rawFiles.size());
     // Unchanged raw file: every tensor it held comes back from the previous index.
     if (auto it = previous.find(f.rel); it != previous.end()) {
         bool same = true;
         for (const TensorRecord* t : it->second)
-            same = same && t->fileSize == f.size && t->fileMtimeNs == f.mtimeNs && (t->flags & HasData);
+            same = same && t->fileSize == f.size && t->fileStamp == f.stamp && (t->flags & HasData);
         if (same) {
             raw.result.ok = true;
             for (const TensorRecord* t : it->second) {
@@ -382,7 +383,7 @@ void ShardBuilder::Impl::materializeRaw(RawFile& raw) {
         d.hasFile = true;
         d.fileRel = raw.rel;
         d.fileSize = raw.size;
-        d.mtimeNs = raw.mtimeNs;
+        d.stamp = raw.stamp;
         d.format = p.format;
         d.origDtype = p.dtype;
         TensorData& t = d.data;
@@ -444,9 +445,9 @@ void ShardBuilder::applyJob(const StatsJob& job, StatsJobResult&& result) {
         return;
     }
     Draft& d = m->drafts[job.draft];
-    if (!result.ok) {
+    if (!result.ok) {  // worker thread: only this job's draft is written, warned in finish()
         d.readError = true;
-        m->warn(d.fileRel, result.error);
+        d.readErrorText = std::move(result.error);
         return;
     }
     TensorData& t = d.data;
@@ -461,7 +462,13 @@ void ShardBuilder::applyJob(const StatsJob& job, StatsJobResult&& result) {
     if (t.stats.has(stat::Histogram)) result.hist.encode(t.hist);
 }
 
-DumpIndex ShardBuilder::finish() { return m->finish(); }
+DumpIndex ShardBuilder::finish() {
+    // Read errors in job order: the same warnings in the same order whatever the thread count.
+    for (const StatsJob& job : m_jobs)
+        if (job.kind != StatsJobKind::CannRaw && !isLinkedJob(job.kind) && m->drafts[job.draft].readError)
+            m->warn(m->drafts[job.draft].fileRel, m->drafts[job.draft].readErrorText);
+    return m->finish();
+}
 
 std::set<DumpFormat> ShardBuilder::formats() const { return m->formats; }
 
@@ -528,7 +535,7 @@ std::uint32_t ShardBuilder::Impl::addTensor(const Draft& d, std::uint32_t opInde
     if (d.hasCsv) t.flags |= HasCsvStats;
     if (t.origDtype == DType::Unknown) t.origDtype = t.dtype;
     t.fileSize = d.fileSize;
-    t.fileMtimeNs = d.mtimeNs;
+    t.fileStamp = d.stamp;
     if (shape) {
         t.shapeOffset = std::uint32_t(out.dims.size());
         t.ndim = std::uint8_t(std::min<std::size_t>(shape->size(), 255));

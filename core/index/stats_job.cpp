@@ -1,8 +1,10 @@
 #include "core/index/stats_job.h"
+#include "core/io/regular_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -17,11 +19,8 @@ namespace {
 constexpr std::uint64_t kSmallFile = 1 << 20;  // read whole: one open and one read per small tensor
 
 bool readSmallFile(const std::string& path, std::uint64_t size, std::vector<std::uint8_t>& buf, std::string& error) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        error = std::string("cannot open: ") + std::strerror(errno);
-        return false;
-    }
+    const int fd = openRegularFile(path, error);
+    if (fd < 0) return false;
     buf.resize(size);
     std::size_t done = 0;
     while (done < size) {
@@ -86,6 +85,14 @@ StatsJobResult runStatsJob(const StatsJob& job, const DumpFileName& name, std::v
     r.dataOffset = h.dataOffset;
     r.dataBytes = h.dataBytes;
     if (job.fileSize <= kSmallFile) {
+        // The header parsers check this; a header that lies past the bytes read is never followed.
+        if (h.dataOffset > scratch.size() || h.dataBytes > scratch.size() - h.dataOffset ||
+            h.elementCount > h.dataBytes / std::max<std::size_t>(1, dtypeSize(h.dtype))) {
+            r.ok = false;
+            r.error = "tensor data (" + std::to_string(h.dataBytes) + " bytes at offset " + std::to_string(h.dataOffset) +
+                      ") runs past the " + std::to_string(scratch.size()) + " bytes of the file";
+            return r;
+        }
         StatsAccumulator acc;
         acc.add(scratch.data() + h.dataOffset, std::size_t(h.elementCount), h.dtype, h.bigEndian);
         r.stats = acc.stats();

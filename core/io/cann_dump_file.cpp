@@ -1,4 +1,5 @@
 #include "core/io/cann_dump_file.h"
+#include "core/io/regular_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -211,11 +212,8 @@ bool parseCannDumpHeader(const std::uint8_t* data, std::size_t size, std::uint64
 }
 
 bool readCannDumpHeader(const std::string& path, CannDumpHeader& out, std::string& error) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        error = std::string("cannot open: ") + std::strerror(errno);
-        return false;
-    }
+    const int fd = openRegularFile(path, error);
+    if (fd < 0) return false;
     const off_t fileSize = ::lseek(fd, 0, SEEK_END);
     std::array<std::uint8_t, 8> lenBytes{};
     bool ok = fileSize >= 8 && ::pread(fd, lenBytes.data(), 8, 0) == 8;

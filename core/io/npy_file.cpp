@@ -1,4 +1,5 @@
 #include "core/io/npy_file.h"
+#include "core/io/regular_file.h"
 
 #include "core/util/read_file.h"
 #include "core/util/byte_swap.h"
@@ -20,6 +21,12 @@
 namespace dl {
 
 namespace {
+
+// A descr quoted in a message: a crafted 10 KB one is cut, not echoed whole into every warning.
+std::string shownDescr(const std::string& descr) {
+    constexpr std::size_t kMax = 48;
+    return descr.size() <= kMax ? descr : descr.substr(0, kMax) + "... (" + std::to_string(descr.size()) + " bytes)";
+}
 
 constexpr std::uint8_t kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 constexpr std::size_t kMaxHeaderRead = 16u << 20;  // no real header is near this; stops huge claims
@@ -141,14 +148,14 @@ std::optional<DType> dtypeOfDescr(const std::string& descr, DType hint, bool& bi
         d.remove_prefix(1);
     }
     if (!d.empty() && d[0] == 'O') {
-        error = "object arrays (descr '" + descr + "') hold pickles and are not read";
+        error = "object arrays (descr '" + shownDescr(descr) + "') hold pickles and are not read";
         return std::nullopt;
     }
     if (!d.empty() && (d[0] == 'U' || d[0] == 'S' || d[0] == 'a')) {
-        error = "string arrays (descr '" + descr + "') are not tensors";
+        error = "string arrays (descr '" + shownDescr(descr) + "') are not tensors";
         return std::nullopt;
     }
-    if (d.size() < 2) { error = "unrecognised descr '" + descr + "'"; return std::nullopt; }
+    if (d.size() < 2) { error = "unrecognised descr '" + shownDescr(descr) + "'"; return std::nullopt; }
     const char kind = d[0];
     const std::string_view size = d.substr(1);
     auto is = [&](std::string_view s) { return size == s; };
@@ -181,22 +188,22 @@ std::optional<DType> dtypeOfDescr(const std::string& descr, DType hint, bool& bi
     case 'V': case 'g':  // ml_dtypes / GreenWaves: the type itself is lost
         if (is("2")) {
             if (hint == DType::BFloat16) return DType::BFloat16;
-            error = "descr '" + descr + "' is a raw 2-byte type; it is bfloat16 only when the file name or "
+            error = "descr '" + shownDescr(descr) + "' is a raw 2-byte type; it is bfloat16 only when the file name or "
                     "dump.json says so";
             return std::nullopt;
         }
         break;
     default: break;
     }
-    error = "unsupported descr '" + descr + "'";
+    error = "unsupported descr '" + shownDescr(descr) + "'";
     return std::nullopt;
 }
 
 struct FileCloser { int fd; ~FileCloser() { if (fd >= 0) ::close(fd); } };
 
 bool openSized(const std::string& path, int& fd, std::uint64_t& size, std::string& error) {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) { error = "cannot open " + path + ": " + std::strerror(errno); return false; }
+    fd = openRegularFile(path, error);
+    if (fd < 0) { error = path + ": " + error; return false; }
     struct stat st {};
     if (::fstat(fd, &st) != 0) { error = std::string("cannot stat: ") + std::strerror(errno); return false; }
     if (S_ISDIR(st.st_mode)) { error = path + " is a directory"; return false; }

@@ -10,6 +10,10 @@ namespace {
 
 using Kind = PickleValue::Kind;
 constexpr std::size_t kMaxStack = 1u << 20;
+// Memory is bounded whatever the input: a tensor's pickle holds a few dozen values, while a 64 MiB
+// stream of 1-byte opcodes could otherwise make 64 M nodes (~80 bytes each) or memo entries.
+constexpr std::size_t kMaxNodes = 1u << 18;    // ~20 MiB of nodes
+constexpr std::size_t kMaxRefs = 1u << 20;     // container items and memo entries (8 MiB of pointers)
 
 class Machine {
 public:
@@ -26,6 +30,9 @@ public:
             }
             if (!step(op)) return fail(at, op, m_why.empty() ? "malformed or unsupported" : m_why, error);
             if (m_stack.size() > kMaxStack || m_marks.size() > kMaxStack) return fail(at, op, "stack too deep", error);
+            if (m_nodes.size() > kMaxNodes || m_refs > kMaxRefs || m_memo.size() > kMaxRefs)
+                return fail(at, op, "more than " + std::to_string(kMaxNodes) + " values or " + std::to_string(kMaxRefs) +
+                                        " references (not a tensor's pickle)", error);
         }
         error = "pickle ends without STOP (truncated)";
         return false;
@@ -80,6 +87,7 @@ private:
         m_marks.pop_back();
         if (m > m_stack.size()) return false;
         items.assign(m_stack.begin() + std::ptrdiff_t(m), m_stack.end());
+        m_refs += items.size();
         m_stack.resize(m);
         return true;
     }
@@ -95,6 +103,7 @@ private:
         if (!m_marks.empty() && m_stack.size() - n < m_marks.back()) return false;
         auto t = make(Kind::Tuple);
         t->items.assign(m_stack.end() - std::ptrdiff_t(n), m_stack.end());
+        m_refs += n;
         m_stack.resize(m_stack.size() - n);
         return push(t);
     }
@@ -107,6 +116,7 @@ private:
         }
         if (dict && items.size() % 2) return false;
         target.items.insert(target.items.end(), items.begin(), items.end());
+        m_refs += items.size();
         return true;
     }
     bool memoPut(std::uint64_t key) {
@@ -217,7 +227,7 @@ private:
             case 'b': {                                                         // BUILD: state kept on an object
                 if (!pop(a) || m_stack.empty()) return false;
                 const Kind k = m_stack.back()->kind;
-                if (k == Kind::Reduce || k == Kind::Object) m_stack.back()->items.push_back(a);
+                if (k == Kind::Reduce || k == Kind::Object) m_stack.back()->items.push_back(a), ++m_refs;
                 return true;
             }
             case '0': return pop(a);                                            // POP
@@ -233,6 +243,7 @@ private:
     std::vector<std::size_t> m_marks;
     std::unordered_map<std::uint64_t, PickleRef> m_memo;
     std::string m_why;
+    std::size_t m_refs = 0;   // pointers held by containers (APPEND of a DUPed list adds one per 2 bytes)
 };
 
 }  // namespace

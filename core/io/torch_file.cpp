@@ -1,10 +1,12 @@
 #include "core/io/torch_file.h"
+#include "core/io/regular_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <mutex>
 
 #include "core/io/pickle_reader.h"
 #include "core/io/zip_directory.h"
@@ -15,7 +17,15 @@ namespace dl {
 namespace {
 
 constexpr std::uint64_t kMaxPickle = 64u << 20;   // a single tensor's pickle is a few hundred bytes
+constexpr std::uint64_t kLargePickle = 1u << 20;   // beyond this, one at a time process-wide
 using Kind = PickleValue::Kind;
+
+// A large pickle costs its bytes plus the reader's bounded tree (tens of MiB): parsed one at a time,
+// so peak memory does not grow with the number of worker threads.
+std::mutex& largePickleMutex() {
+    static std::mutex m;
+    return m;
+}
 
 bool asInt(const PickleValue* v, std::int64_t& out) {
     if (!v || (v->kind != Kind::Int && v->kind != Kind::Bool)) return false;
@@ -125,6 +135,8 @@ bool parseWith(const ByteReader& reader, std::uint64_t fileSize, NpyHeader& out,
         error = "data.pkl is too large or not stored";
         return false;
     }
+    std::unique_lock<std::mutex> large;
+    if (pkl->size > kLargePickle) large = std::unique_lock(largePickleMutex());
     std::vector<std::uint8_t> bytes(pkl->size);
     if (!reader(at, bytes.size(), bytes.data())) {
         error = "cannot read data.pkl";
@@ -133,6 +145,10 @@ bool parseWith(const ByteReader& reader, std::uint64_t fileSize, NpyHeader& out,
     PickleTree tree;
     TensorRef t;
     if (!unpickle(bytes.data(), bytes.size(), tree, error) || !interpret(tree.root, t, error)) return false;
+    PickleTree().nodes.swap(tree.nodes);   // t holds copies: free the tree and bytes before unlocking
+    tree.root = nullptr;
+    std::vector<std::uint8_t>().swap(bytes);
+    large = {};
     if (const ZipEntry* bo = zip.find(prefix + "byteorder"); bo && bo->size <= 16) {
         std::uint64_t boAt = 0;
         char text[16] = {};
@@ -160,6 +176,12 @@ bool parseWith(const ByteReader& reader, std::uint64_t fileSize, NpyHeader& out,
         }
         count *= std::uint64_t(d);
     }
+    // The pickle's storage numel must fit the record (dataOffset checked the record fits the file).
+    if (t.storageNumel < 0 || std::uint64_t(t.storageNumel) > storage->size / elem) {
+        error = "storage data/" + t.key + " claims " + std::to_string(t.storageNumel) + " elements of " +
+                std::to_string(elem) + " bytes but its record holds " + std::to_string(storage->size) + " bytes";
+        return false;
+    }
     if (t.offset < 0 || std::uint64_t(t.offset) > storage->size / elem || count > storage->size / elem - std::uint64_t(t.offset)) {
         error = "tensor (offset " + std::to_string(t.offset) + ", " + std::to_string(count) + " elements) runs past its " +
                 std::to_string(storage->size) + "-byte storage";
@@ -172,6 +194,10 @@ bool parseWith(const ByteReader& reader, std::uint64_t fileSize, NpyHeader& out,
     out.elementCount = count;
     out.dataOffset = storageAt + std::uint64_t(t.offset) * elem;
     out.dataBytes = count * elem;
+    if (out.dataOffset > fileSize || out.dataBytes > fileSize - out.dataOffset) {   // unreachable by the checks above
+        error = "tensor data runs past the end of the file";
+        return false;
+    }
     return true;
 }
 
@@ -200,11 +226,8 @@ bool parseTorchTensorHeader(const std::uint8_t* data, std::size_t size, NpyHeade
 }
 
 bool readTorchTensorHeader(const std::string& path, NpyHeader& out, std::string& error) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        error = std::string("cannot open: ") + std::strerror(errno);
-        return false;
-    }
+    const int fd = openRegularFile(path, error);
+    if (fd < 0) return false;
     struct stat st {};
     bool ok = ::fstat(fd, &st) == 0;
     if (ok) {

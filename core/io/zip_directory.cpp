@@ -139,8 +139,16 @@ bool ZipDirectory::dataOffset(const ZipEntry& e, std::uint64_t& offset, std::str
         return false;
     }
     offset = e.localHeaderOffset + kLocalSize + le(h + 26, 2) + le(h + 28, 2);
+    // A stored entry's bytes are its size: a size that differs from the bytes stored is a lie that
+    // would have the reader go past them.
+    if (e.size != e.compressedSize) {
+        error = "entry '" + e.name + "' declares " + std::to_string(e.size) + " bytes but stores " +
+                std::to_string(e.compressedSize);
+        return false;
+    }
     if (offset > m_size || e.compressedSize > m_size - offset) {
-        error = "entry '" + e.name + "' runs past the end of the archive";
+        error = "entry '" + e.name + "' declares " + std::to_string(e.compressedSize) + " bytes at offset " +
+                std::to_string(offset) + ", past the end of the " + std::to_string(m_size) + "-byte archive";
         return false;
     }
     return true;

@@ -3,8 +3,11 @@
 // and layout, the values read back through the same loader .npy files use, malformed archives and
 // pickles, and a msprobe PyTorch dump whose .pt tensors are read and counted.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -15,6 +18,12 @@
 #include "core/io/torch_file.h"
 #include "core/io/zip_directory.h"
 #include "tests/core/temp_dir.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+// Under ASan freed blocks wait in a 256 MiB quarantine, which would count as the reader's memory:
+// keep it small so the peak-memory bounds below still measure the reader.
+extern "C" const char* __asan_default_options() { return "quarantine_size_mb=4"; }
+#endif
 
 using namespace dl;
 namespace fs = std::filesystem;
@@ -187,4 +196,213 @@ TEST(TorchFile, MsprobePyTorchDumpReadsItsPtTensors) {
     for (const IndexWarning& w : idx.warnings)
         warned |= w.path.ends_with("output.0.pt") && w.reason.find("non-contiguous") != std::string::npos;
     EXPECT_TRUE(warned);
+}
+
+namespace {
+
+// fp16_2x3.pt with one ZIP size field or one pickle byte string replaced (sizes stay the same, so
+// only the declared lengths lie).
+std::uint32_t le32(const std::vector<std::uint8_t>& b, std::size_t at) {
+    return std::uint32_t(b[at]) | std::uint32_t(b[at + 1]) << 8 | std::uint32_t(b[at + 2]) << 16 | std::uint32_t(b[at + 3]) << 24;
+}
+void put32(std::vector<std::uint8_t>& b, std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) b[at + std::size_t(i)] = std::uint8_t(v >> (8 * i));
+}
+
+// Sets the declared sizes of the record `name` in the central directory and its local header.
+std::vector<std::uint8_t> withRecordSizes(const std::string& name, std::uint32_t compressed, std::uint32_t size) {
+    std::vector<std::uint8_t> b = bytesOf(kDir / "fp16_2x3.pt");
+    bool patched = false;
+    for (std::size_t p = 0; p + 46 <= b.size(); ++p) {
+        if (le32(b, p) != 0x02014b50) continue;
+        const std::size_t nameLen = b[p + 28] | b[p + 29] << 8;
+        if (std::string(b.begin() + std::ptrdiff_t(p + 46), b.begin() + std::ptrdiff_t(p + 46 + nameLen)) != name) continue;
+        put32(b, p + 20, compressed);
+        put32(b, p + 24, size);
+        const std::size_t local = le32(b, p + 42);
+        put32(b, local + 18, compressed);
+        put32(b, local + 22, size);
+        patched = true;
+    }
+    EXPECT_TRUE(patched) << name;
+    return b;
+}
+
+std::vector<std::uint8_t> withPickleBytes(const std::string& from, const std::string& to) {
+    std::vector<std::uint8_t> b = bytesOf(kDir / "fp16_2x3.pt");
+    EXPECT_EQ(from.size(), to.size());
+    const auto it = std::search(b.begin(), b.end(), from.begin(), from.end());
+    EXPECT_NE(it, b.end()) << from;
+    if (it != b.end()) std::copy(to.begin(), to.end(), it);
+    return b;
+}
+
+struct LyingPt {
+    const char* name;
+    std::vector<std::uint8_t> bytes;
+    const char* reason;   // fragment of the expected error
+};
+
+std::vector<LyingPt> lyingPts() {
+    return {
+        {"storage_4k_for_12", withRecordSizes("fp16_2x3/data/0", 12, 4096), "declares 4096 bytes but stores 12"},
+        {"storage_4g", withRecordSizes("fp16_2x3/data/0", 12, 0xfffffff0u), "declares 4294967280 bytes but stores 12"},
+        {"storage_both_4k", withRecordSizes("fp16_2x3/data/0", 4096, 4096), "past the end"},
+        {"pickle_4g", withRecordSizes("fp16_2x3/data.pkl", 0xfffffff0u, 0xfffffff0u), "past the end"},
+        {"numel_255", withPickleBytes(std::string("cpuq\x04K\x06", 7), std::string("cpuq\x04K\xff", 7)),
+         "claims 255 elements"},
+        {"offset_5", withPickleBytes(std::string("QK\x00K\x02", 5), std::string("QK\x05K\x02", 5)), "runs past"},
+    };
+}
+
+}  // namespace
+
+TEST(HostileTorch, DeclaredLengthsBeyondTheStoredBytesAreRefused) {
+    for (const LyingPt& pt : lyingPts()) {
+        for (int run = 0; run < 3; ++run) {
+            NpyHeader h;
+            std::string error;
+            EXPECT_FALSE(parseTorchTensorHeader(pt.bytes.data(), pt.bytes.size(), h, error)) << pt.name;
+            EXPECT_NE(error.find(pt.reason), std::string::npos) << pt.name << ": " << error;
+        }
+        // The same from the file (the pread path large tensors take).
+        dltest::TempDir dir;
+        const fs::path p = dir.path / (std::string(pt.name) + ".pt");
+        dltest::writeFile(p, std::string(pt.bytes.begin(), pt.bytes.end()));
+        NpyHeader h;
+        std::string error;
+        EXPECT_FALSE(readTorchTensorHeader(p.string(), h, error)) << pt.name;
+        EXPECT_NE(error.find(pt.reason), std::string::npos) << pt.name << ": " << error;
+    }
+}
+
+// Lying .pt files inside a msprobe dump: each is a read error naming the file and the reason, the
+// same on every run, and the dump.json figures are kept.
+TEST(HostileTorch, LyingPtFilesInADumpAreReadErrorsEveryRun) {
+    dltest::TempDir dir;
+    const fs::path rank = dir.path / "step0/rank0";
+    fs::create_directories(rank / "dump_tensor_data");
+    const auto pts = lyingPts();
+    std::string entries;
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+        const std::string op = "Functional.op" + std::to_string(i) + ".0.forward";
+        entries += std::string(i ? "," : "") + "\"" + op + R"(": {"input_args": [], "input_kwargs": {}, "output": [{"type": "torch.Tensor", "dtype": "torch.float16", "shape": [2, 3], "Max": 1.0, "Min": 0.0, "Mean": 0.5, "Norm": 1.0, "requires_grad": false, "data_name": ")" +
+                   op + ".output.0.pt\"}]}";
+        dltest::writeFile(rank / "dump_tensor_data" / (op + ".output.0.pt"), std::string(pts[i].bytes.begin(), pts[i].bytes.end()));
+    }
+    dltest::writeFile(rank / "dump.json", R"({"task": "tensor", "level": "L1", "framework": "pytorch", "dump_data_dir": "./step0/rank0/dump_tensor_data", "data": {)" +
+                                              entries + "}}");
+    std::vector<IndexWarning> first;
+    for (int run = 0; run < 5; ++run) {
+        DumpIndex idx;
+        IndexReport report;
+        IndexOptions o;
+        o.useCache = false;
+        std::string error;
+        ASSERT_TRUE(indexDump(dir.path.string(), o, idx, report, error)) << error;
+        ASSERT_EQ(idx.ops.size(), pts.size());
+        for (std::size_t i = 0; i < pts.size(); ++i) {
+            const TensorRecord& t = idx.tensors[idx.ops[i].firstTensor];
+            EXPECT_TRUE(t.flags & ReadError) << pts[i].name;
+            EXPECT_EQ(idx.stats(t).max, 1.0) << pts[i].name;   // from dump.json
+            const std::string file = "Functional.op" + std::to_string(i) + ".0.forward.output.0.pt";
+            bool named = false;
+            for (const IndexWarning& w : idx.warnings)
+                named |= w.path.ends_with(file) && w.reason.find(pts[i].reason) != std::string::npos;
+            EXPECT_TRUE(named) << pts[i].name;
+        }
+        if (run == 0) first = idx.warnings;
+        ASSERT_EQ(idx.warnings.size(), first.size());
+        for (std::size_t k = 0; k < first.size(); ++k) {
+            EXPECT_EQ(idx.warnings[k].path, first[k].path);
+            EXPECT_EQ(idx.warnings[k].reason, first[k].reason);
+        }
+    }
+}
+
+namespace {
+long maxRssKb() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss;
+}
+
+// Writes a one-record stored ZIP ("t/data.pkl": PROTO 2, EMPTY_LIST, `unit` repeated to `size`
+// bytes, STOP) as torch.save lays it out (the reader checks no CRC), streamed: the test itself
+// holds no copy of the pickle, so peak memory measures the reader.
+void writeStoredZipPickle(const fs::path& path, const std::string& unit, std::size_t size) {
+    std::ofstream z(path, std::ios::binary);
+    auto u16 = [&](std::uint32_t v) { z.put(char(v)); z.put(char(v >> 8)); };
+    auto u32 = [&](std::uint32_t v) { u16(v & 0xffff); u16(v >> 16); };
+    const std::string name = "t/data.pkl";
+    const std::size_t repeats = (size - 4) / unit.size();
+    const auto pickleSize = std::uint32_t(3 + repeats * unit.size() + 1);
+    u32(0x04034b50); u16(20); u16(0); u16(0); u16(0); u16(0); u32(0);
+    u32(pickleSize); u32(pickleSize); u16(std::uint16_t(name.size())); u16(0);
+    z << name << std::string("\x80\x02]", 3);
+    std::string chunk;
+    for (std::size_t k = 0; k < 65536 && k < repeats; ++k) chunk += unit;
+    for (std::size_t done = 0; done < repeats;) {
+        const std::size_t n = std::min<std::size_t>(65536, repeats - done);
+        z.write(chunk.data(), std::streamsize(n * unit.size()));
+        done += n;
+    }
+    z << '.';
+    const std::uint32_t cd = std::uint32_t(30 + name.size() + pickleSize);
+    u32(0x02014b50); u16(20); u16(20); u16(0); u16(0); u16(0); u16(0); u32(0);
+    u32(pickleSize); u32(pickleSize); u16(std::uint16_t(name.size()));
+    u16(0); u16(0); u16(0); u16(0); u32(0); u32(0);
+    z << name;
+    u32(0x06054b50); u16(0); u16(0); u16(1); u16(1); u32(std::uint32_t(46 + name.size())); u32(cd); u16(0);
+}
+}  // namespace
+
+// 64 MiB pickles (the largest read) made of 1-byte opcodes: refused with a reason, and the reader's
+// memory stays a small multiple of the input instead of ~40x.
+TEST(HostileTorch, LargePicklesUseBoundedMemory) {
+    const std::size_t kSize = std::size_t(64) << 20;
+    const std::vector<std::pair<const char*, std::string>> patterns = {
+        {"None then POP", "N0"},        // a node per 2 bytes
+        {"DUP APPEND", "2a"},           // a list appended to itself: a pointer per 2 bytes
+        {"MEMOIZE", "N\x94"},           // a node and a memo entry per 2 bytes
+    };
+    dltest::TempDir dir;
+    const long before = maxRssKb();
+    for (const auto& [what, unit] : patterns) {
+        const fs::path p = dir.path / "big.pt";
+        writeStoredZipPickle(p, unit, kSize);
+        NpyHeader h;
+        std::string error;
+        EXPECT_FALSE(readTorchTensorHeader(p.string(), h, error)) << what;
+        EXPECT_NE(error.find("not a tensor's pickle"), std::string::npos) << what << ": " << error;
+    }
+    const long grownMb = (maxRssKb() - before) / 1024;
+    std::printf("peak RSS grew by %ld MiB over three 64 MiB pickles\n", grownMb);
+    // The reader holds the 64 MiB input plus its capped tree (before: ~40 times the input).
+    EXPECT_LT(grownMb, 64 + 64) << "peak memory grew by " << grownMb << " MiB";
+
+    // Four 32 MiB ones in a msprobe dump indexed on four threads: parsed one at a time, so the peak
+    // stays that of one file (it used to grow with the thread count).
+    const fs::path rank = dir.path / "dump/step0/rank0";
+    std::string entries;
+    for (int i = 0; i < 4; ++i) {
+        const std::string op = "Functional.big" + std::to_string(i) + ".0.forward";
+        entries += std::string(i ? "," : "") + "\"" + op + R"(": {"input_args": [], "input_kwargs": {}, "output": [{"type": "torch.Tensor", "dtype": "torch.float16", "shape": [2], "Max": 1.0, "Min": 0.0, "Mean": 0.5, "Norm": 1.0, "requires_grad": false, "data_name": ")" + op + ".output.0.pt\"}]}";
+        fs::create_directories(rank / "dump_tensor_data");
+        writeStoredZipPickle(rank / "dump_tensor_data" / (op + ".output.0.pt"), "N0", kSize / 2);
+    }
+    dltest::writeFile(rank / "dump.json", R"({"task": "tensor", "level": "L1", "framework": "pytorch", "data": {)" + entries + "}}");
+    DumpIndex idx;
+    IndexReport report;
+    IndexOptions o;
+    o.useCache = false;
+    o.threads = 4;
+    std::string error;
+    ASSERT_TRUE(indexDump((dir.path / "dump").string(), o, idx, report, error)) << error;
+    std::size_t refused = 0;
+    for (const IndexWarning& w : idx.warnings) refused += w.reason.find("not a tensor's pickle") != std::string::npos;
+    EXPECT_EQ(refused, 4u);
+    const long indexMb = (maxRssKb() - before) / 1024;
+    std::printf("peak RSS grew by %ld MiB after indexing four on four threads\n", indexMb);
+    EXPECT_LT(indexMb, 64 + 64);
 }
