@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/demo/demo_random.h"
+
 namespace dl::demo {
 
 namespace {
@@ -39,20 +41,6 @@ std::string commScope(bool backward, bool isSend, int tag) {
     return backward ? "Gradients/" + fwd + (isSend ? "/gradReceive" : "/gradSend") : fwd;
 }
 
-struct Rng {  // splitmix64 + Box-Muller: the same numbers on every platform
-    std::uint64_t s;
-    std::uint64_t next() {
-        std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return z ^ (z >> 31);
-    }
-    double uniform() { return double(next() >> 11) * 0x1.0p-53; }
-    float normal() {
-        const double u1 = uniform() + 1e-12, u2 = uniform();
-        return float(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
-    }
-};
 
 float add(float a, float b) { return a + b; }
 float mul(float a, float b) { return a * b; }

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/demo/demo_file_names.h"
 #include "core/io/npy_writer.h"
 #include "core/io/statistic_csv_writer.h"
 
@@ -17,15 +18,6 @@ const std::vector<std::string> kCategories = {"max", "min", "avg", "nan count", 
                                               "positive inf count", "l2norm"};
 constexpr int kDevicesPerServer = 4;
 
-// 2.3+ names: the full scoped name with '/', '\\', '.', ' ' replaced by '_'.
-std::string fileKernelName(const std::string& fullName) {
-    std::string s = fullName;
-    for (auto& c : s)
-        if (c == '/' || c == '\\' || c == '.' || c == ' ') c = '_';
-    return s;
-}
-
-DType storedType(DType t) { return t == DType::BFloat16 ? DType::Float32 : t; }
 
 class Writer {
 public:

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/demo/demo_file_names.h"
 #include "core/io/npy_writer.h"
 #include "core/io/statistic_csv_writer.h"
 
@@ -15,16 +16,6 @@ namespace {
 
 bool isKbk(const DemoOptions& o) { return o.layout == DemoLayout::Ms24KernelByKernel; }
 
-// 2.3+ file names: the full scoped name with '/', '\\', '.', ' ' replaced by '_'.
-std::string fileKernelName(const std::string& fullName) {
-    std::string s = fullName;
-    for (auto& c : s)
-        if (c == '/' || c == '\\' || c == '.' || c == ' ') c = '_';
-    return s;
-}
-
-// MindSpore writes bf16 tensors as float32 payloads (formats.md 1.5).
-DType storedType(DType t) { return t == DType::BFloat16 ? DType::Float32 : t; }
 
 std::string hex(std::uint64_t v) {
     char buf[32];

@@ -37,6 +37,14 @@ struct T {
     dl::TensorStats stats = dataStats(1.0);
     std::string file;  // relative to root; "" stats-only
 };
+// A [4, 8] fp16 tensor of the given role and statistics (slot 0).
+inline T tensor(dl::Io io, dl::TensorStats s = dataStats(2.0)) {
+    T t;
+    t.io = io;
+    t.shape = {4, 8};
+    t.stats = s;
+    return t;
+}
 inline T in(std::uint16_t slot, dl::TensorStats s, dl::DType d = dl::DType::Float16) { return {dl::Io::Input, slot, d, {10, 10}, s, ""}; }
 inline T out(std::uint16_t slot, dl::TensorStats s, dl::DType d = dl::DType::Float16) { return {dl::Io::Output, slot, d, {10, 10}, s, ""}; }
 

@@ -17,13 +17,7 @@ using namespace dltest;
 
 namespace {
 
-T t(Io io, TensorStats s = dataStats(2.0)) {
-    T x;
-    x.io = io;
-    x.shape = {4, 8};
-    x.stats = s;
-    return x;
-}
+T t(Io io, TensorStats s = dataStats(2.0)) { return tensor(io, s); }
 const TensorStats kInf = dataStats(3.0, 5);
 
 

@@ -11,13 +11,7 @@ using namespace dltest;
 
 namespace {
 
-T p(Io io, TensorStats s = dataStats(2.0)) {
-    T t;
-    t.io = io;
-    t.shape = {4, 8};
-    t.stats = s;
-    return t;
-}
+T p(Io io, TensorStats s = dataStats(2.0)) { return tensor(io, s); }
 const TensorStats kInf = dataStats(3.0, 5);
 const TensorStats kSat = dataStats(65504.0, 0, 0, 50);
 
