@@ -23,7 +23,7 @@ std::string fileKernelName(const std::string& fullName) {
     return s;
 }
 
-// MindSpore writes bf16 tensors as float32 payloads (formats.md 1.5).
+// MindSpore writes bf16 tensors as float32 payloads (docs/formats.md 1.5).
 DType storedType(DType t) { return t == DType::BFloat16 ? DType::Float32 : t; }
 
 std::string hex(std::uint64_t v) {
