@@ -57,6 +57,29 @@ inline const QColor kOriginFill{0xf4, 0xea, 0xf8};
 inline const QColor kWeightUpdate{0xb0, 0x60, 0x10};   // hops through the optimizer's weight update
 inline const QColor kEdge{0x40, 0x40, 0x40};
 
+// Two runs side by side (comparison window): run A and run B.
+inline const QColor kRunA{0x1f, 0x77, 0xb4};
+inline const QColor kRunB{0xe0, 0x7b, 0x00};
+
+// Histogram limit lines and series.
+inline const QColor kLimitFp16Max = kStateInfNan;
+inline const QColor kLimitFp16MinNormal{0x20, 0x80, 0x40};
+inline const QColor kLimitFp16Subnormal{0x60, 0x60, 0x60};
+inline const QColor kLimitBf16Max{0x80, 0x40, 0xa0};
+inline const QColor kSeries[] = {{0x1f, 0x77, 0xb4}, {0x2c, 0xa0, 0x2c}, {0x8c, 0x56, 0x4b}, {0x17, 0xbe, 0xcf}, {0x7f, 0x7f, 0x7f}};
+inline const QColor kSeriesSelected{0xd6, 0x27, 0x28};
+
+// Timeline lanes, ruler and overview.
+inline const QColor kLaneHeader{0xe4, 0xe7, 0xec};
+inline const QColor kLaneHeaderText{0x30, 0x30, 0x40};
+inline const QColor kLaneStripe{0xf1, 0xf3, 0xf6};
+inline const QColor kLaneSeparator{0xc8, 0xcc, 0xd2};
+inline const QColor kRuler{0xee, 0xf0, 0xf3};
+inline const QColor kOverview{0xe8, 0xea, 0xee};
+inline const QColor kAxisText{0x50, 0x50, 0x60};
+inline const QColor kOverviewVeil{0xff, 0xff, 0xff, 150};  // outside the visible window
+inline const QColor kSelectionBand{0x10, 0x70, 0xe0, 50};
+
 // Banner tones (background, border) of the verdict banner and the comparison summary.
 struct Tone {
     QColor background, border;
