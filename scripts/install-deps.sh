@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package DumpLens needs to build, test, benchmark, fuzz and take
-# screenshots. Idempotent; uses sudo when not root.
+# Installs every Debian 12 package DumpLens needs to build, test, benchmark, fuzz, take
+# screenshots, and build and check its own .deb (dpkg-shlibdeps, validators, icon renderer).
+# Idempotent; uses sudo when not root.
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -13,6 +14,7 @@ PACKAGES=(
   python3 python3-numpy
   libopenmpi-dev openmpi-bin
   xvfb xauth imagemagick poppler-utils qpdf fonts-dejavu-core
+  file dpkg-dev desktop-file-utils appstream shared-mime-info librsvg2-bin
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -2,7 +2,9 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QMenuBar>
 
+#include "ui/about_dialog.h"
 #include "ui/mainwindow.h"
 #include "ui/models/dump_session.h"
 #include "ui/util/screenshot_taker.h"
@@ -11,7 +13,9 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("dumplens"));
     QApplication::setOrganizationName(QStringLiteral("DumpLens"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setApplicationVersion(QStringLiteral(DUMPLENS_VERSION));
+    QApplication::setWindowIcon(dlui::appIcon());
+    QGuiApplication::setDesktopFileName(QStringLiteral("dumplens"));  // Wayland: icon from dumplens.desktop
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -33,6 +37,12 @@ int main(int argc, char** argv) {
     parser.process(app);
 
     dlui::MainWindow window;
+    // Help > About, after the window's own Help entries.
+    for (QAction* a : window.menuBar()->actions())
+        if (a->menu() && a->text().remove(QLatin1Char('&')) == QLatin1String("Help")) {
+            a->menu()->addSeparator();
+            a->menu()->addAction(QObject::tr("&About DumpLens"), &window, [&window] { dlui::showAboutDialog(&window); });
+        }
     window.show();
     const bool comparing = parser.isSet(compare) || parser.isSet(compareFix);
     if (parser.isSet(shots)) new dlui::ScreenshotTaker(&window, parser.value(shots), comparing);

@@ -1,6 +1,6 @@
 #pragma once
 // Writes a simulated cluster run (ClusterTrace) as a MindSpore 2.4 kernel-by-kernel dump root
-// (formats.md 1.2, 1.4, 1.6, 1.7, 1.10): 2.3+ statistic.csv (trailing comma, user categories),
+// (docs/formats.md 1.2, 1.4, 1.6, 1.7, 1.10): 2.3+ statistic.csv (trailing comma, user categories),
 // op names = full scoped names with '/' -> '_', task id 0, logical streams 0 (compute) and 1
 // (communication), one execution_order per rank (its stage's graph), rank table in .dump_metadata.
 // Never writes outside `root`.

@@ -1,6 +1,6 @@
 #pragma once
 // Writes a simulated run (DemoTrace) as a MindSpore dump root, byte-for-byte in the layout the
-// options name (formats.md 1.2, 1.4-1.7, 1.10, 1.12):
+// options name (docs/formats.md 1.2, 1.4-1.7, 1.10, 1.12):
 //   rank_{r}/{net}/{graph}/{iter}/*.npy + statistic.csv (+ Opdebug...output.0.json when overflow-only)
 //   rank_{r}/execution_order/ms_execution_order_graph_{g}.csv, ms_global_execution_order_graph_{g}.csv
 //   rank_{r}/.dump_metadata/{data_dump.json, config.json, hccl.json}

@@ -1,5 +1,5 @@
 #pragma once
-// Statistics of every input and output of one raw CANN dump file (formats.md 2): a StatsJob of
+// Statistics of every input and output of one raw CANN dump file (docs/formats.md 2): a StatsJob of
 // kind CannRaw. Device layouts are walked without their padding where the original shape allows.
 #include <cstdint>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// The msprobe part of a shard (formats.md 3): every folder holding a dump.json becomes one op per
+// The msprobe part of a shard (docs/formats.md 3): every folder holding a dump.json becomes one op per
 // entry, in file order, with the entry's tensors and their dump.json statistics. stack.json gives
 // call stacks, construct.json the enclosing module; dump_tensor_data/*.npy (MindSpore) are read
 // for full statistics, *.pt (PyTorch) are listed with the dump.json figures.

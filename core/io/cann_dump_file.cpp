@@ -41,7 +41,7 @@ bool parseShape(const ProtoField& f, std::vector<std::int64_t>& out, std::string
     return true;
 }
 
-// OpInput and OpOutput differ in field numbers (formats.md 2.2): size/original_shape/sub_format
+// OpInput and OpOutput differ in field numbers (docs/formats.md 2.2): size/original_shape/sub_format
 // are 5/6/7 for inputs and 6/7/8 for outputs; output has original_op = 4 where input has data.
 bool parseTensor(const ProtoField& f, Io io, CannTensor& t, std::string& error) {
     const std::uint32_t kSize = io == Io::Input ? 5 : 6;
@@ -185,7 +185,7 @@ bool parseCannDumpHeader(const std::uint8_t* data, std::size_t size, std::uint64
         error = std::string("DumpData header: ") + r.error();
         return false;
     }
-    // Payloads follow in the order inputs, outputs, buffers, workspaces (formats.md 2.1).
+    // Payloads follow in the order inputs, outputs, buffers, workspaces (docs/formats.md 2.1).
     std::uint64_t offset = 8 + out.headerLen;
     auto place = [&](std::uint64_t sz, std::uint64_t& where) {
         if (sz > fileSize - offset) return false;

@@ -1,5 +1,5 @@
 #pragma once
-// Raw CANN dump files ("big dump data", formats.md 2): u64 header length, protobuf DumpData,
+// Raw CANN dump files ("big dump data", docs/formats.md 2): u64 header length, protobuf DumpData,
 // then the input, output, buffer and workspace payloads back to back. One file = one op execution.
 #include <cstdint>
 #include <string>
@@ -51,7 +51,7 @@ bool parseCannDumpHeader(const std::uint8_t* data, std::size_t size, std::uint64
 // Reads just the header from a file (two small reads).
 bool readCannDumpHeader(const std::string& path, CannDumpHeader& out, std::string& error);
 
-// Enum names and element types of formats.md 2.2.
+// Enum names and element types of docs/formats.md 2.2.
 std::string cannFormatName(std::uint32_t value);
 // `packed` is set for sub-byte types. Unknown for types that hold no numbers DumpLens can summarise.
 DType cannDataType(std::uint32_t value, bool& packed);

@@ -1,5 +1,5 @@
 #pragma once
-// Writes raw CANN dump files (formats.md 2) for tests, benchmarks and fuzz corpora, with the
+// Writes raw CANN dump files (docs/formats.md 2) for tests, benchmarks and fuzz corpora, with the
 // exact DumpData field numbers (OpInput size/original_shape/sub_format = 5/6/7, OpOutput 6/7/8).
 #include <cstdint>
 #include <string>

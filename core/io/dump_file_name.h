@@ -1,7 +1,7 @@
 #pragma once
 // Parses the name of one file found in a dump folder (MindSpore, CANN, A+M, msaccucmp, Opdebug,
 // <=1.2 .bin) into its fields. Pure function over the name; no file system access.
-// Grammar and version history: formats.md sections 1.3, 1.4, 1.12, 2.3, 2.4, 5.
+// Grammar and version history: docs/formats.md sections 1.3, 1.4, 1.12, 2.3, 2.4, 5.
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -1,5 +1,5 @@
 #pragma once
-// The small JSON files beside a MindSpore dump (formats.md 1.1, 1.10): .dump_metadata/config.json,
+// The small JSON files beside a MindSpore dump (docs/formats.md 1.1, 1.10): .dump_metadata/config.json,
 // the user's dump config (data_dump.json, also the file MINDSPORE_DUMP_CONFIG names) and hccl.json
 // rank tables. All parsers are tolerant of missing keys and of numbers written as strings.
 #include <cstdint>

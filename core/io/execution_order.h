@@ -1,6 +1,6 @@
 #pragma once
 // execution_order/ms_execution_order_graph_{g}.csv (kernel full scoped names in execution order)
-// and ms_global_execution_order_graph_{g}.csv (iterations the graph ran), formats.md 1.7, and the
+// and ms_global_execution_order_graph_{g}.csv (iterations the graph ran), docs/formats.md 1.7, and the
 // conversion of a scoped name to the op-name form each era writes into dump file names (5.1).
 #include <cstdint>
 #include <string>

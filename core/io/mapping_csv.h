@@ -1,5 +1,5 @@
 #pragma once
-// mapping.csv: "{mapped},{original}" per line, NO header (formats.md 1.9). Written when a dump file
+// mapping.csv: "{mapped},{original}" per line, NO header (docs/formats.md 1.9). Written when a dump file
 // name would exceed NAME_MAX; the tensor file is then named by the digits of {mapped}.
 #include <cstdint>
 #include <string>

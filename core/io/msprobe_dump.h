@@ -1,5 +1,5 @@
 #pragma once
-// msprobe (MindStudio Probe) dumps, formats.md 3: dump.json (entries with tensor statistics),
+// msprobe (MindStudio Probe) dumps, docs/formats.md 3: dump.json (entries with tensor statistics),
 // stack.json (old {name: frames} and new {"0": [names, frames]} forms) and construct.json.
 // dump.json may hold the bare tokens NaN / Infinity / -Infinity (Python json.dump).
 #include <cstdint>
@@ -57,7 +57,7 @@ struct MsprobeDump {
     std::vector<MsprobeEntry> entries;   // in file order (= execution order)
 };
 
-// Splits an entry name from the right (formats.md 3.2, 5): API `{Prefix}.{api}.{idx}.{fwd|bwd}`,
+// Splits an entry name from the right (docs/formats.md 3.2, 5): API `{Prefix}.{api}.{idx}.{fwd|bwd}`,
 // module `{Module|Cell}.{path}.{Class}.{fwd|bwd}.{idx}`, `...{Class}.parameters_grad` (older writers:
 // `...parameters_grad.{n}`), debug `{name}.{n}` or `{name}.{n}.debug`.
 void parseMsprobeEntryName(std::string_view name, MsprobeEntry& e);

@@ -1,5 +1,5 @@
 #pragma once
-// Writing .npy files exactly as MindSpore's GenerateNpyHeader does (formats.md 1.5): v1.0 header,
+// Writing .npy files exactly as MindSpore's GenerateNpyHeader does (docs/formats.md 1.5): v1.0 header,
 // dict `{'descr': '<f2', 'fortran_order': False, 'shape': (2,3,), }`, space padding to a multiple
 // of 64 bytes, C order, little endian. Used by the demo writer and by tests that need fixtures.
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 // Ascend overflow records (Opdebug.Node_OpDebug.*): the JSON written by MindSpore A+M, msprobe or
-// CANN msaccucmp, and the raw CANN file whose payload is the 1048-byte block table of formats.md 1.12.
+// CANN msaccucmp, and the raw CANN file whose payload is the 1048-byte block table of docs/formats.md 1.12.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -46,7 +46,7 @@ enum class OverflowBlock : std::uint8_t { None = 0, AiCore, DhaAtomic, L2Atomic 
 std::string_view overflowBlockName(OverflowBlock b);  // "AI Core", "DHA Atomic Add", ...
 
 // Which block reports the overflow and the ids to match against the op dump files'
-// {task_id}.{stream_id} in the same iteration folder (formats.md 1.12: prefer these over the
+// {task_id}.{stream_id} in the same iteration folder (docs/formats.md 1.12: prefer these over the
 // Opdebug file name's ids). AI Core wins when its status is non-zero, else the first Atomic block
 // with a non-zero status; None when every status is 0.
 struct OverflowCulprit {

@@ -1,6 +1,6 @@
 #pragma once
 // Minimal protobuf wire-format reader: walks the fields of one serialized message without a
-// schema. Enough for CANN's DumpData header (formats.md 2.2); never reads past the buffer.
+// schema. Enough for CANN's DumpData header (docs/formats.md 2.2); never reads past the buffer.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

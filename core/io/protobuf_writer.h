@@ -1,6 +1,6 @@
 #pragma once
 // Protobuf wire-format writer, the counterpart of ProtoReader: builds DumpData headers for tests,
-// benchmarks and fuzz corpora (formats.md 2.2).
+// benchmarks and fuzz corpora (docs/formats.md 2.2).
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -1,7 +1,7 @@
 #pragma once
 // Parses statistic.csv text written by MindSpore (1.6-2.2 fixed 20/21 columns, 2.3+ user-ordered
 // categories with a trailing comma), its A+M path, and msprobe's C++ L2 writer (Input/Output,
-// Format, unquoted "(2,3)" shapes). formats.md 1.6 and 3.8.
+// Format, unquoted "(2,3)" shapes). docs/formats.md 1.6 and 3.8.
 #include <cstdint>
 #include <functional>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Writing MindSpore statistic.csv text (formats.md 1.6) in the two header eras:
+// Writing MindSpore statistic.csv text (docs/formats.md 1.6) in the two header eras:
 //  * Ms16To22: the fixed 20-column header of 1.6.0-2.2.13; Max/Min/Avg over finite values only,
 //    `null` when there is none; rows without a trailing comma.
 //  * Ms23Plus: `...,Shape` + one column per statistic_category in the user's order; NaN/Inf take

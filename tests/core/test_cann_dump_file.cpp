@@ -1,4 +1,4 @@
-// Raw CANN dump files (formats.md 2): the protobuf wire reader, the DumpData header (field numbers
+// Raw CANN dump files (docs/formats.md 2): the protobuf wire reader, the DumpData header (field numbers
 // of OpInput vs OpOutput), payload offsets, dtypes, device layouts without padding, and indexing
 // of raw files in the CANN, <=1.2 async and aclnn (swapped name) trees.
 #include <gtest/gtest.h>

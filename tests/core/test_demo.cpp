@@ -65,7 +65,7 @@ bool allDigits(const std::string& s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
-// formats.md 1.4: first token = op_type, the rest parsed from the right.
+// docs/formats.md 1.4: first token = op_type, the rest parsed from the right.
 bool parseName(const std::string& file, bool nineFields, ParsedName& p) {
     auto t = split(file, '.');
     const std::size_t need = nineFields ? 10 : 9;
@@ -179,7 +179,7 @@ protected:
 
 TEST(NpyWriter, MindSporeHeaderBytes) {
     const std::string h = makeNpyHeader("<f4", {2, 3});
-    EXPECT_EQ(h.size(), 128u);  // formats.md 6: HEADER_LEN 118, data at 128
+    EXPECT_EQ(h.size(), 128u);  // docs/formats.md 6: HEADER_LEN 118, data at 128
     EXPECT_EQ(std::uint8_t(h[8]) | (std::uint8_t(h[9]) << 8), 118);
     EXPECT_EQ(h.substr(10, 59), "{'descr': '<f4', 'fortran_order': False, 'shape': (2,3,), }");
     EXPECT_EQ(h.back(), '\n');

@@ -1,4 +1,4 @@
-// msprobe dumps (formats.md 3): entry names, dump.json with bare NaN/Infinity tokens, non-tensor
+// msprobe dumps (docs/formats.md 3): entry names, dump.json with bare NaN/Infinity tokens, non-tensor
 // arguments, stack.json in both forms, construct.json, linked dump_tensor_data files, and the real
 // sample files.
 #include <gtest/gtest.h>

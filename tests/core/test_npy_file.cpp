@@ -37,7 +37,7 @@ std::string readBytes(const fs::path& p) {
     return {std::istreambuf_iterator<char>(f), {}};
 }
 
-// npy bytes the way MindSpore's GenerateNpyHeader writes them (formats.md 1.5), or with any dict.
+// npy bytes the way MindSpore's GenerateNpyHeader writes them (docs/formats.md 1.5), or with any dict.
 std::string npyBytes(const std::string& dict, const std::string& payload, int major = 1) {
     std::string out("\x93NUMPY", 6);
     out += char(major);
@@ -228,7 +228,7 @@ TEST(NpyFile, RejectsNonTensorDtypes) {
 TEST(NpyFile, MindSporeHeaderStyle) {
     const std::vector<float> data = {1, 2, 3, 4, 5, 6};
     const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,3,), }";
-    ASSERT_EQ(dict.size(), 59u);  // formats.md section 6 test vector
+    ASSERT_EQ(dict.size(), 59u);  // docs/formats.md section 6 test vector
     const std::string bytes = npyBytes(dict, raw(data));
     EXPECT_EQ(std::uint8_t(bytes[8]) | (std::uint8_t(bytes[9]) << 8), 118);
     const NpyHeader h = parseOk(bytes);

@@ -8,7 +8,7 @@
 using namespace dl;
 
 namespace {
-// formats.md section 6: MindSpore A+M JSON for an AI Core fp overflow.
+// docs/formats.md section 6: MindSpore A+M JSON for an AI Core fp overflow.
 constexpr const char* kMindSporeJson =
     R"({"AI Core":{"block_idx":1,"kernel_code":"0x1008005ae000","model_id":514,"para_base":"0x100800297000","pc_start":"0x1008005b0000","status":32,"stream_id":563,"task_id":57,"task_type":0},"DHA Atomic Add":{"model_id":0,"para_base":"0x0","pc_start":"0x0","status":0,"stream_id":0,"task_id":0,"task_type":0},"L2 Atomic Add":{"model_id":0,"para_base":"0x0","pc_start":"0x0","status":0,"stream_id":0,"task_id":0,"task_type":0}})";
 

@@ -21,7 +21,7 @@ StatisticCsvResult parseOk(const std::string& text) {
 }
 }  // namespace
 
-TEST(StatisticCsv, Ms24DefaultRowWithTrailingComma) {  // formats.md section 6
+TEST(StatisticCsv, Ms24DefaultRowWithTrailingComma) {  // docs/formats.md section 6
     auto r = parseOk(
         "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min Value,"
         "L2Norm Value\n"
@@ -47,7 +47,7 @@ TEST(StatisticCsv, Ms24DefaultRowWithTrailingComma) {  // formats.md section 6
     EXPECT_EQ(row.nonFinite, 0);
 }
 
-TEST(StatisticCsv, Ms22InfTensorNullsAndCounts) {  // formats.md section 6: float16 [+inf, +inf]
+TEST(StatisticCsv, Ms22InfTensorNullsAndCounts) {  // docs/formats.md section 6: float16 [+inf, +inf]
     auto r = parseOk(std::string(kHeader22) +
                      "Add,Add-op3,0,0,1623124369613540,output,0,4,float16,\"(2)\",null,null,null,2,0,0,0,0,2,0\n");
     ASSERT_EQ(r.rows.size(), 1u);

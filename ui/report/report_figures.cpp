@@ -14,6 +14,7 @@
 #include "ui/util/state_colors.h"
 #include "ui/views/log2_histogram_plot.h"
 #include "ui/views/tensor_panel.h"
+#include "ui/util/theme.h"
 
 namespace dlui {
 
@@ -52,7 +53,7 @@ int boxHeight(const dl::ReportChainBox& b, int line) {
 
 QColor roleColor(const std::string& role) {
     if (role == "origin") return stateColor(dl::OpState::Origin);
-    if (role == "send" || role == "receive") return QColor(0x10, 0x70, 0xe0);
+    if (role == "send" || role == "receive") return theme::kSelection;
     return stateColor(dl::OpState::InfNan);
 }
 
@@ -97,8 +98,8 @@ void drawChainDiagram(QCPPainter& p, const QRect& r, const dl::ReportContent& c,
             const dl::ReportChainBox& b = c.chain[k];
             const QRectF box(r.left() + static_cast<int>(k - i) * (boxW + kGap), y, boxW, boxHeight(b, line));
             const bool origin = !b.steps.empty() && b.steps.front().role == "origin";
-            p.setPen(QPen(origin ? stateColor(dl::OpState::Origin) : QColor(0x50, 0x58, 0x68), origin ? 2.5 : 1.2));
-            p.setBrush(origin ? QColor(0xf4, 0xea, 0xf8) : QColor(0xf6, 0xf7, 0xf9));
+            p.setPen(QPen(origin ? stateColor(dl::OpState::Origin) : theme::kNodeBorder, origin ? 2.5 : 1.2));
+            p.setBrush(origin ? theme::kOriginFill : theme::kPanelFill);
             p.drawRoundedRect(box, 8, 8);
             QFont hf = font;
             hf.setBold(true);
@@ -121,7 +122,7 @@ void drawChainDiagram(QCPPainter& p, const QRect& r, const dl::ReportContent& c,
             }
             if (!prev.isNull()) {
                 const bool weights = b.via == "weight_update";
-                p.setPen(QPen(weights ? QColor(0xb0, 0x60, 0x10) : QColor(0x40, 0x40, 0x40), 2, weights ? Qt::DashLine : Qt::SolidLine));
+                p.setPen(QPen(weights ? theme::kWeightUpdate : theme::kEdge, 2, weights ? Qt::DashLine : Qt::SolidLine));
                 QPointF from, to;
                 if (k == i) {  // first box of a new row: arrow from the previous row's last box, down and left
                     from = QPointF(prev.center().x(), prev.bottom());
@@ -134,7 +135,7 @@ void drawChainDiagram(QCPPainter& p, const QRect& r, const dl::ReportContent& c,
                 // Through what the damage crossed: the link of the box's first step.
                 const QString via = viaLabel(b.via);
                 if (!via.isEmpty()) {
-                    p.setPen(weights ? QColor(0xb0, 0x60, 0x10) : QColor(0x40, 0x40, 0x40));
+                    p.setPen(weights ? theme::kWeightUpdate : theme::kEdge);
                     const QPointF mid = (from + to) / 2;
                     if (k == i) p.drawText(QRectF(mid.x() + 6, mid.y() - line, 260, line), Qt::AlignLeft | Qt::AlignVCenter, via);
                     else p.drawText(QRectF(from.x(), from.y() + 4, to.x() - from.x(), line * 2), Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, via);
@@ -173,7 +174,7 @@ void TimelineExcerpt::paint(QCPPainter& p, const QRect& r) {
     TimelinePaintState st;
     st.selectedOp = m_op;
     m_painter.paint(p, r, m_vp, st);
-    p.setPen(QColor(0xc8, 0xcc, 0xd4));
+    p.setPen(theme::kGridLine);
     p.setBrush(Qt::NoBrush);
     p.drawRect(r);
 }

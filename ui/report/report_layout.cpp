@@ -8,6 +8,7 @@
 #include <QFontMetricsF>
 #include <algorithm>
 #include <numeric>
+#include "ui/util/theme.h"
 
 namespace dlui {
 
@@ -16,7 +17,7 @@ constexpr double kMarginPt = 40;
 constexpr int kPad = 5;  // cell padding, device units
 const QColor kRule(0xc8, 0xcc, 0xd4);
 const QColor kHeaderFill(0xe9, 0xec, 0xf2);
-const QColor kEmphasisFill(0xfb, 0xe3, 0xe3);
+const QColor kEmphasisFill = theme::kRowEmphasis;
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 }  // namespace
@@ -75,7 +76,7 @@ int ReportLayout::textHeight(const QString& text, const QFont& f, int width) con
 void ReportLayout::drawFrame() {
     m_p.save();
     m_p.setFont(m_small);
-    m_p.setPen(QColor(0x60, 0x66, 0x70));
+    m_p.setPen(theme::kTextSecondary);
     const int margin = static_cast<int>(kMarginPt * m_unitsPerPoint);
     const int hy = margin - lineHeight(m_small) / 2;
     m_p.drawText(QRect(m_left, hy, m_width, lineHeight(m_small)), Qt::AlignLeft | Qt::AlignVCenter, m_title);
@@ -84,7 +85,7 @@ void ReportLayout::drawFrame() {
     m_p.drawLine(QLineF(m_left, hy + lineHeight(m_small), m_left + m_width, hy + lineHeight(m_small)));
     const QString page = m_total > 0 ? QStringLiteral("Page %1 of %2").arg(m_page + 1).arg(m_total)
                                      : QStringLiteral("Page %1").arg(m_page + 1);
-    m_p.setPen(QColor(0x60, 0x66, 0x70));
+    m_p.setPen(theme::kTextSecondary);
     m_p.drawText(QRect(m_left, m_bottom + lineHeight(m_small), m_width, lineHeight(m_small)), Qt::AlignCenter, page);
     m_p.restore();
 }
@@ -108,11 +109,11 @@ void ReportLayout::heading(const QString& text, int level) {
     if (m_y > m_top) m_y += h / 2;
     m_outline.push_back({text.toStdString(), m_page, level, m_pageHeightPt - m_y / m_unitsPerPoint + 4});
     m_p.setFont(f);
-    m_p.setPen(level == 0 ? QColor(0x1a, 0x2b, 0x4c) : QColor(0x20, 0x20, 0x20));
+    m_p.setPen(level == 0 ? theme::kNavy : theme::kText);
     m_p.drawText(QRect(m_left, m_y, m_width, h), Qt::AlignLeft | Qt::AlignVCenter, text);
     m_y += h;
     if (level == 0) {
-        m_p.setPen(QPen(QColor(0x1a, 0x2b, 0x4c), 1.5));
+        m_p.setPen(QPen(theme::kNavy, 1.5));
         m_p.drawLine(QLineF(m_left, m_y + 1, m_left + m_width, m_y + 1));
     }
     m_y += h / 3;
@@ -151,7 +152,7 @@ void ReportLayout::fields(const std::vector<dl::ReportField>& rows) {
         const int h = std::max(textHeight(v, m_body, m_width - labelW), lineHeight(m_body));
         ensure(h);
         m_p.setFont(lf);
-        m_p.setPen(QColor(0x30, 0x38, 0x48));
+        m_p.setPen(theme::kLabelText);
         m_p.drawText(QRect(m_left, m_y, labelW, h), Qt::AlignLeft | Qt::AlignTop, q(f.label));
         m_p.setFont(m_body);
         m_p.setPen(Qt::black);

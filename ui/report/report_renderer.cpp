@@ -16,6 +16,7 @@
 #include "core/report/pdf_outline.h"
 #include "ui/report/report_figures.h"
 #include "ui/report/report_layout.h"
+#include "ui/util/theme.h"
 
 namespace dlui {
 
@@ -48,12 +49,12 @@ void verdictSection(ReportLayout& L, const Doc& d) {
     QFont title = L.body();
     title.setPointSizeF(18);
     title.setBold(true);
-    L.paragraph(QStringLiteral("DumpLens overflow report"), title, QColor(0x1a, 0x2b, 0x4c));
+    L.paragraph(QStringLiteral("DumpLens overflow report"), title, theme::kNavy);
     L.heading(QStringLiteral("Verdict"));
     QFont v = L.body();
     v.setPointSizeF(12);
     v.setBold(true);
-    L.paragraph(q(c.verdict), v, c.overflow ? QColor(0xb0, 0x1c, 0x1c) : QColor(0x1d, 0x7a, 0x3a));
+    L.paragraph(q(c.verdict), v, c.overflow ? theme::kVerdictBad : theme::kVerdictGood);
     for (const std::string& s : c.summary) L.paragraph(q(s));
 }
 
@@ -141,7 +142,7 @@ void replaySection(ReportLayout& L, const Doc& d) {
         f.setBold(true);
         L.paragraph(QStringLiteral("Recommendation%1: %2")
                         .arg(c.recommendationFromReplay ? QString() : QStringLiteral(" (rule of thumb, no replay)"), q(c.recommendation)),
-                    f, QColor(0x1a, 0x2b, 0x4c));
+                    f, theme::kNavy);
     }
 }
 

@@ -7,30 +7,30 @@
 
 #include "core/compare/compare_overlay.h"
 #include "core/query/op_state.h"
+#include "ui/util/theme.h"
 
 namespace dlui {
 
 inline QColor stateColor(dl::OpState s) {
     switch (s) {
-        case dl::OpState::Normal: return QColor(0x86, 0xa1, 0xc8);
-        case dl::OpState::NearLimit: return QColor(0xf2, 0xb1, 0x34);
-        case dl::OpState::Saturated: return QColor(0xe8, 0x59, 0x0c);
-        case dl::OpState::InfNan: return QColor(0xc9, 0x2a, 0x2a);
-        case dl::OpState::Origin: return QColor(0x9c, 0x36, 0xb5);
+        case dl::OpState::Normal: return theme::kStateNormal;
+        case dl::OpState::NearLimit: return theme::kStateNearLimit;
+        case dl::OpState::Saturated: return theme::kStateSaturated;
+        case dl::OpState::InfNan: return theme::kStateInfNan;
+        case dl::OpState::Origin: return theme::kStateOrigin;
     }
     return Qt::gray;
 }
 
 inline QString stateText(dl::OpState s) { return QString::fromLatin1(dl::opStateName(s)); }
 
-// Agreement is quiet (grey-green), unmatched ops stand apart (teal), divergence is loud.
 inline QColor compareColor(dl::CompareState s) {
     switch (s) {
-        case dl::CompareState::Agree: return QColor(0x9c, 0xc4, 0xa4);
-        case dl::CompareState::NotCompared: return QColor(0xcf, 0xd3, 0xda);
-        case dl::CompareState::Unmatched: return QColor(0x2b, 0x9a, 0xa8);
-        case dl::CompareState::Diverged: return QColor(0xe8, 0x59, 0x0c);
-        case dl::CompareState::FirstDivergence: return QColor(0xc9, 0x2a, 0x2a);
+        case dl::CompareState::Agree: return theme::kCompareAgree;
+        case dl::CompareState::NotCompared: return theme::kCompareNotCompared;
+        case dl::CompareState::Unmatched: return theme::kCompareUnmatched;
+        case dl::CompareState::Diverged: return theme::kCompareDiverged;
+        case dl::CompareState::FirstDivergence: return theme::kCompareFirstDivergence;
     }
     return Qt::gray;
 }

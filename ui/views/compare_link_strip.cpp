@@ -8,6 +8,7 @@
 #include "ui/util/state_colors.h"
 #include "ui/views/timeline_painter.h"
 #include "ui/views/timeline_widget.h"
+#include "ui/util/theme.h"
 
 namespace dlui {
 
@@ -35,8 +36,8 @@ bool CompareLinkStrip::link(quint32 opA, quint32 opB, double& xa, double& xb) co
 
 void CompareLinkStrip::paintEvent(QPaintEvent*) {
     QPainter p(this);
-    p.fillRect(rect(), QColor(0xf3, 0xf4, 0xf7));
-    p.setPen(QColor(0x60, 0x60, 0x70));
+    p.fillRect(rect(), theme::kStripBackground);
+    p.setPen(theme::kStripText);
     p.drawText(QRect(4, 0, TimelinePainter::kLabelWidth - 8, height()), Qt::AlignVCenter | Qt::AlignLeft, tr("A ↕ B"));
     m_lastDrawn = 0;
     const dl::CompareOverlay* ov = m_session->overlay();
@@ -73,7 +74,7 @@ void CompareLinkStrip::paintEvent(QPaintEvent*) {
             }
             if (l != selLane || s == dl::CompareState::Unmatched) continue;
             if (x - lastX < kMinGap) continue;
-            if (draw(it->op, QPen(QColor(0x90, 0x98, 0xa8, 150), 1))) lastX = x;
+            if (draw(it->op, QPen(theme::kLinkLine, 1))) lastX = x;
         }
     }
     // Diverged pairs over the agreeing ones, thinned globally by their x in A.
@@ -83,7 +84,7 @@ void CompareLinkStrip::paintEvent(QPaintEvent*) {
         if (x - lastX < kMinGap / 2) continue;
         if (draw(op, QPen(compareColor(ov->stateA(op)), ov->stateA(op) == dl::CompareState::FirstDivergence ? 2.2 : 1.4))) lastX = x;
     }
-    if (m_session->currentOpA() != dl::kNoIndex) draw(m_session->currentOpA(), QPen(QColor(0x10, 0x70, 0xe0), 2.6));
+    if (m_session->currentOpA() != dl::kNoIndex) draw(m_session->currentOpA(), QPen(theme::kSelection, 2.6));
 }
 
 }  // namespace dlui

@@ -6,6 +6,7 @@
 #include <QPushButton>
 
 #include "ui/models/compare_session.h"
+#include "ui/util/theme.h"
 
 namespace dlui {
 
@@ -21,7 +22,7 @@ CompareSummaryBar::CompareSummaryBar(CompareSession* session, QWidget* parent)
     m_counts->setWordWrap(true);
     m_threshold->setToolTip(tr("Divergence tests, as for dumplens-cli compare --threshold: cosine, abs_floor, max_abs, max_rel, "
                                "one_thousandth, five_thousandth, stats_rel (a number or off), nan_inf (on/off)"));
-    m_thresholdError->setStyleSheet(QStringLiteral("color:#c92a2a"));
+    m_thresholdError->setStyleSheet(theme::cssColor(theme::kTextError));
     m_jump->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_J));
     m_jump->setToolTip(tr("Select the first diverged tensor (Ctrl+J)"));
     auto* grid = new QGridLayout(this);
@@ -48,7 +49,7 @@ void CompareSummaryBar::setTone(const QString& bg, const QString& border) {
 }
 
 void CompareSummaryBar::showError(const QString& message) {
-    setTone(QStringLiteral("#fdeaea"), QStringLiteral("#e08585"));
+    setTone(theme::css(theme::kToneAlarm.background), theme::css(theme::kToneAlarm.border));
     m_label->setText(tr("<b>The comparison could not be made.</b> %1").arg(message.toHtmlEscaped()));
     m_counts->clear();
     m_jump->setEnabled(false);
@@ -59,7 +60,7 @@ void CompareSummaryBar::refresh() {
     m_thresholdError->clear();
     m_thresholdError->setVisible(false);
     if (!c) {
-        setTone(QStringLiteral("#f3f4f6"), QStringLiteral("#d0d4da"));
+        setTone(theme::css(theme::kToneNeutral.background), theme::css(theme::kToneNeutral.border));
         m_label->setText(tr("<i>No comparison yet.</i>"));
         m_counts->clear();
         m_jump->setEnabled(false);
@@ -71,7 +72,7 @@ void CompareSummaryBar::refresh() {
         const dl::TensorPair& p = c->alignment.tensors[std::size_t(c->firstDivergence)];
         const dl::TensorRecord& ta = a.tensors[p.a];
         const dl::TensorComparison& r = c->rows[std::size_t(c->firstDivergence)];
-        setTone(QStringLiteral("#fdeaea"), QStringLiteral("#e08585"));
+        setTone(theme::css(theme::kToneAlarm.background), theme::css(theme::kToneAlarm.border));
         m_label->setText(tr("<b>First divergence:</b> %1 · %2 (B: %3)<br><small>%4 · %5</small>")
                              .arg(m_session->opLabel(false, ta.op).toHtmlEscaped(), QString::fromStdString(a.tensorLabel(ta)),
                                   QString::fromStdString(b.strings.str(b.ops[b.tensors[p.b].op].name)).toHtmlEscaped(),
@@ -79,7 +80,7 @@ void CompareSummaryBar::refresh() {
                                   QString::fromStdString(c->orderEvidence).toHtmlEscaped()));
         m_jump->setEnabled(true);
     } else {
-        setTone(QStringLiteral("#e6f6ea"), QStringLiteral("#7bc48f"));
+        setTone(theme::css(theme::kToneOk.background), theme::css(theme::kToneOk.border));
         m_label->setText(tr("<b>No divergence</b>: every matched tensor is within the thresholds."));
         m_jump->setEnabled(false);
     }

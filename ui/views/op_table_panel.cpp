@@ -15,6 +15,7 @@
 #include "ui/models/op_table_model.h"
 #include "ui/util/state_colors.h"
 #include "ui/views/data_table_view.h"
+#include "ui/util/theme.h"
 
 namespace dlui {
 
@@ -122,7 +123,7 @@ void OpTablePanel::applyFilter() {
     f.stateMask = m_state->currentData().toUInt();
     QString error;
     if (!m_model->setFilter(f, error)) {
-        m_text->setStyleSheet(QStringLiteral("background:#fde2e2"));
+        m_text->setStyleSheet(theme::cssBackground(theme::kInputError));
         m_text->setToolTip(error);
         m_count->setText(tr("invalid regex"));
         return;

@@ -4,6 +4,7 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QVBoxLayout>
+#include "ui/util/theme.h"
 
 namespace dlui {
 
@@ -19,7 +20,7 @@ StartPage::StartPage(QWidget* parent) : QWidget(parent), m_recent(new QListWidge
     open->setMinimumHeight(34);
     demo->setMinimumHeight(34);
     auto* hint = new QLabel(tr("…or drop a dump folder on this window."), this);
-    hint->setStyleSheet(QStringLiteral("color:#667"));
+    hint->setStyleSheet(theme::cssColor(theme::kTextMuted));
     auto* col = new QVBoxLayout;
     col->addWidget(title);
     col->addSpacing(8);

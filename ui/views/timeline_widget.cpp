@@ -11,6 +11,7 @@
 
 #include "core/analysis/tensor_anomaly.h"
 #include "ui/util/state_colors.h"
+#include "ui/util/theme.h"
 
 namespace dlui {
 
@@ -141,7 +142,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     QPainter p(this);
     m_painter.paint(p, rect(), m_vp, m_state);
     if (hasFocus()) {
-        p.setPen(QPen(QColor(0x10, 0x70, 0xe0, 120), 1));
+        p.setPen(QPen(theme::kFocusFrame, 1));
         p.drawRect(rect().adjusted(0, 0, -1, -1));
     }
 }
