@@ -31,7 +31,7 @@ struct ReportArgs {
 // `compare A B`: app/cli/cli_compare.cpp
 struct CompareArgs {
     IndexArgs a, b;   // a carries the shared index options
-    std::string output, mapping, thresholds;
+    std::string output, mapping, thresholds, rules = "precision";
     bool json = false, csv = false, statsOnly = false;
 };
 

@@ -17,8 +17,12 @@ json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 std::string shapeText(const DumpIndex& idx, const TensorRecord& t) {
     std::string s = "[";
-    for (std::uint32_t d = 0; d < t.ndim; ++d) s += (d ? "," : "") + std::to_string(idx.dims[t.shapeOffset + d]);
-    return s + "]";
+    for (std::uint32_t d = 0; d < t.ndim; ++d) {
+        if (d) s += ',';
+        s += std::to_string(idx.dims[t.shapeOffset + d]);
+    }
+    s += ']';
+    return s;
 }
 
 std::string dtypeText(const TensorRecord& t) {
@@ -51,7 +55,11 @@ json metricsJson(const TensorMetrics& m) {
 }
 
 json thresholdsJson(const CompareThresholds& t) {
-    return {{"cosine", num(t.minCosine)},         {"abs_floor", num(t.absFloor)},
+    return {{"rules", compareRulesName(t.rules)},
+            {"ulps", num(t.ulps)},
+            {"precision", t.precision == DType::Unknown ? json("auto") : json(dtypeName(t.precision))},
+            {"precision_cosine", num(t.precisionCosine)},
+            {"cosine", num(t.minCosine)},         {"abs_floor", num(t.absFloor)},
             {"max_abs", num(t.maxAbsErr)},        {"max_rel", num(t.maxRelErr)},
             {"one_thousandth", t.minOneThousandth >= 0 ? json(t.minOneThousandth) : json(nullptr)},
             {"five_thousandth", t.minFiveThousandth >= 0 ? json(t.minFiveThousandth) : json(nullptr)},
@@ -77,7 +85,30 @@ json rowJson(const RunComparison& c, std::size_t r, const DumpIndex& a, const Du
             {"match", matchKindName(c.alignment.ops[p.opPair].kind)}, {"dtype_a", dtypeText(ta)}, {"dtype_b", dtypeText(tb)},
             {"shape_a", shapeText(a, ta)}, {"shape_b", shapeText(b, tb)}, {"stats_a", statsJson(a.stats(ta))},
             {"stats_b", statsJson(b.stats(tb))}, {"metrics", metricsJson(c.rows[r].metrics)},
-            {"diverged", c.rows[r].diverged}, {"reason", c.rows[r].reason}};
+            {"class", verdictName(c.rows[r].verdict)}, {"diverged", c.rows[r].diverged}, {"reason", c.rows[r].reason}};
+}
+
+// {"rank","iteration","op_type","op_name","tensor","class"} of one row, null for -1.
+json rowRef(const RunComparison& c, std::int64_t row, const DumpIndex& a) {
+    if (row < 0) return nullptr;
+    const TensorRecord& ta = a.tensors[c.alignment.tensors[std::size_t(row)].a];
+    const OpRecord& oa = a.ops[ta.op];
+    return {{"rank", oa.rank}, {"iteration", oa.iteration}, {"op_type", a.strings.str(oa.type)},
+            {"op_name", a.strings.str(oa.name)}, {"tensor", ioSlotLabel(ta)},
+            {"class", verdictName(c.rows[std::size_t(row)].verdict)}};
+}
+
+json countsJson(const RunComparison& c) {
+    json j = json::object();
+    for (int v = 0; v < kVerdictCount; ++v) j[verdictName(Verdict(v))] = c.counts[std::size_t(v)];
+    return j;
+}
+
+std::string countsText(const RunComparison& c) {
+    std::string s;
+    for (int v = 0; v < kVerdictCount; ++v)
+        if (c.counts[std::size_t(v)]) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", c.counts[std::size_t(v)], verdictName(Verdict(v)));
+    return s.empty() ? "none" : s;
 }
 
 std::string csvField(std::string s) {
@@ -96,15 +127,16 @@ std::string statCell(const TensorStats& s, std::uint32_t bit, double v) { return
 std::string compareJson(const RunComparison& c, const DumpIndex& a, const DumpIndex& b) {
     json j;
     j["schema"] = "dumplens.compare/1";
-    j["first_divergence"] = nullptr;
+    j["story"] = c.story;
+    j["first_divergence"] = rowRef(c, c.firstDivergence, a);
+    j["first_difference"] = rowRef(c, c.firstDifference, a);
+    j["first_nonfinite_mismatch"] = rowRef(c, c.firstNonFinite, a);
     j["first_divergence_detail"] = nullptr;
     if (c.firstDivergence >= 0) {
         const std::size_t r = std::size_t(c.firstDivergence);
         const TensorPair& p = c.alignment.tensors[r];
         const TensorRecord& ta = a.tensors[p.a];
         const OpRecord &oa = a.ops[ta.op], &ob = b.ops[b.tensors[p.b].op];
-        j["first_divergence"] = {{"rank", oa.rank}, {"iteration", oa.iteration}, {"op_type", a.strings.str(oa.type)},
-                                 {"op_name", a.strings.str(oa.name)}, {"tensor", ioSlotLabel(ta)}};
         j["first_divergence_detail"] = {{"op_name_b", b.strings.str(ob.name)}, {"scope", a.strings.str(oa.scope)},
                                         {"reason", c.rows[r].reason}, {"order_evidence", c.orderEvidence},
                                         {"metrics", metricsJson(c.rows[r].metrics)}};
@@ -119,6 +151,8 @@ std::string compareJson(const RunComparison& c, const DumpIndex& a, const DumpIn
     j["tolerant_ops"] = c.alignment.tolerantOps;
     j["pinned_ops"] = c.alignment.pinnedOps;
     j["diverged"] = c.diverged;
+    j["counts"] = countsJson(c);
+    j["precision"] = c.precision == DType::Unknown ? json(nullptr) : json(dtypeName(c.precision));
     j["from_data"] = c.fromData;
     j["from_stats"] = c.fromStats;
     j["bytes_compared"] = c.bytesCompared;
@@ -140,7 +174,7 @@ std::string compareCsv(const RunComparison& c, const DumpIndex& a, const DumpInd
         "Rank,Iteration,Op Type,A Name,B Name,Tensor,Match,A Dtype,B Dtype,A Shape,B Shape,Cosine,EucDist,MaxAbsErr,"
         "MaxRelativeErr,One Thousandth Err Ratio,Five Thousandths Err Ratio,MaxRelativeDiff,MinRelativeDiff,"
         "MeanRelativeDiff,NormRelativeDiff,A max,A min,A mean,A l2norm,B max,B min,B mean,B l2norm,NaN/Inf Mismatch,"
-        "Diverged,Reason\n";
+        "Diverged,Class,Reason\n";
     for (std::size_t r = 0; r < c.rows.size(); ++r) {
         const TensorPair& p = c.alignment.tensors[r];
         const TensorRecord &ta = a.tensors[p.a], &tb = b.tensors[p.b];
@@ -154,10 +188,11 @@ std::string compareCsv(const RunComparison& c, const DumpIndex& a, const DumpInd
         out += fmt::format("{},{},{},{},{},{},{},{},{},{},", csvNum(m.cosine), csvNum(m.eucDist), csvNum(m.maxAbsErr),
                            csvNum(m.maxRelErr), csvNum(m.oneThousandthRatio), csvNum(m.fiveThousandthRatio),
                            csvNum(m.maxRelDiff), csvNum(m.minRelDiff), csvNum(m.meanRelDiff), csvNum(m.l2RelDiff));
-        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", statCell(sa, stat::Max, sa.max), statCell(sa, stat::Min, sa.min),
+        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", statCell(sa, stat::Max, sa.max), statCell(sa, stat::Min, sa.min),
                            statCell(sa, stat::Mean, sa.mean), statCell(sa, stat::L2, sa.l2), statCell(sb, stat::Max, sb.max),
                            statCell(sb, stat::Min, sb.min), statCell(sb, stat::Mean, sb.mean), statCell(sb, stat::L2, sb.l2),
-                           m.nanInfMismatch ? "yes" : "no", c.rows[r].diverged ? "yes" : "no", csvField(c.rows[r].reason));
+                           m.nanInfMismatch ? "yes" : "no", c.rows[r].diverged ? "yes" : "no", verdictName(c.rows[r].verdict),
+                           csvField(c.rows[r].reason));
     }
     return out;
 }
@@ -169,8 +204,22 @@ std::string compareText(const RunComparison& c, const DumpIndex& a, const DumpIn
                      al.exactOps, al.tolerantOps, al.pinnedOps, al.onlyOpsA.size(), al.onlyOpsB.size());
     s += fmt::format("tensors: {} matched ({} from data, {} from statistics), {} only in A, {} only in B\n",
                      al.tensors.size(), c.fromData, c.fromStats, al.onlyTensorsA, al.onlyTensorsB);
+    s += c.story + "\n";
     s += "divergence when: " + describeThresholds(c.thresholds) + "\n";
+    s += fmt::format("precision: {}\n", c.precision == DType::Unknown ? std::string("none (no floating tensors)")
+                                                                        : std::string(dtypeName(c.precision)));
+    s += fmt::format("tensor classes: {}\n", countsText(c));
     s += fmt::format("diverged tensors: {}\n", c.diverged);
+    auto brief = [&](const char* what, std::int64_t row) {
+        if (row < 0) return;
+        const TensorRecord& ta = a.tensors[al.tensors[std::size_t(row)].a];
+        const OpRecord& oa = a.ops[ta.op];
+        s += fmt::format("{}: rank {} iteration {} {} {} {} [{}] {}\n", what, oa.rank, oa.iteration, a.strings.view(oa.type),
+                         a.strings.view(oa.name), ioSlotLabel(ta), verdictName(c.rows[std::size_t(row)].verdict),
+                         c.rows[std::size_t(row)].reason);
+    };
+    brief("first difference", c.firstDifference);
+    if (c.firstNonFinite != c.firstDivergence) brief("first nonfinite mismatch", c.firstNonFinite);
     if (c.firstDivergence < 0) {
         s += "first divergence: none\n";
     } else {
@@ -179,8 +228,9 @@ std::string compareText(const RunComparison& c, const DumpIndex& a, const DumpIn
         const TensorRecord& ta = a.tensors[p.a];
         const OpRecord &oa = a.ops[ta.op], &ob = b.ops[b.tensors[p.b].op];
         const TensorMetrics& m = c.rows[r].metrics;
-        s += fmt::format("first divergence: rank {} iteration {} {} {} {} (B: {})\n", oa.rank, oa.iteration,
-                         a.strings.view(oa.type), a.strings.view(oa.name), ioSlotLabel(ta), b.strings.view(ob.name));
+        s += fmt::format("first divergence: rank {} iteration {} {} {} {} [{}] (B: {})\n", oa.rank, oa.iteration,
+                         a.strings.view(oa.type), a.strings.view(oa.name), ioSlotLabel(ta), verdictName(c.rows[r].verdict),
+                         b.strings.view(ob.name));
         if (oa.scope) s += fmt::format("  scope: {}\n", a.strings.view(oa.scope));
         s += "  because: " + c.rows[r].reason + "\n";
         if (m.fromData)

@@ -6,6 +6,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -142,17 +143,18 @@ TEST(TensorMetrics, StatisticsDifferences) {
     EXPECT_TRUE(std::isnan(m.meanRelDiff));   // bench mean is 0: N/A like msprobe
     EXPECT_FALSE(m.nanInfMismatch);
     std::string reason;
-    EXPECT_TRUE(crossesThreshold(m, a, b, CompareThresholds{}, reason));
+    const CompareThresholds ms = CompareThresholds::defaults(CompareRules::Msprobe);
+    EXPECT_TRUE(crossesThreshold(m, a, b, ms, reason));
     EXPECT_NE(reason.find("max"), std::string::npos);
 
     TensorMetrics n;
     computeStatsMetrics(dltest::dataStats(1.0, 0, 2), dltest::dataStats(1.0), n);
     EXPECT_TRUE(n.nanInfMismatch);
-    EXPECT_TRUE(crossesThreshold(n, a, a, CompareThresholds{}, reason));
+    EXPECT_TRUE(crossesThreshold(n, a, a, ms, reason));
     EXPECT_EQ(reason, "NaN/Inf disagreement");
     TensorMetrics same;
     computeStatsMetrics(a, a, same);
-    EXPECT_FALSE(crossesThreshold(same, a, a, CompareThresholds{}, reason));
+    EXPECT_FALSE(crossesThreshold(same, a, a, ms, reason));
 }
 
 TEST(CompareThresholds, ParseAndDescribe) {
@@ -172,7 +174,8 @@ TEST(CompareThresholds, ParseAndDescribe) {
 }
 
 TEST(CompareThresholds, SpecRoundTrips) {
-    for (const char* spec : {"", "cosine=0.95,max_abs=off,max_rel=0.01,nan_inf=off", "one_thousandth=0.9,stats_rel=off"}) {
+    for (const char* spec : {"", "cosine=0.95,max_abs=off,max_rel=0.01,nan_inf=off", "one_thousandth=0.9,stats_rel=off",
+                             "rules=msprobe", "ulps=8,precision=bfloat16", "precision=fp16,rules=precision"}) {
         CompareThresholds t, back;
         std::string error;
         ASSERT_TRUE(parseThresholds(spec, t, error)) << error;
@@ -180,8 +183,22 @@ TEST(CompareThresholds, SpecRoundTrips) {
         EXPECT_EQ(thresholdSpec(back), thresholdSpec(t));
         EXPECT_EQ(describeThresholds(back), describeThresholds(t));
     }
-    EXPECT_EQ(thresholdSpec({}), "cosine=0.99,abs_floor=0.001,max_abs=1,max_rel=off,one_thousandth=off,"
-                                 "five_thousandth=off,stats_rel=0.001,nan_inf=on");
+    EXPECT_EQ(thresholdSpec({}), "rules=precision,ulps=2,precision=auto,precision_cosine=0.0001,cosine=off,abs_floor=0.001,"
+                                 "max_abs=off,max_rel=off,one_thousandth=off,five_thousandth=off,stats_rel=off,nan_inf=on");
+    // msprobe's rules keep its absolute tests (and the old spelling of them).
+    EXPECT_EQ(thresholdSpec(CompareThresholds::defaults(CompareRules::Msprobe)),
+              "rules=msprobe,ulps=off,precision=auto,precision_cosine=0.0001,cosine=0.99,abs_floor=0.001,max_abs=1,"
+              "max_rel=off,one_thousandth=off,five_thousandth=off,stats_rel=0.001,nan_inf=on");
+    // rules= resets the other keys wherever it stands; the keys around it still apply.
+    CompareThresholds t;
+    std::string error;
+    ASSERT_TRUE(parseThresholds("max_abs=5,rules=msprobe", t, error)) << error;
+    EXPECT_EQ(t.rules, CompareRules::Msprobe);
+    EXPECT_DOUBLE_EQ(t.maxAbsErr, 5);
+    EXPECT_DOUBLE_EQ(t.minCosine, 0.99);
+    EXPECT_TRUE(std::isinf(t.ulps));
+    EXPECT_FALSE(parseThresholds("rules=strict", t, error));
+    EXPECT_FALSE(parseThresholds("precision=int8", t, error));
 }
 
 TEST(RunAligner, StripOpNumbers) {
@@ -268,7 +285,7 @@ TEST(RunComparison, StatisticsOnlyFindsEarliestByExecutionOrder) {
     EXPECT_FALSE(c.rows[0].diverged);
     CompareOptions loose;
     std::string error;
-    ASSERT_TRUE(parseThresholds("stats_rel=0.5", loose.thresholds, error));
+    ASSERT_TRUE(parseThresholds("rules=msprobe,stats_rel=0.5", loose.thresholds, error));
     const RunComparison l = compareRuns(a.idx, b.idx, loose);
     EXPECT_EQ(l.firstDivergence, 2);   // 2.5 vs 2 is within 50 %
 }
@@ -280,13 +297,14 @@ TEST(RunComparison, ApplyThresholdsRejudgesWithoutRecomputing) {
     ASSERT_EQ(c.firstDivergence, 1);
     CompareThresholds loose;
     std::string error;
-    ASSERT_TRUE(parseThresholds("stats_rel=0.5", loose, error));
+    ASSERT_TRUE(parseThresholds("rules=msprobe,stats_rel=0.5", loose, error));
     applyThresholds(a.idx, b.idx, loose, c);
     EXPECT_EQ(c.firstDivergence, 2);
     EXPECT_EQ(c.diverged, 1u);
-    EXPECT_TRUE(c.rows[1].reason.empty());
-    EXPECT_FALSE(c.rows[2].reason.empty());
-    ASSERT_TRUE(parseThresholds("stats_rel=100", loose, error));
+    EXPECT_EQ(c.rows[1].verdict, Verdict::Agree);
+    EXPECT_EQ(c.rows[2].verdict, Verdict::Diverged);
+    EXPECT_NE(c.rows[2].reason.find("relative difference"), std::string::npos);
+    ASSERT_TRUE(parseThresholds("rules=msprobe,stats_rel=100", loose, error));
     applyThresholds(a.idx, b.idx, loose, c);
     EXPECT_EQ(c.firstDivergence, -1);
     EXPECT_EQ(c.diverged, 0u);
@@ -450,7 +468,15 @@ TEST_F(CompareDemo, JsonAndCsv) {
     EXPECT_EQ(j["schema"], "dumplens.compare/1");
     ASSERT_TRUE(j["first_divergence"].is_object());
     const auto& fd = j["first_divergence"];
-    EXPECT_EQ(fd.size(), 5u);
+    EXPECT_EQ(fd.size(), 6u);
+    EXPECT_EQ(fd["class"], "nonfinite");
+    EXPECT_EQ(j["first_difference"]["class"], "precision");
+    EXPECT_EQ(j["first_nonfinite_mismatch"], fd);
+    std::size_t total = 0;
+    for (const auto& [k, v] : j["counts"].items()) total += v.get<std::size_t>();
+    EXPECT_EQ(total, c.rows.size());
+    EXPECT_EQ(j["precision"], "bfloat16");
+    EXPECT_EQ(j["thresholds"]["rules"], "precision");
     EXPECT_EQ(fd["rank"], 3);
     EXPECT_TRUE(fd["iteration"].is_number_integer());
     EXPECT_TRUE(fd["op_type"] == "SqrtGrad" || fd["op_type"] == "Cast");
@@ -464,4 +490,159 @@ TEST_F(CompareDemo, JsonAndCsv) {
     EXPECT_EQ(csv.rfind("Rank,Iteration,Op Type", 0), 0u);
     const auto same = nlohmann::json::parse(compareJson(compareRuns(s_fp16, s_fp16, {}), s_fp16, s_fp16));
     EXPECT_TRUE(same["first_divergence"].is_null());
+}
+
+namespace {
+
+// Round-to-nearest-even to bfloat16, written out on the float's bits.
+float toBf16(float x) {
+    std::uint32_t u;
+    std::memcpy(&u, &x, 4);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    u &= 0xffff0000u;
+    float y;
+    std::memcpy(&y, &u, 4);
+    return y;
+}
+
+// Spacing of a p-bit significand at magnitude m (m a normal number), by walking the binades.
+double spacing(double m, int p) {
+    int e = 0;
+    while (std::ldexp(1.0, e + 1) <= m) ++e;
+    while (std::ldexp(1.0, e) > m) --e;
+    return std::ldexp(1.0, e - p + 1);
+}
+
+// Statistics of a float vector with a plain float64 loop.
+TensorStats statsOf(const std::vector<float>& v) {
+    TensorStats s;
+    s.max = -INFINITY, s.min = INFINITY;
+    double sum = 0, sq = 0;
+    for (float x : v) s.max = std::max(s.max, double(x)), s.min = std::min(s.min, double(x)), sum += x, sq += double(x) * x;
+    s.mean = sum / double(v.size());
+    s.l2 = std::sqrt(sq);
+    s.maxAbs = std::max(std::fabs(s.max), std::fabs(s.min));
+    s.count = v.size();
+    s.known = stat::Max | stat::Min | stat::Mean | stat::L2 | stat::MaxAbs | stat::Count | stat::NanCount |
+              stat::PosInfCount | stat::NegInfCount;
+    return s;
+}
+
+Verdict judge(const std::vector<float>& a, const std::vector<float>& b, DType da, DType db, const CompareThresholds& t,
+              std::string& reason) {
+    const TensorMetrics m = data(a, b);
+    return judgeTensor(m, statsOf(a), statsOf(b), da, db, coarserFloat(da, db), t, "", reason);
+}
+
+}  // namespace
+
+TEST(TensorVerdict, UlpAtIsTheBinadeSpacing) {
+    EXPECT_EQ(ulpAt(19968, DType::BFloat16), 128.0);   // 2^14 <= 19968 < 2^15: 2^(14 - 7)
+    for (double m : {1.0, 1.5, 3.0, 19952.0, 65504.0, 0.0123, 1e-3})
+        for (auto [d, p] : {std::pair{DType::Float16, 11}, std::pair{DType::BFloat16, 8}, std::pair{DType::Float32, 24}})
+            EXPECT_EQ(ulpAt(m, d), spacing(m, p)) << m << " " << p;
+    EXPECT_EQ(ulpAt(1e-6, DType::Float16), std::ldexp(1.0, -24));   // below fp16's smallest normal
+    EXPECT_EQ(ulpAt(5, DType::Int32), 0.0);
+    EXPECT_EQ(coarserFloat(DType::Float16, DType::BFloat16), DType::BFloat16);
+    EXPECT_EQ(coarserFloat(DType::Int32, DType::Float32), DType::Float32);
+    EXPECT_EQ(unitRoundoff(DType::BFloat16), std::ldexp(1.0, -8));
+}
+
+TEST(TensorVerdict, Bf16RoundingIsPrecisionAndBeyondItDiverges) {
+    std::mt19937 rng(11);
+    std::normal_distribution<float> nd(0, 300);
+    std::vector<float> a(1003), b(1003);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = nd(rng), b[i] = toBf16(a[i]);
+    double maxAbs = 0, scale = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        maxAbs = std::max(maxAbs, std::fabs(double(a[i]) - b[i])), scale = std::max({scale, std::fabs(double(a[i])), std::fabs(double(b[i]))});
+    const double ulp = spacing(scale, 8);
+    ASSERT_LE(maxAbs, 0.5 * ulp);   // round-to-nearest: half an ulp at most
+    std::string reason;
+    EXPECT_EQ(judge(a, b, DType::Float16, DType::BFloat16, CompareThresholds{}, reason), Verdict::Precision);
+    EXPECT_NE(reason.find("ulps of bfloat16"), std::string::npos) << reason;
+    // The largest element 10 bf16 ulps off: beyond the 2-ulp bound, and the L2 test does not save it
+    // when switched off.
+    std::size_t big = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (std::fabs(b[i]) > std::fabs(b[big])) big = i;
+    std::vector<float> c = b;
+    c[big] = float(b[big] + std::copysign(10 * spacing(std::fabs(b[big]), 8), b[big]));
+    CompareThresholds strict;
+    strict.precisionCosine = 0;
+    EXPECT_EQ(judge(b, c, DType::BFloat16, DType::BFloat16, strict, reason), Verdict::Diverged);
+    const double expectUlps = 10 * spacing(std::fabs(b[big]), 8) / spacing(std::fabs(c[big]), 8);
+    EXPECT_NE(reason.find(" is " + std::to_string(int(expectUlps)) + " ulps of bfloat16"), std::string::npos) << reason;
+    // The demo's figures: 19952 in fp16 against 19968 in bf16 is an eighth of a bf16 ulp.
+    EXPECT_EQ(toBf16(19952.f), 19968.f);
+    EXPECT_EQ(judge({19952, -1041, 7}, {19968, -1040, 7}, DType::Float16, DType::BFloat16, {}, reason), Verdict::Precision);
+    EXPECT_NE(reason.find("within 0.125 ulps"), std::string::npos) << reason;
+    // The same gap judged at fp16 precision is 3 fp16 ulps at 30000 (48 / 16): diverged.
+    EXPECT_EQ(toBf16(30000.f), 29952.f);
+    EXPECT_EQ(judge({30000, 1, 2}, {29952, 1, 2}, DType::Float16, DType::Float16, strict, reason), Verdict::Diverged);
+    EXPECT_NE(reason.find("is 3 ulps of float16"), std::string::npos) << reason;
+    // Equal values are identical; integer tensors must be equal.
+    EXPECT_EQ(judge(a, a, DType::Float16, DType::Float16, {}, reason), Verdict::Identical);
+    EXPECT_EQ(judge({1, 2, 3}, {1, 2, 4}, DType::Int32, DType::Int32, {}, reason), Verdict::Diverged);
+}
+
+TEST(TensorVerdict, OverflowInOneRunOnlyIsNonFinite) {
+    std::string reason;
+    // Saturation mode: the fp16 run holds 65504 where the bf16 fix reaches 86528.
+    EXPECT_EQ(toBf16(86528.f), 86528.f);
+    EXPECT_EQ(judge({65504, -2430, 1}, {86528, -2432, 1}, DType::Float16, DType::BFloat16, {}, reason), Verdict::NonFinite);
+    EXPECT_NE(reason.find("run A saturates at the fp16 limit 65504"), std::string::npos) << reason;
+    // Both fp16 runs saturate: no change of status, the values are judged.
+    EXPECT_NE(judge({65504, 1}, {65504, 1.0009765625f}, DType::Float16, DType::Float16, {}, reason), Verdict::NonFinite);
+    // INF/NAN mode: inf against finite; off when the NaN/Inf test is.
+    const std::vector<float> withInf{INFINITY, 3, 1}, finite{86528, 3, 1};
+    TensorStats sa = statsOf({3, 1}), sb = statsOf(finite);
+    sa.posInfCount = 1;
+    const TensorMetrics m = data(withInf, finite);
+    EXPECT_EQ(judgeTensor(m, sa, sb, DType::Float16, DType::BFloat16, DType::BFloat16, {}, "", reason), Verdict::NonFinite);
+    EXPECT_NE(reason.find("run A inf, run B finite"), std::string::npos) << reason;
+    CompareThresholds off;
+    off.nanInf = false;
+    EXPECT_NE(judgeTensor(m, sa, sb, DType::Float16, DType::BFloat16, DType::BFloat16, off, "", reason), Verdict::NonFinite);
+}
+
+TEST_F(CompareDemo, FixIsWithinBf16RoundingUntilTheOverflow) {
+    const int overflowIteration = demo::DemoOptions{}.overflowIteration;
+    const RunComparison c = compareRuns(s_fp16, s_bf16, {});
+    EXPECT_EQ(c.precision, DType::BFloat16);
+    auto iterOf = [&](std::int64_t row) { return s_fp16.ops[s_fp16.tensors[c.alignment.tensors[std::size_t(row)].a].op].iteration; };
+    ASSERT_GE(c.firstDifference, 0);
+    EXPECT_EQ(iterOf(c.firstDifference), 0u);
+    EXPECT_EQ(c.rows[std::size_t(c.firstDifference)].verdict, Verdict::Precision);
+    expectNormHeadDivergence(c);
+    EXPECT_EQ(iterOf(c.firstDivergence), std::uint32_t(overflowIteration));
+    EXPECT_EQ(c.rows[std::size_t(c.firstDivergence)].verdict, Verdict::NonFinite);
+    EXPECT_EQ(c.firstNonFinite, c.firstDivergence);
+    // Before the overflow iteration every changed tensor moved by less than 2 bf16 ulps at its
+    // largest magnitude (checked here from the metrics and statistics, not from the verdicts).
+    std::size_t changed = 0;
+    for (std::size_t r = 0; r < c.rows.size(); ++r) {
+        if (iterOf(std::int64_t(r)) >= std::uint32_t(overflowIteration)) continue;
+        const TensorComparison& row = c.rows[r];
+        EXPECT_FALSE(row.diverged) << row.reason;
+        if (!row.metrics.fromData || row.metrics.maxAbsErr == 0) continue;
+        const TensorPair& p = c.alignment.tensors[r];
+        const TensorStats sa = s_fp16.stats(s_fp16.tensors[p.a]), sb = s_bf16.stats(s_bf16.tensors[p.b]);
+        const double scale = std::max({std::fabs(sa.max), std::fabs(sa.min), std::fabs(sb.max), std::fabs(sb.min)});
+        EXPECT_LE(row.metrics.maxAbsErr, 2 * spacing(scale, 8)) << row.reason;
+        EXPECT_EQ(row.verdict, Verdict::Precision);
+        ++changed;
+    }
+    EXPECT_GT(changed, 0u);
+    EXPECT_NE(c.story.find("agree to bfloat16 precision until iteration " + std::to_string(overflowIteration)), std::string::npos)
+        << c.story;
+    EXPECT_NE(c.story.find("run A overflows at SqrtGrad"), std::string::npos) << c.story;
+    EXPECT_NE(compareText(c, s_fp16, s_bf16).find(c.story), std::string::npos);
+    // msprobe's absolute rules still read the bf16 rounding at iteration 0 as a divergence.
+    CompareOptions ms;
+    ms.thresholds = CompareThresholds::defaults(CompareRules::Msprobe);
+    const RunComparison m = compareRuns(s_fp16, s_bf16, ms);
+    ASSERT_GE(m.firstDivergence, 0);
+    EXPECT_EQ(s_fp16.ops[s_fp16.tensors[m.alignment.tensors[std::size_t(m.firstDivergence)].a].op].iteration, 0u);
+    EXPECT_NE(m.rows[std::size_t(m.firstDivergence)].reason.find("max_abs"), std::string::npos);
 }
