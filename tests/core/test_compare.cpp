@@ -9,7 +9,9 @@
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 #include "core/compare/compare_json.h"
 #include "core/compare/compare_overlay.h"
@@ -645,4 +647,141 @@ TEST_F(CompareDemo, FixIsWithinBf16RoundingUntilTheOverflow) {
     ASSERT_GE(m.firstDivergence, 0);
     EXPECT_EQ(s_fp16.ops[s_fp16.tensors[m.alignment.tensors[std::size_t(m.firstDivergence)].a].op].iteration, 0u);
     EXPECT_NE(m.rows[std::size_t(m.firstDivergence)].reason.find("max_abs"), std::string::npos);
+}
+
+namespace {
+
+// A hand-written msprobe statistics capture: {root}/step{N}/rank0/dump.json with Python's bare
+// NaN/Infinity tokens, one tensor per input and output.
+struct MsTensor {
+    std::string dtype = "torch.float16";
+    std::vector<int> shape{8, 48, 48};
+    double max = 1, min = -1, mean = 0, norm = 10;
+    std::string md5;   // "" when the capture has no md5
+};
+struct MsEntry {
+    std::string name;
+    std::vector<MsTensor> in, out;
+};
+
+std::string jsonNumber(double v) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+    std::ostringstream s;
+    s.precision(17);
+    s << v;
+    return s.str();
+}
+
+std::string tensorJson(const MsTensor& t) {
+    std::string s = "{\"type\": \"torch.Tensor\", \"dtype\": \"" + t.dtype + "\", \"shape\": [";
+    for (std::size_t i = 0; i < t.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(t.shape[i]);
+    s += "], \"Max\": " + jsonNumber(t.max) + ", \"Min\": " + jsonNumber(t.min) + ", \"Mean\": " + jsonNumber(t.mean) +
+         ", \"Norm\": " + jsonNumber(t.norm) + ", \"requires_grad\": false";
+    if (!t.md5.empty()) s += ", \"md5\": \"" + t.md5 + "\"";
+    return s + "}";
+}
+
+void writeMsprobeStep(const std::string& root, int step, const std::vector<MsEntry>& entries, bool md5) {
+    const std::string dir = root + "/step" + std::to_string(step) + "/rank0";
+    std::filesystem::create_directories(dir);
+    std::string s = std::string("{\"task\": \"statistics\", \"level\": \"L1\", \"framework\": \"pytorch\", \"dump_data_dir\": null, "
+                                "\"data\": {");
+    for (std::size_t e = 0; e < entries.size(); ++e) {
+        const bool bwd = entries[e].name.find(".backward") != std::string::npos;
+        s += (e ? ", " : "") + std::string("\"") + entries[e].name + "\": {\"" + (bwd ? "input" : "input_args") + "\": [";
+        for (std::size_t i = 0; i < entries[e].in.size(); ++i) s += (i ? ", " : "") + tensorJson(entries[e].in[i]);
+        s += std::string("], ") + (bwd ? "" : "\"input_kwargs\": {}, ") + "\"output\": [";
+        for (std::size_t i = 0; i < entries[e].out.size(); ++i) s += (i ? ", " : "") + tensorJson(entries[e].out[i]);
+        s += "]}";
+    }
+    s += "}}";
+    if (md5) s.insert(s.find("\"level\""), "\"summary_mode\": \"md5\", ");
+    std::ofstream(dir + "/dump.json") << s;
+}
+
+RunComparison compareDirs(const std::string& a, const std::string& b, DumpIndex& ia, DumpIndex& ib, CompareOptions o = {}) {
+    IndexOptions io;
+    io.useCache = false;
+    IndexReport report;
+    std::string error;
+    EXPECT_TRUE(indexDump(a, io, ia, report, error)) << error;
+    EXPECT_TRUE(indexDump(b, io, ib, report, error)) << error;
+    return compareRuns(ia, ib, o);
+}
+
+// n entries, forward then backward, with figures that grow along the run.
+std::vector<MsEntry> msprobeRun(int n) {
+    std::vector<MsEntry> out;
+    for (int k = 0; k < n; ++k) {
+        MsEntry e;
+        e.name = "Functional.linear." + std::to_string(k) + (k < n / 2 ? ".forward" : ".backward");
+        for (int i = 0; i < 2; ++i) {
+            MsTensor t;
+            t.max = 1.5 + k + i, t.min = -0.5 - k, t.mean = 0.25 * k, t.norm = 10.0 + k;
+            (i ? e.out : e.in).push_back(t);
+        }
+        out.push_back(e);
+    }
+    return out;
+}
+
+std::string tempRoot(const std::string& name) {
+    const std::string d = ::testing::TempDir() + "/dl_cmp_" + name + "_" + std::to_string(::getpid());
+    std::filesystem::remove_all(d);
+    return d;
+}
+
+}  // namespace
+
+TEST(CompareMsprobeStatistics, InfNanMaxMinFromOneBackwardOpOnIsNonFinite) {
+    const std::string root = tempRoot("infnan");
+    std::vector<MsEntry> a = msprobeRun(10), b = a;
+    // From the first backward entry (k = 5) on, run A's outputs and later inputs hold inf / NaN.
+    const int from = 5;
+    std::size_t expectNonFinite = 0;
+    for (int k = from; k < 10; ++k) {
+        a[k].out[0].max = INFINITY;
+        ++expectNonFinite;
+        if (k > from) {
+            a[k].in[0].min = k % 2 ? NAN : -INFINITY;
+            ++expectNonFinite;
+        }
+    }
+    writeMsprobeStep(root + "/a", 0, a, false);
+    writeMsprobeStep(root + "/b", 0, b, false);
+    DumpIndex ia, ib;
+    const RunComparison c = compareDirs(root + "/a/step0", root + "/b/step0", ia, ib);
+    ASSERT_EQ(c.rows.size(), 20u);
+    EXPECT_EQ(c.counts[std::size_t(Verdict::NonFinite)], expectNonFinite);
+    EXPECT_EQ(c.counts[std::size_t(Verdict::Identical)], 20u - expectNonFinite);
+    ASSERT_GE(c.firstDivergence, 0);
+    const OpRecord& o = ia.ops[ia.tensors[c.alignment.tensors[std::size_t(c.firstDivergence)].a].op];
+    EXPECT_EQ(ia.strings.str(o.name), a[from].name);
+    EXPECT_EQ(c.rows[std::size_t(c.firstDivergence)].verdict, Verdict::NonFinite);
+    EXPECT_NE(c.story.find("run A overflows at linear " + a[from].name + " output.0 (inf), run B stays finite"),
+              std::string::npos)
+        << c.story;
+    // The same under msprobe's rules: its overflow check is on the same figures.
+    CompareOptions ms;
+    ms.thresholds = CompareThresholds::defaults(CompareRules::Msprobe);
+    EXPECT_EQ(compareRuns(ia, ib, ms).firstDivergence, c.firstDivergence);
+    std::filesystem::remove_all(root);
+}
+
+TEST(TensorMetrics, StatisticsNanInfPresenceAgainstFiniteMaxMin) {
+    // msprobe: Max = inf gives a +inf count of 1 and no Max; the other run's Max/Min are finite.
+    TensorStats a, b;
+    a.posInfCount = 1, a.min = -3, a.known = stat::PosInfCount | stat::Min;
+    b.max = 4, b.min = -3, b.known = stat::Max | stat::Min;
+    TensorMetrics m;
+    computeStatsMetrics(a, b, m);
+    EXPECT_TRUE(m.nanInfMismatch);
+    TensorMetrics same;
+    computeStatsMetrics(b, b, same);
+    EXPECT_FALSE(same.nanInfMismatch);
+    // Nothing known about one side: no verdict on NaN/Inf.
+    TensorMetrics unknown;
+    computeStatsMetrics(a, TensorStats{}, unknown);
+    EXPECT_FALSE(unknown.nanInfMismatch);
 }
