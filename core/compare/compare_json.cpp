@@ -85,6 +85,8 @@ json rowJson(const RunComparison& c, std::size_t r, const DumpIndex& a, const Du
             {"match", matchKindName(c.alignment.ops[p.opPair].kind)}, {"dtype_a", dtypeText(ta)}, {"dtype_b", dtypeText(tb)},
             {"shape_a", shapeText(a, ta)}, {"shape_b", shapeText(b, tb)}, {"stats_a", statsJson(a.stats(ta))},
             {"stats_b", statsJson(b.stats(tb))}, {"metrics", metricsJson(c.rows[r].metrics)},
+            {"md5_a", c.md5A.empty() || c.md5A[p.a].empty() ? json(nullptr) : json(c.md5A[p.a])},
+            {"md5_b", c.md5B.empty() || c.md5B[p.b].empty() ? json(nullptr) : json(c.md5B[p.b])},
             {"class", verdictName(c.rows[r].verdict)}, {"diverged", c.rows[r].diverged}, {"reason", c.rows[r].reason}};
 }
 

@@ -1,5 +1,6 @@
 #include "core/index/tensor_location.h"
 #include "core/compare/run_comparison.h"
+#include "core/compare/tensor_checksums.h"
 
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
@@ -454,7 +455,8 @@ Verdict judgeDataPrecision(const TensorMetrics& m, const TensorStats& sa, const 
 }  // namespace
 
 Verdict judgeTensor(const TensorMetrics& m, const TensorStats& sa, const TensorStats& sb, DType da, DType db, DType precision,
-                    const CompareThresholds& t, const std::string& note, std::string& reason) {
+                    const CompareThresholds& t, const std::string& note, std::string& reason, std::string_view md5A,
+                    std::string_view md5B) {
     reason.clear();
     if (m.shapeMismatch) {
         reason = note.rfind("shapes differ", 0) == 0 ? note : "element counts differ";
@@ -485,9 +487,19 @@ Verdict judgeTensor(const TensorMetrics& m, const TensorStats& sa, const TensorS
     }
     // Non-floating pairs must be equal; floating pairs are judged at the comparison's precision.
     const DType p = isFloating(da) || isFloating(db) ? precision : DType::Unknown;
-    if (m.fromData ? m.maxAbsErr == 0 : statsEqual(sa, sb)) {
+    const bool md5Known = !md5A.empty() && !md5B.empty();
+    if (md5Known && md5A == md5B) {
+        reason = "equal checksums";
+        return Verdict::Identical;
+    }
+    if (!md5Known && (m.fromData ? m.maxAbsErr == 0 : statsEqual(sa, sb))) {
         reason = m.fromData ? "equal values" : "equal statistics";
         return Verdict::Identical;
+    }
+    const std::string md5Text = md5Known ? "checksums " + std::string(md5A) + " vs " + std::string(md5B) : std::string();
+    if (md5Known && (m.fromData ? m.maxAbsErr == 0 : statsEqual(sa, sb))) {
+        reason = md5Text + ", " + (m.fromData ? "equal values" : "equal statistics");
+        return Verdict::Md5;
     }
     if (crossesThreshold(m, sa, sb, t, reason)) return Verdict::Diverged;
     const bool haveStats = (sa.known & sb.known & (stat::Max | stat::Min | stat::Mean | stat::L2)) != 0;
@@ -495,11 +507,14 @@ Verdict judgeTensor(const TensorMetrics& m, const TensorStats& sa, const TensorS
         reason = note.empty() ? std::string("nothing to compare") : note;
         return Verdict::Unknown;
     }
-    if (t.ulps >= kInf) {
-        reason = note.empty() ? std::string("within the thresholds") : note;
-        return Verdict::Agree;
+    Verdict v = Verdict::Agree;
+    if (t.ulps >= kInf) reason = note.empty() ? std::string("within the thresholds") : note;
+    else v = m.fromData ? judgeDataPrecision(m, sa, sb, p, t, reason) : judgeStatsPrecision(sa, sb, p, t.ulps, reason);
+    if (md5Known && v != Verdict::Diverged) {   // the statistics do not tell the difference apart
+        reason = md5Text + " (" + reason + ")";
+        return Verdict::Md5;
     }
-    return m.fromData ? judgeDataPrecision(m, sa, sb, p, t, reason) : judgeStatsPrecision(sa, sb, p, t.ulps, reason);
+    return v;
 }
 
 void applyThresholds(const DumpIndex& a, const DumpIndex& b, const CompareThresholds& t, RunComparison& c) {
@@ -513,8 +528,10 @@ void applyThresholds(const DumpIndex& a, const DumpIndex& b, const CompareThresh
         TensorComparison& row = c.rows[r];
         const TensorPair& p = c.alignment.tensors[r];
         const TensorRecord &ta = a.tensors[p.a], &tb = b.tensors[p.b];
+        const std::string_view ma = c.md5A.empty() ? std::string_view() : std::string_view(c.md5A[p.a]);
+        const std::string_view mb = c.md5B.empty() ? std::string_view() : std::string_view(c.md5B[p.b]);
         row.verdict = judgeTensor(row.metrics, a.stats(ta), b.stats(tb), dtypeOf(ta), dtypeOf(tb), c.precision, t, row.note,
-                                  row.reason);
+                                  row.reason, ma, mb);
         row.diverged = isDivergence(row.verdict);
         c.diverged += row.diverged;
         ++c.counts[std::size_t(row.verdict)];
@@ -533,6 +550,8 @@ RunComparison compareRuns(const DumpIndex& a, const DumpIndex& b, const CompareO
     res.thresholds = options.thresholds;
     res.alignment = alignRuns(a, b, options.pins);
     res.rows.resize(res.alignment.tensors.size());
+    res.md5A = loadTensorChecksums(a, res.warnings);
+    res.md5B = loadTensorChecksums(b, res.warnings);
     Worker w{a, b, options};
     std::unique_ptr<tbb::global_control> limit;
     if (options.threads)
@@ -549,7 +568,7 @@ RunComparison compareRuns(const DumpIndex& a, const DumpIndex& b, const CompareO
     res.bytesCompared = w.bytes;
     for (const TensorComparison& row : res.rows) (row.metrics.fromData ? res.fromData : res.fromStats) += 1;
     if (!res.cancelled) applyThresholds(a, b, options.thresholds, res);
-    res.warnings = res.alignment.warnings;
+    res.warnings.insert(res.warnings.begin(), res.alignment.warnings.begin(), res.alignment.warnings.end());
     if (!res.alignment.onlyOpsA.empty() || !res.alignment.onlyOpsB.empty())
         res.warnings.push_back(std::to_string(res.alignment.onlyOpsA.size()) + " op(s) only in run A, " +
                                std::to_string(res.alignment.onlyOpsB.size()) + " only in run B");

@@ -87,6 +87,7 @@ struct TensorComparison {
 struct RunComparison {
     RunAlignment alignment;
     std::vector<TensorComparison> rows;   // one per alignment.tensors entry
+    std::vector<std::string> md5A, md5B;  // per tensor of each run (tensor_checksums.h), empty when none
     CompareThresholds thresholds;
     DType precision = DType::Unknown;     // the precision dtype the verdicts used
     std::size_t diverged = 0, fromData = 0, fromStats = 0;
@@ -115,9 +116,12 @@ bool crossesThreshold(const TensorMetrics& m, const TensorStats& a, const Tensor
                       std::string& reason);
 
 // The class of one pair. `precision`: the comparison's precision dtype (from the runs or t).
-// `note`: what the comparison step said (shapes, unreadable data), used in the reason.
+// `note`: what the comparison step said (shapes, unreadable data), used in the reason. Checksums
+// (msprobe's md5, "" when unknown): equal ones mean identical bytes; different ones are a
+// divergence like msprobe's md5 mode ("diff"), class md5 unless the statistics diverge too.
 Verdict judgeTensor(const TensorMetrics& m, const TensorStats& a, const TensorStats& b, DType dtypeA, DType dtypeB,
-                    DType precision, const CompareThresholds& t, const std::string& note, std::string& reason);
+                    DType precision, const CompareThresholds& t, const std::string& note, std::string& reason,
+                    std::string_view md5A = {}, std::string_view md5B = {});
 
 // "input.0" / "output.1"
 std::string ioSlotLabel(const TensorRecord& t);

@@ -682,7 +682,7 @@ std::string tensorJson(const MsTensor& t) {
     return s + "}";
 }
 
-void writeMsprobeStep(const std::string& root, int step, const std::vector<MsEntry>& entries, bool md5) {
+void writeMsprobeStep(const std::string& root, int step, const std::vector<MsEntry>& entries) {
     const std::string dir = root + "/step" + std::to_string(step) + "/rank0";
     std::filesystem::create_directories(dir);
     std::string s = std::string("{\"task\": \"statistics\", \"level\": \"L1\", \"framework\": \"pytorch\", \"dump_data_dir\": null, "
@@ -696,7 +696,6 @@ void writeMsprobeStep(const std::string& root, int step, const std::vector<MsEnt
         s += "]}";
     }
     s += "}}";
-    if (md5) s.insert(s.find("\"level\""), "\"summary_mode\": \"md5\", ");
     std::ofstream(dir + "/dump.json") << s;
 }
 
@@ -748,8 +747,8 @@ TEST(CompareMsprobeStatistics, InfNanMaxMinFromOneBackwardOpOnIsNonFinite) {
             ++expectNonFinite;
         }
     }
-    writeMsprobeStep(root + "/a", 0, a, false);
-    writeMsprobeStep(root + "/b", 0, b, false);
+    writeMsprobeStep(root + "/a", 0, a);
+    writeMsprobeStep(root + "/b", 0, b);
     DumpIndex ia, ib;
     const RunComparison c = compareDirs(root + "/a/step0", root + "/b/step0", ia, ib);
     ASSERT_EQ(c.rows.size(), 20u);
@@ -784,4 +783,56 @@ TEST(TensorMetrics, StatisticsNanInfPresenceAgainstFiniteMaxMin) {
     TensorMetrics unknown;
     computeStatsMetrics(a, TensorStats{}, unknown);
     EXPECT_FALSE(unknown.nanInfMismatch);
+}
+
+namespace {
+std::string crcText(std::uint32_t v) {
+    char buf[9];
+    std::snprintf(buf, sizeof buf, "%08x", v);
+    return buf;
+}
+}  // namespace
+
+TEST(CompareMsprobeStatistics, ChecksumChangeIsADivergenceLikeMsprobesMd5Mode) {
+    const std::string root = tempRoot("md5");
+    std::vector<MsEntry> a = msprobeRun(12), b;
+    std::uint32_t crc = 0x1234abcdu;
+    for (MsEntry& e : a)
+        for (auto* side : {&e.in, &e.out})
+            for (MsTensor& t : *side) t.md5 = crcText(crc = crc * 1664525u + 1013904223u);
+    b = a;
+    // Checksum-only changes (statistics equal) at entries 3 and 8, a statistics change at 6.
+    b[3].out[0].md5 = crcText(0xdeadbeefu);
+    b[8].in[0].md5 = crcText(0xfeedf00du);
+    b[6].out[0].max *= 2;
+    b[6].out[0].md5 = crcText(0x0badf00du);
+    writeMsprobeStep(root + "/a", 0, a);
+    writeMsprobeStep(root + "/b", 0, b);
+    // msprobe's md5 mode: "diff" wherever the checksums differ; the first such row in order.
+    std::string firstDiff;
+    std::size_t diffs = 0;
+    for (std::size_t k = 0; k < a.size(); ++k)
+        for (int side = 0; side < 2; ++side) {
+            const MsTensor &x = side ? a[k].out[0] : a[k].in[0], &y = side ? b[k].out[0] : b[k].in[0];
+            if (x.md5 == y.md5) continue;
+            ++diffs;
+            if (firstDiff.empty()) firstDiff = a[k].name;
+        }
+    DumpIndex ia, ib;
+    const RunComparison c = compareDirs(root + "/a/step0", root + "/b/step0", ia, ib);
+    ASSERT_EQ(c.rows.size(), 24u);
+    ASSERT_FALSE(c.md5A.empty());
+    EXPECT_EQ(c.diverged, diffs);
+    EXPECT_EQ(c.counts[std::size_t(Verdict::Md5)], 2u);
+    EXPECT_EQ(c.counts[std::size_t(Verdict::Diverged)], 1u);
+    EXPECT_EQ(c.counts[std::size_t(Verdict::Identical)], 24u - diffs);
+    ASSERT_GE(c.firstDivergence, 0);
+    const OpRecord& o = ia.ops[ia.tensors[c.alignment.tensors[std::size_t(c.firstDivergence)].a].op];
+    EXPECT_EQ(ia.strings.str(o.name), firstDiff);
+    EXPECT_EQ(c.rows[std::size_t(c.firstDivergence)].verdict, Verdict::Md5);
+    EXPECT_NE(c.rows[std::size_t(c.firstDivergence)].reason.find(crcText(0xdeadbeefu)), std::string::npos);
+    const auto j = nlohmann::json::parse(compareJson(c, ia, ib));
+    EXPECT_EQ(j["first_divergence"]["class"], "md5");
+    EXPECT_EQ(j["counts"]["md5"], 2);
+    std::filesystem::remove_all(root);
 }
