@@ -42,6 +42,8 @@ void Commands::addCompare(CLI::App& app) {
         ->check(CLI::IsMember({"precision", "msprobe"}));
     sub->add_option("--threshold", m_compare.thresholds,
                     "override tests, e.g. ulps=4,precision=bfloat16,cosine=0.95,max_abs=off,stats_rel=0.05,nan_inf=on");
+    sub->add_option("--iteration-a", m_compare.iterationA, "compare only this iteration (step) of run A ...");
+    sub->add_option("--iteration-b", m_compare.iterationB, "... with this iteration of run B (matched by name)");
     sub->add_flag("--stats-only", m_compare.statsOnly, "compare statistics only, even where tensor files exist");
     sub->add_option("--cache-dir", m_compare.a.cacheDir, "index cache folder (default: ~/.cache/dumplens)");
     sub->add_flag("--no-cache", m_compare.a.noCache, "neither read nor write the index cache");
@@ -60,6 +62,7 @@ int Commands::runCompare() {
         return 2;
     }
     opt.useData = !c.statsOnly;
+    opt.iterations = {c.iterationA, c.iterationB};
     opt.threads = c.a.threads;
     const bool machine = c.json || c.csv;
     c.a.json = machine;

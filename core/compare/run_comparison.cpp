@@ -548,7 +548,7 @@ RunComparison compareRuns(const DumpIndex& a, const DumpIndex& b, const CompareO
     const auto t0 = std::chrono::steady_clock::now();
     RunComparison res;
     res.thresholds = options.thresholds;
-    res.alignment = alignRuns(a, b, options.pins);
+    res.alignment = alignRuns(a, b, options.pins, options.iterations);
     res.rows.resize(res.alignment.tensors.size());
     res.md5A = loadTensorChecksums(a, res.warnings);
     res.md5B = loadTensorChecksums(b, res.warnings);

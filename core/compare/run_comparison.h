@@ -72,6 +72,7 @@ struct CompareOptions {
     CompareThresholds thresholds;
     bool useData = true;              // false: statistics only, even where tensor files exist
     std::vector<OpNamePin> pins;      // from a mapping file
+    IterationChoice iterations;       // which iterations to pair (run_aligner.h)
     unsigned threads = 0;             // 0: all cores
     std::stop_token stop;
 };

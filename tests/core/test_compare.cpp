@@ -836,3 +836,56 @@ TEST(CompareMsprobeStatistics, ChecksumChangeIsADivergenceLikeMsprobesMd5Mode) {
     EXPECT_EQ(j["counts"]["md5"], 2);
     std::filesystem::remove_all(root);
 }
+
+TEST(CompareMsprobeStatistics, ShapeChangeIsADivergence) {
+    const std::string root = tempRoot("shape");
+    std::vector<MsEntry> a = msprobeRun(6), b = a;
+    b[2].out[0].shape = {8, 48, 47};
+    writeMsprobeStep(root + "/a", 0, a);
+    writeMsprobeStep(root + "/b", 0, b);
+    DumpIndex ia, ib;
+    const RunComparison c = compareDirs(root + "/a/step0", root + "/b/step0", ia, ib);
+    ASSERT_EQ(c.rows.size(), 12u);
+    ASSERT_GE(c.firstDivergence, 0);
+    const TensorComparison& row = c.rows[std::size_t(c.firstDivergence)];
+    EXPECT_EQ(row.verdict, Verdict::Shape);
+    EXPECT_TRUE(row.diverged);
+    EXPECT_EQ(row.reason, "shapes differ: [8,48,48] vs [8,48,47]");
+    EXPECT_EQ(ia.strings.str(ia.ops[ia.tensors[c.alignment.tensors[std::size_t(c.firstDivergence)].a].op].name), a[2].name);
+    EXPECT_EQ(c.diverged, 1u);
+    std::filesystem::remove_all(root);
+}
+
+TEST(CompareMsprobeStatistics, TwoStepsMatchByNameAndSaySo) {
+    const std::string root = tempRoot("steps");
+    std::vector<MsEntry> s0 = msprobeRun(8), s1 = s0;
+    for (MsEntry& e : s1) e.out[0].max *= 1.5;   // the next step's figures moved
+    writeMsprobeStep(root, 0, s0);
+    writeMsprobeStep(root, 1, s1);
+    DumpIndex ia, ib;
+    const RunComparison c = compareDirs(root + "/step0", root + "/step1", ia, ib);
+    EXPECT_EQ(c.alignment.tensors.size(), 16u);
+    EXPECT_EQ(c.alignment.exactOps, 8u);
+    EXPECT_EQ(c.alignment.onlyTensorsA + c.alignment.onlyTensorsB, 0u);
+    ASSERT_FALSE(c.warnings.empty());
+    EXPECT_NE(c.warnings[0].find("share no iteration (A: 0; B: 1)"), std::string::npos) << c.warnings[0];
+    EXPECT_EQ(c.counts[std::size_t(Verdict::Identical)], 8u);   // the inputs did not move
+    // Both steps in one capture: pick them by number.
+    DumpIndex all;
+    IndexOptions io;
+    io.useCache = false;
+    IndexReport report;
+    std::string error;
+    ASSERT_TRUE(indexDump(root, io, all, report, error)) << error;
+    CompareOptions o;
+    o.iterations = {0u, 1u};
+    const RunComparison d = compareRuns(all, all, o);
+    EXPECT_EQ(d.alignment.tensors.size(), 16u);
+    EXPECT_EQ(d.alignment.onlyTensorsA + d.alignment.onlyTensorsB, 0u);
+    ASSERT_FALSE(d.warnings.empty());
+    EXPECT_NE(d.warnings[0].find("comparing iteration 0 of run A with iteration 1 of run B"), std::string::npos);
+    EXPECT_EQ(d.diverged, c.diverged);
+    // Without a choice the same capture pairs each step with itself: nothing changes.
+    EXPECT_EQ(compareRuns(all, all, {}).counts[std::size_t(Verdict::Identical)], 32u);
+    std::filesystem::remove_all(root);
+}
