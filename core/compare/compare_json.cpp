@@ -29,15 +29,6 @@ std::string dtypeText(const TensorRecord& t) {
     return std::string(dtypeName(t.origDtype != DType::Unknown ? t.origDtype : t.dtype));
 }
 
-json statsJson(const TensorStats& s) {
-    return {{"max", s.has(stat::Max) ? num(s.max) : json(nullptr)},
-            {"min", s.has(stat::Min) ? num(s.min) : json(nullptr)},
-            {"mean", s.has(stat::Mean) ? num(s.mean) : json(nullptr)},
-            {"l2", s.has(stat::L2) ? num(s.l2) : json(nullptr)},
-            {"nan", s.has(stat::NanCount) ? json(s.nanCount) : json(nullptr)},
-            {"inf", s.has(stat::PosInfCount | stat::NegInfCount) ? json(s.infCount()) : json(nullptr)}};
-}
-
 json metricsJson(const TensorMetrics& m) {
     return {{"from_data", m.fromData},
             {"cosine", num(m.cosine)},
@@ -76,18 +67,110 @@ json opList(const DumpIndex& idx, const std::vector<std::uint32_t>& ops) {
     return out;
 }
 
-json rowJson(const RunComparison& c, std::size_t r, const DumpIndex& a, const DumpIndex& b) {
+// Rows are written as text, not built as a DOM: 100,000 rows of nlohmann objects took seconds
+// and gigabytes; the field order and values are the ones the DOM gave.
+void putString(std::string& out, std::string_view v) {
+    out += '"';
+    for (const char ch : v) {
+        const auto u = static_cast<unsigned char>(ch);
+        if (ch == '"' || ch == '\\') {
+            out += '\\';
+            out += ch;
+        } else if (u < 0x20) {
+            fmt::format_to(std::back_inserter(out), "\\u{:04x}", unsigned(u));
+        } else {
+            out += ch;
+        }
+    }
+    out += '"';
+}
+
+void putNum(std::string& out, double v) {
+    if (std::isfinite(v)) fmt::format_to(std::back_inserter(out), "{}", v);
+    else out += "null";
+}
+
+void putKey(std::string& out, const char* key) {
+    out += '"';
+    out += key;
+    out += "\":";
+}
+
+void putStats(std::string& out, const TensorStats& s) {
+    auto fig = [&](const char* k, std::uint32_t bit, double v, bool first = false) {
+        if (!first) out += ',';
+        putKey(out, k);
+        if (s.has(bit)) putNum(out, v);
+        else out += "null";
+    };
+    out += '{';
+    fig("max", stat::Max, s.max, true);
+    fig("min", stat::Min, s.min);
+    fig("mean", stat::Mean, s.mean);
+    fig("l2", stat::L2, s.l2);
+    out += ",\"nan\":";
+    out += s.has(stat::NanCount) ? std::to_string(s.nanCount) : "null";
+    out += ",\"inf\":";
+    out += s.has(stat::PosInfCount | stat::NegInfCount) ? std::to_string(s.infCount()) : "null";
+    out += '}';
+}
+
+void putMetrics(std::string& out, const TensorMetrics& m) {
+    out += "{\"from_data\":";
+    out += m.fromData ? "true" : "false";
+    const std::pair<const char*, double> nums[] = {
+        {"cosine", m.cosine}, {"max_abs_err", m.maxAbsErr}, {"max_rel_err", m.maxRelErr},
+        {"one_thousandth_err_ratio", m.oneThousandthRatio}, {"five_thousandths_err_ratio", m.fiveThousandthRatio},
+        {"euc_dist", m.eucDist}, {"max_rel_diff", m.maxRelDiff}, {"min_rel_diff", m.minRelDiff},
+        {"mean_rel_diff", m.meanRelDiff}, {"l2_rel_diff", m.l2RelDiff}};
+    for (const auto& [k, v] : nums) {
+        out += ',';
+        putKey(out, k);
+        putNum(out, v);
+    }
+    out += ",\"nan_inf_mismatch\":";
+    out += m.nanInfMismatch ? "true" : "false";
+    out += ",\"shape_mismatch\":";
+    out += m.shapeMismatch ? "true" : "false";
+    out += '}';
+}
+
+void putRow(std::string& out, const RunComparison& c, std::size_t r, const DumpIndex& a, const DumpIndex& b) {
     const TensorPair& p = c.alignment.tensors[r];
     const TensorRecord &ta = a.tensors[p.a], &tb = b.tensors[p.b];
     const OpRecord &oa = a.ops[ta.op], &ob = b.ops[tb.op];
-    return {{"rank", oa.rank}, {"iteration", oa.iteration}, {"op_type", a.strings.str(oa.type)},
-            {"op_name_a", a.strings.str(oa.name)}, {"op_name_b", b.strings.str(ob.name)}, {"tensor", ioSlotLabel(ta)},
-            {"match", matchKindName(c.alignment.ops[p.opPair].kind)}, {"dtype_a", dtypeText(ta)}, {"dtype_b", dtypeText(tb)},
-            {"shape_a", shapeText(a, ta)}, {"shape_b", shapeText(b, tb)}, {"stats_a", statsJson(a.stats(ta))},
-            {"stats_b", statsJson(b.stats(tb))}, {"metrics", metricsJson(c.rows[r].metrics)},
-            {"md5_a", c.md5A.empty() || c.md5A[p.a].empty() ? json(nullptr) : json(c.md5A[p.a])},
-            {"md5_b", c.md5B.empty() || c.md5B[p.b].empty() ? json(nullptr) : json(c.md5B[p.b])},
-            {"class", verdictName(c.rows[r].verdict)}, {"diverged", c.rows[r].diverged}, {"reason", c.rows[r].reason}};
+    const TensorComparison& row = c.rows[r];
+    auto str = [&](const char* k, std::string_view v) {
+        out += ',';
+        putKey(out, k);
+        putString(out, v);
+    };
+    fmt::format_to(std::back_inserter(out), "{{\"rank\":{},\"iteration\":{}", oa.rank, oa.iteration);
+    str("op_type", a.strings.view(oa.type));
+    str("op_name_a", a.strings.view(oa.name));
+    str("op_name_b", b.strings.view(ob.name));
+    str("tensor", ioSlotLabel(ta));
+    str("match", matchKindName(c.alignment.ops[p.opPair].kind));
+    str("dtype_a", dtypeText(ta));
+    str("dtype_b", dtypeText(tb));
+    str("shape_a", shapeText(a, ta));
+    str("shape_b", shapeText(b, tb));
+    out += ",\"stats_a\":";
+    putStats(out, a.stats(ta));
+    out += ",\"stats_b\":";
+    putStats(out, b.stats(tb));
+    out += ",\"metrics\":";
+    putMetrics(out, row.metrics);
+    for (const auto& [k, md5] : {std::pair{"md5_a", &c.md5A}, std::pair{"md5_b", &c.md5B}}) {
+        const std::uint32_t t = k[4] == 'a' ? p.a : p.b;
+        if (md5->empty() || (*md5)[t].empty()) fmt::format_to(std::back_inserter(out), ",\"{}\":null", k);
+        else str(k, (*md5)[t]);
+    }
+    str("class", verdictName(row.verdict));
+    out += ",\"diverged\":";
+    out += row.diverged ? "true" : "false";
+    str("reason", row.reason);
+    out += '}';
 }
 
 // {"rank","iteration","op_type","op_name","tensor","class"} of one row, null for -1.
@@ -165,10 +248,16 @@ std::string compareJson(const RunComparison& c, const DumpIndex& a, const DumpIn
     j["unmatched_ops_a"] = opList(a, c.alignment.onlyOpsA);
     j["unmatched_ops_b"] = opList(b, c.alignment.onlyOpsB);
     j["warnings"] = c.warnings;
-    json rows = json::array();
-    for (std::size_t r = 0; r < c.rows.size(); ++r) rows.push_back(rowJson(c, r, a, b));
-    j["rows"] = std::move(rows);
-    return j.dump();
+    std::string out = j.dump();
+    out.pop_back();   // the closing brace: the rows follow as text
+    out.reserve(out.size() + c.rows.size() * 900);
+    out += ",\"rows\":[";
+    for (std::size_t r = 0; r < c.rows.size(); ++r) {
+        if (r) out += ',';
+        putRow(out, c, r, a, b);
+    }
+    out += "]}";
+    return out;
 }
 
 std::string compareCsv(const RunComparison& c, const DumpIndex& a, const DumpIndex& b) {
