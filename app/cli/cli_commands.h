@@ -2,6 +2,7 @@
 // Sub-command wiring for dumplens-cli: option structs bound to CLI11 and the core calls they make.
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,8 @@ struct ReportArgs {
 // `compare A B`: app/cli/cli_compare.cpp
 struct CompareArgs {
     IndexArgs a, b;   // a carries the shared index options
-    std::string output, mapping, thresholds;
+    std::string output, mapping, thresholds, rules = "precision";
+    std::optional<std::uint32_t> iterationA, iterationB;
     bool json = false, csv = false, statsOnly = false;
 };
 

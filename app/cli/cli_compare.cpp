@@ -36,8 +36,14 @@ void Commands::addCompare(CLI::App& app) {
     sub->add_flag("--csv", m_compare.csv, "print CSV, one row per matched tensor")->excludes(json);
     sub->add_option("-o,--output", m_compare.output, "write the report to FILE instead of stdout");
     sub->add_option("--mapping", m_compare.mapping, "CSV of name_a,name_b pairs that pin op pairs by hand");
+    sub->add_option("--rules", m_compare.rules,
+                    "precision: verdicts relative to the values' scale and the runs' dtypes (default); msprobe: "
+                    "msprobe's absolute tests (cosine < 0.99 with max_abs > 0.001, max_abs > 1)")
+        ->check(CLI::IsMember({"precision", "msprobe"}));
     sub->add_option("--threshold", m_compare.thresholds,
-                    "divergence tests, e.g. cosine=0.95,max_abs=off,max_rel=0.01,stats_rel=0.05,nan_inf=on");
+                    "override tests, e.g. ulps=4,precision=bfloat16,cosine=0.95,max_abs=off,stats_rel=0.05,nan_inf=on");
+    sub->add_option("--iteration-a", m_compare.iterationA, "compare only this iteration (step) of run A ...");
+    sub->add_option("--iteration-b", m_compare.iterationB, "... with this iteration of run B (matched by name)");
     sub->add_flag("--stats-only", m_compare.statsOnly, "compare statistics only, even where tensor files exist");
     sub->add_option("--cache-dir", m_compare.a.cacheDir, "index cache folder (default: ~/.cache/dumplens)");
     sub->add_flag("--no-cache", m_compare.a.noCache, "neither read nor write the index cache");
@@ -49,12 +55,14 @@ int Commands::runCompare() {
     CompareArgs& c = m_compare;
     dl::CompareOptions opt;
     std::string error;
+    opt.thresholds = dl::CompareThresholds::defaults(c.rules == "msprobe" ? dl::CompareRules::Msprobe : dl::CompareRules::Precision);
     if (!dl::parseThresholds(c.thresholds, opt.thresholds, error) ||
         (!c.mapping.empty() && !dl::readMappingFile(c.mapping, opt.pins, error))) {
         std::cerr << "dumplens-cli: " << error << "\n";
         return 2;
     }
     opt.useData = !c.statsOnly;
+    opt.iterations = {c.iterationA, c.iterationB};
     opt.threads = c.a.threads;
     const bool machine = c.json || c.csv;
     c.a.json = machine;

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <set>
 #include <sstream>
 #include <tuple>
 #include <unordered_map>
@@ -262,9 +264,65 @@ void pairByName(const DumpIndex& a, const DumpIndex& b, const OpRecord& oa, cons
     }
 }
 
+
+std::size_t tensorsIn(const DumpIndex& idx, const std::vector<Group>& groups) {
+    std::size_t n = 0;
+    for (const Group& g : groups)
+        for (std::uint32_t i = g.begin; i < g.end; ++i) n += idx.ops[i].tensorCount;
+    return n;
+}
+
+std::string listOf(const std::set<std::uint32_t>& s) {
+    std::string out;
+    std::size_t k = 0;
+    for (std::uint32_t v : s) {
+        if (k++ == 8) return out + ", ...";
+        out += (out.empty() ? "" : ", ") + std::to_string(v);
+    }
+    return out;
+}
+
+// Renumbers run B's groups onto run A's iterations (and drops the ones not asked for); says so.
+void pairIterations(std::vector<Group>& ga, std::vector<Group>& gb, const IterationChoice& choice,
+                    std::vector<std::string>& warnings) {
+    std::set<std::uint32_t> ia, ib;
+    for (const Group& g : ga) ia.insert(g.iteration);
+    for (const Group& g : gb) ib.insert(g.iteration);
+    std::map<std::uint32_t, std::uint32_t> bToA;
+    if (choice.a || choice.b) {
+        const std::uint32_t na = choice.a ? *choice.a : *choice.b, nb = choice.b ? *choice.b : *choice.a;
+        if (!ia.count(na)) warnings.push_back("run A has no iteration " + std::to_string(na) + " (it has " + listOf(ia) + ")");
+        if (!ib.count(nb)) warnings.push_back("run B has no iteration " + std::to_string(nb) + " (it has " + listOf(ib) + ")");
+        std::erase_if(ga, [&](const Group& g) { return g.iteration != na; });
+        std::erase_if(gb, [&](const Group& g) { return g.iteration != nb; });
+        bToA[nb] = na;
+        if (na != nb)
+            warnings.push_back("comparing iteration " + std::to_string(na) + " of run A with iteration " + std::to_string(nb) +
+                               " of run B: ops matched by name across the iterations");
+    } else {
+        bool shared = false;
+        for (std::uint32_t v : ia) shared |= ib.count(v) != 0;
+        if (shared || ia.empty() || ib.empty()) return;
+        auto x = ia.begin();
+        auto y = ib.begin();
+        std::string pairs;
+        for (; x != ia.end() && y != ib.end(); ++x, ++y) {
+            bToA[*y] = *x;
+            if (pairs.size() < 200) pairs += (pairs.empty() ? "" : ", ") + std::to_string(*x) + " with " + std::to_string(*y);
+        }
+        warnings.push_back("the runs share no iteration (A: " + listOf(ia) + "; B: " + listOf(ib) +
+                           "): ops matched by name across iterations, A's with B's in order (" + pairs + ")");
+    }
+    for (Group& g : gb) {
+        const auto it = bToA.find(g.iteration);
+        g.iteration = it == bToA.end() ? std::numeric_limits<std::uint32_t>::max() : it->second;   // unpaired: unmatched
+    }
+    std::stable_sort(gb.begin(), gb.end(), [](const Group& x, const Group& y) { return x.key() < y.key(); });
+}
+
 // Pairs tensors of each matched op by name where both writers named them, else by (io, slot);
 // both runs are sorted that way.
-void pairTensors(const DumpIndex& a, const DumpIndex& b, RunAlignment& out) {
+void pairTensors(const DumpIndex& a, const DumpIndex& b, RunAlignment& out, std::size_t totalA, std::size_t totalB) {
     std::size_t pairedA = 0, pairedB = 0;
     for (std::uint32_t k = 0; k < out.ops.size(); ++k) {
         const OpRecord &oa = a.ops[out.ops[k].a], &ob = b.ops[out.ops[k].b];
@@ -291,8 +349,8 @@ void pairTensors(const DumpIndex& a, const DumpIndex& b, RunAlignment& out) {
             }
         }
     }
-    out.onlyTensorsA = a.tensors.size() - pairedA;
-    out.onlyTensorsB = b.tensors.size() - pairedB;
+    out.onlyTensorsA = totalA - pairedA;
+    out.onlyTensorsB = totalB - pairedB;
 }
 
 std::string trim(std::string_view s) {
@@ -368,7 +426,8 @@ bool readMappingFile(const std::string& path, std::vector<OpNamePin>& out, std::
     return true;
 }
 
-RunAlignment alignRuns(const DumpIndex& a, const DumpIndex& b, const std::vector<OpNamePin>& pins) {
+RunAlignment alignRuns(const DumpIndex& a, const DumpIndex& b, const std::vector<OpNamePin>& pins,
+                       const IterationChoice& iterations) {
     RunAlignment out;
     std::vector<PinIds> pinIds;
     for (const OpNamePin& p : pins) {
@@ -377,7 +436,8 @@ RunAlignment alignRuns(const DumpIndex& a, const DumpIndex& b, const std::vector
         if (id.b == kNoStr) out.warnings.push_back("mapping: run B has no op named \"" + p.b + "\"");
         if (id.a != kNoStr && id.b != kNoStr) pinIds.push_back(id);
     }
-    const std::vector<Group> ga = groupsOf(a), gb = groupsOf(b);
+    std::vector<Group> ga = groupsOf(a), gb = groupsOf(b);
+    pairIterations(ga, gb, iterations, out.warnings);
     std::unordered_map<std::string, int> keys;
     std::size_t i = 0, j = 0;
     while (i < ga.size() || j < gb.size()) {
@@ -399,7 +459,7 @@ RunAlignment alignRuns(const DumpIndex& a, const DumpIndex& b, const std::vector
         else if (p.kind == MatchKind::Tolerant) ++out.tolerantOps;
         else ++out.pinnedOps;
     }
-    pairTensors(a, b, out);
+    pairTensors(a, b, out, tensorsIn(a, ga), tensorsIn(b, gb));
     return out;
 }
 

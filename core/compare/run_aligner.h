@@ -6,6 +6,7 @@
 // lines up. Tensors of paired ops pair by (io, slot). A mapping file pins pairs by hand.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,7 +51,16 @@ struct RunAlignment {
 bool readMappingFile(const std::string& path, std::vector<OpNamePin>& out, std::string& error);
 bool parseMappingText(std::string_view text, std::vector<OpNamePin>& out, std::string& error);
 
-RunAlignment alignRuns(const DumpIndex& a, const DumpIndex& b, const std::vector<OpNamePin>& pins = {});
+// Which iterations to pair. Unset: each iteration with its namesake; when the runs share no
+// iteration (two msprobe steps), the k-th iteration of A with the k-th of B, matched by name like
+// msprobe compares any two dump.json. Set (either or both; an unset side takes the other's
+// number): only iteration `a` of run A against iteration `b` of run B.
+struct IterationChoice {
+    std::optional<std::uint32_t> a, b;
+};
+
+RunAlignment alignRuns(const DumpIndex& a, const DumpIndex& b, const std::vector<OpNamePin>& pins = {},
+                       const IterationChoice& iterations = {});
 
 // "Gradients/.../gradSqrt/SqrtGrad-op154" -> "Gradients/.../gradSqrt/SqrtGrad": every "-op<digits>".
 std::string stripOpNumbers(std::string_view name);

@@ -1,5 +1,6 @@
 #include "core/index/tensor_location.h"
 #include "core/compare/run_comparison.h"
+#include "core/compare/tensor_checksums.h"
 
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
@@ -66,6 +67,36 @@ double valueRange(const TensorStats& a, const TensorStats& b) {
     return r;
 }
 
+DType dtypeOf(const TensorRecord& t) { return t.origDtype != DType::Unknown ? t.origDtype : t.dtype; }
+
+std::string shapeText(const std::vector<std::int64_t>& s) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (i) out += ',';
+        out += std::to_string(s[i]);
+    }
+    out += ']';
+    return out;
+}
+
+std::string fmtG(double v, int digits = 4) {
+    std::ostringstream s;
+    s.precision(digits);
+    s << v;
+    return s.str();
+}
+
+// Every figure both runs know is equal, and they know the same figures.
+bool statsEqual(const TensorStats& a, const TensorStats& b) {
+    const std::uint32_t ka = a.known & ~stat::Histogram, kb = b.known & ~stat::Histogram;
+    if (ka != kb || ka == 0) return false;
+    auto eq = [&](std::uint32_t bit, double x, double y) { return !(ka & bit) || x == y || (std::isnan(x) && std::isnan(y)); };
+    auto eqn = [&](std::uint32_t bit, std::uint64_t x, std::uint64_t y) { return !(ka & bit) || x == y; };
+    return eq(stat::Max, a.max, b.max) && eq(stat::Min, a.min, b.min) && eq(stat::Mean, a.mean, b.mean) &&
+           eq(stat::L2, a.l2, b.l2) && eqn(stat::Count, a.count, b.count) && eqn(stat::NanCount, a.nanCount, b.nanCount) &&
+           eqn(stat::PosInfCount, a.posInfCount, b.posInfCount) && eqn(stat::NegInfCount, a.negInfCount, b.negInfCount);
+}
+
 std::uint64_t elementCount(const DumpIndex& idx, const TensorRecord& t) {
     std::uint64_t n = 1;
     for (std::uint32_t d = 0; d < t.ndim; ++d) n *= std::uint64_t(std::max<std::int64_t>(0, idx.dims[t.shapeOffset + d]));
@@ -94,7 +125,7 @@ struct Worker {
                               !(ta.flags & ReadError) && !(tb.flags & ReadError);
         const bool sameOrder = (ta.flags & FortranOrder) == (tb.flags & FortranOrder);
         if (opt.useData && haveData && shapesEqual && sameOrder) compareData(ta, tb, row);
-        else if (opt.useData && haveData && !shapesEqual) row.note = "shapes differ: data not compared";
+        else if (!shapesEqual) row.note = "shapes differ: " + shapeText(a.shape(ta)) + " vs " + shapeText(b.shape(tb));
         else if (opt.useData && haveData) row.note = "element orders differ (row- vs column-major): data not compared";
     }
 
@@ -115,52 +146,137 @@ struct Worker {
     }
 };
 
-// Earliest diverged row: the first per (rank, iteration) in execution order, then the lowest
-// iteration, then across ranks by causality in run A.
-void findFirstDivergence(const DumpIndex& a, RunComparison& res) {
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> firstPer;   // (iteration, rank) -> row
-    for (std::size_t r = 0; r < res.rows.size(); ++r) {
-        if (!res.rows[r].diverged) continue;
-        const OpRecord& o = a.ops[a.tensors[res.alignment.tensors[r].a].op];
-        firstPer.try_emplace({o.iteration, o.rank}, r);
-    }
-    if (firstPer.empty()) return;
-    const std::uint32_t iter = firstPer.begin()->first.first;
-    std::vector<std::size_t> cand;
-    for (const auto& [key, row] : firstPer)
-        if (key.first == iter) cand.push_back(row);
-    std::size_t best = cand.front();
-    if (cand.size() == 1) {
-        res.firstDivergence = std::int64_t(best);
-        res.orderEvidence = "one rank diverges first in iteration " + std::to_string(iter);
-        return;
-    }
-    AnalysisContext ctx(a);
-    ctx.comm = findCommOps(a);
-    std::vector<std::string> notes;
-    ctx.stages = inferStageMap(a, ctx.comm, "", notes);
-    ctx.match = matchCommunication(a, ctx.comm, ctx.stages);
-    estimateClockOffsets(ctx, notes);
-    OrderEvidence weakest = OrderEvidence::Causal;
-    auto opOf = [&](std::size_t row) { return a.tensors[res.alignment.tensors[row].a].op; };
-    for (std::size_t k = 1; k < cand.size(); ++k) {
-        OrderEvidence ev;
-        if (firstOf(ctx, opOf(cand[k]), opOf(best), ev)) best = cand[k];
-        weakest = std::max(weakest, ev);
-    }
-    res.firstDivergence = std::int64_t(best);
-    res.orderEvidence = std::to_string(cand.size()) + " ranks diverge in iteration " + std::to_string(iter) +
-                        "; ordered by " +
+// Earliest row of a class: the first per (rank, iteration) in execution order, then the lowest
+// iteration, then across ranks by causality in run A. The causal context is built once, on the
+// first question that needs it.
+class FirstFinder {
+public:
+    FirstFinder(const DumpIndex& a, const RunComparison& res) : m_a(a), m_res(res) {}
+
+    template <class Pred>
+    std::int64_t find(Pred pred, std::string* evidence) {
+        std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> firstPer;   // (iteration, rank) -> row
+        for (std::size_t r = 0; r < m_res.rows.size(); ++r) {
+            if (!pred(m_res.rows[r])) continue;
+            const OpRecord& o = m_a.ops[opOf(r)];
+            firstPer.try_emplace({o.iteration, o.rank}, r);
+        }
+        if (firstPer.empty()) return -1;
+        const std::uint32_t iter = firstPer.begin()->first.first;
+        std::vector<std::size_t> cand;
+        for (const auto& [key, row] : firstPer)
+            if (key.first == iter) cand.push_back(row);
+        std::size_t best = cand.front();
+        if (cand.size() == 1) {
+            if (evidence) *evidence = "one rank diverges first in iteration " + std::to_string(iter);
+            return std::int64_t(best);
+        }
+        const AnalysisContext& ctx = context();
+        OrderEvidence weakest = OrderEvidence::Causal;
+        for (std::size_t k = 1; k < cand.size(); ++k) {
+            OrderEvidence ev;
+            if (firstOf(ctx, opOf(cand[k]), opOf(best), ev)) best = cand[k];
+            weakest = std::max(weakest, ev);
+        }
+        if (evidence)
+            *evidence = std::to_string(cand.size()) + " ranks diverge in iteration " + std::to_string(iter) + "; ordered by " +
                         (weakest == OrderEvidence::Causal  ? "Send/Receive causality"
                          : weakest == OrderEvidence::Clock ? "clock-corrected timestamps (weak evidence)"
                                                            : "the pipeline schedule (weak evidence)");
+        return std::int64_t(best);
+    }
+
+private:
+    std::uint32_t opOf(std::size_t row) const { return m_a.tensors[m_res.alignment.tensors[row].a].op; }
+    const AnalysisContext& context() {
+        if (!m_ctx) {
+            m_ctx = std::make_unique<AnalysisContext>(m_a);
+            m_ctx->comm = findCommOps(m_a);
+            std::vector<std::string> notes;
+            m_ctx->stages = inferStageMap(m_a, m_ctx->comm, "", notes);
+            m_ctx->match = matchCommunication(m_a, m_ctx->comm, m_ctx->stages);
+            estimateClockOffsets(*m_ctx, notes);
+        }
+        return *m_ctx;
+    }
+    const DumpIndex& m_a;
+    const RunComparison& m_res;
+    std::unique_ptr<AnalysisContext> m_ctx;
+};
+
+// The coarsest floating dtype among the matched tensors of both runs.
+DType runPrecision(const DumpIndex& a, const DumpIndex& b, const RunAlignment& al) {
+    DType p = DType::Unknown;
+    for (const TensorPair& tp : al.tensors) p = coarserFloat(p, coarserFloat(dtypeOf(a.tensors[tp.a]), dtypeOf(b.tensors[tp.b])));
+    return p;
+}
+
+std::string where(const DumpIndex& a, const RunComparison& c, std::int64_t row) {
+    const TensorRecord& t = a.tensors[c.alignment.tensors[std::size_t(row)].a];
+    const OpRecord& o = a.ops[t.op];
+    return a.strings.str(o.type) + " " + a.strings.str(o.name) + " " + a.tensorLabel(t) + " (rank " + std::to_string(o.rank) +
+           ")";
+}
+
+// One line: how far the runs agree, and what happens at the first divergence.
+std::string storyOf(const DumpIndex& a, const DumpIndex& b, const RunComparison& c) {
+    const bool precisionRules = c.thresholds.ulps < kInf;
+    const std::string agreeTo = precisionRules && c.precision != DType::Unknown
+                                    ? "agree to " + std::string(dtypeName(c.precision)) + " precision"
+                                    : "agree within the thresholds";
+    if (c.rows.empty()) return "No tensor of run A could be matched with run B.";
+    if (c.firstDivergence < 0) {
+        if (c.firstDifference < 0) return "Runs are identical in every compared tensor.";
+        const OpRecord& o = a.ops[a.tensors[c.alignment.tensors[std::size_t(c.firstDifference)].a].op];
+        return "Runs " + agreeTo + " in every compared tensor; values change from iteration " + std::to_string(o.iteration) +
+               " on (first at " + where(a, c, c.firstDifference) + ").";
+    }
+    const std::size_t r = std::size_t(c.firstDivergence);
+    const TensorPair& p = c.alignment.tensors[r];
+    const TensorRecord &ta = a.tensors[p.a], &tb = b.tensors[p.b];
+    const OpRecord& o = a.ops[ta.op];
+    const bool differedBefore = c.firstDifference >= 0 && c.firstDifference != c.firstDivergence;
+    std::string s = "Runs " + (differedBefore ? agreeTo : std::string("are identical")) + " until iteration " +
+                    std::to_string(o.iteration) + "; ";
+    const std::string at = a.strings.str(o.type) + " " + a.strings.str(o.name) + " " + a.tensorLabel(ta);
+    const TensorComparison& row = c.rows[r];
+    switch (row.verdict) {
+        case Verdict::NonFinite: {
+            const AnomalyStatus xa = anomalyOf(a.stats(ta), dtypeOf(ta)), xb = anomalyOf(b.stats(tb), dtypeOf(tb));
+            if (xa.any() && !xb.any())
+                s += "run A overflows at " + at + " (" + anomalyText(xa) + "), run B stays finite.";
+            else if (xb.any() && !xa.any())
+                s += "run B overflows at " + at + " (" + anomalyText(xb) + "), run A stays finite.";
+            else
+                s += "NaN/Inf differ at " + at + " (" + row.reason + ").";
+            break;
+        }
+        case Verdict::Shape: s += "the shapes differ at " + at + " (" + row.reason + ")."; break;
+        case Verdict::Md5: s += "the checksums differ at " + at + " (" + row.reason + ")."; break;
+        default: s += "they diverge at " + at + " (" + row.reason + ")."; break;
+    }
+    return s;
 }
 
 }  // namespace
 
+const char* compareRulesName(CompareRules r) { return r == CompareRules::Msprobe ? "msprobe" : "precision"; }
+
+CompareThresholds CompareThresholds::defaults(CompareRules r) {
+    CompareThresholds t;
+    t.rules = r;
+    if (r == CompareRules::Msprobe) {
+        t.ulps = kInf;
+        t.minCosine = 0.99;
+        t.maxAbsErr = 1.0;
+        t.statsRel = 0.001;
+    }
+    return t;
+}
+
 bool parseThresholds(std::string_view spec, CompareThresholds& t, std::string& error) {
-    std::size_t pos = 0;
-    while (pos < spec.size()) {
+    std::vector<std::pair<std::string_view, std::string_view>> items;
+    for (std::size_t pos = 0; pos < spec.size();) {
         std::size_t end = spec.find(',', pos);
         if (end == std::string_view::npos) end = spec.size();
         const std::string_view item = spec.substr(pos, end - pos);
@@ -171,32 +287,55 @@ bool parseThresholds(std::string_view spec, CompareThresholds& t, std::string& e
             error = "threshold \"" + std::string(item) + "\": expected KEY=VALUE";
             return false;
         }
-        const std::string_view key = item.substr(0, eq), val = item.substr(eq + 1);
+        items.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    }
+    CompareThresholds out = t;
+    for (const auto& [key, val] : items) {
+        if (key != "rules") continue;
+        if (val == "precision") out = CompareThresholds::defaults(CompareRules::Precision);
+        else if (val == "msprobe") out = CompareThresholds::defaults(CompareRules::Msprobe);
+        else { error = "threshold rules: expected precision or msprobe, got \"" + std::string(val) + "\""; return false; }
+    }
+    for (const auto& [key, val] : items) {
         bool ok = true;
-        if (key == "cosine") ok = parseValue(key, val, -kInf, t.minCosine, error);
-        else if (key == "abs_floor") ok = parseValue(key, val, 0, t.absFloor, error);
-        else if (key == "max_abs") ok = parseValue(key, val, kInf, t.maxAbsErr, error);
-        else if (key == "max_rel") ok = parseValue(key, val, kInf, t.maxRelErr, error);
-        else if (key == "one_thousandth") ok = parseValue(key, val, -1, t.minOneThousandth, error);
-        else if (key == "five_thousandth") ok = parseValue(key, val, -1, t.minFiveThousandth, error);
-        else if (key == "stats_rel") ok = parseValue(key, val, kInf, t.statsRel, error);
+        if (key == "rules") continue;
+        else if (key == "ulps") ok = parseValue(key, val, kInf, out.ulps, error);
+        else if (key == "precision_cosine") ok = parseValue(key, val, kInf, out.precisionCosine, error);
+        else if (key == "precision") {
+            if (val == "auto") out.precision = DType::Unknown;
+            else if (auto d = parseDTypeName(val); d && isFloating(*d)) out.precision = *d;
+            else if (val == "fp16" || val == "bf16" || val == "fp32")
+                out.precision = val == "fp16" ? DType::Float16 : val == "bf16" ? DType::BFloat16 : DType::Float32;
+            else { error = "threshold precision: expected auto, float16, bfloat16, float32 or float64"; return false; }
+        }
+        else if (key == "cosine") ok = parseValue(key, val, -kInf, out.minCosine, error);
+        else if (key == "abs_floor") ok = parseValue(key, val, 0, out.absFloor, error);
+        else if (key == "max_abs") ok = parseValue(key, val, kInf, out.maxAbsErr, error);
+        else if (key == "max_rel") ok = parseValue(key, val, kInf, out.maxRelErr, error);
+        else if (key == "one_thousandth") ok = parseValue(key, val, -1, out.minOneThousandth, error);
+        else if (key == "five_thousandth") ok = parseValue(key, val, -1, out.minFiveThousandth, error);
+        else if (key == "stats_rel") ok = parseValue(key, val, kInf, out.statsRel, error);
         else if (key == "nan_inf") {
-            if (val == "on" || val == "1") t.nanInf = true;
-            else if (val == "off" || val == "0") t.nanInf = false;
+            if (val == "on" || val == "1") out.nanInf = true;
+            else if (val == "off" || val == "0") out.nanInf = false;
             else { error = "threshold nan_inf: expected on or off"; return false; }
         } else {
-            error = "unknown threshold \"" + std::string(key) + "\" (cosine, abs_floor, max_abs, max_rel, one_thousandth, "
-                    "five_thousandth, stats_rel, nan_inf)";
+            error = "unknown threshold \"" + std::string(key) + "\" (rules, ulps, precision, precision_cosine, cosine, abs_floor, "
+                    "max_abs, max_rel, one_thousandth, five_thousandth, stats_rel, nan_inf)";
             return false;
         }
         if (!ok) return false;
     }
+    t = out;
     return true;
 }
 
 std::string thresholdSpec(const CompareThresholds& t) {
     const auto v = [](double x, bool off) { return off ? std::string("off") : fmtNum(x); };
-    return "cosine=" + v(t.minCosine, t.minCosine == -kInf) + ",abs_floor=" + fmtNum(t.absFloor) +
+    return std::string("rules=") + compareRulesName(t.rules) + ",ulps=" + v(t.ulps, t.ulps == kInf) +
+           ",precision=" + (t.precision == DType::Unknown ? std::string("auto") : std::string(dtypeName(t.precision))) +
+           ",precision_cosine=" + v(t.precisionCosine, t.precisionCosine == kInf) +
+           ",cosine=" + v(t.minCosine, t.minCosine == -kInf) + ",abs_floor=" + fmtNum(t.absFloor) +
            ",max_abs=" + v(t.maxAbsErr, t.maxAbsErr == kInf) + ",max_rel=" + v(t.maxRelErr, t.maxRelErr == kInf) +
            ",one_thousandth=" + v(t.minOneThousandth, t.minOneThousandth < 0) +
            ",five_thousandth=" + v(t.minFiveThousandth, t.minFiveThousandth < 0) +
@@ -205,6 +344,12 @@ std::string thresholdSpec(const CompareThresholds& t) {
 
 std::string describeThresholds(const CompareThresholds& t) {
     std::vector<std::string> parts;
+    if (t.ulps < kInf)
+        parts.push_back("beyond " + fmtNum(t.ulps) + " ulps of " +
+                        (t.precision == DType::Unknown ? std::string("the runs' coarsest float dtype")
+                                                       : std::string(dtypeName(t.precision))) +
+                        " at the tensor's largest magnitude (unless 1 - cosine <= " + fmtNum(t.precisionCosine) +
+                        " with the relative L2 error within the bound)");
     if (t.minCosine > -kInf) parts.push_back("cosine < " + fmtNum(t.minCosine) + " (with max_abs > " + fmtNum(t.absFloor) + ")");
     if (t.maxAbsErr < kInf) parts.push_back("max_abs > " + fmtNum(t.maxAbsErr));
     if (t.maxRelErr < kInf) parts.push_back("max_rel > " + fmtNum(t.maxRelErr));
@@ -213,10 +358,10 @@ std::string describeThresholds(const CompareThresholds& t) {
     if (t.statsRel < kInf)
         parts.push_back("stats_rel > " + fmtNum(t.statsRel) + " (max/min/L2 relative to themselves, mean to the value range; "
                         "with abs diff > " + fmtNum(t.absFloor) + ")");
-    if (t.nanInf) parts.push_back("NaN/Inf disagreement");
+    if (t.nanInf) parts.push_back("NaN/Inf/saturation disagreement");
     std::string s;
     for (const std::string& p : parts) s += (s.empty() ? "" : ", ") + p;
-    return s.empty() ? "none (every test off)" : s;
+    return std::string(compareRulesName(t.rules)) + " rules: " + (s.empty() ? "none (every test off)" : s);
 }
 
 bool crossesThreshold(const TensorMetrics& m, const TensorStats& sa, const TensorStats& sb, const CompareThresholds& t,
@@ -248,32 +393,161 @@ bool crossesThreshold(const TensorMetrics& m, const TensorStats& sa, const Tenso
     return false;
 }
 
-std::string ioSlotLabel(const TensorRecord& t) {
-    return std::string(t.io == Io::Input ? "input." : "output.") + std::to_string(t.slot);
+namespace {
+
+// The precision bound on statistics: max, min and mean against the value range, L2 against the
+// larger norm. Unknown when no figure is known on both sides.
+Verdict judgeStatsPrecision(const TensorStats& sa, const TensorStats& sb, DType p, double ulps, std::string& reason) {
+    const double range = valueRange(sa, sb);
+    const double l2 = std::max(std::fabs(sa.l2), std::fabs(sb.l2));
+    const std::tuple<const char*, std::uint32_t, double, double, double> figures[] = {
+        {"max", stat::Max, sa.max, sb.max, range}, {"min", stat::Min, sa.min, sb.min, range},
+        {"mean", stat::Mean, sa.mean, sb.mean, range}, {"l2", stat::L2, sa.l2, sb.l2, l2}};
+    bool any = false;
+    double worst = 0;
+    for (const auto& [name, bit, va, vb, scale] : figures) {
+        if (!sa.has(bit) || !sb.has(bit) || std::isnan(va) || std::isnan(vb)) continue;
+        any = true;
+        const double d = std::fabs(va - vb), ulp = ulpAt(scale, p);
+        if (d == 0) continue;
+        if (ulp == 0 || d > ulps * ulp) {
+            reason = std::string(name) + " " + fmtNum(va) + " vs " + fmtNum(vb) + ": " +
+                     (ulp == 0 ? std::string("differ (") + (p == DType::Unknown ? "non-floating dtype" : "zero scale") + ")"
+                               : fmtG(d / ulp) + " ulps of " + std::string(dtypeName(p)) + " at " + fmtG(scale, 6) +
+                                     " (bound " + fmtNum(ulps) + ")");
+            return Verdict::Diverged;
+        }
+        worst = std::max(worst, d / ulp);
+    }
+    if (!any) return Verdict::Unknown;
+    reason = "statistics within " + fmtG(worst, 3) + " ulps of " + std::string(dtypeName(p)) + " at the value range";
+    return Verdict::Precision;
+}
+
+Verdict judgeDataPrecision(const TensorMetrics& m, const TensorStats& sa, const TensorStats& sb, DType p,
+                           const CompareThresholds& t, std::string& reason) {
+    const double scale = valueRange(sa, sb), ulp = ulpAt(scale, p);
+    if (ulp > 0 && m.maxAbsErr <= t.ulps * ulp) {
+        reason = "within " + fmtG(m.maxAbsErr / ulp, 3) + " ulps of " + std::string(dtypeName(p)) + " at " + fmtG(scale, 6);
+        return Verdict::Precision;
+    }
+    // One element far off can sit in a large tensor whose values agree to the dtype's rounding as a
+    // whole: cosine and relative L2 error within the bound (2^(1-p) is one ulp relative).
+    const double norm = std::max(sa.has(stat::L2) ? sa.l2 : 0.0, sb.has(stat::L2) ? sb.l2 : 0.0);
+    const double relL2 = norm > 0 ? m.eucDist / norm : kInf;
+    const double relUlp = 2 * unitRoundoff(p);
+    if (relUlp > 0 && !std::isnan(m.cosine) && 1 - m.cosine <= t.precisionCosine && relL2 <= t.ulps * relUlp) {
+        reason = "cosine " + fmtNum(m.cosine) + ", relative L2 error " + fmtG(relL2 / relUlp, 3) + " ulps of " +
+                 std::string(dtypeName(p)) + " (max_abs " + fmtNum(m.maxAbsErr) + ")";
+        return Verdict::Precision;
+    }
+    reason = ulp > 0 ? "max_abs " + fmtNum(m.maxAbsErr) + " is " + fmtG(m.maxAbsErr / ulp) + " ulps of " +
+                           std::string(dtypeName(p)) + " at " + fmtG(scale, 6) + " (bound " + fmtNum(t.ulps) + ")"
+                     : "max_abs " + fmtNum(m.maxAbsErr) + ": values differ (" +
+                           (p == DType::Unknown ? "non-floating dtype" : "zero scale") + ")";
+    return Verdict::Diverged;
+}
+
+}  // namespace
+
+Verdict judgeTensor(const TensorMetrics& m, const TensorStats& sa, const TensorStats& sb, DType da, DType db, DType precision,
+                    const CompareThresholds& t, const std::string& note, std::string& reason, std::string_view md5A,
+                    std::string_view md5B) {
+    reason.clear();
+    if (m.shapeMismatch) {
+        reason = note.rfind("shapes differ", 0) == 0 ? note : "element counts differ";
+        return Verdict::Shape;
+    }
+    if (da != DType::Unknown && db != DType::Unknown && isFloating(da) != isFloating(db)) {
+        reason = "dtypes incompatible: " + std::string(dtypeName(da)) + " vs " + std::string(dtypeName(db));
+        return Verdict::Shape;
+    }
+    if (t.nanInf) {
+        const AnomalyStatus xa = anomalyOf(sa, da), xb = anomalyOf(sb, db);
+        if (xa.known && xb.known && xa.any() != xb.any()) {
+            const auto side = [](const AnomalyStatus& x, const TensorStats& s, DType d) {
+                if (x.any()) return anomalyText(x);
+                std::string f = "finite";
+                if (s.has(stat::Max | stat::Min))
+                    f += " (largest magnitude " + fmtG(std::max(std::fabs(s.max), std::fabs(s.min)), 6) + ", " +
+                         std::string(dtypeName(d)) + ")";
+                return f;
+            };
+            reason = "run A " + side(xa, sa, da) + ", run B " + side(xb, sb, db);
+            return Verdict::NonFinite;
+        }
+        if (m.nanInfMismatch) {
+            reason = note.empty() ? std::string("NaN/Inf counts differ") : note;
+            return Verdict::NonFinite;
+        }
+    }
+    // Non-floating pairs must be equal; floating pairs are judged at the comparison's precision.
+    const DType p = isFloating(da) || isFloating(db) ? precision : DType::Unknown;
+    const bool md5Known = !md5A.empty() && !md5B.empty();
+    if (md5Known && md5A == md5B) {
+        reason = "equal checksums";
+        return Verdict::Identical;
+    }
+    if (!md5Known && (m.fromData ? m.maxAbsErr == 0 : statsEqual(sa, sb))) {
+        reason = m.fromData ? "equal values" : "equal statistics";
+        return Verdict::Identical;
+    }
+    const std::string md5Text = md5Known ? "checksums " + std::string(md5A) + " vs " + std::string(md5B) : std::string();
+    if (md5Known && (m.fromData ? m.maxAbsErr == 0 : statsEqual(sa, sb))) {
+        reason = md5Text + ", " + (m.fromData ? "equal values" : "equal statistics");
+        return Verdict::Md5;
+    }
+    if (crossesThreshold(m, sa, sb, t, reason)) return Verdict::Diverged;
+    const bool haveStats = (sa.known & sb.known & (stat::Max | stat::Min | stat::Mean | stat::L2)) != 0;
+    if (!m.fromData && !haveStats) {
+        reason = note.empty() ? std::string("nothing to compare") : note;
+        return Verdict::Unknown;
+    }
+    Verdict v = Verdict::Agree;
+    if (t.ulps >= kInf) reason = note.empty() ? std::string("within the thresholds") : note;
+    else v = m.fromData ? judgeDataPrecision(m, sa, sb, p, t, reason) : judgeStatsPrecision(sa, sb, p, t.ulps, reason);
+    if (md5Known && v != Verdict::Diverged) {   // the statistics do not tell the difference apart
+        reason = md5Text + " (" + reason + ")";
+        return Verdict::Md5;
+    }
+    return v;
 }
 
 void applyThresholds(const DumpIndex& a, const DumpIndex& b, const CompareThresholds& t, RunComparison& c) {
     c.thresholds = t;
+    c.precision = t.precision != DType::Unknown ? t.precision : runPrecision(a, b, c.alignment);
     c.diverged = 0;
-    c.firstDivergence = -1;
+    c.counts.fill(0);
+    c.firstDivergence = c.firstDifference = c.firstNonFinite = -1;
     c.orderEvidence.clear();
     for (std::size_t r = 0; r < c.rows.size(); ++r) {
         TensorComparison& row = c.rows[r];
         const TensorPair& p = c.alignment.tensors[r];
-        std::string why;
-        row.diverged = crossesThreshold(row.metrics, a.stats(a.tensors[p.a]), b.stats(b.tensors[p.b]), t, why);
-        row.reason = row.diverged ? std::move(why) : row.note;
+        const TensorRecord &ta = a.tensors[p.a], &tb = b.tensors[p.b];
+        const std::string_view ma = c.md5A.empty() ? std::string_view() : std::string_view(c.md5A[p.a]);
+        const std::string_view mb = c.md5B.empty() ? std::string_view() : std::string_view(c.md5B[p.b]);
+        row.verdict = judgeTensor(row.metrics, a.stats(ta), b.stats(tb), dtypeOf(ta), dtypeOf(tb), c.precision, t, row.note,
+                                  row.reason, ma, mb);
+        row.diverged = isDivergence(row.verdict);
         c.diverged += row.diverged;
+        ++c.counts[std::size_t(row.verdict)];
     }
-    findFirstDivergence(a, c);
+    FirstFinder first(a, c);
+    c.firstDivergence = first.find([](const TensorComparison& r) { return r.diverged; }, &c.orderEvidence);
+    c.firstDifference = first.find(
+        [](const TensorComparison& r) { return r.verdict != Verdict::Identical && r.verdict != Verdict::Unknown; }, nullptr);
+    c.firstNonFinite = first.find([](const TensorComparison& r) { return r.verdict == Verdict::NonFinite; }, nullptr);
+    c.story = storyOf(a, b, c);
 }
 
 RunComparison compareRuns(const DumpIndex& a, const DumpIndex& b, const CompareOptions& options) {
     const auto t0 = std::chrono::steady_clock::now();
     RunComparison res;
     res.thresholds = options.thresholds;
-    res.alignment = alignRuns(a, b, options.pins);
+    res.alignment = alignRuns(a, b, options.pins, options.iterations);
     res.rows.resize(res.alignment.tensors.size());
+    res.md5A = loadTensorChecksums(a, res.warnings);
+    res.md5B = loadTensorChecksums(b, res.warnings);
     Worker w{a, b, options};
     std::unique_ptr<tbb::global_control> limit;
     if (options.threads)
@@ -290,7 +564,7 @@ RunComparison compareRuns(const DumpIndex& a, const DumpIndex& b, const CompareO
     res.bytesCompared = w.bytes;
     for (const TensorComparison& row : res.rows) (row.metrics.fromData ? res.fromData : res.fromStats) += 1;
     if (!res.cancelled) applyThresholds(a, b, options.thresholds, res);
-    res.warnings = res.alignment.warnings;
+    res.warnings.insert(res.warnings.begin(), res.alignment.warnings.begin(), res.alignment.warnings.end());
     if (!res.alignment.onlyOpsA.empty() || !res.alignment.onlyOpsB.empty())
         res.warnings.push_back(std::to_string(res.alignment.onlyOpsA.size()) + " op(s) only in run A, " +
                                std::to_string(res.alignment.onlyOpsB.size()) + " only in run B");

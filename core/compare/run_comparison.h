@@ -1,9 +1,11 @@
 #pragma once
 // Compares two runs: aligns their ops, computes metrics for every matched tensor (from tensor
-// data when both sides have it, else from statistics) and finds the first divergence: the
-// earliest matched tensor, in run A's execution order, whose metrics cross a threshold.
+// data when both sides have it, else from statistics), gives each pair a class (identical,
+// within the precision of the runs' dtypes, diverged, nonfinite, shape, md5) and finds the first
+// divergence: the earliest matched tensor, in run A's execution order, of a divergence class.
 // Across ranks "earliest" follows Send/Receive causality (then corrected clocks), like the
 // overflow analysis, because rank clocks are not synchronised.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -14,57 +16,89 @@
 
 #include "core/compare/run_aligner.h"
 #include "core/compare/tensor_metrics.h"
+#include "core/compare/tensor_verdict.h"
 #include "core/index/dump_index.h"
 
 namespace dl {
 
-// A tensor diverges when any enabled test fails. Defaults follow msprobe's "Accuracy Reached or
-// Not" (No when Cosine < 0.99 with MaxAbsErr > 0.001, or MaxAbsErr > 1); tests set to a
-// negative value (minimums) or +inf (maximums) are off.
+enum class CompareRules : std::uint8_t {
+    Precision,   // default: relative to the values' scale and the dtypes compared
+    Msprobe,     // msprobe's absolute "Accuracy Reached or Not" tests
+};
+const char* compareRulesName(CompareRules r);
+
+// How a matched tensor pair is judged (tensor_verdict.h for the classes).
+// Precision rules (default): a pair that is not identical is `precision` when its max abs err
+// is within `ulps` ulps of the precision dtype at the pair's largest finite magnitude (or its
+// cosine is within `precisionCosine` of 1 with a relative L2 error within the same bound), else
+// `diverged`. The precision dtype is the coarsest floating dtype of the matched tensors of both
+// runs (bf16 when either run computes in bf16: its rounding reaches every later op) unless set.
+// Statistics-only pairs: max, min and mean within `ulps` ulps at the value range, L2 within
+// `ulps` ulps at the larger norm.
+// Msprobe rules: msprobe's tests (CompareConst in msprobe's compare: "No" when Cosine < 0.99
+// with MaxAbsErr > 0.001, or MaxAbsErr > 1), no precision bound; passing pairs are `agree`.
+// Under either rules the absolute tests below apply when enabled (a negative value for minimums,
+// +inf for maximums is off); NaN/Inf/saturation in one run only is `nonfinite` unless nanInf is off.
 struct CompareThresholds {
-    double minCosine = 0.99;          // data: cosine below this ...
+    CompareRules rules = CompareRules::Precision;
+    double ulps = 2;                  // precision bound; +inf: off
+    double precisionCosine = 1e-4;    // 1 - cosine allowed with the relative L2 bound
+    DType precision = DType::Unknown; // Unknown: derived from the runs' dtypes
+    double minCosine = -std::numeric_limits<double>::infinity();   // data: cosine below this ...
     double absFloor = 0.001;          // ... while max abs err (or a statistic's abs diff) exceeds this
-    double maxAbsErr = 1.0;           // data: max abs err above this
-    double maxRelErr = std::numeric_limits<double>::infinity();   // data: max relative err above this
+    double maxAbsErr = std::numeric_limits<double>::infinity();    // data: max abs err above this
+    double maxRelErr = std::numeric_limits<double>::infinity();    // data: max relative err above this
     double minOneThousandth = -1;     // data: one-thousandth err ratio below this
     double minFiveThousandth = -1;    // data: five-thousandths err ratio below this
     // Statistics: |a-b| / max(|a|,|b|) of max, min or L2 above this (a mean against the value
-    // range). 0.001: fp16 rounding is 0.05 %, a bf16 op in the path moves figures by 0.1-0.4 %.
-    double statsRel = 0.001;
-    bool nanInf = true;               // NaN/Inf positions (data) or counts (statistics) disagree
+    // range). msprobe rules: 0.001 (fp16 rounding is 0.05 %, a bf16 op moves figures 0.1-0.4 %).
+    double statsRel = std::numeric_limits<double>::infinity();
+    bool nanInf = true;               // NaN/Inf/saturation disagreement is a divergence
+
+    static CompareThresholds defaults(CompareRules r);
 };
 
-// "cosine=0.95,max_abs=off,stats_rel=0.05,nan_inf=off" (keys: cosine, abs_floor, max_abs,
-// max_rel, one_thousandth, five_thousandth, stats_rel, nan_inf). False with a reason.
+// "rules=msprobe,cosine=0.95,max_abs=off,stats_rel=0.05,nan_inf=off" (keys: rules, ulps,
+// precision (auto, float16, bfloat16, float32, float64), precision_cosine, cosine, abs_floor,
+// max_abs, max_rel, one_thousandth, five_thousandth, stats_rel, nan_inf). A rules= key resets
+// every other key to that rules' defaults first, wherever it stands. False with a reason.
 bool parseThresholds(std::string_view spec, CompareThresholds& t, std::string& error);
 // The thresholds in the form parseThresholds reads back (every key, "off" where a test is off).
 std::string thresholdSpec(const CompareThresholds& t);
-// The thresholds as text, e.g. "cosine < 0.99 (with max_abs > 0.001), max_abs > 1, ...".
+// The thresholds as text, e.g. "beyond 2 ulps of the precision dtype, NaN/Inf disagreement".
 std::string describeThresholds(const CompareThresholds& t);
 
 struct CompareOptions {
     CompareThresholds thresholds;
     bool useData = true;              // false: statistics only, even where tensor files exist
     std::vector<OpNamePin> pins;      // from a mapping file
+    IterationChoice iterations;       // which iterations to pair (run_aligner.h)
     unsigned threads = 0;             // 0: all cores
     std::stop_token stop;
 };
 
 struct TensorComparison {
     TensorMetrics metrics;
-    bool diverged = false;
+    Verdict verdict = Verdict::Unknown;
+    bool diverged = false;            // isDivergence(verdict)
     std::string note;                 // why data was not compared (or NaN/Inf positions differ)
-    std::string reason;               // the threshold crossed when diverged, else the note
+    std::string reason;               // what the verdict rests on (the test crossed, the ulps ...)
 };
 
 struct RunComparison {
     RunAlignment alignment;
     std::vector<TensorComparison> rows;   // one per alignment.tensors entry
+    std::vector<std::string> md5A, md5B;  // per tensor of each run (tensor_checksums.h), empty when none
     CompareThresholds thresholds;
+    DType precision = DType::Unknown;     // the precision dtype the verdicts used
     std::size_t diverged = 0, fromData = 0, fromStats = 0;
+    std::array<std::size_t, kVerdictCount> counts{};   // rows per Verdict
     std::uint64_t bytesCompared = 0;      // tensor payload bytes read, both runs
-    std::int64_t firstDivergence = -1;    // row index, -1 when none
+    std::int64_t firstDivergence = -1;    // row index of the first divergence class, -1 when none
+    std::int64_t firstDifference = -1;    // first row that is not identical (nor unknown)
+    std::int64_t firstNonFinite = -1;     // first nonfinite row
     std::string orderEvidence;            // how the first divergence was ordered across ranks
+    std::string story;                    // one line: how far the runs agree and what happens then
     std::vector<std::string> warnings;
     bool cancelled = false;
     double seconds = 0;
@@ -76,12 +110,19 @@ RunComparison compareRuns(const DumpIndex& a, const DumpIndex& b, const CompareO
 // flags, counts, reasons and the first divergence (the GUI's adjustable threshold).
 void applyThresholds(const DumpIndex& a, const DumpIndex& b, const CompareThresholds& t, RunComparison& c);
 
-// Applies the thresholds to one tensor's metrics (data metrics when computed, else the two
-// runs' statistics); `reason` names the first test that failed.
+// Applies the absolute tests of `t` (cosine, max_abs, ..., stats_rel, nan_inf) to one tensor's
+// metrics (data metrics when computed, else the two runs' statistics); `reason` names the first
+// test that failed. The precision bound is not part of it (judgeTensor).
 bool crossesThreshold(const TensorMetrics& m, const TensorStats& a, const TensorStats& b, const CompareThresholds& t,
                       std::string& reason);
 
-// "input.0" / "output.1"
-std::string ioSlotLabel(const TensorRecord& t);
+// The class of one pair. `precision`: the comparison's precision dtype (from the runs or t).
+// `note`: what the comparison step said (shapes, unreadable data), used in the reason. Checksums
+// (msprobe's md5, "" when unknown): equal ones mean identical bytes; different ones are a
+// divergence like msprobe's md5 mode ("diff"), class md5 unless the statistics diverge too.
+Verdict judgeTensor(const TensorMetrics& m, const TensorStats& a, const TensorStats& b, DType dtypeA, DType dtypeB,
+                    DType precision, const CompareThresholds& t, const std::string& note, std::string& reason,
+                    std::string_view md5A = {}, std::string_view md5B = {});
+
 
 }  // namespace dl

@@ -1,4 +1,5 @@
 #include "core/compare/tensor_metrics.h"
+#include "core/compare/tensor_verdict.h"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_reduce.h>
@@ -155,6 +156,10 @@ void computeStatsMetrics(const TensorStats& a, const TensorStats& b, TensorMetri
     const std::uint32_t inf = stat::PosInfCount | stat::NegInfCount;
     if (a.has(inf) && b.has(inf) && (a.posInfCount != b.posInfCount || a.negInfCount != b.negInfCount))
         out.nanInfMismatch = true;
+    // One side may only say "NaN/Inf present" (msprobe's inf/NaN Max or Min becomes a count of 1)
+    // while the other has finite Max and Min and no counts: presence is what can be compared.
+    const AnomalyStatus xa = anomalyOf(a, DType::Unknown), xb = anomalyOf(b, DType::Unknown);
+    if (xa.known && xb.known && (xa.nan != xb.nan || xa.inf != xb.inf)) out.nanInfMismatch = true;
     if (a.has(stat::Count) && b.has(stat::Count) && a.count != b.count) out.shapeMismatch = true;
 }
 

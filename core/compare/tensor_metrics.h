@@ -13,7 +13,8 @@
 // 0 on both sides before computing; when they disagree every metric is N/A and the tensor is
 // flagged. msprobe rounds Cosine for display (6 decimals, > 0.9999 shown as 1); the raw value
 // is kept here. Statistics mode (no tensor data): relative differences |a - b| / |b| of max,
-// min, mean and L2 norm (N/A when b is 0), NaN/Inf count disagreement flagged.
+// min, mean and L2 norm (N/A when b is 0), NaN/Inf count disagreement flagged, and so is NaN/Inf
+// present in one run (counts, or msprobe's inf/NaN Max/Min) while the other's Max/Min are finite.
 #include <cstddef>
 #include <cstdint>
 #include <limits>

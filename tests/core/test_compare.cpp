@@ -6,9 +6,12 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 #include "core/compare/compare_json.h"
 #include "core/compare/compare_overlay.h"
@@ -142,17 +145,18 @@ TEST(TensorMetrics, StatisticsDifferences) {
     EXPECT_TRUE(std::isnan(m.meanRelDiff));   // bench mean is 0: N/A like msprobe
     EXPECT_FALSE(m.nanInfMismatch);
     std::string reason;
-    EXPECT_TRUE(crossesThreshold(m, a, b, CompareThresholds{}, reason));
+    const CompareThresholds ms = CompareThresholds::defaults(CompareRules::Msprobe);
+    EXPECT_TRUE(crossesThreshold(m, a, b, ms, reason));
     EXPECT_NE(reason.find("max"), std::string::npos);
 
     TensorMetrics n;
     computeStatsMetrics(dltest::dataStats(1.0, 0, 2), dltest::dataStats(1.0), n);
     EXPECT_TRUE(n.nanInfMismatch);
-    EXPECT_TRUE(crossesThreshold(n, a, a, CompareThresholds{}, reason));
+    EXPECT_TRUE(crossesThreshold(n, a, a, ms, reason));
     EXPECT_EQ(reason, "NaN/Inf disagreement");
     TensorMetrics same;
     computeStatsMetrics(a, a, same);
-    EXPECT_FALSE(crossesThreshold(same, a, a, CompareThresholds{}, reason));
+    EXPECT_FALSE(crossesThreshold(same, a, a, ms, reason));
 }
 
 TEST(CompareThresholds, ParseAndDescribe) {
@@ -172,7 +176,8 @@ TEST(CompareThresholds, ParseAndDescribe) {
 }
 
 TEST(CompareThresholds, SpecRoundTrips) {
-    for (const char* spec : {"", "cosine=0.95,max_abs=off,max_rel=0.01,nan_inf=off", "one_thousandth=0.9,stats_rel=off"}) {
+    for (const char* spec : {"", "cosine=0.95,max_abs=off,max_rel=0.01,nan_inf=off", "one_thousandth=0.9,stats_rel=off",
+                             "rules=msprobe", "ulps=8,precision=bfloat16", "precision=fp16,rules=precision"}) {
         CompareThresholds t, back;
         std::string error;
         ASSERT_TRUE(parseThresholds(spec, t, error)) << error;
@@ -180,8 +185,22 @@ TEST(CompareThresholds, SpecRoundTrips) {
         EXPECT_EQ(thresholdSpec(back), thresholdSpec(t));
         EXPECT_EQ(describeThresholds(back), describeThresholds(t));
     }
-    EXPECT_EQ(thresholdSpec({}), "cosine=0.99,abs_floor=0.001,max_abs=1,max_rel=off,one_thousandth=off,"
-                                 "five_thousandth=off,stats_rel=0.001,nan_inf=on");
+    EXPECT_EQ(thresholdSpec({}), "rules=precision,ulps=2,precision=auto,precision_cosine=0.0001,cosine=off,abs_floor=0.001,"
+                                 "max_abs=off,max_rel=off,one_thousandth=off,five_thousandth=off,stats_rel=off,nan_inf=on");
+    // msprobe's rules keep its absolute tests (and the old spelling of them).
+    EXPECT_EQ(thresholdSpec(CompareThresholds::defaults(CompareRules::Msprobe)),
+              "rules=msprobe,ulps=off,precision=auto,precision_cosine=0.0001,cosine=0.99,abs_floor=0.001,max_abs=1,"
+              "max_rel=off,one_thousandth=off,five_thousandth=off,stats_rel=0.001,nan_inf=on");
+    // rules= resets the other keys wherever it stands; the keys around it still apply.
+    CompareThresholds t;
+    std::string error;
+    ASSERT_TRUE(parseThresholds("max_abs=5,rules=msprobe", t, error)) << error;
+    EXPECT_EQ(t.rules, CompareRules::Msprobe);
+    EXPECT_DOUBLE_EQ(t.maxAbsErr, 5);
+    EXPECT_DOUBLE_EQ(t.minCosine, 0.99);
+    EXPECT_TRUE(std::isinf(t.ulps));
+    EXPECT_FALSE(parseThresholds("rules=strict", t, error));
+    EXPECT_FALSE(parseThresholds("precision=int8", t, error));
 }
 
 TEST(RunAligner, StripOpNumbers) {
@@ -268,7 +287,7 @@ TEST(RunComparison, StatisticsOnlyFindsEarliestByExecutionOrder) {
     EXPECT_FALSE(c.rows[0].diverged);
     CompareOptions loose;
     std::string error;
-    ASSERT_TRUE(parseThresholds("stats_rel=0.5", loose.thresholds, error));
+    ASSERT_TRUE(parseThresholds("rules=msprobe,stats_rel=0.5", loose.thresholds, error));
     const RunComparison l = compareRuns(a.idx, b.idx, loose);
     EXPECT_EQ(l.firstDivergence, 2);   // 2.5 vs 2 is within 50 %
 }
@@ -280,13 +299,14 @@ TEST(RunComparison, ApplyThresholdsRejudgesWithoutRecomputing) {
     ASSERT_EQ(c.firstDivergence, 1);
     CompareThresholds loose;
     std::string error;
-    ASSERT_TRUE(parseThresholds("stats_rel=0.5", loose, error));
+    ASSERT_TRUE(parseThresholds("rules=msprobe,stats_rel=0.5", loose, error));
     applyThresholds(a.idx, b.idx, loose, c);
     EXPECT_EQ(c.firstDivergence, 2);
     EXPECT_EQ(c.diverged, 1u);
-    EXPECT_TRUE(c.rows[1].reason.empty());
-    EXPECT_FALSE(c.rows[2].reason.empty());
-    ASSERT_TRUE(parseThresholds("stats_rel=100", loose, error));
+    EXPECT_EQ(c.rows[1].verdict, Verdict::Agree);
+    EXPECT_EQ(c.rows[2].verdict, Verdict::Diverged);
+    EXPECT_NE(c.rows[2].reason.find("relative difference"), std::string::npos);
+    ASSERT_TRUE(parseThresholds("rules=msprobe,stats_rel=100", loose, error));
     applyThresholds(a.idx, b.idx, loose, c);
     EXPECT_EQ(c.firstDivergence, -1);
     EXPECT_EQ(c.diverged, 0u);
@@ -450,7 +470,15 @@ TEST_F(CompareDemo, JsonAndCsv) {
     EXPECT_EQ(j["schema"], "dumplens.compare/1");
     ASSERT_TRUE(j["first_divergence"].is_object());
     const auto& fd = j["first_divergence"];
-    EXPECT_EQ(fd.size(), 5u);
+    EXPECT_EQ(fd.size(), 6u);
+    EXPECT_EQ(fd["class"], "nonfinite");
+    EXPECT_EQ(j["first_difference"]["class"], "precision");
+    EXPECT_EQ(j["first_nonfinite_mismatch"], fd);
+    std::size_t total = 0;
+    for (const auto& [k, v] : j["counts"].items()) total += v.get<std::size_t>();
+    EXPECT_EQ(total, c.rows.size());
+    EXPECT_EQ(j["precision"], "bfloat16");
+    EXPECT_EQ(j["thresholds"]["rules"], "precision");
     EXPECT_EQ(fd["rank"], 3);
     EXPECT_TRUE(fd["iteration"].is_number_integer());
     EXPECT_TRUE(fd["op_type"] == "SqrtGrad" || fd["op_type"] == "Cast");
@@ -464,4 +492,427 @@ TEST_F(CompareDemo, JsonAndCsv) {
     EXPECT_EQ(csv.rfind("Rank,Iteration,Op Type", 0), 0u);
     const auto same = nlohmann::json::parse(compareJson(compareRuns(s_fp16, s_fp16, {}), s_fp16, s_fp16));
     EXPECT_TRUE(same["first_divergence"].is_null());
+}
+
+namespace {
+
+// Round-to-nearest-even to bfloat16, written out on the float's bits.
+float toBf16(float x) {
+    std::uint32_t u;
+    std::memcpy(&u, &x, 4);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    u &= 0xffff0000u;
+    float y;
+    std::memcpy(&y, &u, 4);
+    return y;
+}
+
+// Spacing of a p-bit significand at magnitude m (m a normal number), by walking the binades.
+double spacing(double m, int p) {
+    int e = 0;
+    while (std::ldexp(1.0, e + 1) <= m) ++e;
+    while (std::ldexp(1.0, e) > m) --e;
+    return std::ldexp(1.0, e - p + 1);
+}
+
+// Statistics of a float vector with a plain float64 loop.
+TensorStats statsOf(const std::vector<float>& v) {
+    TensorStats s;
+    s.max = -INFINITY, s.min = INFINITY;
+    double sum = 0, sq = 0;
+    for (float x : v) s.max = std::max(s.max, double(x)), s.min = std::min(s.min, double(x)), sum += x, sq += double(x) * x;
+    s.mean = sum / double(v.size());
+    s.l2 = std::sqrt(sq);
+    s.maxAbs = std::max(std::fabs(s.max), std::fabs(s.min));
+    s.count = v.size();
+    s.known = stat::Max | stat::Min | stat::Mean | stat::L2 | stat::MaxAbs | stat::Count | stat::NanCount |
+              stat::PosInfCount | stat::NegInfCount;
+    return s;
+}
+
+Verdict judge(const std::vector<float>& a, const std::vector<float>& b, DType da, DType db, const CompareThresholds& t,
+              std::string& reason) {
+    const TensorMetrics m = data(a, b);
+    return judgeTensor(m, statsOf(a), statsOf(b), da, db, coarserFloat(da, db), t, "", reason);
+}
+
+}  // namespace
+
+TEST(TensorVerdict, UlpAtIsTheBinadeSpacing) {
+    EXPECT_EQ(ulpAt(19968, DType::BFloat16), 128.0);   // 2^14 <= 19968 < 2^15: 2^(14 - 7)
+    for (double m : {1.0, 1.5, 3.0, 19952.0, 65504.0, 0.0123, 1e-3})
+        for (auto [d, p] : {std::pair{DType::Float16, 11}, std::pair{DType::BFloat16, 8}, std::pair{DType::Float32, 24}})
+            EXPECT_EQ(ulpAt(m, d), spacing(m, p)) << m << " " << p;
+    EXPECT_EQ(ulpAt(1e-6, DType::Float16), std::ldexp(1.0, -24));   // below fp16's smallest normal
+    EXPECT_EQ(ulpAt(5, DType::Int32), 0.0);
+    EXPECT_EQ(coarserFloat(DType::Float16, DType::BFloat16), DType::BFloat16);
+    EXPECT_EQ(coarserFloat(DType::Int32, DType::Float32), DType::Float32);
+    EXPECT_EQ(unitRoundoff(DType::BFloat16), std::ldexp(1.0, -8));
+}
+
+TEST(TensorVerdict, Bf16RoundingIsPrecisionAndBeyondItDiverges) {
+    std::mt19937 rng(11);
+    std::normal_distribution<float> nd(0, 300);
+    std::vector<float> a(1003), b(1003);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = nd(rng), b[i] = toBf16(a[i]);
+    double maxAbs = 0, scale = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        maxAbs = std::max(maxAbs, std::fabs(double(a[i]) - b[i])), scale = std::max({scale, std::fabs(double(a[i])), std::fabs(double(b[i]))});
+    const double ulp = spacing(scale, 8);
+    ASSERT_LE(maxAbs, 0.5 * ulp);   // round-to-nearest: half an ulp at most
+    std::string reason;
+    EXPECT_EQ(judge(a, b, DType::Float16, DType::BFloat16, CompareThresholds{}, reason), Verdict::Precision);
+    EXPECT_NE(reason.find("ulps of bfloat16"), std::string::npos) << reason;
+    // The largest element 10 bf16 ulps off: beyond the 2-ulp bound, and the L2 test does not save it
+    // when switched off.
+    std::size_t big = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (std::fabs(b[i]) > std::fabs(b[big])) big = i;
+    std::vector<float> c = b;
+    c[big] = float(b[big] + std::copysign(10 * spacing(std::fabs(b[big]), 8), b[big]));
+    CompareThresholds strict;
+    strict.precisionCosine = 0;
+    EXPECT_EQ(judge(b, c, DType::BFloat16, DType::BFloat16, strict, reason), Verdict::Diverged);
+    const double expectUlps = 10 * spacing(std::fabs(b[big]), 8) / spacing(std::fabs(c[big]), 8);
+    EXPECT_NE(reason.find(" is " + std::to_string(int(expectUlps)) + " ulps of bfloat16"), std::string::npos) << reason;
+    // The demo's figures: 19952 in fp16 against 19968 in bf16 is an eighth of a bf16 ulp.
+    EXPECT_EQ(toBf16(19952.f), 19968.f);
+    EXPECT_EQ(judge({19952, -1041, 7}, {19968, -1040, 7}, DType::Float16, DType::BFloat16, {}, reason), Verdict::Precision);
+    EXPECT_NE(reason.find("within 0.125 ulps"), std::string::npos) << reason;
+    // The same gap judged at fp16 precision is 3 fp16 ulps at 30000 (48 / 16): diverged.
+    EXPECT_EQ(toBf16(30000.f), 29952.f);
+    EXPECT_EQ(judge({30000, 1, 2}, {29952, 1, 2}, DType::Float16, DType::Float16, strict, reason), Verdict::Diverged);
+    EXPECT_NE(reason.find("is 3 ulps of float16"), std::string::npos) << reason;
+    // Equal values are identical; integer tensors must be equal.
+    EXPECT_EQ(judge(a, a, DType::Float16, DType::Float16, {}, reason), Verdict::Identical);
+    EXPECT_EQ(judge({1, 2, 3}, {1, 2, 4}, DType::Int32, DType::Int32, {}, reason), Verdict::Diverged);
+}
+
+TEST(TensorVerdict, OverflowInOneRunOnlyIsNonFinite) {
+    std::string reason;
+    // Saturation mode: the fp16 run holds 65504 where the bf16 fix reaches 86528.
+    EXPECT_EQ(toBf16(86528.f), 86528.f);
+    EXPECT_EQ(judge({65504, -2430, 1}, {86528, -2432, 1}, DType::Float16, DType::BFloat16, {}, reason), Verdict::NonFinite);
+    EXPECT_NE(reason.find("run A saturates at the fp16 limit 65504"), std::string::npos) << reason;
+    // Both fp16 runs saturate: no change of status, the values are judged.
+    EXPECT_NE(judge({65504, 1}, {65504, 1.0009765625f}, DType::Float16, DType::Float16, {}, reason), Verdict::NonFinite);
+    // INF/NAN mode: inf against finite; off when the NaN/Inf test is.
+    const std::vector<float> withInf{INFINITY, 3, 1}, finite{86528, 3, 1};
+    TensorStats sa = statsOf({3, 1}), sb = statsOf(finite);
+    sa.posInfCount = 1;
+    const TensorMetrics m = data(withInf, finite);
+    EXPECT_EQ(judgeTensor(m, sa, sb, DType::Float16, DType::BFloat16, DType::BFloat16, {}, "", reason), Verdict::NonFinite);
+    EXPECT_NE(reason.find("run A inf, run B finite"), std::string::npos) << reason;
+    CompareThresholds off;
+    off.nanInf = false;
+    EXPECT_NE(judgeTensor(m, sa, sb, DType::Float16, DType::BFloat16, DType::BFloat16, off, "", reason), Verdict::NonFinite);
+}
+
+TEST_F(CompareDemo, FixIsWithinBf16RoundingUntilTheOverflow) {
+    const int overflowIteration = demo::DemoOptions{}.overflowIteration;
+    const RunComparison c = compareRuns(s_fp16, s_bf16, {});
+    EXPECT_EQ(c.precision, DType::BFloat16);
+    auto iterOf = [&](std::int64_t row) { return s_fp16.ops[s_fp16.tensors[c.alignment.tensors[std::size_t(row)].a].op].iteration; };
+    ASSERT_GE(c.firstDifference, 0);
+    EXPECT_EQ(iterOf(c.firstDifference), 0u);
+    EXPECT_EQ(c.rows[std::size_t(c.firstDifference)].verdict, Verdict::Precision);
+    expectNormHeadDivergence(c);
+    EXPECT_EQ(iterOf(c.firstDivergence), std::uint32_t(overflowIteration));
+    EXPECT_EQ(c.rows[std::size_t(c.firstDivergence)].verdict, Verdict::NonFinite);
+    EXPECT_EQ(c.firstNonFinite, c.firstDivergence);
+    // Before the overflow iteration every changed tensor moved by less than 2 bf16 ulps at its
+    // largest magnitude (checked here from the metrics and statistics, not from the verdicts).
+    std::size_t changed = 0;
+    for (std::size_t r = 0; r < c.rows.size(); ++r) {
+        if (iterOf(std::int64_t(r)) >= std::uint32_t(overflowIteration)) continue;
+        const TensorComparison& row = c.rows[r];
+        EXPECT_FALSE(row.diverged) << row.reason;
+        if (!row.metrics.fromData || row.metrics.maxAbsErr == 0) continue;
+        const TensorPair& p = c.alignment.tensors[r];
+        const TensorStats sa = s_fp16.stats(s_fp16.tensors[p.a]), sb = s_bf16.stats(s_bf16.tensors[p.b]);
+        const double scale = std::max({std::fabs(sa.max), std::fabs(sa.min), std::fabs(sb.max), std::fabs(sb.min)});
+        EXPECT_LE(row.metrics.maxAbsErr, 2 * spacing(scale, 8)) << row.reason;
+        EXPECT_EQ(row.verdict, Verdict::Precision);
+        ++changed;
+    }
+    EXPECT_GT(changed, 0u);
+    EXPECT_NE(c.story.find("agree to bfloat16 precision until iteration " + std::to_string(overflowIteration)), std::string::npos)
+        << c.story;
+    EXPECT_NE(c.story.find("run A overflows at SqrtGrad"), std::string::npos) << c.story;
+    EXPECT_NE(compareText(c, s_fp16, s_bf16).find(c.story), std::string::npos);
+    // msprobe's absolute rules still read the bf16 rounding at iteration 0 as a divergence.
+    CompareOptions ms;
+    ms.thresholds = CompareThresholds::defaults(CompareRules::Msprobe);
+    const RunComparison m = compareRuns(s_fp16, s_bf16, ms);
+    ASSERT_GE(m.firstDivergence, 0);
+    EXPECT_EQ(s_fp16.ops[s_fp16.tensors[m.alignment.tensors[std::size_t(m.firstDivergence)].a].op].iteration, 0u);
+    EXPECT_NE(m.rows[std::size_t(m.firstDivergence)].reason.find("max_abs"), std::string::npos);
+}
+
+namespace {
+
+// A hand-written msprobe statistics capture: {root}/step{N}/rank0/dump.json with Python's bare
+// NaN/Infinity tokens, one tensor per input and output.
+struct MsTensor {
+    std::string dtype = "torch.float16";
+    std::vector<int> shape{8, 48, 48};
+    double max = 1, min = -1, mean = 0, norm = 10;
+    std::string md5;   // "" when the capture has no md5
+};
+struct MsEntry {
+    std::string name;
+    std::vector<MsTensor> in, out;
+};
+
+std::string jsonNumber(double v) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+    std::ostringstream s;
+    s.precision(17);
+    s << v;
+    return s.str();
+}
+
+std::string tensorJson(const MsTensor& t) {
+    std::string s = "{\"type\": \"torch.Tensor\", \"dtype\": \"" + t.dtype + "\", \"shape\": [";
+    for (std::size_t i = 0; i < t.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(t.shape[i]);
+    s += "], \"Max\": " + jsonNumber(t.max) + ", \"Min\": " + jsonNumber(t.min) + ", \"Mean\": " + jsonNumber(t.mean) +
+         ", \"Norm\": " + jsonNumber(t.norm) + ", \"requires_grad\": false";
+    if (!t.md5.empty()) s += ", \"md5\": \"" + t.md5 + "\"";
+    return s + "}";
+}
+
+void writeMsprobeStep(const std::string& root, int step, const std::vector<MsEntry>& entries) {
+    const std::string dir = root + "/step" + std::to_string(step) + "/rank0";
+    std::filesystem::create_directories(dir);
+    std::string s = std::string("{\"task\": \"statistics\", \"level\": \"L1\", \"framework\": \"pytorch\", \"dump_data_dir\": null, "
+                                "\"data\": {");
+    for (std::size_t e = 0; e < entries.size(); ++e) {
+        const bool bwd = entries[e].name.find(".backward") != std::string::npos;
+        s += (e ? ", " : "") + std::string("\"") + entries[e].name + "\": {\"" + (bwd ? "input" : "input_args") + "\": [";
+        for (std::size_t i = 0; i < entries[e].in.size(); ++i) s += (i ? ", " : "") + tensorJson(entries[e].in[i]);
+        s += std::string("], ") + (bwd ? "" : "\"input_kwargs\": {}, ") + "\"output\": [";
+        for (std::size_t i = 0; i < entries[e].out.size(); ++i) s += (i ? ", " : "") + tensorJson(entries[e].out[i]);
+        s += "]}";
+    }
+    s += "}}";
+    std::ofstream(dir + "/dump.json") << s;
+}
+
+RunComparison compareDirs(const std::string& a, const std::string& b, DumpIndex& ia, DumpIndex& ib, CompareOptions o = {}) {
+    IndexOptions io;
+    io.useCache = false;
+    IndexReport report;
+    std::string error;
+    EXPECT_TRUE(indexDump(a, io, ia, report, error)) << error;
+    EXPECT_TRUE(indexDump(b, io, ib, report, error)) << error;
+    return compareRuns(ia, ib, o);
+}
+
+// n entries, forward then backward, with figures that grow along the run.
+std::vector<MsEntry> msprobeRun(int n) {
+    std::vector<MsEntry> out;
+    for (int k = 0; k < n; ++k) {
+        MsEntry e;
+        e.name = "Functional.linear." + std::to_string(k) + (k < n / 2 ? ".forward" : ".backward");
+        for (int i = 0; i < 2; ++i) {
+            MsTensor t;
+            t.max = 1.5 + k + i, t.min = -0.5 - k, t.mean = 0.25 * k, t.norm = 10.0 + k;
+            (i ? e.out : e.in).push_back(t);
+        }
+        out.push_back(e);
+    }
+    return out;
+}
+
+std::string tempRoot(const std::string& name) {
+    const std::string d = ::testing::TempDir() + "/dl_cmp_" + name + "_" + std::to_string(::getpid());
+    std::filesystem::remove_all(d);
+    return d;
+}
+
+}  // namespace
+
+TEST(CompareMsprobeStatistics, InfNanMaxMinFromOneBackwardOpOnIsNonFinite) {
+    const std::string root = tempRoot("infnan");
+    std::vector<MsEntry> a = msprobeRun(10), b = a;
+    // From the first backward entry (k = 5) on, run A's outputs and later inputs hold inf / NaN.
+    const int from = 5;
+    std::size_t expectNonFinite = 0;
+    for (int k = from; k < 10; ++k) {
+        a[k].out[0].max = INFINITY;
+        ++expectNonFinite;
+        if (k > from) {
+            a[k].in[0].min = k % 2 ? NAN : -INFINITY;
+            ++expectNonFinite;
+        }
+    }
+    writeMsprobeStep(root + "/a", 0, a);
+    writeMsprobeStep(root + "/b", 0, b);
+    DumpIndex ia, ib;
+    const RunComparison c = compareDirs(root + "/a/step0", root + "/b/step0", ia, ib);
+    ASSERT_EQ(c.rows.size(), 20u);
+    EXPECT_EQ(c.counts[std::size_t(Verdict::NonFinite)], expectNonFinite);
+    EXPECT_EQ(c.counts[std::size_t(Verdict::Identical)], 20u - expectNonFinite);
+    ASSERT_GE(c.firstDivergence, 0);
+    const OpRecord& o = ia.ops[ia.tensors[c.alignment.tensors[std::size_t(c.firstDivergence)].a].op];
+    EXPECT_EQ(ia.strings.str(o.name), a[from].name);
+    EXPECT_EQ(c.rows[std::size_t(c.firstDivergence)].verdict, Verdict::NonFinite);
+    EXPECT_NE(c.story.find("run A overflows at linear " + a[from].name + " output.0 (inf), run B stays finite"),
+              std::string::npos)
+        << c.story;
+    // The same under msprobe's rules: its overflow check is on the same figures.
+    CompareOptions ms;
+    ms.thresholds = CompareThresholds::defaults(CompareRules::Msprobe);
+    EXPECT_EQ(compareRuns(ia, ib, ms).firstDivergence, c.firstDivergence);
+    std::filesystem::remove_all(root);
+}
+
+TEST(TensorMetrics, StatisticsNanInfPresenceAgainstFiniteMaxMin) {
+    // msprobe: Max = inf gives a +inf count of 1 and no Max; the other run's Max/Min are finite.
+    TensorStats a, b;
+    a.posInfCount = 1, a.min = -3, a.known = stat::PosInfCount | stat::Min;
+    b.max = 4, b.min = -3, b.known = stat::Max | stat::Min;
+    TensorMetrics m;
+    computeStatsMetrics(a, b, m);
+    EXPECT_TRUE(m.nanInfMismatch);
+    TensorMetrics same;
+    computeStatsMetrics(b, b, same);
+    EXPECT_FALSE(same.nanInfMismatch);
+    // Nothing known about one side: no verdict on NaN/Inf.
+    TensorMetrics unknown;
+    computeStatsMetrics(a, TensorStats{}, unknown);
+    EXPECT_FALSE(unknown.nanInfMismatch);
+}
+
+namespace {
+std::string crcText(std::uint32_t v) {
+    char buf[9];
+    std::snprintf(buf, sizeof buf, "%08x", v);
+    return buf;
+}
+}  // namespace
+
+TEST(CompareMsprobeStatistics, ChecksumChangeIsADivergenceLikeMsprobesMd5Mode) {
+    const std::string root = tempRoot("md5");
+    std::vector<MsEntry> a = msprobeRun(12), b;
+    std::uint32_t crc = 0x1234abcdu;
+    for (MsEntry& e : a)
+        for (auto* side : {&e.in, &e.out})
+            for (MsTensor& t : *side) t.md5 = crcText(crc = crc * 1664525u + 1013904223u);
+    b = a;
+    // Checksum-only changes (statistics equal) at entries 3 and 8, a statistics change at 6.
+    b[3].out[0].md5 = crcText(0xdeadbeefu);
+    b[8].in[0].md5 = crcText(0xfeedf00du);
+    b[6].out[0].max *= 2;
+    b[6].out[0].md5 = crcText(0x0badf00du);
+    writeMsprobeStep(root + "/a", 0, a);
+    writeMsprobeStep(root + "/b", 0, b);
+    // msprobe's md5 mode: "diff" wherever the checksums differ; the first such row in order.
+    std::string firstDiff;
+    std::size_t diffs = 0;
+    for (std::size_t k = 0; k < a.size(); ++k)
+        for (int side = 0; side < 2; ++side) {
+            const MsTensor &x = side ? a[k].out[0] : a[k].in[0], &y = side ? b[k].out[0] : b[k].in[0];
+            if (x.md5 == y.md5) continue;
+            ++diffs;
+            if (firstDiff.empty()) firstDiff = a[k].name;
+        }
+    DumpIndex ia, ib;
+    const RunComparison c = compareDirs(root + "/a/step0", root + "/b/step0", ia, ib);
+    ASSERT_EQ(c.rows.size(), 24u);
+    ASSERT_FALSE(c.md5A.empty());
+    EXPECT_EQ(c.diverged, diffs);
+    EXPECT_EQ(c.counts[std::size_t(Verdict::Md5)], 2u);
+    EXPECT_EQ(c.counts[std::size_t(Verdict::Diverged)], 1u);
+    EXPECT_EQ(c.counts[std::size_t(Verdict::Identical)], 24u - diffs);
+    ASSERT_GE(c.firstDivergence, 0);
+    const OpRecord& o = ia.ops[ia.tensors[c.alignment.tensors[std::size_t(c.firstDivergence)].a].op];
+    EXPECT_EQ(ia.strings.str(o.name), firstDiff);
+    EXPECT_EQ(c.rows[std::size_t(c.firstDivergence)].verdict, Verdict::Md5);
+    EXPECT_NE(c.rows[std::size_t(c.firstDivergence)].reason.find(crcText(0xdeadbeefu)), std::string::npos);
+    const auto j = nlohmann::json::parse(compareJson(c, ia, ib));
+    EXPECT_EQ(j["first_divergence"]["class"], "md5");
+    EXPECT_EQ(j["counts"]["md5"], 2);
+    std::filesystem::remove_all(root);
+}
+
+TEST(CompareMsprobeStatistics, ShapeChangeIsADivergence) {
+    const std::string root = tempRoot("shape");
+    std::vector<MsEntry> a = msprobeRun(6), b = a;
+    b[2].out[0].shape = {8, 48, 47};
+    writeMsprobeStep(root + "/a", 0, a);
+    writeMsprobeStep(root + "/b", 0, b);
+    DumpIndex ia, ib;
+    const RunComparison c = compareDirs(root + "/a/step0", root + "/b/step0", ia, ib);
+    ASSERT_EQ(c.rows.size(), 12u);
+    ASSERT_GE(c.firstDivergence, 0);
+    const TensorComparison& row = c.rows[std::size_t(c.firstDivergence)];
+    EXPECT_EQ(row.verdict, Verdict::Shape);
+    EXPECT_TRUE(row.diverged);
+    EXPECT_EQ(row.reason, "shapes differ: [8,48,48] vs [8,48,47]");
+    EXPECT_EQ(ia.strings.str(ia.ops[ia.tensors[c.alignment.tensors[std::size_t(c.firstDivergence)].a].op].name), a[2].name);
+    EXPECT_EQ(c.diverged, 1u);
+    std::filesystem::remove_all(root);
+}
+
+TEST(CompareMsprobeStatistics, TwoStepsMatchByNameAndSaySo) {
+    const std::string root = tempRoot("steps");
+    std::vector<MsEntry> s0 = msprobeRun(8), s1 = s0;
+    for (MsEntry& e : s1) e.out[0].max *= 1.5;   // the next step's figures moved
+    writeMsprobeStep(root, 0, s0);
+    writeMsprobeStep(root, 1, s1);
+    DumpIndex ia, ib;
+    const RunComparison c = compareDirs(root + "/step0", root + "/step1", ia, ib);
+    EXPECT_EQ(c.alignment.tensors.size(), 16u);
+    EXPECT_EQ(c.alignment.exactOps, 8u);
+    EXPECT_EQ(c.alignment.onlyTensorsA + c.alignment.onlyTensorsB, 0u);
+    ASSERT_FALSE(c.warnings.empty());
+    EXPECT_NE(c.warnings[0].find("share no iteration (A: 0; B: 1)"), std::string::npos) << c.warnings[0];
+    EXPECT_EQ(c.counts[std::size_t(Verdict::Identical)], 8u);   // the inputs did not move
+    // Both steps in one capture: pick them by number.
+    DumpIndex all;
+    IndexOptions io;
+    io.useCache = false;
+    IndexReport report;
+    std::string error;
+    ASSERT_TRUE(indexDump(root, io, all, report, error)) << error;
+    CompareOptions o;
+    o.iterations = {0u, 1u};
+    const RunComparison d = compareRuns(all, all, o);
+    EXPECT_EQ(d.alignment.tensors.size(), 16u);
+    EXPECT_EQ(d.alignment.onlyTensorsA + d.alignment.onlyTensorsB, 0u);
+    ASSERT_FALSE(d.warnings.empty());
+    EXPECT_NE(d.warnings[0].find("comparing iteration 0 of run A with iteration 1 of run B"), std::string::npos);
+    EXPECT_EQ(d.diverged, c.diverged);
+    // Without a choice the same capture pairs each step with itself: nothing changes.
+    EXPECT_EQ(compareRuns(all, all, {}).counts[std::size_t(Verdict::Identical)], 32u);
+    std::filesystem::remove_all(root);
+}
+
+TEST(CompareJson, StreamedRowsParseWithEscapesNullsAndValues) {
+    IndexBuilder a, b;
+    const std::string odd = "Mul\"q\\x\n\tend";
+    a.op(0, 0, "Mul", odd, {dltest::in(0, dltest::csvStats(-1, 3)), dltest::out(0, dltest::dataStats(2.0, 1))});
+    b.op(0, 0, "Mul", odd, {dltest::in(0, dltest::csvStats(-1, 3.5)), dltest::out(0, dltest::dataStats(2.0))});
+    const RunComparison c = compareRuns(a.idx, b.idx, {});
+    const auto j = nlohmann::json::parse(compareJson(c, a.idx, b.idx));
+    ASSERT_EQ(j["rows"].size(), 2u);
+    const auto& r0 = j["rows"][0];
+    EXPECT_EQ(r0["op_name_a"], odd);
+    EXPECT_EQ(r0["tensor"], "input.0");
+    EXPECT_EQ(r0["stats_a"]["max"], 3.0);
+    EXPECT_EQ(r0["stats_b"]["max"], 3.5);
+    EXPECT_TRUE(r0["stats_a"]["mean"].is_null());
+    EXPECT_TRUE(r0["metrics"]["cosine"].is_null());
+    EXPECT_DOUBLE_EQ(r0["metrics"]["max_rel_diff"].get<double>(), 0.5 / 3.5);
+    EXPECT_TRUE(r0["md5_a"].is_null());
+    EXPECT_EQ(r0["class"], verdictName(c.rows[0].verdict));
+    EXPECT_EQ(r0["reason"], c.rows[0].reason);
+    const auto& r1 = j["rows"][1];
+    EXPECT_EQ(r1["class"], "nonfinite");
+    EXPECT_EQ(r1["diverged"], true);
+    EXPECT_EQ(r1["stats_a"]["inf"], 1);
+    EXPECT_EQ(r1["metrics"]["nan_inf_mismatch"], true);
+    EXPECT_EQ(j["first_divergence"]["op_name"], odd);
 }

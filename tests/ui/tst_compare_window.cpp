@@ -144,7 +144,7 @@ private slots:
         m_cw->summary()->applyThresholds();
         QCOMPARE(s->comparison()->diverged, diverged);
         // Every test off: nothing diverges.
-        edit->setText(QStringLiteral("cosine=off,max_abs=off,stats_rel=off,nan_inf=off"));
+        edit->setText(QStringLiteral("ulps=off,cosine=off,max_abs=off,stats_rel=off,nan_inf=off"));
         m_cw->summary()->applyThresholds();
         QCOMPARE(s->comparison()->diverged, std::size_t(0));
         QCOMPARE(s->comparison()->firstDivergence, std::int64_t(-1));
