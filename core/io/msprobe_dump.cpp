@@ -266,9 +266,16 @@ std::size_t neutralizeNonFiniteTokens(char* s, std::size_t n) {
     char* scanned = s;
     bool inString = false;
     std::size_t rewritten = 0;
+    // Each token's next occurrence is searched again only once the scan has passed it: a file
+    // with thousands of one token and none of the other stays linear.
+    const auto find = [&](const char* token, std::size_t len) {
+        return static_cast<char*>(memmem(p, std::size_t(end - p), token, len));
+    };
+    char* nan = find("NaN", 3);
+    char* inf = find("Infinity", 8);
     while (p < end) {
-        char* nan = static_cast<char*>(memmem(p, std::size_t(end - p), "NaN", 3));
-        char* inf = static_cast<char*>(memmem(p, std::size_t(end - p), "Infinity", 8));
+        if (nan && nan < p) nan = find("NaN", 3);
+        if (inf && inf < p) inf = find("Infinity", 8);
         char* hit = !nan ? inf : !inf ? nan : std::min(nan, inf);
         if (!hit) break;
         while (char* q = static_cast<char*>(std::memchr(scanned, '"', std::size_t(hit - scanned)))) {

@@ -99,6 +99,20 @@ TEST(MsprobeDumpJson, NonStandardTokensOnlyOutsideStrings) {
     EXPECT_EQ(s, R"({"a": "N", "b": ["Infnty", "-Infnty"], "c": "NaN \" Infinity", "d": "x\\", "e": "N"})");
 }
 
+// Many tokens of one kind and none of the other (a run whose Max went to inf everywhere): every
+// one is rewritten, and the next search for the absent kind is not repeated per token.
+TEST(MsprobeDumpJson, ManyTokensOfOneKindOnly) {
+    std::string s = "[";
+    const std::size_t n = 200000;
+    for (std::size_t i = 0; i < n; ++i) s += i ? ", Infinity" : "Infinity";
+    s += "]";
+    std::string expected = "[";
+    for (std::size_t i = 0; i < n; ++i) expected += i ? ", \"Infnty\"" : "\"Infnty\"";
+    expected += "]";
+    EXPECT_EQ(neutralizeNonFiniteTokens(s.data(), s.size()), n);
+    EXPECT_EQ(s, expected);
+}
+
 TEST(MsprobeDumpJson, ParsesTensorsStatisticsAndArguments) {
     std::string text = kDump;
     MsprobeDump d;
