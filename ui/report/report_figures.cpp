@@ -35,7 +35,7 @@ QString stepLine(const dl::ReportChainStep& s) {
 QString viaLabel(const std::string& via) {
     if (via == "send_receive") return QStringLiteral("Send/Recv");
     if (via == "collective") return QStringLiteral("collective");
-    if (via == "weight_update") return QStringLiteral("weights, next iteration");
+    if (via == "weight_update") return QStringLiteral("weights");
     if (via == "clock_only") return QStringLiteral("clock only");
     if (via == "same_rank") return QStringLiteral("same rank");
     return {};

@@ -84,7 +84,7 @@ void chainSection(ReportLayout& L, const Doc& d) {
     const int line = L.lineHeight(L.small());
     const int h = chainDiagramHeight(c, L.contentWidth(), line);
     L.figure(h, [&](QCPPainter& p, const QRect& r) { drawChainDiagram(p, r, c, L.small(), line); });
-    L.table(c.chainTable, {0.4, 1.1, 2.6, 0.6, 0.8, 0.6, 1.1, 3.0});
+    L.table(c.chainTable, {0.4, 1.1, 2.4, 0.6, 0.7, 0.6, 1.6, 2.8});
 }
 
 void timelineSection(ReportLayout& L, const Doc& d) {

@@ -5,6 +5,7 @@
 #include <QPushButton>
 
 #include "ui/models/dump_session.h"
+#include "ui/util/theme.h"
 
 namespace dlui {
 
@@ -25,8 +26,9 @@ VerdictBanner::VerdictBanner(DumpSession* session, QWidget* parent)
 
 QString VerdictBanner::text() const { return m_label->text(); }
 
-void VerdictBanner::setTone(const QString& bg, const QString& border) {
-    setStyleSheet(QStringLiteral("#verdictBanner{background:%1;border:1px solid %2;border-radius:4px}").arg(bg, border));
+void VerdictBanner::setTone(const theme::Tone& tone) {
+    setStyleSheet(QStringLiteral("#verdictBanner{background:%1;border:1px solid %2;border-radius:4px}")
+                      .arg(theme::css(tone.background), theme::css(tone.border)));
 }
 
 void VerdictBanner::jumpToOrigin() {
@@ -40,12 +42,12 @@ void VerdictBanner::refresh() {
     m_jump->setEnabled(a && a->firstOverflow);
     if (!ix) {
         m_label->clear();
-        setTone(QStringLiteral("#f3f4f6"), QStringLiteral("#d0d4da"));
+        setTone(theme::kToneNeutral);
         return;
     }
     if (!a) {
         m_label->setText(tr("Indexed %L1 ops, %L2 tensors — analysing…").arg(ix->ops.size()).arg(ix->tensors.size()));
-        setTone(QStringLiteral("#f3f4f6"), QStringLiteral("#d0d4da"));
+        setTone(theme::kToneNeutral);
         return;
     }
     const QString nearLimit = tr("%L1 tensors near the fp16 limit (≥ %2% of 65504)")
@@ -62,18 +64,18 @@ void VerdictBanner::refresh() {
         if (a->fileWarnings.empty()) reasons = tr("<br><small>No tensor file, statistic.csv or overflow record was found.</small>");
         m_label->setText(tr("<b>Nothing readable</b> in %1: no verdict.%2")
                              .arg(QString::fromStdString(ix->root).toHtmlEscaped(), reasons));
-        setTone(QStringLiteral("#f3f4f6"), QStringLiteral("#9aa1ab"));
+        setTone(theme::kToneMuted);
         return;
     }
     if (!a->overflow || !a->firstOverflow) {
         if (a->unreadableFiles) {
             m_label->setText(tr("<b>Clean among %L1 readable tensors</b>; %L2 file(s) could not be read (see the Issues dock). %3.")
                                  .arg(a->readableTensors).arg(a->unreadableFiles).arg(nearLimit));
-            setTone(QStringLiteral("#fdf6e3"), QStringLiteral("#d9b44a"));
+            setTone(theme::kToneWarn);
             return;
         }
         m_label->setText(tr("<b>Clean</b>: no fp16 overflow in %L1 tensors. %2.").arg(a->readableTensors).arg(nearLimit));
-        setTone(QStringLiteral("#e6f6ea"), QStringLiteral("#7bc48f"));
+        setTone(theme::kToneOk);
         return;
     }
     const dl::OverflowPoint& p = *a->firstOverflow;
@@ -86,7 +88,7 @@ void VerdictBanner::refresh() {
                          .arg(p.stage < 0 ? QStringLiteral("?") : QString::number(p.stage)).arg(p.iteration)
                          .arg(QString::fromLatin1(dl::anomalyKindName(p.kind)),
                               QString::fromLatin1(dl::persistenceName(a->persistence)), where, nearLimit));
-    setTone(QStringLiteral("#fdeaea"), QStringLiteral("#e08585"));
+    setTone(theme::kToneAlarm);
 }
 
 }  // namespace dlui

@@ -3,6 +3,8 @@
 // button that jumps to it, and the near-limit count.
 #include <QFrame>
 
+#include "ui/util/theme.h"
+
 class QLabel;
 class QPushButton;
 
@@ -19,7 +21,7 @@ public:
 
 private:
     void refresh();
-    void setTone(const QString& background, const QString& border);
+    void setTone(const theme::Tone& tone);
 
     DumpSession* m_session;
     QLabel* m_label;
