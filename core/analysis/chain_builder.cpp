@@ -43,6 +43,7 @@ struct Candidate {
     Key key;
     CandKind kind = CandKind::ClockOnly;
     std::uint32_t srcRank = 0, srcOp = kNoIndex, dstRank = 0, dstOp = kNoIndex;
+    int tag = -1;  // sr_tag of a Send/Receive hop
     bool operator>(const Candidate& o) const { return key > o.key; }
 };
 
@@ -56,6 +57,11 @@ struct Builder {
     std::set<std::uint32_t> reached;         // ranks the chain has reached
     std::map<std::uint32_t, int> lastNodeOn;  // rank -> its latest node (any iteration)
     std::uint32_t originRank = 0;
+    std::map<std::uint32_t, int> tagOf;      // Send op -> its sr_tag, where written
+    int tagFor(std::uint32_t send) const {
+        auto t = tagOf.find(send);
+        return t == tagOf.end() ? -1 : t->second;
+    }
 
     // Per iteration being spread.
     std::uint32_t iter = 0;
@@ -131,7 +137,8 @@ struct Builder {
                 const std::int32_t p = ctx.match.partner[i];
                 if (p < 0) { queue.push({keyOf(i, false), CandKind::Dangling, rank, i, rank, i}); continue; }
                 const std::uint32_t peer = ctx.index.ops[std::size_t(p)].rank;
-                if (!reached.count(peer)) queue.push({keyOf(std::uint32_t(p), true), CandKind::SendReceive, rank, i, peer, std::uint32_t(p)});
+                if (!reached.count(peer))
+                    queue.push({keyOf(std::uint32_t(p), true), CandKind::SendReceive, rank, i, peer, std::uint32_t(p), tagFor(i)});
             } else if (isCollective(k) && collectiveCarries(i) && ctx.match.group[i] >= 0) {
                 for (std::uint32_t m : ctx.match.groups[std::size_t(ctx.match.group[i])].ops) {
                     const std::uint32_t peer = ctx.index.ops[m].rank;
@@ -207,7 +214,7 @@ struct Builder {
         case CandKind::SendReceive: {
             const int send = sourceNode(c.srcRank, c.srcOp, "to rank " + std::to_string(c.dstRank));
             if (full()) return;
-            const int tag = tagOf(c.srcOp);
+            const int tag = c.tag;
             node = add(ChainRole::Receive, c.dstOp, send, ChainVia::SendReceive,
                        "from rank " + std::to_string(c.srcRank) + " (" + name(c.srcOp) + (tag >= 0 ? ", sr_tag " + std::to_string(tag) : "") + ")", true);
             nodes[std::size_t(node)].linkOp = c.srcOp;
@@ -251,10 +258,6 @@ struct Builder {
         return best;
     }
 
-    int tagOf(std::uint32_t op) const {
-        for (const CommOp& c : ctx.comm) if (c.op == op) return c.tag;
-        return -1;
-    }
 
     // Spreads the anomaly through iteration `it` from the ranks already reached.
     void spread(std::uint32_t it, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& scans) {
@@ -433,6 +436,8 @@ std::vector<ChainStep> buildChain(const AnalysisContext& ctx, const OverflowPoin
     b.timed = chainOrderedByClock(ctx);
     if (!b.timed) b.order = happensBeforeOrder(ctx);
     b.originRank = origin.rank;
+    for (const CommOp& c : ctx.comm)
+        if (c.kind == CommKind::Send && c.tag >= 0) b.tagOf[c.op] = c.tag;
     b.startIteration(origin.iteration);
 
     // A Receive only stands first when its Send is not in the dump: it inherited, never originated.
