@@ -431,9 +431,10 @@ bool chainOrderedByClock(const AnalysisContext& ctx) {
     return !ctx.index.ops.empty();
 }
 
-std::vector<ChainStep> buildChain(const AnalysisContext& ctx, const OverflowPoint& origin, std::size_t maxSteps) {
+std::vector<ChainStep> buildChain(const AnalysisContext& ctx, const OverflowPoint& origin, bool orderedByClock,
+                                  std::size_t maxSteps) {
     Builder b{ctx, std::max<std::size_t>(maxSteps * 4, 256)};
-    b.timed = chainOrderedByClock(ctx);
+    b.timed = orderedByClock;
     if (!b.timed) b.order = happensBeforeOrder(ctx);
     b.originRank = origin.rank;
     for (const CommOp& c : ctx.comm)

@@ -12,7 +12,9 @@ namespace dl {
 
 // The chain in causal order (see ChainStep): hops found earliest-arrival first within an
 // iteration, tensor-parallel peers merged, then listed happens-before first and by time.
-std::vector<ChainStep> buildChain(const AnalysisContext& ctx, const OverflowPoint& origin, std::size_t maxSteps = 128);
+// `orderedByClock`: chainOrderedByClock(ctx), computed once by the caller.
+std::vector<ChainStep> buildChain(const AnalysisContext& ctx, const OverflowPoint& origin, bool orderedByClock,
+                                  std::size_t maxSteps = 128);
 
 // True when every op has a timestamp, so the chain is ordered by the clock-aligned time where
 // no link decides; otherwise by happens-before position (execution order and messages).

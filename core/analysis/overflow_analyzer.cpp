@@ -251,8 +251,7 @@ void judgeReadability(const DumpIndex& idx, AnalysisResult& res) {
     res.noData = res.readableTensors == 0 && !opdebugRecords;
 }
 
-void describeChain(const AnalysisContext& ctx, AnalysisResult& res) {
-    res.chainOrderedByClock = chainOrderedByClock(ctx);
+void describeChain(AnalysisResult& res) {
     std::map<ChainVia, std::size_t> vias;
     std::vector<std::string> clockOnly;
     for (const ChainStep& s : res.chain) {
@@ -342,8 +341,9 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
     OverflowPoint p = ctx.point(origin);
     p.peerRanks = tensorParallelPeers(ctx, origin);
     res.firstOverflow = p;
-    res.chain = buildChain(ctx, p);
-    describeChain(ctx, res);
+    res.chainOrderedByClock = chainOrderedByClock(ctx);
+    res.chain = buildChain(ctx, p, res.chainOrderedByClock);
+    describeChain(res);
     if (opt.replay) {
         ReplayOptions ro;
         ro.saturatingFp16 = p.kind == AnomalyKind::Saturated;
