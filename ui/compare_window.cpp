@@ -7,6 +7,7 @@
 #include <QStackedWidget>
 #include <QFileDialog>
 #include <QHeaderView>
+#include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSaveFile>
@@ -82,6 +83,10 @@ CompareWindow::CompareWindow(QWidget* parent)
         });
     }
 
+    // A status-bar widget, not a message, so that hovering a menu does not wipe the summary.
+    m_status = new QLabel(this);
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    statusBar()->addWidget(m_status, 1);
     setupMenu();
     connect(m_loading, &LoadingPage::cancelRequested, m_worker, &CompareWorker::cancel);
     connect(m_worker, &CompareWorker::stageChanged, m_loading, &LoadingPage::setStage);
@@ -91,14 +96,14 @@ CompareWindow::CompareWindow(QWidget* parent)
         if (!r->ok) {
             m_session->setRuns(nullptr);
             m_summary->showError(r->error);
-            statusBar()->showMessage(r->cancelled ? tr("Comparison cancelled") : r->error);
+            m_status->setText(r->cancelled ? tr("Comparison cancelled") : r->error);
             emit ready();
             return;
         }
         m_session->setRuns(r);
         setWindowTitle(tr("DumpLens — compare %1 with %2").arg(QFileInfo(r->a->path).fileName(), QFileInfo(r->b->path).fileName()));
         const dl::RunComparison& c = *r->comparison;
-        statusBar()->showMessage(tr("Compared %L1 tensor pairs in %2 s (%3 MB of tensor data)")
+        m_status->setText(tr("Compared %L1 tensor pairs in %2 s (%3 MB of tensor data)")
                                      .arg(c.rows.size()).arg(c.seconds, 0, 'f', 2).arg(double(c.bytesCompared) / 1e6, 0, 'f', 1));
         m_session->selectFirstDivergence();
         emit ready();
@@ -166,7 +171,7 @@ void CompareWindow::exportComparison() {
     if (path.isEmpty()) return;
     QString error;
     if (writeComparison(path, filter.contains(QLatin1String("json")) || path.endsWith(QLatin1String(".json")), error))
-        statusBar()->showMessage(tr("Comparison written to %1").arg(path));
+        statusBar()->showMessage(tr("Comparison written to %1").arg(path), 8000);
     else QMessageBox::warning(this, tr("Export the comparison"), error);
 }
 

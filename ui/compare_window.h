@@ -6,6 +6,7 @@
 
 #include "ui/util/loaded_dump.h"
 
+class QLabel;
 class QStackedWidget;
 class QTableView;
 
@@ -62,6 +63,7 @@ private:
     CompareTablePanel* m_table;
     CompareTensorPanel* m_tensor;
     QTableView* m_unmatched;
+    QLabel* m_status = nullptr;   // the standing status line
 };
 
 }  // namespace dlui

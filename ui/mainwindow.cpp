@@ -1,6 +1,8 @@
 #include "ui/mainwindow.h"
 
+#include <QAbstractItemView>
 #include <QAction>
+#include <QKeyEvent>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -18,6 +20,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "core/index/index_file.h"
 #include "ui/compare_window.h"
 #include "ui/models/dump_session.h"
 #include "ui/models/issues_model.h"
@@ -60,10 +63,20 @@ MainWindow::MainWindow(QWidget* parent)
     m_stack->addWidget(m_loading);
     m_stack->addWidget(m_workspace);
     setCentralWidget(m_stack);
+    // The summary is a status-bar widget, not a message: a menu's status tip only covers it for the
+    // hover and it comes back (showMessage's text would be wiped for good). It may shrink to
+    // nothing rather than hold the window wider than the screen.
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("statusSummary"));
+    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    statusBar()->addWidget(m_summary, 1);
     setupActions();
     setupDocks();
     setupMenus();
     setupWorker();
+    // Item views take '?' (type-ahead search) and Esc (their editor) before any shortcut sees them;
+    // eventFilter gives them to the shortcuts dialog and to clearing the selection.
+    for (QAbstractItemView* v : findChildren<QAbstractItemView*>()) v->installEventFilter(this);
     connect(m_start, &StartPage::openFolderRequested, this, &MainWindow::chooseFolder);
     connect(m_start, &StartPage::openDemoRequested, this, &MainWindow::openDemo);
     connect(m_start, &StartPage::openRecentRequested, this, &MainWindow::openFolder);
@@ -79,6 +92,10 @@ void MainWindow::setupActions() {
     m_openAction = new QAction(tr("&Open dump folder…"), this);
     m_openAction->setShortcut(QKeySequence::Open);
     connect(m_openAction, &QAction::triggered, this, &MainWindow::chooseFolder);
+    m_openIndexAction = new QAction(tr("Open &index file (.dlx)…"), this);
+    m_openIndexAction->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O));
+    m_openIndexAction->setStatusTip(tr("Open a portable index written by `dumplens-cli index -o` or `merge`"));
+    connect(m_openIndexAction, &QAction::triggered, this, &MainWindow::chooseIndexFile);
     m_demoAction = new QAction(tr("Open the bundled &demo dump"), this);
     connect(m_demoAction, &QAction::triggered, this, &MainWindow::openDemo);
     m_compareAction = new QAction(tr("&Compare with…"), this);
@@ -91,6 +108,7 @@ void MainWindow::setupActions() {
     m_compareFixAction->setStatusTip(tr("The same demo run with the NormHead SqrtGrad in bfloat16"));
     connect(m_compareFixAction, &QAction::triggered, this, &MainWindow::compareWithDemoFix);
     m_exportAction = new QAction(tr("&Export report…"), this);
+    m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));   // as in the compare window
     m_exportAction->setEnabled(false);   // enabled once an analysed dump is open
     m_exportAction->setStatusTip(tr("Write the overflow report of the open dump as PDF"));
     connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportReport);
@@ -111,15 +129,22 @@ void MainWindow::setupActions() {
         if (auto* edit = m_table->findChild<QLineEdit*>()) edit->setFocus();
     });
     m_shortcutsAction = new QAction(tr("&Keyboard shortcuts"), this);
-    m_shortcutsAction->setShortcuts({QKeySequence(Qt::Key_Question), QKeySequence(Qt::SHIFT | Qt::Key_Slash)});
-    m_shortcutsAction->setShortcutContext(Qt::WindowShortcut);
+    m_shortcutsAction->setShortcuts({QKeySequence(Qt::Key_Question), QKeySequence(Qt::SHIFT | Qt::Key_Question),
+                                     QKeySequence(Qt::SHIFT | Qt::Key_Slash), QKeySequence(Qt::Key_F1)});
+    // Docks are top-level windows once floated: the shortcut must reach them too.
+    m_shortcutsAction->setShortcutContext(Qt::ApplicationShortcut);
     connect(m_shortcutsAction, &QAction::triggered, this, &MainWindow::showShortcuts);
-    addActions({m_jumpAction, m_filterAction, m_shortcutsAction});
+    m_clearAction = new QAction(tr("&Clear selection"), this);
+    m_clearAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_clearAction->setShortcutContext(Qt::WindowShortcut);
+    connect(m_clearAction, &QAction::triggered, m_session, &DumpSession::clearSelection);
+    addActions({m_jumpAction, m_filterAction, m_shortcutsAction, m_clearAction});
 }
 
 void MainWindow::setupMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_openAction);
+    file->addAction(m_openIndexAction);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(m_demoAction);
     file->addSeparator();
@@ -131,6 +156,7 @@ void MainWindow::setupMenus() {
     QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
     nav->addAction(m_jumpAction);
     nav->addAction(m_filterAction);
+    nav->addAction(m_clearAction);
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* d : m_docks) m_viewMenu->addAction(d->toggleViewAction());
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -168,7 +194,7 @@ void MainWindow::setupDocks() {
 void MainWindow::setupWorker() {
     connect(m_loading, &LoadingPage::cancelRequested, m_worker, &LoadWorker::cancel);
     connect(m_worker, &LoadWorker::stageChanged, m_loading, &LoadingPage::setStage);
-    connect(m_worker, &LoadWorker::stageChanged, this, [this](const QString& t) { statusBar()->showMessage(t); });
+    connect(m_worker, &LoadWorker::stageChanged, this, &MainWindow::setSummary);
     connect(m_worker, &LoadWorker::progress, m_loading, &LoadingPage::setProgress);
     // A selection the user makes while the analysis runs is kept; views re-selecting a row when
     // the new dump arrives are not the user, so every dump still opens on its origin.
@@ -185,7 +211,7 @@ void MainWindow::setupWorker() {
         m_issues->setDump(d.get());
         setPanelsEnabled(true);
         if (!d->ok) {
-            statusBar()->showMessage(d->cancelled ? tr("Opening cancelled") : tr("Could not open %1: %2").arg(d->path, d->error));
+            setSummary(d->cancelled ? tr("Opening cancelled") : tr("Could not open %1: %2").arg(d->path, d->error));
             if (m_session->index()) showWorkspace();
             else showStart();
             if (!d->cancelled) {
@@ -198,7 +224,7 @@ void MainWindow::setupWorker() {
         m_session->setDump(d);
         if (keep && op != dl::kNoIndex) m_session->select(op, tensor);
         else if (d->analysis && d->analysis->firstOverflow) m_banner->jumpToOrigin();
-        statusBar()->showMessage(tr("%1: %L2 ops, %L3 tensors · indexed in %4 s (%5 shards from cache) · analysed in %6 s")
+        setSummary(tr("%1: %L2 ops, %L3 tensors · indexed in %4 s (%5 shards from cache) · analysed in %6 s")
                                      .arg(d->path).arg(d->index->ops.size()).arg(d->index->tensors.size())
                                      .arg(d->report.seconds, 0, 'f', 2).arg(d->report.shardsFromCache)
                                      .arg(d->analysisSeconds, 0, 'f', 2));
@@ -210,10 +236,20 @@ QString MainWindow::demoRoot() {
     return QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/demo");
 }
 
+namespace {
+// A .dlx index file (by name, or by its magic whatever it is called).
+bool openableIndexFile(const QFileInfo& f) {
+    return f.isFile() && (f.suffix().compare(QLatin1String("dlx"), Qt::CaseInsensitive) == 0 ||
+                          dl::isIndexFile(f.absoluteFilePath().toStdString()));
+}
+}  // namespace
+
 void MainWindow::openFolder(const QString& path) {
-    if (!QFileInfo(path).isDir()) {
-        m_issues->addError(tr("open"), path, tr("not a folder"));
-        statusBar()->showMessage(tr("Not a folder: %1").arg(path));
+    const QFileInfo f(path);
+    if (!f.isDir() && !openableIndexFile(f)) {
+        const QString why = f.exists() ? tr("neither a folder nor a .dlx index file") : tr("does not exist");
+        m_issues->addError(tr("open"), path, why);
+        setSummary(tr("Cannot open %1: %2").arg(path, why));
         return;
     }
     addRecent(path);
@@ -320,9 +356,39 @@ void MainWindow::chooseFolder() {
     if (!dir.isEmpty()) openFolder(dir);
 }
 
+void MainWindow::chooseIndexFile() {
+    const QString file = QFileDialog::getOpenFileName(this, tr("Open index file"), {},
+                                                      tr("DumpLens index (*.dlx);;All files (*)"));
+    if (!file.isEmpty()) openFolder(file);
+}
+
+void MainWindow::setSummary(const QString& text) {
+    m_summary->setText(text);
+    m_summary->setToolTip(text);   // elided when the window is narrow
+}
+
+QString MainWindow::summaryText() const { return m_summary->text(); }
+
 void MainWindow::showShortcuts() {
     ShortcutsDialog dlg(this);
     dlg.exec();
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* e) {
+    if (e->type() == QEvent::ShortcutOverride || e->type() == QEvent::KeyPress) {
+        const auto* k = static_cast<QKeyEvent*>(e);
+        if (k->key() == Qt::Key_Question && !(k->modifiers() & ~(Qt::ShiftModifier | Qt::KeypadModifier))) {
+            if (e->type() == QEvent::KeyPress) m_shortcutsAction->trigger();   // it reached the view after all
+            else e->ignore();   // not overridden: the shortcut may fire
+            return true;
+        }
+        // Esc likewise (an item view keeps it for its editor): the selection goes in every view.
+        if (k->key() == Qt::Key_Escape && k->modifiers() == Qt::NoModifier && e->type() == QEvent::KeyPress) {
+            m_session->clearSelection();
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, e);
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
@@ -336,7 +402,9 @@ void MainWindow::closeEvent(QCloseEvent* e) {
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
     const auto urls = e->mimeData()->urls();
-    if (!urls.isEmpty() && urls.first().isLocalFile() && QFileInfo(urls.first().toLocalFile()).isDir()) e->acceptProposedAction();
+    if (urls.isEmpty() || !urls.first().isLocalFile()) return;
+    const QFileInfo f(urls.first().toLocalFile());
+    if (f.isDir() || openableIndexFile(f)) e->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* e) {

@@ -6,6 +6,7 @@
 
 class QAction;
 class QDockWidget;
+class QLabel;
 class QMenu;
 class QStackedWidget;
 class QTableView;
@@ -30,6 +31,7 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    // A dump folder or a .dlx index file.
     void openFolder(const QString& path);
     void openDemo();
     // One bundled demo variant by folder name (dl::demo::demoVariants()), written on first use.
@@ -51,6 +53,8 @@ public:
     TensorPanel* tensorPanel() const { return m_tensor; }
     ChainView* chainView() const { return m_chain; }
     IssuesModel* issues() const { return m_issues; }
+    // The status bar's standing summary (a widget, so a menu's status tip does not wipe it).
+    QString summaryText() const;
 
 public slots:
     // File > Export report…: asks for a path, then writeReport().
@@ -61,6 +65,7 @@ public:
     bool writeReport(const QString& path, QString& error) const;
 
 protected:
+    bool eventFilter(QObject* watched, QEvent* e) override;
     void closeEvent(QCloseEvent* e) override;
     void dragEnterEvent(QDragEnterEvent* e) override;
     void dropEvent(QDropEvent* e) override;
@@ -78,6 +83,8 @@ private:
     void addRecent(const QString& path);
     void refreshRecent();
     void chooseFolder();
+    void chooseIndexFile();
+    void setSummary(const QString& text);   // the status bar's standing line
     void chooseCompareFolder();
     void showShortcuts();
 
@@ -100,6 +107,9 @@ private:
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
     QAction* m_openAction = nullptr;
+    QAction* m_openIndexAction = nullptr;
+    QAction* m_clearAction = nullptr;
+    QLabel* m_summary = nullptr;
     QAction* m_compareAction = nullptr;
     QAction* m_compareFixAction = nullptr;
     CompareWindow* m_compare = nullptr;

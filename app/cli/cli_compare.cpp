@@ -6,6 +6,7 @@
 #include "core/compare/compare_json.h"
 #include "core/compare/run_comparison.h"
 #include "core/index/dump_indexer.h"
+#include "core/util/printable.h"
 
 namespace dlcli {
 
@@ -17,7 +18,7 @@ bool writeOutput(const std::string& path, const std::string& text) {
         return true;
     }
     std::ofstream out(path, std::ios::binary);
-    out << text;
+    out << dl::printable(text, true);   // as on the terminal: a later `cat` of the file is safe too
     out.close();
     if (!out) {
         std::cerr << "dumplens-cli: cannot write " << path << "\n";

@@ -6,8 +6,11 @@
 #include <iostream>
 
 #include "app/cli/cli_commands.h"
+#include "app/cli/terminal_safe_stream.h"
 
 int main(int argc, char** argv) {
+    // Kept to the end of main: the streams are flushed through them before they are restored.
+    dlcli::TerminalSafeBuf safeOut(std::cout), safeErr(std::cerr);
     CLI::App app{"DumpLens: find the first fp16 overflow in MindSpore / CANN / msprobe dumps"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("dumplens-cli ") + DUMPLENS_VERSION);

@@ -4,13 +4,57 @@
 #include <QDir>
 #include <QMenuBar>
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
 #include "ui/about_dialog.h"
 #include "ui/mainwindow.h"
 #include "ui/models/dump_session.h"
 #include "ui/util/screenshot_taker.h"
 
+namespace {
+
+constexpr const char* kNoDisplay =
+    "dumplens: no display: set DISPLAY (X11) or WAYLAND_DISPLAY to open the window, or use dumplens-cli "
+    "(index, analyze, compare, report) on a machine without a desktop\n";
+
+bool envSet(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v;
+}
+
+bool asksForHelpOrVersion(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        for (const char* o : {"-h", "--help", "--help-all", "-v", "--version"})
+            if (std::strcmp(argv[i], o) == 0) return true;
+    return false;
+}
+
+// A platform plugin that cannot connect (DISPLAY names no server, no Wayland compositor) ends in
+// qFatal, which aborts (exit 134): said as the missing display instead, exit 1.
+QtMessageHandler g_defaultHandler = nullptr;
+void platformFatal(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+    if (type != QtFatalMsg) return g_defaultHandler(type, context, message);
+    std::fputs(kNoDisplay, stderr);
+    std::fprintf(stderr, "  (Qt: %s)\n", qPrintable(message.section(QLatin1Char('\n'), 0, 0)));
+    std::fflush(stderr);
+    std::_Exit(1);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+    if (!envSet("QT_QPA_PLATFORM") && !envSet("DISPLAY") && !envSet("WAYLAND_DISPLAY")) {
+        if (!asksForHelpOrVersion(argc, argv)) {
+            std::fputs(kNoDisplay, stderr);
+            return 1;
+        }
+        qputenv("QT_QPA_PLATFORM", "offscreen");   // --help and --version need no window
+    }
+    g_defaultHandler = qInstallMessageHandler(platformFatal);
     QApplication app(argc, argv);
+    qInstallMessageHandler(nullptr);   // past the platform's start: Qt's own handling again
     QApplication::setApplicationName(QStringLiteral("dumplens"));
     QApplication::setOrganizationName(QStringLiteral("DumpLens"));
     QApplication::setApplicationVersion(QStringLiteral(DUMPLENS_VERSION));

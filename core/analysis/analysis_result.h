@@ -137,6 +137,9 @@ struct AnalysisResult {
     double nearLimitThreshold = 0.5;
     std::vector<NearLimitEntry> nearLimit;  // highest headroom first, capped
     std::uint64_t nearLimitTotal = 0;       // before the cap
+    // Every near-limit tensor (uncapped, ascending): the one definition the banner's count, the
+    // table's "near limit" state and its filter all use (nearLimitTensors.size() == nearLimitTotal).
+    std::vector<std::uint32_t> nearLimitTensors;
     std::optional<ReplayResult> replay;
     std::uint64_t tensorsExamined = 0, anomalousTensors = 0, anomalousOps = 0;
     std::uint64_t commPairs = 0, unmatchedReceives = 0;

@@ -43,6 +43,13 @@ void proveCarriedSaturation(AnalysisContext& ctx, const std::vector<std::pair<st
         OpState& st = ctx.ops[op];
         if (!st.anomalous()) ++res.anomalousOps;
         ++res.anomalousTensors;
+        // Counted as near the limit while it looked carried; proven saturated, it is not.
+        if (const auto it = std::lower_bound(res.nearLimitTensors.begin(), res.nearLimitTensors.end(), tensor);
+            it != res.nearLimitTensors.end() && *it == tensor) {
+            res.nearLimitTensors.erase(it);
+            --res.nearLimitTotal;
+            std::erase_if(res.nearLimit, [&](const NearLimitEntry& e) { return e.tensor == tensor; });
+        }
         st.outputBad = true;
         if (st.kind < AnomalyKind::Saturated) { st.kind = AnomalyKind::Saturated; st.badTensor = tensor; }
         res.evidence.push_back(ctx.index.strings.str(o.name) + ": a value at 65504 went in and the fp32 replay gives " +
@@ -103,6 +110,7 @@ void classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResul
             if (a.headroom >= opt.nearLimitThreshold && (isFp16Like(t) || cast)) {
                 ++res.nearLimitTotal;
                 res.nearLimit.push_back({i, ti, a.maxAbs, a.headroom, cast});
+                res.nearLimitTensors.push_back(ti);
             }
         }
         if (o.overflow >= 0 && std::size_t(o.overflow) < idx.overflows.size() &&

@@ -48,8 +48,24 @@ inline void scalarStep(float xf, float yf, Sums& s) {
     s.below5 += rel < kFiveThousandth;
 }
 
+// GCC resolves target_clones through an ifunc, whose resolver runs while the program is being
+// relocated, before the ThreadSanitizer runtime is up: a TSan build crashes at load. It takes the
+// default clone only.
+#if defined(__SANITIZE_THREAD__)
+#define DL_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DL_TSAN 1
+#endif
+#endif
+#ifdef DL_TSAN
+#define DL_AVX2_CLONES
+#else
+#define DL_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+
 // Four pairs per step in float64 lanes; compiled for AVX2 where the CPU has it.
-__attribute__((target_clones("avx2", "default")))
+DL_AVX2_CLONES
 Sums kernel(const float* a, const float* b, std::size_t n) {
     const v4d zero = {0, 0, 0, 0}, eps = {kEps, kEps, kEps, kEps};
     const v4d t1 = {kThousandth, kThousandth, kThousandth, kThousandth};

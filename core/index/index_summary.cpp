@@ -1,5 +1,7 @@
 #include "core/index/index_summary.h"
 
+#include "core/util/printable.h"
+
 #include <fmt/format.h>
 
 #include <map>
@@ -18,17 +20,6 @@ std::string_view dumpFormatName(DumpFormat f) {
     case DumpFormat::Unknown: break;
     }
     return "unknown";
-}
-
-// Control bytes (terminal escape sequences, newlines in file names) shown as \xNN, never sent raw.
-static std::string printable(const std::string& text) {
-    std::string out;
-    out.reserve(text.size());
-    for (const unsigned char c : text) {
-        if (c >= 0x20 && c != 0x7f) out += char(c);
-        else out += fmt::format("\\x{:02x}", c);
-    }
-    return out;
 }
 
 static std::string humanBytes(std::uint64_t b) {

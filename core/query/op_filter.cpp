@@ -9,6 +9,9 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 
+#include "core/query/stat_figures.h"
+#include "core/util/op_name.h"
+
 namespace dl {
 
 const char* opColumnName(OpColumn c) {
@@ -55,19 +58,27 @@ bool matchOps(const DumpIndex& index, const OpFilter& f, std::vector<char>& matc
     return true;
 }
 
-double numberOf(const TensorStats& s, OpColumn c) {
+// The figure a numeric column shows (nullopt: unknown).
+std::optional<double> numberOf(const TensorStats& s, OpColumn c) {
     switch (c) {
-        case OpColumn::Min: return s.has(stat::Min) ? s.min : NAN;
-        case OpColumn::Max: return s.has(stat::Max) ? s.max : NAN;
-        case OpColumn::MaxAbs: return s.has(stat::MaxAbs) ? s.maxAbs : NAN;
-        case OpColumn::Mean: return s.has(stat::Mean) ? s.mean : NAN;
+        case OpColumn::Min: return statFigure(s, StatFigure::Min);
+        case OpColumn::Max: return statFigure(s, StatFigure::Max);
+        case OpColumn::MaxAbs: return statFigure(s, StatFigure::MaxAbs);
+        case OpColumn::Mean: return statFigure(s, StatFigure::Mean);
         case OpColumn::NanInf: return static_cast<double>(s.nanCount + s.infCount());
         case OpColumn::Saturated: return static_cast<double>(s.satCount);
-        default: return 0;
+        default: return 0.0;
     }
 }
 
 }  // namespace
+
+OpState shownState(const QueryContext& ctx, std::uint32_t t) {
+    const OpState st = t < ctx.states.tensor.size() ? ctx.states.tensor[t] : OpState::Normal;
+    const std::uint32_t op = t < ctx.index.tensors.size() ? ctx.index.tensors[t].op : kNoIndex;
+    // The origin is an op state; its tensors count as "origin" for the state filter and sort.
+    return op < ctx.states.op.size() && ctx.states.op[op] == OpState::Origin ? OpState::Origin : st;
+}
 
 bool filterRows(const QueryContext& ctx, const OpFilter& f, std::vector<std::uint32_t>& rows, std::string& error) {
     const DumpIndex& index = ctx.index;
@@ -86,10 +97,11 @@ bool filterRows(const QueryContext& ctx, const OpFilter& f, std::vector<std::uin
     for (std::size_t t = 0; t < index.tensors.size(); ++t) {
         const std::uint32_t op = index.tensors[t].op;
         if (op >= opOk.size() || !opOk[op]) continue;
-        const OpState st = t < ctx.states.tensor.size() ? ctx.states.tensor[t] : OpState::Normal;
-        // The origin is an op state; its tensors count as "origin" for the state filter.
-        const OpState shown = op < ctx.states.op.size() && ctx.states.op[op] == OpState::Origin ? OpState::Origin : st;
-        if (f.stateMask & opStateBit(shown)) rows.push_back(static_cast<std::uint32_t>(t));
+        // A tensor of the origin op shows "origin", and still counts under its own state when that
+        // is not normal (its near-limit input is one of the banner's near-limit tensors).
+        const auto ti = static_cast<std::uint32_t>(t);
+        const OpState own = t < ctx.states.tensor.size() ? ctx.states.tensor[t] : OpState::Normal;
+        if (f.stateMask & (opStateBit(shownState(ctx, ti)) | (own != OpState::Normal ? opStateBit(own) : 0u))) rows.push_back(ti);
     }
     return true;
 }
@@ -107,17 +119,21 @@ void sortRows(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColum
             case OpColumn::Stage: return three(ctx.stageOfOp(ta.op), ctx.stageOfOp(tb.op));
             case OpColumn::Iteration: return three(op(a).iteration, op(b).iteration);
             case OpColumn::Order: return three(ta.op, tb.op);
-            case OpColumn::Op: return three(ix.strings.view(op(a).name), ix.strings.view(op(b).name));
+            case OpColumn::Op: {
+                // By the short name the column shows; the scope breaks ties.
+                const int c = three(splitOpName(ix.strings.view(op(a).name)).shortName, splitOpName(ix.strings.view(op(b).name)).shortName);
+                return c ? c : three(ix.strings.view(op(a).name), ix.strings.view(op(b).name));
+            }
             case OpColumn::Type: return three(ix.strings.view(op(a).type), ix.strings.view(op(b).type));
             case OpColumn::Tensor: return three(std::pair(int(ta.io), ta.slot), std::pair(int(tb.io), tb.slot));
             case OpColumn::DType: return three(int(ta.dtype), int(tb.dtype));
             case OpColumn::Shape: return three(ix.shape(ta), ix.shape(tb));
-            case OpColumn::State: return three(ctx.states.tensor[a], ctx.states.tensor[b]);
+            case OpColumn::State: return three(shownState(ctx, a), shownState(ctx, b));
             default: {
-                // NaN (unknown) sorts last in either direction.
-                const double x = numberOf(ix.stats(ta), column), y = numberOf(ix.stats(tb), column);
-                if (std::isnan(x) || std::isnan(y)) return std::isnan(x) == std::isnan(y) ? 0 : (std::isnan(x) ? 2 : -2);
-                return three(x, y);
+                // Unknown figures sort last in either direction; NaN (all NaN) ranks above +Inf.
+                const auto x = numberOf(ix.stats(ta), column), y = numberOf(ix.stats(tb), column);
+                if (!x || !y) return bool(x) == bool(y) ? 0 : (!x ? 2 : -2);
+                return compareFigures(*x, *y);
             }
         }
     };

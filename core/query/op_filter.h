@@ -37,6 +37,9 @@ struct QueryContext {
     int stageOfOp(std::uint32_t op) const { return stages ? stages->stageOf(index.ops[op].rank) : -1; }
 };
 
+// A tensor's state as the table shows it: its own, or "origin" for every tensor of the origin op.
+OpState shownState(const QueryContext& ctx, std::uint32_t tensor);
+
 // Tensor indices passing `filter`, in index order. False (with `error`) for an invalid regex.
 bool filterRows(const QueryContext& ctx, const OpFilter& filter, std::vector<std::uint32_t>& rows, std::string& error);
 

@@ -33,9 +33,18 @@ OpStates computeOpStates(const DumpIndex& index, const AnalysisResult* analysis,
     OpStates s;
     s.tensor.resize(index.tensors.size(), OpState::Normal);
     s.op.resize(index.ops.size(), OpState::Normal);
+    for (std::size_t i = 0; i < index.tensors.size(); ++i) s.tensor[i] = stateOf(index, index.tensors[i], nearLimitThreshold);
+    if (analysis) {
+        // Near the limit is the analysis's call (fp16 tensors and fp32 inputs cast to fp16; a value
+        // at 65504 copied from an input is near the limit, not saturated), so that the table's
+        // state and its filter count the tensors the verdict banner counts.
+        for (OpState& st : s.tensor)
+            if (st == OpState::NearLimit) st = OpState::Normal;
+        for (std::uint32_t t : analysis->nearLimitTensors)
+            if (t < s.tensor.size() && s.tensor[t] != OpState::InfNan) s.tensor[t] = OpState::NearLimit;
+    }
     for (std::size_t i = 0; i < index.tensors.size(); ++i) {
         const TensorRecord& t = index.tensors[i];
-        s.tensor[i] = stateOf(index, t, nearLimitThreshold);
         if (t.op < s.op.size()) s.op[t.op] = std::max(s.op[t.op], s.tensor[i]);
     }
     // An Opdebug record without any bad tensor still marks the op as overflowing.

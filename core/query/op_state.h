@@ -22,8 +22,8 @@ struct OpStates {
     std::uint64_t counts[kOpStateCount] = {};  // ops per state
 };
 
-// `analysis` may be null (index only). nearLimitThreshold: headroom (max|x| / 65504) from which a
-// finite tensor counts as near the limit.
+// `analysis` may be null (index only). Near the limit: the analysis's near-limit tensors when it is
+// given, else a finite tensor with headroom (max|x| / 65504) from nearLimitThreshold on.
 OpStates computeOpStates(const DumpIndex& index, const AnalysisResult* analysis, double nearLimitThreshold = 0.5);
 
 }  // namespace dl

@@ -2,13 +2,16 @@
 // default thread count: every run succeeds with the same warnings as a one-thread run.
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "core/demo/demo_dumps.h"
@@ -167,6 +170,44 @@ TEST(HostileIndex, FifosAreRefusedOrSkippedNeverWaitedOn) {
     r = runCli("index --cache-dir " + cache.string() + " " + dump.string());
     EXPECT_EQ(r.code, 0) << r.output;
     EXPECT_NE(r.output.find("folder"), std::string::npos) << r.output;
+}
+
+// Device links and a socket inside a dump (what a copied /dev or a live process can leave): never
+// opened, each skipped with a warning naming it and its kind; the real tensor beside them is read.
+TEST(HostileIndex, DeviceLinksAndSocketsAreSkippedWithAWarningNamingThem) {
+    dltest::TempDir dir("dumplens_hostile_dev_");
+    const fs::path it = dir.path / "rank_0/Net/0/0";
+    fs::create_directories(it);
+    std::string bytes, error;
+    ASSERT_TRUE(encodeFloats({1, 2, 3}, DType::Float16, bytes, error)) << error;
+    ASSERT_TRUE(writeNpyFile((it / "Add.Add-op1.7.2.1700000000000100.output.0.DefaultFormat.npy").string(),
+                             DType::Float16, {3}, bytes, error)) << error;
+    const std::string zero = "Mul.Mul-op2.8.2.1700000000000200.output.0.DefaultFormat.npy";
+    const std::string null = "Sub.Sub-op3.9.2.1700000000000300.output.0.DefaultFormat.npy";
+    fs::create_symlink("/dev/zero", it / zero);   // endless: reading it would never finish
+    fs::create_symlink("/dev/null", it / null);
+    const fs::path sock = it / "statistic.csv";
+    const int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    ASSERT_GE(s, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    ASSERT_LT(sock.string().size(), sizeof addr.sun_path);
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", sock.c_str());
+    ASSERT_EQ(::bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    IndexOptions o;
+    o.useCache = false;
+    DumpIndex idx;
+    IndexReport report;
+    ASSERT_TRUE(indexDump(dir.path.string(), o, idx, report, error)) << error;
+    ::close(s);
+    std::map<std::string, std::string> warned;
+    for (const IndexWarning& w : idx.warnings) warned[fs::path(w.path).filename().string()] = w.reason;
+    EXPECT_EQ(warned[zero], "not a regular file (a character device), skipped");
+    EXPECT_EQ(warned[null], "not a regular file (a character device), skipped");
+    EXPECT_EQ(warned["statistic.csv"], "not a regular file (a socket), skipped");
+    ASSERT_EQ(idx.ops.size(), 1u);
+    EXPECT_EQ(idx.strings.str(idx.ops[0].name), "Add-op1");
+    EXPECT_EQ(idx.stats(idx.tensors[idx.ops[0].firstTensor]).max, 3.0);
 }
 
 namespace {

@@ -1,12 +1,20 @@
 // Smoke test: the main window opens the bundled demo (written into a temp dir on the worker
 // thread), indexes and analyses it, and every view is filled and points at the NormHead SqrtGrad.
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
 #include <QImage>
+#include <QLabel>
+#include <QStatusBar>
+#include <QStatusTipEvent>
+#include <QTimer>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "tests/ui/isolated_app_state.h"
 
+#include "core/index/index_file.h"
 #include "ui/mainwindow.h"
 #include "ui/models/chain_model.h"
 #include "ui/models/dump_session.h"
@@ -14,6 +22,7 @@
 #include "ui/util/state_colors.h"
 #include "ui/views/chain_view.h"
 #include "ui/views/op_table_panel.h"
+#include "ui/views/shortcuts_dialog.h"
 #include "ui/views/tensor_panel.h"
 #include "ui/views/timeline_panel.h"
 #include "ui/views/timeline_widget.h"
@@ -95,6 +104,116 @@ private slots:
         QCOMPARE(w.session()->currentTensor(), model->tensorAt(other));
         // (The row may be in another iteration: the timeline switches to it in the background.)
         QTRY_COMPARE_WITH_TIMEOUT(tw->selectedOp(), ix->tensors[model->tensorAt(other)].op, 60000);
+
+        checkNames(w);
+        checkNearLimitCountMatchesBanner(w);
+        checkKeys(w);
+        checkStatusSummarySurvivesMenus(w);
+    }
+
+private:
+    // The Op column shows the short op, the tooltip and "Copy full name" the full one; Ctrl+C
+    // copies the selected rows as tab-separated text.
+    void checkNames(MainWindow& w) {
+        const dl::DumpIndex* ix = w.session()->index();
+        OpTableModel* model = w.opTable()->model();
+        const quint32 origin = w.session()->analysis()->firstOverflow->op;
+        w.session()->select(origin);
+        const int row = model->rowOfTensor(w.session()->currentTensor());
+        QVERIFY(row >= 0);
+        const QModelIndex cell = model->index(row, int(dl::OpColumn::Op));
+        const dl::OpRecord& o = ix->ops[origin];
+        const std::string name = ix->strings.str(o.name), scope = ix->strings.str(o.scope);
+        // The short op is the last component of the full scoped name, whatever its separator.
+        const std::string full = scope.empty() ? name : scope;
+        const std::string last = full.substr(full.find_last_of('/') + 1);
+        QCOMPARE(cell.data().toString(), QString::fromStdString(last));
+        QVERIFY(cell.data(Qt::ToolTipRole).toString().endsWith(QString::fromStdString(last)));
+        QVERIFY(cell.data(Qt::ToolTipRole).toString().size() > cell.data().toString().size());
+        w.opTable()->view()->selectionModel()->select(model->index(row, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        w.opTable()->view()->selectionModel()->select(model->index(row == 0 ? 1 : 0, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        w.opTable()->copySelectedRows();
+        const QStringList lines = QGuiApplication::clipboard()->text().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 3);   // header and two rows
+        QCOMPARE(lines[0].split(QLatin1Char('\t')).size(), int(dl::OpColumn::Count));
+        QVERIFY(lines.join(QLatin1Char('\n')).contains(cell.data(Qt::ToolTipRole).toString()));
+    }
+
+    // The "near limit" state filter counts the tensors the banner counts.
+    void checkNearLimitCountMatchesBanner(MainWindow& w) {
+        const dl::AnalysisResult* a = w.session()->analysis();
+        QVERIFY(a->nearLimitTotal > 0);
+        OpTableModel* model = w.opTable()->model();
+        dl::OpFilter f;
+        f.stateMask = dl::opStateBit(dl::OpState::NearLimit);
+        QString err;
+        QVERIFY(model->setFilter(f, err));
+        QCOMPARE(quint64(model->rowCount()), quint64(a->nearLimitTotal));
+        QVERIFY(w.banner()->text().contains(QLocale().toString(qulonglong(a->nearLimitTotal)) + QStringLiteral(" tensors near")));
+        QVERIFY(model->setFilter({}, err));
+    }
+
+    void checkKeys(MainWindow& w) {
+        // Export report has Ctrl+E, as in the compare window.
+        bool ctrlE = false;
+        for (QAction* act : w.findChildren<QAction*>()) ctrlE |= act->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_E) && act->isEnabled();
+        QVERIFY(ctrlE);
+        // '?' from the timeline and from the table opens the shortcuts dialog.
+        for (QWidget* target : {static_cast<QWidget*>(w.timelinePanel()->timelineWidget()), static_cast<QWidget*>(w.opTable()->view())}) {
+            bool shown = false;
+            QTimer::singleShot(200, [&shown] {
+                if (auto* d = qobject_cast<ShortcutsDialog*>(QApplication::activeModalWidget())) {
+                    shown = true;
+                    d->reject();
+                }
+            });
+            target->setFocus();
+            QTest::keyClick(target, '?');
+            QVERIFY2(shown, qPrintable(target->metaObject()->className()));
+        }
+        // Esc clears the selection in every view, from any of them.
+        const quint32 origin = w.session()->analysis()->firstOverflow->op;
+        w.session()->select(origin);
+        QCOMPARE(w.timelinePanel()->timelineWidget()->selectedOp(), origin);
+        QVERIFY(w.chainView()->chainTable()->selectionModel()->hasSelection());
+        w.opTable()->view()->setFocus();
+        QTest::keyClick(w.opTable()->view(), Qt::Key_Escape);
+        QCOMPARE(w.session()->currentOp(), dl::kNoIndex);
+        QCOMPARE(w.timelinePanel()->timelineWidget()->selectedOp(), dl::kNoIndex);
+        QVERIFY(!w.opTable()->view()->selectionModel()->hasSelection());
+        QVERIFY(!w.chainView()->chainTable()->selectionModel()->hasSelection());
+        QVERIFY(w.tensorPanel()->headerText().contains(QStringLiteral("Select an op")));
+    }
+
+    // A menu's status tip covers the summary while hovered; the summary comes back after it.
+    void checkStatusSummarySurvivesMenus(MainWindow& w) {
+        const QString summary = w.summaryText();
+        QVERIFY2(summary.contains(QStringLiteral("tensors")), qPrintable(summary));
+        QStatusTipEvent tip(QStringLiteral("Write the overflow report of the open dump as PDF"));
+        QCoreApplication::sendEvent(&w, &tip);
+        QStatusTipEvent gone{QString()};
+        QCoreApplication::sendEvent(&w, &gone);
+        auto* label = w.statusBar()->findChild<QLabel*>(QStringLiteral("statusSummary"));
+        QVERIFY(label);
+        QTRY_VERIFY(label->isVisible());
+        QCOMPARE(label->text(), summary);
+    }
+
+private slots:
+    void opensAnIndexFile() {
+        // The demo's index written as a .dlx (as `dumplens-cli index -o` does) opens like a folder.
+        MainWindow w;
+        w.openDemo();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy() && w.session()->analysis(), 600000);
+        const QString dlx = m_tmp.path() + QStringLiteral("/demo.dlx");
+        std::string error;
+        QVERIFY2(dl::saveIndexFile(dlx.toStdString(), *w.session()->index(), error), error.c_str());
+        const std::size_t ops = w.session()->index()->ops.size();
+        w.openFolder(dlx);
+        QVERIFY(w.isBusy());
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 600000);
+        QVERIFY2(w.session()->dump() && w.session()->dump()->path == dlx, qPrintable(w.summaryText()));
+        QCOMPARE(w.session()->index()->ops.size(), ops);
     }
 
     void badFolderIsReportedNotFatal() {

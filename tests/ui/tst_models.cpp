@@ -1,6 +1,9 @@
 // Every item model of the app under QAbstractItemModelTester, on a small synthetic index.
 #include <QAbstractItemModelTester>
 #include <QTest>
+#include <limits>
+
+#include "core/stats/stats_accumulator.h"
 
 #include "ui/models/chain_model.h"
 #include "ui/models/issues_model.h"
@@ -88,6 +91,55 @@ dl::AnalysisResult makeAnalysis() {
 class TstModels : public QObject {
     Q_OBJECT
 private slots:
+    // Max |x| counts infinities, all-NaN tensors show nan, and both lead a descending sort; the Op
+    // column shows the short op with its scope beside it and the full name in the tooltip.
+    void opTableFiguresAndNames() {
+        dl::DumpIndex ix;
+        const char* names[] = {"Default_network-Net_layer1_Add-op1", "Default_network-Net_head_SqrtGrad-op520", "Mul-op3"};
+        const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+        const std::vector<std::vector<double>> values = {{2430, -7, inf}, {nan, nan}, {3, -65000}};
+        for (std::uint32_t k = 0; k < 3; ++k) {
+            dl::OpRecord o;
+            o.type = ix.strings.intern("Add");
+            o.name = ix.strings.intern(names[k]);
+            o.execPos = k;
+            o.firstTensor = k;
+            o.tensorCount = 1;
+            dl::TensorRecord t;
+            t.op = k;
+            t.io = dl::Io::Output;
+            t.dtype = dl::DType::Float32;
+            dl::StatsAccumulator acc;
+            acc.add(values[k].data(), values[k].size(), dl::DType::Float64);
+            ix.setStats(t, acc.stats());
+            ix.tensors.push_back(t);
+            ix.ops.push_back(o);
+        }
+        const dl::OpStates st = dl::computeOpStates(ix, nullptr);
+        OpTableModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.setSource(&ix, &st, nullptr);
+        const int maxAbs = int(dl::OpColumn::MaxAbs), op = int(dl::OpColumn::Op);
+        QCOMPARE(m.index(0, maxAbs).data().toString(), QStringLiteral("inf"));   // not 2430
+        QCOMPARE(m.index(0, int(dl::OpColumn::Max)).data().toString(), QStringLiteral("inf"));
+        QCOMPARE(m.index(0, int(dl::OpColumn::Min)).data().toString(), QStringLiteral("-7"));
+        QCOMPARE(m.index(1, maxAbs).data().toString(), QStringLiteral("nan"));
+        QCOMPARE(m.index(2, maxAbs).data().toString(), QStringLiteral("65000"));
+        m.sort(maxAbs, Qt::DescendingOrder);
+        QCOMPARE(m.tensorAt(0), 1u);   // all NaN
+        QCOMPARE(m.tensorAt(1), 0u);   // holds +Inf
+        QCOMPARE(m.tensorAt(2), 2u);
+        const int sqrt = m.rowOfTensor(1);
+        QCOMPARE(m.index(sqrt, op).data().toString(), QStringLiteral("SqrtGrad-op520"));
+        QCOMPARE(m.index(sqrt, op).data(OpTableModel::ScopeRole).toString(), QStringLiteral("Default_network-Net_head"));
+        QCOMPARE(m.index(sqrt, op).data(Qt::ToolTipRole).toString(), QString::fromLatin1(names[1]));
+        QCOMPARE(m.index(m.rowOfTensor(2), op).data(OpTableModel::ScopeRole).toString(), QString());
+        const QStringList tsv = m.rowsAsTsv({sqrt}).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(tsv.size(), 2);
+        QCOMPARE(tsv[1].split(QLatin1Char('\t')).at(op), QString::fromLatin1(names[1]));
+        QCOMPARE(tsv[1].split(QLatin1Char('\t')).at(maxAbs), QStringLiteral("nan"));
+    }
+
     void opTableModel() {
         const dl::DumpIndex ix = makeIndex();
         const dl::AnalysisResult a = makeAnalysis();

@@ -3,6 +3,7 @@
 #include <QColor>
 #include <QFont>
 
+#include "ui/util/op_names.h"
 #include "ui/util/state_colors.h"
 
 namespace dlui {
@@ -36,10 +37,7 @@ QVariant ChainModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::DecorationRole && index.column() == Role)
         return stateColor(s.role == dl::ChainRole::Origin ? dl::OpState::Origin : dl::OpState::Saturated);
-    if (role == Qt::ToolTipRole && index.column() == Op && opKnown) {
-        const dl::OpRecord& o = m_index->ops[p.op];
-        return QString::fromStdString(m_index->strings.str(o.scope ? o.scope : o.name));
-    }
+    if (role == Qt::ToolTipRole && index.column() == Op && opKnown) return opNames(*m_index, m_index->ops[p.op]).full;
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
         case Step: return index.row() + 1;
@@ -56,7 +54,7 @@ QVariant ChainModel::data(const QModelIndex& index, int role) const {
         case Iteration: return p.iteration;
         case Op:
             if (!opKnown) return QStringLiteral("?");
-            return QStringLiteral("%1 (%2)").arg(QString::fromStdString(m_index->strings.str(m_index->ops[p.op].name)),
+            return QStringLiteral("%1 (%2)").arg(opNames(*m_index, m_index->ops[p.op]).shortName,
                                                  QString::fromStdString(m_index->strings.str(m_index->ops[p.op].type)));
         case Kind: return QString::fromLatin1(dl::anomalyKindName(p.kind));
         case Time:

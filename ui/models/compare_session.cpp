@@ -1,5 +1,7 @@
 #include "ui/models/compare_session.h"
 
+#include "ui/util/op_names.h"
+
 namespace dlui {
 
 CompareSession::CompareSession(QObject* parent) : QObject(parent) {}
@@ -74,7 +76,7 @@ QString CompareSession::opLabel(bool runB, quint32 op) const {
     if (!ix || op >= ix->ops.size()) return {};
     const dl::OpRecord& o = ix->ops[op];
     return tr("%1 (%2) rank %3 · iteration %4")
-        .arg(QString::fromStdString(ix->strings.str(o.name)), QString::fromStdString(ix->strings.str(o.type)))
+        .arg(opNames(*ix, o).shortName, QString::fromStdString(ix->strings.str(o.type)))
         .arg(o.rank)
         .arg(o.iteration);
 }

@@ -1,5 +1,7 @@
 #include "ui/models/dump_session.h"
 
+#include "ui/util/op_names.h"
+
 namespace dlui {
 
 DumpSession::DumpSession(QObject* parent) : QObject(parent) {}
@@ -25,6 +27,12 @@ void DumpSession::select(quint32 op, quint32 tensor) {
     emit selectionChanged(op, tensor);
 }
 
+void DumpSession::clearSelection() {
+    if (m_op == dl::kNoIndex && m_tensor == dl::kNoIndex) return;
+    m_op = m_tensor = dl::kNoIndex;
+    emit selectionChanged(m_op, m_tensor);
+}
+
 int DumpSession::stageOfOp(quint32 op) const {
     const dl::DumpIndex* ix = index();
     if (!ix || op >= ix->ops.size() || !analysis()) return -1;
@@ -36,7 +44,7 @@ QString DumpSession::opLabel(quint32 op) const {
     if (!ix || op >= ix->ops.size()) return {};
     const dl::OpRecord& o = ix->ops[op];
     return QStringLiteral("%1 (%2) rank %3")
-        .arg(QString::fromStdString(ix->strings.str(o.name)), QString::fromStdString(ix->strings.str(o.type)))
+        .arg(opNames(*ix, o).shortName, QString::fromStdString(ix->strings.str(o.type)))
         .arg(o.rank);
 }
 

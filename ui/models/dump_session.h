@@ -24,6 +24,8 @@ public:
     quint32 currentTensor() const { return m_tensor; }
     // Selects an op (and one of its tensors; kNoIndex picks its first output, else first tensor).
     void select(quint32 op, quint32 tensor = dl::kNoIndex);
+    // No op selected (Esc): selectionChanged(kNoIndex, kNoIndex), every view drops its highlight.
+    void clearSelection();
     int stageOfOp(quint32 op) const;
     QString opLabel(quint32 op) const;    // "SqrtGrad-op393 (SqrtGrad) rank 3"
 

@@ -5,13 +5,11 @@
 #include <cmath>
 
 #include "core/analysis/tensor_anomaly.h"
+#include "ui/util/figure_text.h"
+#include "ui/util/op_names.h"
 #include "ui/util/state_colors.h"
 
 namespace dlui {
-
-namespace {
-QString num(double v) { return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'g', 6); }
-}
 
 OpTableModel::OpTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -82,7 +80,7 @@ QString OpTableModel::text(quint32 t, dl::OpColumn c) const {
         }
         case dl::OpColumn::Iteration: return QString::number(o.iteration);
         case dl::OpColumn::Order: return QString::number(o.execPos);
-        case dl::OpColumn::Op: return str(o.name);
+        case dl::OpColumn::Op: return opNames(*m_index, o).shortName;
         case dl::OpColumn::Type: return str(o.type);
         case dl::OpColumn::Tensor: return QString::fromStdString(m_index->tensorLabel(tr));
         case dl::OpColumn::DType: return QString::fromLatin1(dl::dtypeName(tr.dtype).data());
@@ -91,13 +89,13 @@ QString OpTableModel::text(quint32 t, dl::OpColumn c) const {
             for (std::int64_t d : m_index->shape(tr)) dims << QString::number(d);
             return QLatin1Char('[') + dims.join(QLatin1Char(',')) + QLatin1Char(']');
         }
-        case dl::OpColumn::Min: return s.has(dl::stat::Min) ? num(s.min) : QStringLiteral("–");
-        case dl::OpColumn::Max: return s.has(dl::stat::Max) ? num(s.max) : QStringLiteral("–");
-        case dl::OpColumn::MaxAbs: return s.has(dl::stat::MaxAbs) ? num(s.maxAbs) : QStringLiteral("–");
-        case dl::OpColumn::Mean: return s.has(dl::stat::Mean) ? num(s.mean) : QStringLiteral("–");
+        case dl::OpColumn::Min: return figureText(s, dl::StatFigure::Min);
+        case dl::OpColumn::Max: return figureText(s, dl::StatFigure::Max);
+        case dl::OpColumn::MaxAbs: return figureText(s, dl::StatFigure::MaxAbs);
+        case dl::OpColumn::Mean: return figureText(s, dl::StatFigure::Mean);
         case dl::OpColumn::NanInf: return s.nanCount + s.infCount() ? QStringLiteral("%1 / %2").arg(s.nanCount).arg(s.infCount()) : QString();
         case dl::OpColumn::Saturated: return s.satCount ? QString::number(s.satCount) : QString();
-        case dl::OpColumn::State: return stateText(m_states->op[tr.op] == dl::OpState::Origin ? dl::OpState::Origin : m_states->tensor[t]);
+        case dl::OpColumn::State: return stateText(dl::shownState({*m_index, *m_states, m_stages}, t));
         case dl::OpColumn::Count: break;
     }
     return {};
@@ -107,15 +105,14 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !m_index) return {};
     const quint32 t = m_rows[static_cast<std::size_t>(index.row())];
     const auto col = dl::OpColumn(index.column());
-    const dl::OpState st = m_states->op[m_index->tensors[t].op] == dl::OpState::Origin ? dl::OpState::Origin : m_states->tensor[t];
+    const dl::OpState st = dl::shownState({*m_index, *m_states, m_stages}, t);
     switch (role) {
         case Qt::DisplayRole: return text(t, col);
         case Qt::ToolTipRole:
-            if (col == dl::OpColumn::Op) {
-                const dl::OpRecord& o = m_index->ops[m_index->tensors[t].op];
-                return QString::fromStdString(m_index->strings.str(o.scope ? o.scope : o.name));
-            }
+            if (col == dl::OpColumn::Op) return opNames(*m_index, m_index->ops[m_index->tensors[t].op]).full;
             return {};
+        case ScopeRole: return opNames(*m_index, m_index->ops[m_index->tensors[t].op]).scope;
+        case FullNameRole: return opNames(*m_index, m_index->ops[m_index->tensors[t].op]).full;
         case Qt::TextAlignmentRole:
             return col >= dl::OpColumn::Min && col <= dl::OpColumn::Saturated ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
                                                                               : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
@@ -127,6 +124,23 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         case StateRole: return static_cast<int>(st);
         default: return {};
     }
+}
+
+QString OpTableModel::rowsAsTsv(const QList<int>& rows) const {
+    QStringList lines;
+    QStringList cells;
+    for (int c = 0; c < columnCount(); ++c) cells << headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+    lines << cells.join(QLatin1Char('\t'));
+    if (!m_index) return lines.join(QLatin1Char('\n'));
+    for (int row : rows) {
+        if (row < 0 || row >= rowCount()) continue;
+        cells.clear();
+        const quint32 t = m_rows[static_cast<std::size_t>(row)];
+        for (int c = 0; c < columnCount(); ++c)
+            cells << (dl::OpColumn(c) == dl::OpColumn::Op ? data(index(row, c), FullNameRole).toString() : text(t, dl::OpColumn(c)));
+        lines << cells.join(QLatin1Char('\t'));
+    }
+    return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }
 
 QVariant OpTableModel::headerData(int section, Qt::Orientation o, int role) const {

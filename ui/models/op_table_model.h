@@ -11,7 +11,9 @@ namespace dlui {
 class OpTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Roles { TensorRole = Qt::UserRole + 1, OpRole, StateRole };
+    // ScopeRole: the scope shown dimmed beside the short name (Op column); FullNameRole: the op's
+    // full name (what "Copy full name" copies and the tooltip shows).
+    enum Roles { TensorRole = Qt::UserRole + 1, OpRole, StateRole, ScopeRole, FullNameRole };
     explicit OpTableModel(QObject* parent = nullptr);
 
     // index/states/stages may be null (clears the model); they must outlive the model's use of them.
@@ -21,6 +23,8 @@ public:
     int rowOfTensor(quint32 tensor) const;   // -1 when filtered out
     quint32 tensorAt(int row) const { return m_rows[static_cast<std::size_t>(row)]; }
     std::size_t totalTensors() const;
+    // The rows as tab-separated text with a header line, the Op column holding full names.
+    QString rowsAsTsv(const QList<int>& rows) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -22,7 +22,8 @@ void exportReportInteractively(QMainWindow* window, const QString& suggestedName
     QApplication::setOverrideCursor(Qt::WaitCursor);
     const bool ok = write(path, error);
     QApplication::restoreOverrideCursor();
-    if (ok) window->statusBar()->showMessage(QObject::tr("Report written to %1").arg(path));
+    // A timed message: the window's standing summary (a status-bar widget) comes back after it.
+    if (ok) window->statusBar()->showMessage(QObject::tr("Report written to %1").arg(path), 8000);
     else QMessageBox::warning(window, title, error);
 }
 

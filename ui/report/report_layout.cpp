@@ -79,7 +79,19 @@ void ReportLayout::drawFrame() {
     m_p.setPen(theme::kTextSecondary);
     const int margin = static_cast<int>(kMarginPt * m_unitsPerPoint);
     const int hy = margin - lineHeight(m_small) / 2;
-    m_p.drawText(QRect(m_left, hy, m_width, lineHeight(m_small)), Qt::AlignLeft | Qt::AlignVCenter, m_title);
+    // The date keeps its place; the title (it ends in the dump path) gets the width left of it and,
+    // when longer, loses the start of the path: the folder names nearest the dump tell most.
+    const QFontMetricsF fm(m_small, &m_writer);
+    const int gap = static_cast<int>(12 * m_unitsPerPoint);
+    const int stampW = static_cast<int>(std::ceil(fm.horizontalAdvance(m_stamp)));
+    const int room = std::max(0, m_width - stampW - gap);
+    QString title = fm.elidedText(m_title, Qt::ElideLeft, room);
+    if (const qsizetype cut = m_title.indexOf(QStringLiteral(" · ")); title != m_title && cut > 0) {
+        // "DumpLens overflow report · …/nearest/folders": the report's name stays, the path gives way.
+        const QString head = m_title.left(cut + 3);
+        title = head + fm.elidedText(m_title.mid(cut + 3), Qt::ElideLeft, std::max(0.0, room - fm.horizontalAdvance(head)));
+    }
+    m_p.drawText(QRect(m_left, hy, m_width - stampW - gap, lineHeight(m_small)), Qt::AlignLeft | Qt::AlignVCenter, title);
     m_p.drawText(QRect(m_left, hy, m_width, lineHeight(m_small)), Qt::AlignRight | Qt::AlignVCenter, m_stamp);
     m_p.setPen(QPen(kRule, 1));
     m_p.drawLine(QLineF(m_left, hy + lineHeight(m_small), m_left + m_width, hy + lineHeight(m_small)));

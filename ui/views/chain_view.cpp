@@ -50,10 +50,20 @@ ChainView::ChainView(DumpSession* session, QWidget* parent)
     lay->addWidget(m_replayView, 0);
     lay->addWidget(m_recommendation);
     connect(m_session, &DumpSession::dumpChanged, this, &ChainView::onDumpChanged);
+    connect(m_session, &DumpSession::selectionChanged, this, [this](quint32 op, quint32) { onSelection(op); });
     connect(m_chainView, &QTableView::clicked, this, [this](const QModelIndex& i) {
         m_session->select(m_chain->data(i, ChainModel::OpRole).toUInt(), m_chain->data(i, ChainModel::TensorRole).toUInt());
     });
     onDumpChanged();
+}
+
+void ChainView::onSelection(quint32 op) {
+    for (int row = 0; row < m_chain->rowCount(); ++row)
+        if (m_chain->index(row, 0).data(ChainModel::OpRole).toUInt() == op) {
+            m_chainView->selectRow(row);
+            return;
+        }
+    m_chainView->clearSelection();
 }
 
 void ChainView::onDumpChanged() {

@@ -22,6 +22,7 @@ public:
 
 private:
     void onDumpChanged();
+    void onSelection(quint32 op);   // highlights the step of the selected op, none when cleared
 
     DumpSession* m_session;
     ChainModel* m_chain;

@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QStringList>
 
 #include "ui/models/compare_session.h"
 #include "ui/util/theme.h"
@@ -79,6 +80,23 @@ void CompareSummaryBar::refresh() {
                                   QString::fromStdString(r.reason).toHtmlEscaped(),
                                   QString::fromStdString(c->orderEvidence).toHtmlEscaped()));
         m_jump->setEnabled(true);
+    } else if (c->rows.empty()) {
+        // Nothing compared is no agreement (the CLI fails on it): a warning, with why.
+        setTone(QStringLiteral("#fff4db"), QStringLiteral("#e0b050"));
+        const auto& al = c->alignment;
+        QString why = al.ops.empty()
+                          ? tr("no op of run A could be matched with run B (A has %L1 ops, B has %L2)")
+                                .arg(a.ops.size()).arg(b.ops.size())
+                          : tr("%L1 ops matched, but none of their tensors pair up (%L2 tensors of A and %L3 of B "
+                               "without a counterpart)")
+                                .arg(al.ops.size()).arg(al.onlyTensorsA).arg(al.onlyTensorsB);
+        QStringList notes;
+        for (std::size_t i = 0; i < c->warnings.size() && i < 3; ++i)
+            notes << QString::fromStdString(c->warnings[i]).toHtmlEscaped();
+        m_label->setText(tr("<b>Nothing was compared</b>: %1.%2")
+                             .arg(why.toHtmlEscaped(),
+                                  notes.isEmpty() ? QString() : QStringLiteral("<br><small>%1</small>").arg(notes.join(QStringLiteral(" · ")))));
+        m_jump->setEnabled(false);
     } else {
         setTone(theme::css(theme::kToneOk.background), theme::css(theme::kToneOk.border));
         m_label->setText(tr("<b>No divergence</b>: every matched tensor is within the thresholds."));

@@ -15,6 +15,7 @@
 #include "ui/util/state_colors.h"
 #include "ui/views/compare_link_strip.h"
 #include "ui/views/state_legend.h"
+#include "ui/views/timeline_painter.h"
 #include "ui/views/timeline_widget.h"
 
 namespace dlui {
@@ -53,7 +54,9 @@ CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
     for (TimelineWidget* w : {m_a, m_b}) {
         w->setPalette(&StatePalette::comparison());
         w->setCompact(true);
-        w->setMinimumHeight(140);
+        // Overview, ruler and two lanes: more would over-fill a 768 px screen, whose layout then
+        // lays the strip over timeline A and cuts timeline B off (the lanes scroll instead).
+        w->setMinimumHeight(TimelinePainter::kOverviewHeight + TimelinePainter::kRulerHeight + 2 * TimelinePainter::kLaneHeight);
     }
     m_a->setTooltipExtra([this](quint32 op) { return tooltipExtra(false, op); });
     m_b->setTooltipExtra([this](quint32 op) { return tooltipExtra(true, op); });

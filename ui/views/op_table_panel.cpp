@@ -1,6 +1,11 @@
 #include "ui/views/op_table_panel.h"
 
+#include <QAction>
 #include <QCheckBox>
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QMenu>
+#include <algorithm>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -16,6 +21,7 @@
 #include "ui/util/state_colors.h"
 #include "ui/views/data_table_view.h"
 #include "ui/util/theme.h"
+#include "ui/views/scoped_name_delegate.h"
 
 namespace dlui {
 
@@ -57,6 +63,24 @@ OpTablePanel::OpTablePanel(DumpSession* session, QWidget* parent)
     m_view->setColumnWidth(static_cast<int>(dl::OpColumn::Order), 44);
     m_view->setColumnWidth(static_cast<int>(dl::OpColumn::Op), 220);
     m_view->setColumnWidth(static_cast<int>(dl::OpColumn::Type), 110);
+    m_view->setItemDelegateForColumn(static_cast<int>(dl::OpColumn::Op), new ScopedNameDelegate(OpTableModel::ScopeRole, m_view));
+    // Several rows can be selected for Ctrl+C; the current row is the one the other views show.
+    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    auto* copyRows = new QAction(tr("&Copy rows"), m_view);
+    copyRows->setShortcut(QKeySequence::Copy);
+    copyRows->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(copyRows, &QAction::triggered, this, &OpTablePanel::copySelectedRows);
+    m_view->addAction(copyRows);
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view, &QWidget::customContextMenuRequested, this, [this, copyRows](const QPoint& pos) {
+        const QModelIndex i = m_view->indexAt(pos);
+        if (!i.isValid()) return;
+        QMenu menu(this);
+        const QString full = m_model->data(i, OpTableModel::FullNameRole).toString();
+        menu.addAction(tr("Copy full name"), this, [full] { QGuiApplication::clipboard()->setText(full); });
+        menu.addAction(copyRows);
+        menu.exec(m_view->viewport()->mapToGlobal(pos));
+    });
 
     m_debounce->setSingleShot(true);
     m_debounce->setInterval(250);
@@ -135,13 +159,36 @@ void OpTablePanel::applyFilter() {
 }
 
 void OpTablePanel::onSelection(quint32 tensor) {
+    if (tensor == dl::kNoIndex) {   // selection cleared
+        m_syncing = true;
+        m_view->selectionModel()->clear();
+        m_syncing = false;
+        return;
+    }
     const int row = m_model->rowOfTensor(tensor);
     if (row < 0) return;
+    // Picked here (perhaps with Shift or Ctrl to extend a selection for Ctrl+C): leave it be.
+    if (m_view->currentIndex().row() == row && m_view->selectionModel()->isRowSelected(row, {})) return;
     m_syncing = true;
     const QModelIndex i = m_model->index(row, static_cast<int>(dl::OpColumn::Op));
     m_view->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     m_view->scrollTo(i);
     m_syncing = false;
+}
+
+QList<int> OpTablePanel::selectedRows() const {
+    QList<int> rows;
+    for (const QModelIndex& i : m_view->selectionModel()->selectedRows()) rows << i.row();
+    if (rows.isEmpty() && m_view->currentIndex().isValid()) rows << m_view->currentIndex().row();
+    std::sort(rows.begin(), rows.end());
+    return rows;
+}
+
+QString OpTablePanel::countText() const { return m_count->text(); }
+
+void OpTablePanel::copySelectedRows() {
+    const QList<int> rows = selectedRows();
+    if (!rows.isEmpty()) QGuiApplication::clipboard()->setText(m_model->rowsAsTsv(rows));
 }
 
 void OpTablePanel::onCurrentRow(const QModelIndex& current) {

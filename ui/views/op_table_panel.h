@@ -22,6 +22,9 @@ public:
     OpTableModel* model() const { return m_model; }
     QTableView* view() const { return m_view; }
     void setFilterText(const QString& text, bool regex);   // applies immediately
+    QString countText() const;                             // "63 of 2,300 tensors"
+    QList<int> selectedRows() const;                       // sorted; the current row when none
+    void copySelectedRows();                               // Ctrl+C: tab-separated, with a header
 
 private:
     void onDumpChanged();

@@ -14,15 +14,19 @@ QString ShortcutsDialog::shortcutsHtml() {
         {"F", "fit the selected op"},
         {"Backspace", "undo the last range zoom"},
         {"0 or Home", "show the whole iteration"},
-        {"Esc", "clear the selection"},
+        {"Esc", "clear the selection (timeline, table, tensor, chain)"},
         {"wheel", "scroll lanes"},
         {"click overview strip", "jump there"},
         {"Ctrl+O", "open a dump folder"},
+        {"Ctrl+Alt+O", "open a .dlx index file"},
+        {"Ctrl+E", "export the PDF report"},
+        {"Ctrl+C", "copy the selected table rows (tab-separated)"},
+        {"right-click an op or a row", "copy its full name"},
         {"Ctrl+J", "jump to the first overflow"},
         {"Ctrl+F", "filter the op table"},
         {"Ctrl+Shift+O", "compare the open run with another run"},
         {"Ctrl+J (compare window)", "jump to the first divergence"},
-        {"?", "this help"},
+        {"? or F1", "this help"},
     };
     QString html = QStringLiteral("<table cellspacing=6>");
     for (const auto& r : rows)

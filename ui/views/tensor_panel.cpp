@@ -6,6 +6,8 @@
 
 #include "core/analysis/tensor_anomaly.h"
 #include "ui/models/dump_session.h"
+#include "ui/util/figure_text.h"
+#include "ui/util/op_names.h"
 #include "ui/views/log2_histogram_plot.h"
 
 namespace dlui {
@@ -33,10 +35,13 @@ TensorPanel::TensorPanel(DumpSession* session, QWidget* parent)
     lay->addWidget(m_header);
     lay->addWidget(m_plot, 1);
     connect(m_session, &DumpSession::selectionChanged, this, &TensorPanel::show);
-    connect(m_session, &DumpSession::dumpChanged, this, [this] {
-        m_plot->showEmpty(tr("No tensor selected"));
-        m_header->setText(tr("<i>Select an op on the timeline or in the table.</i>"));
-    });
+    connect(m_session, &DumpSession::dumpChanged, this, &TensorPanel::showNothing);
+}
+
+void TensorPanel::showNothing() {
+    m_plot->showEmpty(tr("No tensor selected"));
+    m_header->setText(tr("<i>Select an op on the timeline or in the table.</i>"));
+    m_header->setToolTip({});
 }
 
 QString TensorPanel::headerText() const { return m_header->text(); }
@@ -45,7 +50,11 @@ int TensorPanel::plottedTensors() const { return m_plot->seriesCount(); }
 
 void TensorPanel::show(quint32 op, quint32 tensor) {
     const dl::DumpIndex* ix = m_session->index();
-    if (!ix || tensor >= ix->tensors.size()) return;
+    if (!ix) return;
+    if (op >= ix->ops.size() || tensor >= ix->tensors.size()) {   // selection cleared
+        showNothing();
+        return;
+    }
     const dl::TensorRecord& t = ix->tensors[tensor];
     const dl::OpRecord& o = ix->ops[op];
     const auto str = [&](dl::StrId id) { return QString::fromStdString(ix->strings.str(id)).toHtmlEscaped(); };
@@ -55,14 +64,16 @@ void TensorPanel::show(quint32 op, quint32 tensor) {
     QString dtype = QString::fromLatin1(dl::dtypeName(t.dtype).data());
     if (t.origDtype != dl::DType::Unknown && t.origDtype != t.dtype)
         dtype += tr(" (was %1)").arg(QString::fromLatin1(dl::dtypeName(t.origDtype).data()));
+    const OpNames names = opNames(*ix, o);
     QString h = QStringLiteral("<b>%1</b> <i>%2</i> · %3 · rank %4 · iteration %5<br>")
-                    .arg(str(o.name), str(o.type), QString::fromStdString(ix->tensorLabel(t))).arg(o.rank).arg(o.iteration);
-    if (o.scope) h += QStringLiteral("<small>%1</small><br>").arg(str(o.scope));
+                    .arg(names.shortName.toHtmlEscaped(), str(o.type), QString::fromStdString(ix->tensorLabel(t))).arg(o.rank).arg(o.iteration);
+    // The full name (the header wraps): the short op above says which one it is.
+    if (names.full != names.shortName) h += QStringLiteral("<small>%1</small><br>").arg(names.full.toHtmlEscaped());
     h += tr("shape [%1] · %2 · %3 · %4<br>").arg(dims.join(QLatin1Char(',')), dtype, str(t.format),
                                                   t.file ? fileName(str(t.file)) : tr("stats only"));
     h += tr("min %1 · max %2 · mean %3 · max|x| <b>%4</b> · L2 %5 · NaN %6 · Inf %7 · saturated %8 · elements %9")
-             .arg(num(s.has(dl::stat::Min) ? s.min : NAN), num(s.has(dl::stat::Max) ? s.max : NAN),
-                  num(s.has(dl::stat::Mean) ? s.mean : NAN), num(s.has(dl::stat::MaxAbs) ? s.maxAbs : NAN),
+             .arg(figureText(s, dl::StatFigure::Min), figureText(s, dl::StatFigure::Max),
+                  figureText(s, dl::StatFigure::Mean), figureText(s, dl::StatFigure::MaxAbs),
                   num(s.has(dl::stat::L2) ? s.l2 : NAN))
              .arg(s.nanCount).arg(s.infCount()).arg(s.satCount).arg(s.count);
     const dl::TensorAnomaly an = dl::classifyTensor(*ix, t);

@@ -22,6 +22,7 @@ public:
 private:
     void show(quint32 op, quint32 tensor);
     void plotOp(quint32 op, quint32 tensor);
+    void showNothing();
 
     DumpSession* m_session;
     QLabel* m_header;

@@ -127,18 +127,21 @@ void TimelinePainter::paint(QPainter& p, const QRect& r, const dl::TimelineViewp
 
 void TimelinePainter::paintLanes(QPainter& p, const QRect& r, const dl::TimeAxis& axis, const TimelinePaintState& st) {
     const QRect lr = lanesRect(r);
+    // Every header in the bold of the painter's own font (the widget's, or the report's), restored
+    // after: a default QFont for all but the first set them in two sizes in the PDF.
+    const QFont base = p.font();
+    QFont bold = base;
+    bold.setBold(true);
+    p.setFont(bold);
     for (const auto& [y, stage] : m_headers) {
         const int top = lr.top() + y - st.scrollY;
         if (top > lr.bottom() || top + kHeaderHeight < lr.top()) continue;
         p.fillRect(QRect(r.left(), top, r.width(), kHeaderHeight), QColor(0xe4, 0xe7, 0xec));
         p.setPen(QColor(0x30, 0x30, 0x40));
-        QFont f = p.font();
-        f.setBold(true);
-        p.setFont(f);
         p.drawText(QRect(r.left() + 6, top, 300, kHeaderHeight), Qt::AlignVCenter,
                    stage < 0 ? QObject::tr("Stage unknown") : QObject::tr("Pipeline stage %1").arg(stage));
-        p.setFont(QFont());
     }
+    p.setFont(base);
     for (std::size_t i = 0; i < m_data->lanes.size(); ++i) {
         const int top = lr.top() + m_laneY[i] - st.scrollY;
         if (top > lr.bottom() || top + kLaneHeight < lr.top()) continue;
@@ -196,8 +199,14 @@ void TimelinePainter::paintLabels(QPainter& p, const QRect& r, int scrollY) {
         if (m_compact && lane.stage >= 0) text += QObject::tr(" · st %1").arg(lane.stage);
         p.drawText(QRect(r.left() + 12, top, kLabelWidth - 14, kLaneHeight), Qt::AlignVCenter, text);
     }
+    // The label column's edge beside the lanes only: a header's text runs across it.
     p.setPen(QColor(0xc8, 0xcc, 0xd2));
-    p.drawLine(r.left() + kLabelWidth - 1, r.top(), r.left() + kLabelWidth - 1, r.bottom());
+    const int x = r.left() + kLabelWidth - 1;
+    for (std::size_t i = 0; i < m_data->lanes.size(); ++i) {
+        const int top = lr.top() + m_laneY[i] - scrollY;
+        if (top > lr.bottom() || top + kLaneHeight < lr.top()) continue;
+        p.drawLine(x, top, x, top + kLaneHeight - 1);
+    }
 }
 
 void TimelinePainter::paintRuler(QPainter& p, const QRect& r, const dl::TimeAxis& axis) {

@@ -57,6 +57,7 @@ TimelinePanel::TimelinePanel(DumpSession* session, QWidget* parent)
     connect(m_perStream, &QCheckBox::toggled, this, &TimelinePanel::rebuild);
     connect(fit, &QToolButton::clicked, m_widget, &TimelineWidget::fitAll);
     connect(m_widget, &TimelineWidget::opClicked, m_session, [this](quint32 op) { m_session->select(op); });
+    connect(m_widget, &TimelineWidget::selectionCleared, m_session, &DumpSession::clearSelection);
 }
 
 void TimelinePanel::onDumpChanged() {
@@ -117,7 +118,11 @@ void TimelinePanel::onBuilt(LoadedDumpPtr dump, std::shared_ptr<const dl::Timeli
 
 void TimelinePanel::onSelection(quint32 op) {
     const dl::DumpIndex* ix = m_session->index();
-    if (!ix || op >= ix->ops.size()) return;
+    if (!ix) return;
+    if (op >= ix->ops.size()) {   // selection cleared
+        m_widget->clearSelection();
+        return;
+    }
     std::size_t lane = 0, item = 0;
     if (m_data && !m_data->locate(op, lane, item)) {
         // The op lives in another iteration: switch to it (rebuild selects it).

@@ -1,7 +1,10 @@
 #include "ui/views/timeline_widget.h"
 
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QHelpEvent>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -10,6 +13,8 @@
 #include <cmath>
 
 #include "core/analysis/tensor_anomaly.h"
+#include "ui/util/figure_text.h"
+#include "ui/util/op_names.h"
 #include "ui/util/state_colors.h"
 #include "ui/util/theme.h"
 
@@ -83,9 +88,25 @@ void TimelineWidget::selectOp(quint32 op) {
     changed();
 }
 
+void TimelineWidget::clearSelection() {
+    m_state.selectedOp = kNone;
+    m_state.rangeActive = false;
+    changed();
+}
+
+QRect TimelineWidget::visibleLanesRect() const {
+    // The lanes area as far as it is on screen: a window squeezed below its layout's minimum
+    // clips the widget (the parent's edge, a sibling laid over it), and a lane scrolled "into
+    // view" there would still be hidden.
+    const QRect lr = TimelinePainter::lanesRect(rect());
+    if (!isVisible()) return lr;
+    const QRect shown = lr.intersected(visibleRegion().boundingRect());
+    return shown.height() >= TimelinePainter::kLaneHeight ? shown : lr;
+}
+
 void TimelineWidget::ensureLaneVisible(std::size_t lane) {
     // Bring the whole lane into vertical view.
-    const QRect lr = TimelinePainter::lanesRect(rect());
+    const QRect lr = visibleLanesRect();
     const int cy = m_painter.laneCenterY(rect(), static_cast<int>(lane), m_state.scrollY);
     const int half = TimelinePainter::kLaneHeight / 2;
     if (cy - half < lr.top() || cy + half > lr.bottom()) scrollBy(cy - (lr.top() + lr.height() / 2));
@@ -133,7 +154,8 @@ void TimelineWidget::fitAll() {
 }
 
 void TimelineWidget::scrollBy(int dy) {
-    const int maxScroll = std::max(0, m_painter.contentHeight() - TimelinePainter::lanesRect(rect()).height());
+    const QRect lr = TimelinePainter::lanesRect(rect()), shown = visibleLanesRect();
+    const int maxScroll = std::max(0, m_painter.contentHeight() - (shown.bottom() - lr.top() + 1));
     m_state.scrollY = std::clamp(m_state.scrollY + dy, 0, maxScroll);
     update();
 }
@@ -161,8 +183,9 @@ QString TimelineWidget::tooltipFor(quint32 op) const {
     if (!m_index || op >= m_index->ops.size()) return {};
     const dl::OpRecord& o = m_index->ops[op];
     const auto s = [&](dl::StrId id) { return QString::fromStdString(m_index->strings.str(id)).toHtmlEscaped(); };
-    QString text = QStringLiteral("<b>%1</b> <i>%2</i><br>").arg(s(o.name), s(o.type));
-    if (o.scope) text += QStringLiteral("<small>%1</small><br>").arg(s(o.scope));
+    const OpNames names = opNames(*m_index, o);
+    QString text = QStringLiteral("<b>%1</b> <i>%2</i><br>").arg(names.shortName.toHtmlEscaped(), s(o.type));
+    if (names.full != names.shortName) text += QStringLiteral("<small>%1</small><br>").arg(names.full.toHtmlEscaped());
     const int stage = m_analysis ? m_analysis->stages.stageOf(o.rank) : -1;
     text += tr("rank %1 · stage %2 · iteration %3 · exec #%4")
                 .arg(o.rank).arg(stage < 0 ? QStringLiteral("?") : QString::number(stage)).arg(o.iteration).arg(o.execPos);
@@ -181,7 +204,7 @@ QString TimelineWidget::tooltipFor(quint32 op) const {
     for (quint32 t = o.firstTensor; t < o.firstTensor + o.tensorCount && t < m_index->tensors.size(); ++t) {
         const dl::TensorRecord& tr_ = m_index->tensors[t];
         const dl::TensorStats st = m_index->stats(tr_);
-        const QString mx = st.has(dl::stat::MaxAbs) ? QString::number(st.maxAbs, 'g', 6) : QStringLiteral("–");
+        const QString mx = figureText(st, dl::StatFigure::MaxAbs);
         text += QStringLiteral("<br>%1 %2 max|x| %3").arg(QString::fromStdString(m_index->tensorLabel(tr_)),
                                                           QString::fromLatin1(dl::dtypeName(tr_.dtype).data()), mx);
         if (st.nanCount + st.infCount()) text += tr(" · NaN %1 Inf %2").arg(st.nanCount).arg(st.infCount());
@@ -226,9 +249,8 @@ void TimelineWidget::keyPressEvent(QKeyEvent* e) {
         case Qt::Key_Home: fitAll(); break;
         case Qt::Key_Backspace: undoZoom(); break;
         case Qt::Key_Escape:
-            m_state.selectedOp = kNone;
-            m_state.rangeActive = false;
-            changed();
+            clearSelection();
+            emit selectionCleared();
             break;
         default: QWidget::keyPressEvent(e); return;
     }
@@ -284,6 +306,8 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
         m_state.rangeActive = false;
         if (m_moved) m_vp.zoomTo(m_state.rangeFrom, m_state.rangeTo);
         changed();
+        // A right click that did not drag a range: the op's context menu.
+        if (!m_moved && e->button() == Qt::RightButton) showOpMenu(e->pos(), e->globalPosition().toPoint());
     } else if (drag == Drag::Pan && !m_moved) {
         const quint32 op = opAt(e->pos());
         if (op != kNone) {
@@ -292,6 +316,16 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
             emit opClicked(op);
         }
     }
+}
+
+void TimelineWidget::showOpMenu(const QPoint& pos, const QPoint& globalPos) {
+    const quint32 op = opAt(pos);
+    if (op == kNone || !m_index || op >= m_index->ops.size()) return;
+    const OpNames names = opNames(*m_index, m_index->ops[op]);
+    QMenu menu(this);
+    menu.addAction(tr("Copy full name"), this, [full = names.full] { QGuiApplication::clipboard()->setText(full); });
+    menu.addAction(tr("Copy short name"), this, [s = names.shortName] { QGuiApplication::clipboard()->setText(s); });
+    menu.exec(globalPos);
 }
 
 void TimelineWidget::leaveEvent(QEvent*) {

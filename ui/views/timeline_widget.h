@@ -1,7 +1,7 @@
 #pragma once
 // The interactive timeline: W/S or Ctrl+wheel zoom, A/D or drag pan, Shift/right drag to zoom to a
 // range, F fit the selected op, Backspace undo zoom, Esc clear, 0 show all, overview strip click to
-// jump, hover tooltips, click to select. Painting is delegated to TimelinePainter.
+// jump, hover tooltips, click to select, right click for an op's menu (copy its name). Painting is delegated to TimelinePainter.
 #include <QWidget>
 #include <functional>
 #include <memory>
@@ -35,6 +35,7 @@ public:
     // Highlights an op and scrolls it into view (keeps the zoom unless the op is off-screen).
     void selectOp(quint32 op);
     quint32 selectedOp() const { return m_state.selectedOp; }
+    void clearSelection();
     void fitSelection();
     void zoomBy(double factor);
     void panBy(double fractionOfView);
@@ -44,6 +45,8 @@ public:
 
 signals:
     void opClicked(quint32 op);
+    // Esc on the timeline: the owner clears the selection of every view (the widget already has).
+    void selectionCleared();
     void viewChanged();
 
 protected:
@@ -60,8 +63,10 @@ protected:
 private:
     quint32 opAt(const QPoint& pos) const;
     QString tooltipFor(quint32 op) const;
+    void showOpMenu(const QPoint& pos, const QPoint& globalPos);   // right click on an op
     void scrollBy(int dy);
     void ensureLaneVisible(std::size_t lane);
+    QRect visibleLanesRect() const;
     void changed();
 
     TimelinePainter m_painter;

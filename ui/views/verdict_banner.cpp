@@ -3,9 +3,11 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <algorithm>
 
 #include "ui/models/dump_session.h"
 #include "ui/util/theme.h"
+#include "ui/util/op_names.h"
 
 namespace dlui {
 
@@ -36,7 +38,13 @@ void VerdictBanner::jumpToOrigin() {
     if (a && a->firstOverflow) m_session->select(a->firstOverflow->op, a->firstOverflow->tensor);
 }
 
+void VerdictBanner::resizeEvent(QResizeEvent* e) {
+    QFrame::resizeEvent(e);
+    refresh();
+}
+
 void VerdictBanner::refresh() {
+    m_label->setToolTip({});
     const dl::DumpIndex* ix = m_session->index();
     const dl::AnalysisResult* a = m_session->analysis();
     m_jump->setEnabled(a && a->firstOverflow);
@@ -80,14 +88,21 @@ void VerdictBanner::refresh() {
     }
     const dl::OverflowPoint& p = *a->firstOverflow;
     const dl::OpRecord& o = ix->ops[p.op];
-    const auto str = [&](dl::StrId id) { return QString::fromStdString(ix->strings.str(id)).toHtmlEscaped(); };
-    QString where = o.scope ? str(o.scope) : str(o.name);
+    const OpNames names = opNames(*ix, o);
+    // The short op in the headline; its scope on the second line, elided from the left so that
+    // its nearest (most telling) components stay, the whole name in the tooltip.
+    const QFontMetrics fm(m_label->font());
+    const int room = m_label->width() - fm.horizontalAdvance(QStringLiteral(" · ") + nearLimit) - 12;
+    const QString scope = names.scope.isEmpty() ? QString() : fm.elidedText(names.scope, Qt::ElideLeft, std::max(room, 60));
     m_label->setText(tr("<b>First overflow</b>: <b>%1</b> <i>%2</i> on rank %3, stage %4, iteration %5 (%6, %7)<br>"
-                        "<small>%8 · %9</small>")
-                         .arg(str(o.type), str(o.name)).arg(p.rank)
+                        "<small>%8%9</small>")
+                         .arg(QString::fromStdString(ix->strings.str(o.type)).toHtmlEscaped(), names.shortName.toHtmlEscaped())
+                         .arg(p.rank)
                          .arg(p.stage < 0 ? QStringLiteral("?") : QString::number(p.stage)).arg(p.iteration)
                          .arg(QString::fromLatin1(dl::anomalyKindName(p.kind)),
-                              QString::fromLatin1(dl::persistenceName(a->persistence)), where, nearLimit));
+                              QString::fromLatin1(dl::persistenceName(a->persistence)),
+                              scope.isEmpty() ? QString() : scope.toHtmlEscaped() + QStringLiteral(" · "), nearLimit));
+    m_label->setToolTip(names.full);
     setTone(theme::kToneAlarm);
 }
 

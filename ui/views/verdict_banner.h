@@ -19,6 +19,9 @@ public:
     QString text() const;
     void jumpToOrigin();
 
+protected:
+    void resizeEvent(QResizeEvent* e) override;   // the scope is elided to the width
+
 private:
     void refresh();
     void setTone(const theme::Tone& tone);
