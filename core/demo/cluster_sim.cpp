@@ -219,15 +219,16 @@ TensorP ClusterSim::receive(int rank, int tag, bool backward) {
     if (it == inFlight_.end()) throw std::logic_error("cluster sim: receive before send");
     const int sendOp = it->second;
     inFlight_.erase(it);
+    // Copied out before rec(): recording the Receive may reallocate trace.ops.
     const ClusterOp& s = trace.ops[std::size_t(sendOp)];
     auto value = std::make_shared<DemoTensor>(*s.inputs.at(0));  // the receiver's own buffer
+    const std::int64_t ready = s.trueStartUs + kSendRecvLatencyUs;  // data there no earlier
+    const int sender = s.rank;
     const int op = rec(rank, commScope(backward, false, tag), "Receive", {}, {value}, ClusterOpKind::Receive);
     ClusterOp& r = trace.ops[std::size_t(op)];
-    // Causality: the data is there no earlier than the Send's start plus the link latency.
-    const std::int64_t ready = s.trueStartUs + kSendRecvLatencyUs;
     if (r.trueEndUs < ready) now_[std::size_t(rank)] = r.trueEndUs = ready;
     r.tag = tag;
-    r.peer = s.rank;
+    r.peer = sender;
     if (r.badOutput) {
         r.badFrom = {sendOp};
         r.cause = sendOp;
