@@ -23,6 +23,10 @@
 // Under ASan freed blocks wait in a 256 MiB quarantine, which would count as the reader's memory:
 // keep it small so the peak-memory bounds below still measure the reader.
 extern "C" const char* __asan_default_options() { return "quarantine_size_mb=4"; }
+// ASan's shadow (an eighth of what is touched) and redzones come on top (measured: +35 MiB).
+constexpr long kSanitizerSlackMb = 48;
+#else
+constexpr long kSanitizerSlackMb = 0;
 #endif
 
 using namespace dl;
@@ -379,7 +383,7 @@ TEST(HostileTorch, LargePicklesUseBoundedMemory) {
     const long grownMb = (maxRssKb() - before) / 1024;
     std::printf("peak RSS grew by %ld MiB over three 64 MiB pickles\n", grownMb);
     // The reader holds the 64 MiB input plus its capped tree (before: ~40 times the input).
-    EXPECT_LT(grownMb, 64 + 64) << "peak memory grew by " << grownMb << " MiB";
+    EXPECT_LT(grownMb, 64 + 64 + kSanitizerSlackMb) << "peak memory grew by " << grownMb << " MiB";
 
     // Four 32 MiB ones in a msprobe dump indexed on four threads: parsed one at a time, so the peak
     // stays that of one file (it used to grow with the thread count).
@@ -404,5 +408,5 @@ TEST(HostileTorch, LargePicklesUseBoundedMemory) {
     EXPECT_EQ(refused, 4u);
     const long indexMb = (maxRssKb() - before) / 1024;
     std::printf("peak RSS grew by %ld MiB after indexing four on four threads\n", indexMb);
-    EXPECT_LT(indexMb, 64 + 64);
+    EXPECT_LT(indexMb, 64 + 64 + kSanitizerSlackMb);
 }
