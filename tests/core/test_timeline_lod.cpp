@@ -126,6 +126,8 @@ TEST(TimelineData, LanesPerRankStatesChainAndAlignment) {
     a.chain = {ChainStep{ChainRole::Origin, *a.firstOverflow, ""}, ChainStep{ChainRole::Send, {}, ""}};
     a.chain[1].at.op = 3;
     a.chain[1].causedBy = 0;  // one hop: the origin's Send
+    // Near the limit is the analysis's list (one tensor per op here): the Adds at 40000 / 65504 > 0.5.
+    a.nearLimitTensors = {1, 5};
     const OpStates st = computeOpStates(ix, &a);
     EXPECT_EQ(st.op[6], OpState::Origin);
     EXPECT_EQ(st.op[1], OpState::NearLimit);  // 40000 / 65504 > 0.5
