@@ -17,6 +17,7 @@
 #include "core/index/index_serializer.h"
 #include "core/index/index_summary.h"
 #include "core/index/shard_builder.h"
+#include "core/util/huge_pages.h"
 
 // The TBB on the system is not built with ThreadSanitizer, which therefore does not see the
 // fork-join edges of parallel_for (the jobs' setup before it, the results read after it) and would
@@ -273,6 +274,9 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
             out.ops.reserve(opCount);
             out.tensors.reserve(tensorCount);
             out.dims.reserve(dimCount);
+            adviseHugePages(out.ops.data(), opCount * sizeof(OpRecord));
+            adviseHugePages(out.tensors.data(), tensorCount * sizeof(TensorRecord));
+            adviseHugePages(out.dims.data(), dimCount * sizeof(std::int64_t));
         }
         out.merge(std::move(shardList[i]->result));
         shardList[i]->result = DumpIndex();

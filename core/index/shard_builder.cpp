@@ -12,6 +12,7 @@
 #include "core/io/npy_file.h"
 #include "core/io/statistic_csv.h"
 #include "core/stats/stats_accumulator.h"
+#include "core/util/huge_pages.h"
 
 namespace dl {
 namespace {
@@ -162,7 +163,10 @@ struct ShardBuilder::Impl {
     }
 
     void reserveDrafts(std::size_t n) {
-        drafts.reserve(n);
+        if (n > drafts.capacity()) {
+            drafts.reserve(n);
+            adviseHugePages(drafts.data(), n * sizeof(Draft));
+        }
         std::size_t cap = 16;
         while (cap < 2 * n) cap <<= 1;
         if (cap > table.size()) rehash(cap);
@@ -559,6 +563,7 @@ DumpIndex ShardBuilder::Impl::finish() {
     for (RawFile& raw : rawFiles) materializeRaw(raw);
     msprobe.finish(out);
     out.tensors.reserve(out.tensors.size() + drafts.size());
+    adviseHugePages(out.tensors.data(), out.tensors.capacity() * sizeof(TensorRecord));
     table = {};  // the lookup is done: free it before the records grow
     // Each key string once into the index; ranks by text let the folder sorts compare ids.
     toOut.resize(keys.size());
@@ -577,6 +582,7 @@ DumpIndex ShardBuilder::Impl::finish() {
         for (std::uint32_t i = 0; i < drafts.size(); ++i) ids[fill[drafts[i].folder]++] = i;
     }
     out.ops.reserve(out.ops.size() + drafts.size() / 2);
+    adviseHugePages(out.ops.data(), out.ops.capacity() * sizeof(OpRecord));
     for (std::uint32_t f = 0; f < folders.size(); ++f)
         if (start[f + 1] > start[f]) {
             std::vector<std::uint32_t> folderIds(ids.begin() + start[f], ids.begin() + start[f + 1]);

@@ -208,14 +208,16 @@ public:
 private:
     bool has(Col c) const { return hasCol_[std::size_t(c)]; }
 
+    // Field by field, keeping the strings' and the shape's buffers: no allocation per row once
+    // the longest name has been seen.
     static void resetKeepingCapacity(StatisticRow& r) {
-        std::string opType = std::move(r.opType), opName = std::move(r.opName), dtypeRaw = std::move(r.dtypeRaw),
-                    format = std::move(r.format), md5 = std::move(r.md5);
-        std::vector<std::int64_t> shape = std::move(r.shape);
-        r = StatisticRow{};
-        opType.clear(), opName.clear(), dtypeRaw.clear(), format.clear(), md5.clear(), shape.clear();
-        r.opType = std::move(opType), r.opName = std::move(opName), r.dtypeRaw = std::move(dtypeRaw);
-        r.format = std::move(format), r.md5 = std::move(md5), r.shape = std::move(shape);
+        r.opType.clear(), r.opName.clear(), r.dtypeRaw.clear(), r.format.clear(), r.md5.clear(), r.shape.clear();
+        r.taskId = 0, r.streamId = 0, r.timestampUs = 0, r.io = Io::Output, r.slot = 0, r.dataBytes = 0;
+        r.dtype = DType::Unknown;
+        r.hasShape = false;
+        r.stats = TensorStats{};
+        r.nonFinite = 0;
+        r.lowerBoundCounts = 0;
     }
 
     static Cell parseIoCell(std::string_view v, Io& io) {
