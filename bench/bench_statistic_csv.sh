@@ -19,24 +19,24 @@ baseline=${BASELINE_CLI:-}
 py=/usr/bin/python3
 mkdir -p "$bench"
 
-# run LABEL CMD... -> "seconds peak_kib" (wall clock and maximum resident set of CMD)
+# measure CMD... -> "seconds peak_kib cpu_seconds" (wall clock, maximum resident set, user + system)
 measure() {
     local out=$bench/time.txt
-    /usr/bin/time -f "%e %M" -o "$out" "$@" > "$bench/last.out" 2> "$bench/last.err" || {
+    /usr/bin/time -f "%e %M %U %S" -o "$out" "$@" > "$bench/last.out" 2> "$bench/last.err" || {
         echo "failed: $*" >&2; cat "$bench/last.err" >&2; exit 1; }
-    tail -1 "$out"
+    tail -1 "$out" | awk '{ print $1, $2, $3 + $4 }'
 }
 
-row() {  # label rows bytes seconds kib
-    awk -v l="$1" -v n="$2" -v b="$3" -v s="$4" -v k="$5" 'BEGIN {
-        printf "| %-26s | %10d | %7.0f | %7.2f | %8.0f | %7.0f | %8.0f |\n", l, n, b / 1e6, s, (s > 0 ? b / 1e6 / s : 0), k / 1024, k * 1024 / n }'
+row() {  # label rows bytes seconds kib cpu
+    awk -v l="$1" -v n="$2" -v b="$3" -v s="$4" -v k="$5" -v c="$6" 'BEGIN {
+        printf "| %-26s | %10d | %7.0f | %7.2f | %7.2f | %8.0f | %7.0f | %8.0f |\n", l, n, b / 1e6, s, c, (s > 0 ? b / 1e6 / s : 0), k / 1024, k * 1024 / n }'
 }
 
 echo "dumplens-cli: $cli"
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GB; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| what                       |       rows |      MB | seconds |     MB/s | peak MB | B/row (RSS) |"
-echo "|---|---|---|---|---|---|---|"
+echo "| what                       |       rows |      MB | seconds |   CPU s | MB/s (wall) | peak MB | B/row (RSS) |"
+echo "|---|---|---|---|---|---|---|---|"
 for n in $sizes; do
     dump=$bench/stat_$n
     if [ ! -d "$dump" ]; then
@@ -45,22 +45,22 @@ for n in $sizes; do
     bytes=$(find "$dump" -name statistic.csv -printf '%s\n' | awk '{ s += $1 } END { print s }')
     cache=$bench/cache_$n
     rm -rf "$cache"
-    read -r s k < <(measure "$cli" index --no-cache "$dump")
-    row "index --no-cache" "$n" "$bytes" "$s" "$k"
+    read -r s k c < <(measure "$cli" index --no-cache "$dump")
+    row "index --no-cache" "$n" "$bytes" "$s" "$k" "$c"
     if [ -n "$baseline" ]; then
-        read -r s k < <(measure "$baseline" index --no-cache "$dump")
-        row "baseline index --no-cache" "$n" "$bytes" "$s" "$k"
+        read -r s k c < <(measure "$baseline" index --no-cache "$dump")
+        row "baseline index --no-cache" "$n" "$bytes" "$s" "$k" "$c"
     fi
-    read -r s k < <(measure "$cli" index --cache-dir "$cache" "$dump")
-    row "index, writing the cache" "$n" "$bytes" "$s" "$k"
-    read -r s k < <(measure "$cli" index --cache-dir "$cache" "$dump")
-    row "reopen from the cache" "$n" "$bytes" "$s" "$k"
-    read -r s k < <(measure "$cli" analyze --cache-dir "$cache" "$dump")
+    read -r s k c < <(measure "$cli" index --cache-dir "$cache" "$dump")
+    row "index, writing the cache" "$n" "$bytes" "$s" "$k" "$c"
+    read -r s k c < <(measure "$cli" index --cache-dir "$cache" "$dump")
+    row "reopen from the cache" "$n" "$bytes" "$s" "$k" "$c"
+    read -r s k c < <(measure "$cli" analyze --cache-dir "$cache" "$dump")
     origin=$(grep -m1 "^First overflow" "$bench/last.out" | cut -c1-60 || true)
-    row "analyze (cached index)" "$n" "$bytes" "$s" "$k"
-    read -r s k < <(measure "$py" "$here/pandas_read_statistic.py" "$dump")
-    row "pandas.read_csv" "$n" "$bytes" "$s" "$k"
-    echo "|   $n rows: analyze says: ${origin:-?} | | | | | | |"
+    row "analyze (cached index)" "$n" "$bytes" "$s" "$k" "$c"
+    read -r s k c < <(measure "$py" "$here/pandas_read_statistic.py" "$dump")
+    row "pandas.read_csv" "$n" "$bytes" "$s" "$k" "$c"
+    echo "|   $n rows: analyze says: ${origin:-?} | | | | | | | |"
     rm -rf "$cache"
 done
 echo
