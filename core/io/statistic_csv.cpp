@@ -7,6 +7,13 @@
 #include <cstring>
 #include <fstream>
 
+// fast_float (Debian libfast-float-dev, header only) when installed: inlined, ~2x libstdc++'s
+// from_chars for the short %g cells of statistic.csv; std::from_chars otherwise.
+#if __has_include(<fast_float/fast_float.h>)
+#include <fast_float/fast_float.h>
+#define DUMPLENS_FAST_FLOAT 1
+#endif
+
 namespace dl {
 namespace {
 
@@ -70,7 +77,11 @@ Cell parseDouble(std::string_view s, double& v) {
     if (iequals(s, "true")) { v = 1; return Cell::Value; }
     if (iequals(s, "false")) { v = 0; return Cell::Value; }
     if (s.front() == '+') s.remove_prefix(1);
+#ifdef DUMPLENS_FAST_FLOAT
+    auto [p, ec] = fast_float::from_chars(s.data(), s.data() + s.size(), v);  // "1e999" -> inf, as below
+#else
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+#endif
     if (p != s.data() + s.size()) return Cell::Bad;
     if (ec == std::errc::result_out_of_range) {  // "1e999": keep the sign, it is beyond any dtype
         v = (s.front() == '-') ? -HUGE_VAL : HUGE_VAL;
