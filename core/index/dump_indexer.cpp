@@ -10,12 +10,14 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "core/index/dump_layout.h"
 #include "core/index/index_file.h"
 #include "core/index/index_serializer.h"
 #include "core/index/index_summary.h"
 #include "core/index/shard_builder.h"
+#include "core/util/huge_pages.h"
 
 // The TBB on the system is not built with ThreadSanitizer, which therefore does not see the
 // fork-join edges of parallel_for (the jobs' setup before it, the results read after it) and would
@@ -80,14 +82,15 @@ std::string cacheFileFor(const std::string& cacheDir, const std::string& rootAbs
     return cacheDir + "/shards/" + name;
 }
 
-void loadCache(Shard& s, const std::string& rootAbs, IndexReport& report) {
+// Runs on a worker: a note goes to `note`, the caller adds it to the report in shard order.
+void loadCache(Shard& s, const std::string& rootAbs, std::string& note) {
     std::vector<std::uint8_t> bytes;
     std::string error;
     if (!fs::exists(s.cachePath)) return;
     FolderFingerprint fp;
     if (!readWholeFile(s.cachePath, bytes, error) ||
         !deserializeIndex(bytes.data(), bytes.size(), s.cached, fp, error)) {
-        report.cacheNotes.push_back("cache for '" + (s.rel.empty() ? "." : s.rel) + "' rebuilt: " + error);
+        note = "cache for '" + (s.rel.empty() ? "." : s.rel) + "' rebuilt: " + error;
         return;
     }
     if (s.cached.root != rootAbs) return;  // hash collision: another dump
@@ -146,22 +149,48 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     ScanResult scan = scanFolder(rootAbs, options.stop);
     std::map<std::string, Shard> shards;
     for (const auto& f : scan.files) shards[shardOf(f.rel)].files.push_back(&f);
+    std::vector<Shard*> shardList;  // map order: the merge order, whatever the thread count
     for (auto& [rel, s] : shards) {
         s.rel = rel;
         s.fingerprint = fingerprintOf(s.files);
-        if (useCache) {
-            s.cachePath = cacheFileFor(cacheDir, rootAbs, rel);
-            loadCache(s, rootAbs, report);
-        }
+        if (useCache) s.cachePath = cacheFileFor(cacheDir, rootAbs, rel);
+        shardList.push_back(&s);
+    }
+    tbb::task_arena arena(options.threads ? int(options.threads) : tbb::task_arena::automatic);
+    // Shards share nothing until the merge: each is loaded, scanned and finished on its own core.
+    auto eachShard = [&](auto&& fn) {
+        int forkedShards = 0, joinedShards = 0;
+        DL_FORK_JOIN_RELEASE(&forkedShards);
+        arena.execute([&] {
+            tbb::parallel_for(std::size_t(0), shardList.size(), [&](std::size_t i) {
+                DL_FORK_JOIN_ACQUIRE(&forkedShards);
+                fn(*shardList[i], i);
+                DL_FORK_JOIN_RELEASE(&joinedShards);
+            });
+        });
+        DL_FORK_JOIN_ACQUIRE(&joinedShards);
+    };
+    std::vector<std::string> notes(shardList.size());
+    auto flushNotes = [&] {
+        for (std::string& n : notes)
+            if (!n.empty()) report.cacheNotes.push_back(std::move(n));
+        notes.assign(shardList.size(), std::string());
+    };
+    if (useCache) {
+        eachShard([&](Shard& s, std::size_t i) { loadCache(s, rootAbs, notes[i]); });
+        flushNotes();
     }
     // Structure pass (names, csv, records) per shard, then one pool of statistics jobs for all.
+    eachShard([&](Shard& s, std::size_t) {
+        if (s.fromCache) return;
+        s.builder = std::make_unique<ShardBuilder>(rootAbs, s.rel, s.haveCached ? &s.cached : nullptr);
+        s.builder->scan(s.files);
+    });
     struct JobRef { Shard* shard; std::size_t job; };
     std::vector<JobRef> jobs;
     Progress total;
     for (auto& [rel, s] : shards) {
         if (s.fromCache) continue;
-        s.builder = std::make_unique<ShardBuilder>(rootAbs, rel, s.haveCached ? &s.cached : nullptr);
-        s.builder->scan(s.files);
         report.filesReused += s.builder->reusedFiles();
         for (std::size_t j = 0; j < s.builder->jobs().size(); ++j) {
             jobs.push_back({&s, j});
@@ -172,7 +201,6 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     std::atomic<std::uint64_t> filesDone{0}, bytesDone{0};
     std::mutex progressMutex;
     auto lastReport = std::chrono::steady_clock::now();
-    tbb::task_arena arena(options.threads ? int(options.threads) : tbb::task_arena::automatic);
     int forked = 0, joined = 0;   // addresses TSan uses as the fork and join points
     DL_FORK_JOIN_RELEASE(&forked);
     arena.execute([&] {
@@ -206,34 +234,60 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     out = DumpIndex();
     out.root = rootAbs;
     out.warnings = scan.warnings;
-    for (auto& [rel, s] : shards) {
+    // Finish every shard (and write its cache) in parallel; a builder is freed as soon as its
+    // shard is built, so the drafts of all shards and all the results are never held together.
+    std::vector<std::set<DumpFormat>> shardFormats(shardList.size());
+    const std::string host = hostName();
+    const bool cancelled = report.cancelled;
+    eachShard([&](Shard& s, std::size_t i) {
         if (s.fromCache) {
             s.result = std::move(s.cached);
-            ++report.shardsFromCache;
-        } else {
-            s.result = s.builder->finish();
-            s.result.root = rootAbs;
-            for (auto& r : s.result.ranks) {
-                r.indexedOn = hostName();
-                r.dataRoot = rootAbs;
-            }
-            ++report.shardsIndexed;
-            if (useCache && !report.cancelled) {
-                std::string werr;
-                if (!writeFileAtomically(s.cachePath, serializeIndex(s.result, s.fingerprint, 1), werr))
-                    report.cacheNotes.push_back("cache not written: " + werr);
-            }
+            return;
         }
-        out.merge(std::move(s.result));
+        s.result = s.builder->finish();
+        shardFormats[i] = s.builder->formats();
+        s.builder.reset();
+        s.cached = DumpIndex();
+        s.result.root = rootAbs;
+        for (auto& r : s.result.ranks) {
+            r.indexedOn = host;
+            r.dataRoot = rootAbs;
+        }
+        if (useCache && !cancelled) {
+            std::string werr;
+            if (!writeFileAtomically(s.cachePath, serializeIndex(s.result, s.fingerprint, 1), werr))
+                notes[i] = "cache not written: " + werr;
+        }
+    });
+    flushNotes();
+    // One allocation per array, then each shard is appended and freed: linear, and the peak is
+    // the index plus one shard's worth of records.
+    std::size_t opCount = 0, tensorCount = 0, dimCount = 0;
+    for (Shard* s : shardList) {
+        opCount += s->result.ops.size();
+        tensorCount += s->result.tensors.size();
+        dimCount += s->result.dims.size();
+        ++(s->fromCache ? report.shardsFromCache : report.shardsIndexed);
+    }
+    for (std::size_t i = 0; i < shardList.size(); ++i) {
+        if (i == 1) {  // the first shard was moved in whole; make room for the rest once
+            out.ops.reserve(opCount);
+            out.tensors.reserve(tensorCount);
+            out.dims.reserve(dimCount);
+            adviseHugePages(out.ops.data(), opCount * sizeof(OpRecord));
+            adviseHugePages(out.tensors.data(), tensorCount * sizeof(TensorRecord));
+            adviseHugePages(out.dims.data(), dimCount * sizeof(std::int64_t));
+        }
+        out.merge(std::move(shardList[i]->result));
+        shardList[i]->result = DumpIndex();
     }
     out.finalize();
     out.root = rootAbs;
     // Formats: what each rebuilt shard's files were written by, plus the cached shards' ranks.
     std::map<DumpFormat, int> formats;
     for (const auto& r : out.ranks) formats[r.format]++;
-    for (const auto& [rel, s] : shards)
-        if (s.builder)
-            for (DumpFormat f : s.builder->formats()) formats[f]++;
+    for (const auto& list : shardFormats)
+        for (DumpFormat f : list) formats[f]++;
     for (const auto& [f, n] : formats)
         if (f != DumpFormat::Unknown) report.formats.emplace_back(dumpFormatName(f));
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,6 +1,7 @@
 #include "core/index/shard_builder.h"
 
 #include <algorithm>
+#include <string_view>
 #include <set>
 #include <tuple>
 
@@ -11,6 +12,7 @@
 #include "core/io/npy_file.h"
 #include "core/io/statistic_csv.h"
 #include "core/stats/stats_accumulator.h"
+#include "core/util/huge_pages.h"
 
 namespace dl {
 namespace {
@@ -28,48 +30,74 @@ struct TensorData {
     std::vector<std::uint8_t> hist;  // Log2Histogram::encode form
 };
 
+// What a tensor file gave and where it lies: only tensors with a file carry one (a
+// statistics-only dump of millions of rows holds none).
+struct FileSide {
+    std::string fileRel;
+    std::uint64_t fileSize = 0;
+    std::int64_t stamp = 0;   // ScannedFile::stamp
+    bool readError = false;
+    std::string readErrorText;  // set by a worker; warned in job order by finish()
+    TensorData data;
+};
+
 // One tensor as found in names and statistic.csv rows, before it is grouped into an op execution.
+// Kept small (about 100 bytes): a statistics-only shard holds one per CSV row. Strings are ids in
+// the builder's own pool, the CSV shape lies in Impl::csvDims, the CSV figures are packed.
 struct Draft {
-    std::string opType, opName;
+    StrId opType = 0, opName = 0, format = 0;  // ShardBuilder::Impl::keys
     std::uint32_t taskId = 0, streamId = 0;
     std::int64_t timestampUs = 0;
     Io io = Io::Output;
     std::uint16_t slot = 0;
-    std::string format;
     DType origDtype = DType::Unknown;
     std::uint32_t folder = 0;
-    // From the tensor file:
-    std::string fileRel;
-    std::uint64_t fileSize = 0;
-    std::int64_t stamp = 0;   // ScannedFile::stamp
-    bool hasFile = false, readError = false;
-    std::string readErrorText;  // set by a worker; warned in job order by finish()
-    bool listedOnly = false;   // file linked but not read (msprobe .pt)
-    TensorData data;
+    bool hasFile = false;
+    std::unique_ptr<FileSide> file;  // set with hasFile, before any worker runs
     // From statistic.csv:
     bool hasCsv = false;
-    TensorStats csvStats;
-    std::vector<std::int64_t> csvShape;
     bool csvHasShape = false;
+    bool csvWide = false;             // csvStats.count indexes Impl::csvWide
+    std::uint8_t csvNdim = 0;
     DType csvDtype = DType::Unknown;
+    std::uint32_t csvDims = 0;        // first dim in Impl::csvDims
     std::uint64_t csvBytes = 0;
-};
+    PackedStats csvStats;
 
-using DraftKey = std::tuple<std::uint32_t, std::string, std::string, std::uint32_t, std::uint32_t, std::int64_t, Io,
-                            std::uint16_t>;
-
-struct DraftKeyHash {
-    std::size_t operator()(const DraftKey& k) const {
-        std::size_t h = std::hash<std::string>{}(std::get<2>(k));
-        auto mix = [&h](std::uint64_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
-        mix(std::hash<std::string>{}(std::get<1>(k)));
-        mix(std::get<0>(k));
-        mix(std::get<3>(k) | (std::uint64_t(std::get<4>(k)) << 32));
-        mix(std::uint64_t(std::get<5>(k)));
-        mix(std::uint64_t(std::get<6>(k)) << 16 | std::get<7>(k));
-        return h;
+    FileSide& fileSide() {
+        if (!file) file = std::make_unique<FileSide>();
+        return *file;
     }
 };
+
+// The fields that tell two tensors apart, with string ids from the builder's pool.
+struct DraftKey {
+    std::uint32_t folder;
+    StrId opType, opName;
+    std::uint32_t taskId, streamId;
+    std::int64_t timestampUs;
+    Io io;
+    std::uint16_t slot;
+};
+
+std::uint64_t hashKey(const DraftKey& k) {
+    std::uint64_t h = 0x9e3779b97f4a7c15ull;
+    auto mix = [&h](std::uint64_t v) {
+        h ^= v;
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    };
+    mix(std::uint64_t(k.folder) << 32 | k.opName);
+    mix(std::uint64_t(k.opType) << 32 | k.taskId);
+    mix(std::uint64_t(k.streamId) << 32 | (std::uint64_t(k.io) << 16) | k.slot);
+    mix(std::uint64_t(k.timestampUs));
+    return h;
+}
+
+bool sameKey(const Draft& d, const DraftKey& k) {
+    return d.timestampUs == k.timestampUs && d.opName == k.opName && d.slot == k.slot && d.io == k.io &&
+           d.opType == k.opType && d.taskId == k.taskId && d.streamId == k.streamId && d.folder == k.folder;
+}
 
 }  // namespace
 
@@ -89,7 +117,16 @@ struct ShardBuilder::Impl {
     const DumpIndex* previousIndex = nullptr;
     std::vector<Draft> drafts;
     std::vector<DumpFileName> jobNames;
-    std::unordered_map<DraftKey, std::uint32_t, DraftKeyHash> byKey;
+    StringPool keys;                       // op types, names and formats of the drafts
+    std::vector<std::uint32_t> table;      // open addressing over drafts: id + 1, 0 = empty
+    std::vector<std::int64_t> csvDims;     // shapes from statistic.csv rows (Draft::csvDims)
+    std::vector<TensorStats> csvWide;      // CSV figures a PackedStats cannot hold exactly
+    std::vector<StrId> toOut;              // keys id -> out.strings id, filled by finish()
+    std::vector<std::uint32_t> textRank;   // keys id -> rank of its text among all keys
+    std::vector<std::uint32_t> seen;       // emitFolder scratch
+    // The last op type and name interned: a CSV row repeats them for every tensor of an op.
+    std::string lastType, lastName;
+    StrId lastTypeId = 0, lastNameId = 0;
     std::vector<FolderInfo> folders;
     std::map<std::string, std::uint32_t> folderIds;
     ShardSources sources;
@@ -117,21 +154,56 @@ struct ShardBuilder::Impl {
         return it->second;
     }
 
-    std::uint32_t draftFor(const DraftKey& key) {
-        auto [it, inserted] = byKey.emplace(key, std::uint32_t(drafts.size()));
-        if (inserted) {
-            Draft d;
-            d.folder = std::get<0>(key);
-            d.opType = std::get<1>(key);
-            d.opName = std::get<2>(key);
-            d.taskId = std::get<3>(key);
-            d.streamId = std::get<4>(key);
-            d.timestampUs = std::get<5>(key);
-            d.io = std::get<6>(key);
-            d.slot = std::get<7>(key);
-            drafts.push_back(std::move(d));
+    StrId keyOf(std::string_view v, std::string& last, StrId& lastId) {
+        if (v != last) {
+            last.assign(v);
+            lastId = keys.intern(v);
         }
-        return it->second;
+        return lastId;
+    }
+
+    void reserveDrafts(std::size_t n) {
+        if (n > drafts.capacity()) {
+            drafts.reserve(n);
+            adviseHugePages(drafts.data(), n * sizeof(Draft));
+        }
+        std::size_t cap = 16;
+        while (cap < 2 * n) cap <<= 1;
+        if (cap > table.size()) rehash(cap);
+    }
+
+    void rehash(std::size_t cap) {
+        table.assign(cap, 0);
+        for (std::uint32_t id = 0; id < drafts.size(); ++id) {
+            const Draft& d = drafts[id];
+            const DraftKey k{d.folder, d.opType, d.opName, d.taskId, d.streamId, d.timestampUs, d.io, d.slot};
+            for (std::size_t i = hashKey(k) & (cap - 1);; i = (i + 1) & (cap - 1))
+                if (!table[i]) { table[i] = id + 1; break; }
+        }
+    }
+
+    // The draft of a tensor, made on first sight. No allocation per call beyond the drafts' growth.
+    std::uint32_t draftFor(std::uint32_t folder, std::string_view opType, std::string_view opName, std::uint32_t taskId,
+                           std::uint32_t streamId, std::int64_t timestampUs, Io io, std::uint16_t slot) {
+        const DraftKey k{folder, keyOf(opType, lastType, lastTypeId), keyOf(opName, lastName, lastNameId),
+                         taskId, streamId, timestampUs, io, slot};
+        if (2 * (drafts.size() + 1) > table.size()) rehash(std::max<std::size_t>(16, table.size() * 2));
+        const std::size_t mask = table.size() - 1;
+        std::size_t i = hashKey(k) & mask;
+        for (; table[i]; i = (i + 1) & mask)
+            if (sameKey(drafts[table[i] - 1], k)) return table[i] - 1;
+        const auto id = std::uint32_t(drafts.size());
+        table[i] = id + 1;
+        Draft& d = drafts.emplace_back();
+        d.folder = folder;
+        d.opType = k.opType;
+        d.opName = k.opName;
+        d.taskId = taskId;
+        d.streamId = streamId;
+        d.timestampUs = timestampUs;
+        d.io = io;
+        d.slot = slot;
+        return id;
     }
 
     void warn(const std::string& path, const std::string& reason) { out.warnings.push_back({path, reason}); }
@@ -179,8 +251,7 @@ void ShardBuilder::scan(const std::vector<const ScannedFile*>& files) {
     m->msprobe.collect(m->rootAbs, files, m->out, m_jobs, m->out.warnings);
     if (m->msprobe.found()) m->formats.insert(DumpFormat::Msprobe);
     // About one draft per tensor file: reserving avoids moving every draft as the vector grows.
-    m->drafts.reserve(m->drafts.size() + files.size());
-    m->byKey.reserve(m->byKey.size() + files.size());
+    m->reserveDrafts(m->drafts.size() + files.size());
     for (const ScannedFile* f : files) {
         const auto slash = f->rel.rfind('/');
         const std::string base = slash == std::string::npos ? f->rel : f->rel.substr(slash + 1);
@@ -247,18 +318,19 @@ void ShardBuilder::Impl::addTensorFile(const ScannedFile& f, const DumpFileName&
     const std::uint32_t folder = folderOf(f.rel);
     grammarFolders.insert(folder);
     noteFormat(folder, name.kind == DumpFileKind::MindSporeBin ? DumpFormat::MindSporeBin : DumpFormat::MindSporeNpy);
-    const auto id = draftFor({folder, name.opType, name.opName, name.taskId, name.streamId, name.timestampUs,
-                              name.hasIo ? name.io : Io::Output, name.slot});
+    const auto id = draftFor(folder, name.opType, name.opName, name.taskId, name.streamId, name.timestampUs,
+                             name.hasIo ? name.io : Io::Output, name.slot);
     Draft& d = drafts[id];
     if (d.hasFile) {
-        warn(f.rel, "same tensor as " + d.fileRel + " (identical name fields); kept the first");
+        warn(f.rel, "same tensor as " + d.file->fileRel + " (identical name fields); kept the first");
         return;
     }
     d.hasFile = true;
-    d.fileRel = f.rel;
-    d.fileSize = f.size;
-    d.stamp = f.stamp;
-    d.format = name.format;
+    FileSide& fs = d.fileSide();
+    fs.fileRel = f.rel;
+    fs.fileSize = f.size;
+    fs.stamp = f.stamp;
+    d.format = keys.intern(name.format);
     d.origDtype = name.dtype;
     if (jobNames.size() <= id) jobNames.resize(drafts.size());
     jobNames[id] = name;
@@ -276,7 +348,7 @@ bool ShardBuilder::Impl::reuse(const ScannedFile& f, Draft& d) {
     if (it == previous.end() || it->second.size() != 1) return false;
     const TensorRecord& t = *it->second.front();
     if (t.fileSize != f.size || t.fileStamp != f.stamp || !(t.flags & HasData)) return false;
-    TensorData& r = d.data;
+    TensorData& r = d.fileSide().data;
     r.ok = true;
     r.dtype = t.dtype;
     r.bigEndian = t.flags & BigEndian;
@@ -296,12 +368,13 @@ void ShardBuilder::Impl::addPlainNpy(const ScannedFile& f, std::vector<StatsJob>
     std::string stem = f.rel.substr(f.rel.rfind('/') + 1);
     stem.resize(stem.size() - 4);
     // The modification time orders the ops (np.save calls in program order); the name breaks ties.
-    const auto id = draftFor({folder, "npy", stem, 0, 0, f.mtimeNs / 1000, Io::Output, 0});
+    const auto id = draftFor(folder, "npy", stem, 0, 0, f.mtimeNs / 1000, Io::Output, 0);
     Draft& d = drafts[id];
     d.hasFile = true;
-    d.fileRel = f.rel;
-    d.fileSize = f.size;
-    d.stamp = f.stamp;
+    FileSide& fs = d.fileSide();
+    fs.fileRel = f.rel;
+    fs.fileSize = f.size;
+    fs.stamp = f.stamp;
     if (jobNames.size() <= id) jobNames.resize(drafts.size());
     if (reuse(f, d)) {
         ++reused;
@@ -375,18 +448,19 @@ void ShardBuilder::Impl::materializeRaw(RawFile& raw) {
     for (const auto& note : raw.result.notes) warn(raw.rel, note);
     const DumpFileName& n = raw.name;
     for (StatsJobPart& p : raw.result.parts) {
-        const auto id = draftFor({raw.folder, n.opType, n.opName, n.taskId, n.streamId, n.timestampUs, p.io, p.slot});
+        const auto id = draftFor(raw.folder, n.opType, n.opName, n.taskId, n.streamId, n.timestampUs, p.io, p.slot);
         Draft& d = drafts[id];
         if (d.hasFile) continue;
         if (!p.note.empty())
             warn(raw.rel, std::string(p.io == Io::Input ? "input " : "output ") + std::to_string(p.slot) + ": " + p.note);
         d.hasFile = true;
-        d.fileRel = raw.rel;
-        d.fileSize = raw.size;
-        d.stamp = raw.stamp;
-        d.format = p.format;
+        FileSide& fs = d.fileSide();
+        fs.fileRel = raw.rel;
+        fs.fileSize = raw.size;
+        fs.stamp = raw.stamp;
+        d.format = keys.intern(p.format);
         d.origDtype = p.dtype;
-        TensorData& t = d.data;
+        TensorData& t = fs.data;
         t.ok = true;
         t.dtype = p.dtype;
         t.shape = std::move(p.shape);
@@ -410,24 +484,37 @@ void ShardBuilder::Impl::addStatisticCsv(const ScannedFile& f) {
         warn(f.rel, error);
         return;
     }
+    // Room for every line of the file at once (one move of the drafts, not several).
+    const std::size_t lines = std::size_t(std::count(text.begin(), text.end(), '\n')) + 1;
+    if (drafts.size() + lines > drafts.capacity())
+        reserveDrafts(std::max(drafts.size() + lines, drafts.capacity() + drafts.capacity() / 2));
     const bool ok = parseStatisticCsv(
         text,
         [&](StatisticRow& row) {
-            const auto id = draftFor({folder, row.opType, row.opName, row.taskId, row.streamId, row.timestampUs,
-                                      row.io, row.slot});
+            const auto id = draftFor(folder, row.opType, row.opName, row.taskId, row.streamId, row.timestampUs,
+                                     row.io, row.slot);
             Draft& d = drafts[id];
             if (d.hasCsv) {
                 warn(f.rel, "line " + std::to_string(row.line) + ": duplicate row for the same tensor, kept the first");
                 return;
             }
             d.hasCsv = true;
-            d.csvStats = row.stats;
-            d.csvShape = row.shape;
-            d.csvHasShape = row.hasShape;
+            if (!d.csvStats.pack(row.stats)) {
+                d.csvStats = PackedStats();
+                d.csvWide = true;
+                d.csvStats.count = std::uint32_t(csvWide.size());
+                csvWide.push_back(row.stats);
+            }
+            if (row.hasShape) {
+                d.csvHasShape = true;
+                d.csvDims = std::uint32_t(csvDims.size());
+                d.csvNdim = std::uint8_t(std::min<std::size_t>(row.shape.size(), 255));
+                csvDims.insert(csvDims.end(), row.shape.begin(), row.shape.begin() + d.csvNdim);
+            }
             d.csvDtype = row.dtype;
             d.csvBytes = row.dataBytes;
             if (d.origDtype == DType::Unknown) d.origDtype = row.dtype;
-            if (d.format.empty()) d.format = row.format;
+            if (d.format == 0 && !row.format.empty()) d.format = keys.intern(row.format);
         },
         columns, warnings, error);
     if (!ok) warn(f.rel, error);
@@ -444,13 +531,13 @@ void ShardBuilder::applyJob(const StatsJob& job, StatsJobResult&& result) {
         m->msprobe.apply(job, std::move(result));
         return;
     }
-    Draft& d = m->drafts[job.draft];
+    FileSide& fs = *m->drafts[job.draft].file;  // made by scan() for every job
     if (!result.ok) {  // worker thread: only this job's draft is written, warned in finish()
-        d.readError = true;
-        d.readErrorText = std::move(result.error);
+        fs.readError = true;
+        fs.readErrorText = std::move(result.error);
         return;
     }
-    TensorData& t = d.data;
+    TensorData& t = fs.data;
     t.ok = true;
     t.dtype = result.dtype;
     t.bigEndian = result.bigEndian;
@@ -465,8 +552,8 @@ void ShardBuilder::applyJob(const StatsJob& job, StatsJobResult&& result) {
 DumpIndex ShardBuilder::finish() {
     // Read errors in job order: the same warnings in the same order whatever the thread count.
     for (const StatsJob& job : m_jobs)
-        if (job.kind != StatsJobKind::CannRaw && !isLinkedJob(job.kind) && m->drafts[job.draft].readError)
-            m->warn(m->drafts[job.draft].fileRel, m->drafts[job.draft].readErrorText);
+        if (job.kind != StatsJobKind::CannRaw && !isLinkedJob(job.kind) && m->drafts[job.draft].file->readError)
+            m->warn(m->drafts[job.draft].file->fileRel, m->drafts[job.draft].file->readErrorText);
     return m->finish();
 }
 
@@ -475,12 +562,32 @@ std::set<DumpFormat> ShardBuilder::formats() const { return m->formats; }
 DumpIndex ShardBuilder::Impl::finish() {
     for (RawFile& raw : rawFiles) materializeRaw(raw);
     msprobe.finish(out);
-    out.tensors.reserve(drafts.size());
-    out.ops.reserve(drafts.size() / 2);
-    std::vector<std::vector<std::uint32_t>> perFolder(folders.size());
-    for (std::uint32_t i = 0; i < drafts.size(); ++i) perFolder[drafts[i].folder].push_back(i);
+    out.tensors.reserve(out.tensors.size() + drafts.size());
+    adviseHugePages(out.tensors.data(), out.tensors.capacity() * sizeof(TensorRecord));
+    table = {};  // the lookup is done: free it before the records grow
+    // Each key string once into the index; ranks by text let the folder sorts compare ids.
+    toOut.resize(keys.size());
+    for (StrId i = 0; i < keys.size(); ++i) toOut[i] = out.strings.intern(keys.view(i));
+    std::vector<StrId> byText(keys.size());
+    for (StrId i = 0; i < keys.size(); ++i) byText[i] = i;
+    std::sort(byText.begin(), byText.end(), [&](StrId a, StrId b) { return keys.view(a) < keys.view(b); });
+    textRank.resize(keys.size());
+    for (std::uint32_t r = 0; r < byText.size(); ++r) textRank[byText[r]] = r;
+    // Drafts by folder, by counting (no vector per folder growing row by row).
+    std::vector<std::uint32_t> start(folders.size() + 1, 0), ids(drafts.size());
+    for (const Draft& d : drafts) ++start[d.folder + 1];
+    for (std::size_t f = 0; f < folders.size(); ++f) start[f + 1] += start[f];
+    {
+        std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
+        for (std::uint32_t i = 0; i < drafts.size(); ++i) ids[fill[drafts[i].folder]++] = i;
+    }
+    out.ops.reserve(out.ops.size() + drafts.size() / 2);
+    adviseHugePages(out.ops.data(), out.ops.capacity() * sizeof(OpRecord));
     for (std::uint32_t f = 0; f < folders.size(); ++f)
-        if (!perFolder[f].empty()) emitFolder(f, perFolder[f]);
+        if (start[f + 1] > start[f]) {
+            std::vector<std::uint32_t> folderIds(ids.begin() + start[f], ids.begin() + start[f + 1]);
+            emitFolder(f, folderIds);
+        }
     orderPlainNpy();
     sources.attachOverflows(folders, out);
     sources.fillRankInfo(shardRel, folders, out);
@@ -503,16 +610,17 @@ std::uint32_t ShardBuilder::Impl::addTensor(const Draft& d, std::uint32_t opInde
     t.op = opIndex;
     t.io = d.io;
     t.slot = d.slot;
-    t.format = out.strings.intern(d.format);
+    t.format = toOut[d.format];
     t.timestampUs = d.timestampUs;
     t.origDtype = d.origDtype;
     const std::vector<std::int64_t>* shape = nullptr;
-    if (d.hasFile && !d.readError && d.data.ok) {
-        const auto& r = d.data;
+    const FileSide* fs = d.file.get();
+    if (d.hasFile && !fs->readError && fs->data.ok) {
+        const auto& r = fs->data;
         t.flags |= HasData | r.flags;
         if (r.bigEndian) t.flags |= BigEndian;
         if (r.fortranOrder) t.flags |= FortranOrder;
-        t.file = out.strings.intern(d.fileRel);
+        t.file = out.strings.intern(fs->fileRel);
         t.dtype = r.dtype;
         t.dataOffset = r.dataOffset;
         t.dataBytes = r.dataBytes;
@@ -525,23 +633,30 @@ std::uint32_t ShardBuilder::Impl::addTensor(const Draft& d, std::uint32_t opInde
         shape = &r.shape;
     } else {
         if (d.hasFile) {
-            t.file = out.strings.intern(d.fileRel);
+            t.file = out.strings.intern(fs->fileRel);
             t.flags |= ReadError;
         }
         t.dtype = d.csvDtype;
-        out.setStats(t, d.csvStats);
-        if (d.csvHasShape) shape = &d.csvShape;
+        if (!d.hasCsv) out.setStats(t, TensorStats{});
+        else if (d.csvWide) out.setStats(t, csvWide[d.csvStats.count]);
+        else t.packedStats = d.csvStats;  // packed once when the row was read, exactly as setStats would
     }
     if (d.hasCsv) t.flags |= HasCsvStats;
     if (t.origDtype == DType::Unknown) t.origDtype = t.dtype;
-    t.fileSize = d.fileSize;
-    t.fileStamp = d.stamp;
-    if (shape) {
+    if (fs) {
+        t.fileSize = fs->fileSize;
+        t.fileStamp = fs->stamp;
+    }
+    if (!shape && d.csvHasShape && !(t.flags & HasData)) {
+        t.shapeOffset = std::uint32_t(out.dims.size());
+        t.ndim = d.csvNdim;
+        out.dims.insert(out.dims.end(), csvDims.begin() + d.csvDims, csvDims.begin() + d.csvDims + d.csvNdim);
+    } else if (shape) {
         t.shapeOffset = std::uint32_t(out.dims.size());
         t.ndim = std::uint8_t(std::min<std::size_t>(shape->size(), 255));
         out.dims.insert(out.dims.end(), shape->begin(), shape->begin() + t.ndim);
         if (t.flags & DeviceFormat) {  // the original shape follows the stored one
-            const auto& o = d.data.origShape;
+            const auto& o = fs->data.origShape;
             t.origNdim = std::uint8_t(std::min<std::size_t>(o.size(), 255));
             out.dims.insert(out.dims.end(), o.begin(), o.begin() + t.origNdim);
         }
@@ -557,8 +672,8 @@ void ShardBuilder::Impl::emitFolder(std::uint32_t folderId, std::vector<std::uin
     const FolderInfo& folder = folders[folderId];
     std::sort(ids.begin(), ids.end(), [&](std::uint32_t a, std::uint32_t b) {
         const Draft &x = drafts[a], &y = drafts[b];
-        return std::tie(x.opType, x.opName, x.taskId, x.streamId, x.timestampUs, x.io, x.slot) <
-               std::tie(y.opType, y.opName, y.taskId, y.streamId, y.timestampUs, y.io, y.slot);
+        return std::tie(textRank[x.opType], textRank[x.opName], x.taskId, x.streamId, x.timestampUs, x.io, x.slot) <
+               std::tie(textRank[y.opType], textRank[y.opName], y.taskId, y.streamId, y.timestampUs, y.io, y.slot);
     });
     const StrId net = out.strings.intern(folder.loc.net);
     const auto opsBegin = out.ops.size();
@@ -566,8 +681,8 @@ void ShardBuilder::Impl::emitFolder(std::uint32_t folderId, std::vector<std::uin
     while (i < ids.size()) {
         const Draft& head = drafts[ids[i]];
         OpRecord op;
-        op.type = out.strings.intern(head.opType);
-        op.name = out.strings.intern(head.opName);
+        op.type = toOut[head.opType];
+        op.name = toOut[head.opName];
         op.rank = folder.loc.rank.value_or(0);
         op.graph = folder.loc.graph;
         op.iteration = folder.loc.iteration.value_or(0);
@@ -578,12 +693,14 @@ void ShardBuilder::Impl::emitFolder(std::uint32_t folderId, std::vector<std::uin
         op.endUs = head.timestampUs;
         op.firstTensor = std::uint32_t(out.tensors.size());
         const auto opIndex = std::uint32_t(out.ops.size());
-        std::set<std::pair<Io, std::uint16_t>> seen;
+        seen.clear();  // (io, slot) pairs of this execution: a handful, a linear scan is enough
         for (; i < ids.size(); ++i) {
             const Draft& d = drafts[ids[i]];
+            const auto ioSlot = std::uint32_t(d.io) << 16 | d.slot;
             if (d.opType != head.opType || d.opName != head.opName || d.taskId != head.taskId ||
-                d.streamId != head.streamId || !seen.insert({d.io, d.slot}).second)
+                d.streamId != head.streamId || std::find(seen.begin(), seen.end(), ioSlot) != seen.end())
                 break;
+            seen.push_back(ioSlot);
             addTensor(d, opIndex);
             op.startUs = std::min(op.startUs, d.timestampUs);
             op.endUs = std::max(op.endUs, d.timestampUs);
