@@ -146,9 +146,10 @@ void CompareSummaryBar::refresh() {
         m_jump->setEnabled(false);
     }
     const auto& al = c->alignment;
-    m_counts->setText(tr("%L1 matched tensors (%L2 from data, %L3 from statistics) · <b>%L4 diverged</b> · ops: %L5 matched "
+    // Small print: the story and the classes above say what matters; this is the bookkeeping.
+    m_counts->setText(tr("<small>%L1 matched tensors (%L2 from data, %L3 from statistics) · <b>%L4 diverged</b> · ops: %L5 matched "
                          "(%L6 exact, %L7 tolerant, %L8 pinned), <b>%L9 only in A, %L10 only in B</b> · tensors without a "
-                         "counterpart: %L11 in A, %L12 in B · tests: %13")
+                         "counterpart: %L11 in A, %L12 in B · tests: %13</small>")
                           .arg(c->rows.size()).arg(c->fromData).arg(c->fromStats).arg(c->diverged).arg(al.ops.size())
                           .arg(al.exactOps).arg(al.tolerantOps).arg(al.pinnedOps).arg(al.onlyOpsA.size())
                           .arg(al.onlyOpsB.size()).arg(al.onlyTensorsA).arg(al.onlyTensorsB)
