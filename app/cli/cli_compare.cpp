@@ -45,7 +45,7 @@ void Commands::addCompare(CLI::App& app) {
     sub->add_option("--mapping", m_compare.mapping, "CSV of name_a,name_b pairs that pin op pairs by hand");
     sub->add_option("--rules", m_compare.rules,
                     "precision: verdicts relative to the values' scale and the runs' dtypes (default); msprobe: "
-                    "msprobe's absolute tests (cosine < 0.99 with max_abs > 0.001, max_abs > 1)")
+                    "msprobe's absolute tests (cosine < 0.99 with max_abs > 0.001, cosine < 0.9, max_abs > 1)")
         ->check(CLI::IsMember({"precision", "msprobe"}));
     sub->add_option("--threshold", m_compare.thresholds,
                     "override tests, e.g. ulps=4,precision=bfloat16,cosine=0.95,max_abs=off,stats_rel=0.05,nan_inf=on");

@@ -34,7 +34,7 @@ CompareSummaryBar::CompareSummaryBar(CompareSession* session, QWidget* parent)
     m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_counts->setTextFormat(Qt::RichText);
     m_counts->setWordWrap(true);
-    m_threshold->setToolTip(tr("Divergence tests, as for dumplens-cli compare --threshold: cosine, abs_floor, max_abs, max_rel, "
+    m_threshold->setToolTip(tr("Divergence tests, as for dumplens-cli compare --threshold: ulps, precision, cosine, cosine_alone, abs_floor, max_abs, max_rel, "
                                "one_thousandth, five_thousandth, stats_rel (a number or off), nan_inf (on/off)"));
     m_thresholdError->setStyleSheet(theme::cssColor(theme::kTextError));
     m_jump->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_J));
