@@ -66,12 +66,13 @@ const std::string& tensorPair() {
                 std::string args[2];
                 for (int io = 0; io < 2; ++io) {
                     std::mt19937 base(std::uint32_t(k * 2 + io)), noise(std::uint32_t(k * 2 + io + 7777));
-                    std::normal_distribution<float> g(0, 1);
+                    // One distribution per engine: a shared one caches its second value across engines.
+                    std::normal_distribution<float> gBase(0, 1), gNoise(0, 1);
                     const bool isB = run[0] == 'b';
                     double mx = -1e300, mn = 1e300, sum = 0, sq = 0;
                     for (float& x : v) {
-                        x = g(base);
-                        if (isB) x *= 1 + (k >= 1500 ? 0.05f : 1e-4f) * g(noise);
+                        x = gBase(base);
+                        if (isB) x *= 1 + (k >= 1500 ? 0.05f : 1e-4f) * gNoise(noise);
                         mx = std::max(mx, double(x)), mn = std::min(mn, double(x)), sum += x, sq += double(x) * x;
                     }
                     const std::string file = name + (io ? ".output.0.npy" : ".input.0.npy");
