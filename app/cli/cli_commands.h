@@ -32,7 +32,7 @@ struct ReportArgs {
 // `compare A B`: app/cli/cli_compare.cpp
 struct CompareArgs {
     IndexArgs a, b;   // a carries the shared index options
-    std::string output, mapping, thresholds, rules = "precision";
+    std::string output, mapping, thresholds, rules = "precision", format;
     std::optional<std::uint32_t> iterationA, iterationB;
     bool json = false, csv = false, statsOnly = false;
 };

@@ -4,6 +4,7 @@
 
 #include "app/cli/cli_commands.h"
 #include "core/compare/compare_json.h"
+#include "core/compare/msprobe_table.h"
 #include "core/compare/run_comparison.h"
 #include "core/index/dump_indexer.h"
 #include "core/util/printable.h"
@@ -34,12 +35,17 @@ void Commands::addCompare(CLI::App& app) {
     sub->add_option("A", m_compare.a.dir, "first run (dump path, rank_N or iteration folder)")->required();
     sub->add_option("B", m_compare.b.dir, "second run, the baseline")->required();
     auto* json = sub->add_flag("--json", m_compare.json, "print JSON (schema dumplens.compare/1)");
-    sub->add_flag("--csv", m_compare.csv, "print CSV, one row per matched tensor")->excludes(json);
+    auto* csv = sub->add_flag("--csv", m_compare.csv, "print CSV, one row per matched tensor")->excludes(json);
+    sub->add_option("--format", m_compare.format,
+                    "text, json, csv, or msprobe-csv: msprobe's compare table row for row (two msprobe dumps)")
+        ->check(CLI::IsMember({"text", "json", "csv", "msprobe-csv"}))
+        ->excludes(json)
+        ->excludes(csv);
     sub->add_option("-o,--output", m_compare.output, "write the report to FILE instead of stdout");
     sub->add_option("--mapping", m_compare.mapping, "CSV of name_a,name_b pairs that pin op pairs by hand");
     sub->add_option("--rules", m_compare.rules,
                     "precision: verdicts relative to the values' scale and the runs' dtypes (default); msprobe: "
-                    "msprobe's absolute tests (cosine < 0.99 with max_abs > 0.001, max_abs > 1)")
+                    "msprobe's absolute tests (cosine < 0.99 with max_abs > 0.001, cosine < 0.9, max_abs > 1)")
         ->check(CLI::IsMember({"precision", "msprobe"}));
     sub->add_option("--threshold", m_compare.thresholds,
                     "override tests, e.g. ulps=4,precision=bfloat16,cosine=0.95,max_abs=off,stats_rel=0.05,nan_inf=on");
@@ -62,16 +68,30 @@ int Commands::runCompare() {
         std::cerr << "dumplens-cli: " << error << "\n";
         return 2;
     }
+    if (c.format == "json") c.json = true;
+    if (c.format == "csv") c.csv = true;
+    const bool msprobeCsv = c.format == "msprobe-csv";
     opt.useData = !c.statsOnly;
     opt.iterations = {c.iterationA, c.iterationB};
     opt.threads = c.a.threads;
-    const bool machine = c.json || c.csv;
+    const bool machine = c.json || c.csv || msprobeCsv;
     c.a.json = machine;
     IndexArgs b = c.a;
     b.dir = c.b.dir;
     dl::DumpIndex ia, ib;
     dl::IndexReport ra, rb;
     if (!runIndex(c.a, ia, ra) || !runIndex(b, ib, rb)) return 2;
+    if (msprobeCsv) {   // msprobe's own table: built from the dump.json files, not from DumpLens's alignment
+        std::string table;
+        dl::MsprobeTableReport report;
+        if (!dl::writeMsprobeTableCsv(ia, ib, opt.iterations, table, report, error)) {
+            std::cerr << "dumplens-cli: " << error << "\n";
+            return 2;
+        }
+        for (const std::string& w : report.warnings) std::cerr << "dumplens-cli: warning: " << w << "\n";
+        if (!writeOutput(c.output, table)) return 2;
+        return report.rows ? 0 : 1;
+    }
     const dl::RunComparison result = dl::compareRuns(ia, ib, opt);
     const std::string text = c.json  ? dl::compareJson(result, ia, ib) + "\n"
                              : c.csv ? dl::compareCsv(result, ia, ib)

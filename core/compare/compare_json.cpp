@@ -50,7 +50,7 @@ json thresholdsJson(const CompareThresholds& t) {
             {"ulps", num(t.ulps)},
             {"precision", t.precision == DType::Unknown ? json("auto") : json(dtypeName(t.precision))},
             {"precision_cosine", num(t.precisionCosine)},
-            {"cosine", num(t.minCosine)},         {"abs_floor", num(t.absFloor)},
+            {"cosine", num(t.minCosine)},         {"cosine_alone", num(t.minCosineAlone)}, {"abs_floor", num(t.absFloor)},
             {"max_abs", num(t.maxAbsErr)},        {"max_rel", num(t.maxRelErr)},
             {"one_thousandth", t.minOneThousandth >= 0 ? json(t.minOneThousandth) : json(nullptr)},
             {"five_thousandth", t.minFiveThousandth >= 0 ? json(t.minFiveThousandth) : json(nullptr)},

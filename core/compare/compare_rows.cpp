@@ -48,6 +48,7 @@ std::vector<std::uint32_t> selectCompareRows(const RunComparison& c, const DumpI
     out.reserve(c.rows.size());
     for (std::uint32_t r = 0; r < c.rows.size() && r < c.alignment.tensors.size(); ++r) {
         if (f.divergedOnly && !c.rows[r].diverged) continue;
+        if (!(f.classes & (1u << unsigned(c.rows[r].verdict)))) continue;
         const TensorPair& p = c.alignment.tensors[r];
         const OpRecord& oa = a.ops[a.tensors[p.a].op];
         if (f.rank && oa.rank != *f.rank) continue;

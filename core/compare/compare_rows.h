@@ -20,6 +20,7 @@ enum class CompareSortKey : std::uint8_t {
 
 struct CompareRowFilter {
     bool divergedOnly = false;
+    std::uint32_t classes = ~0u;             // bit (1 << Verdict) per class shown
     std::string text;                        // case-insensitive, in either run's op name, type or scope
     std::optional<std::uint32_t> rank, iteration;   // run A's
 };

@@ -268,6 +268,7 @@ CompareThresholds CompareThresholds::defaults(CompareRules r) {
     if (r == CompareRules::Msprobe) {
         t.ulps = kInf;
         t.minCosine = 0.99;
+        t.minCosineAlone = 0.9;
         t.maxAbsErr = 1.0;
         t.statsRel = 0.001;
     }
@@ -309,6 +310,7 @@ bool parseThresholds(std::string_view spec, CompareThresholds& t, std::string& e
             else { error = "threshold precision: expected auto, float16, bfloat16, float32 or float64"; return false; }
         }
         else if (key == "cosine") ok = parseValue(key, val, -kInf, out.minCosine, error);
+        else if (key == "cosine_alone") ok = parseValue(key, val, -kInf, out.minCosineAlone, error);
         else if (key == "abs_floor") ok = parseValue(key, val, 0, out.absFloor, error);
         else if (key == "max_abs") ok = parseValue(key, val, kInf, out.maxAbsErr, error);
         else if (key == "max_rel") ok = parseValue(key, val, kInf, out.maxRelErr, error);
@@ -320,7 +322,7 @@ bool parseThresholds(std::string_view spec, CompareThresholds& t, std::string& e
             else if (val == "off" || val == "0") out.nanInf = false;
             else { error = "threshold nan_inf: expected on or off"; return false; }
         } else {
-            error = "unknown threshold \"" + std::string(key) + "\" (rules, ulps, precision, precision_cosine, cosine, abs_floor, "
+            error = "unknown threshold \"" + std::string(key) + "\" (rules, ulps, precision, precision_cosine, cosine, cosine_alone, abs_floor, "
                     "max_abs, max_rel, one_thousandth, five_thousandth, stats_rel, nan_inf)";
             return false;
         }
@@ -335,7 +337,8 @@ std::string thresholdSpec(const CompareThresholds& t) {
     return std::string("rules=") + compareRulesName(t.rules) + ",ulps=" + v(t.ulps, t.ulps == kInf) +
            ",precision=" + (t.precision == DType::Unknown ? std::string("auto") : std::string(dtypeName(t.precision))) +
            ",precision_cosine=" + v(t.precisionCosine, t.precisionCosine == kInf) +
-           ",cosine=" + v(t.minCosine, t.minCosine == -kInf) + ",abs_floor=" + fmtNum(t.absFloor) +
+           ",cosine=" + v(t.minCosine, t.minCosine == -kInf) + ",cosine_alone=" + v(t.minCosineAlone, t.minCosineAlone == -kInf) +
+           ",abs_floor=" + fmtNum(t.absFloor) +
            ",max_abs=" + v(t.maxAbsErr, t.maxAbsErr == kInf) + ",max_rel=" + v(t.maxRelErr, t.maxRelErr == kInf) +
            ",one_thousandth=" + v(t.minOneThousandth, t.minOneThousandth < 0) +
            ",five_thousandth=" + v(t.minFiveThousandth, t.minFiveThousandth < 0) +
@@ -351,6 +354,7 @@ std::string describeThresholds(const CompareThresholds& t) {
                         " at the tensor's largest magnitude (unless 1 - cosine <= " + fmtNum(t.precisionCosine) +
                         " with the relative L2 error within the bound)");
     if (t.minCosine > -kInf) parts.push_back("cosine < " + fmtNum(t.minCosine) + " (with max_abs > " + fmtNum(t.absFloor) + ")");
+    if (t.minCosineAlone > -kInf) parts.push_back("cosine < " + fmtNum(t.minCosineAlone));
     if (t.maxAbsErr < kInf) parts.push_back("max_abs > " + fmtNum(t.maxAbsErr));
     if (t.maxRelErr < kInf) parts.push_back("max_rel > " + fmtNum(t.maxRelErr));
     if (t.minOneThousandth >= 0) parts.push_back("one_thousandth < " + fmtNum(t.minOneThousandth));
@@ -372,6 +376,7 @@ bool crossesThreshold(const TensorMetrics& m, const TensorStats& sa, const Tenso
     }
     if (m.fromData) {
         if (m.cosine < t.minCosine && m.maxAbsErr > t.absFloor) reason = "cosine " + fmtNum(m.cosine) + " < " + fmtNum(t.minCosine);
+        else if (m.cosine < t.minCosineAlone) reason = "cosine " + fmtNum(m.cosine) + " < " + fmtNum(t.minCosineAlone);
         else if (m.maxAbsErr > t.maxAbsErr) reason = "max_abs " + fmtNum(m.maxAbsErr) + " > " + fmtNum(t.maxAbsErr);
         else if (m.maxRelErr > t.maxRelErr) reason = "max_rel " + fmtNum(m.maxRelErr) + " > " + fmtNum(t.maxRelErr);
         else if (m.oneThousandthRatio < t.minOneThousandth)

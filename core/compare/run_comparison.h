@@ -35,8 +35,9 @@ const char* compareRulesName(CompareRules r);
 // runs (bf16 when either run computes in bf16: its rounding reaches every later op) unless set.
 // Statistics-only pairs: max, min and mean within `ulps` ulps at the value range, L2 within
 // `ulps` ulps at the larger norm.
-// Msprobe rules: msprobe's tests (CompareConst in msprobe's compare: "No" when Cosine < 0.99
-// with MaxAbsErr > 0.001, or MaxAbsErr > 1), no precision bound; passing pairs are `agree`.
+// Msprobe rules: msprobe's tests (check_accuracy in msprobe's compare: "No" when Cosine < 0.99
+// with MaxAbsErr > 0.001, or Cosine < 0.9, or MaxAbsErr > 1), no precision bound; passing pairs
+// are `agree`.
 // Under either rules the absolute tests below apply when enabled (a negative value for minimums,
 // +inf for maximums is off); NaN/Inf/saturation in one run only is `nonfinite` unless nanInf is off.
 struct CompareThresholds {
@@ -46,6 +47,7 @@ struct CompareThresholds {
     DType precision = DType::Unknown; // Unknown: derived from the runs' dtypes
     double minCosine = -std::numeric_limits<double>::infinity();   // data: cosine below this ...
     double absFloor = 0.001;          // ... while max abs err (or a statistic's abs diff) exceeds this
+    double minCosineAlone = -std::numeric_limits<double>::infinity();  // data: cosine below this, whatever the error
     double maxAbsErr = std::numeric_limits<double>::infinity();    // data: max abs err above this
     double maxRelErr = std::numeric_limits<double>::infinity();    // data: max relative err above this
     double minOneThousandth = -1;     // data: one-thousandth err ratio below this
@@ -59,7 +61,7 @@ struct CompareThresholds {
 };
 
 // "rules=msprobe,cosine=0.95,max_abs=off,stats_rel=0.05,nan_inf=off" (keys: rules, ulps,
-// precision (auto, float16, bfloat16, float32, float64), precision_cosine, cosine, abs_floor,
+// precision (auto, float16, bfloat16, float32, float64), precision_cosine, cosine, cosine_alone, abs_floor,
 // max_abs, max_rel, one_thousandth, five_thousandth, stats_rel, nan_inf). A rules= key resets
 // every other key to that rules' defaults first, wherever it stands. False with a reason.
 bool parseThresholds(std::string_view spec, CompareThresholds& t, std::string& error);

@@ -9,7 +9,10 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 
 #include <cmath>
 #include <cstring>
@@ -79,6 +82,127 @@ void setRange(MsprobeTensor& t, bool hasMax, double mx, bool hasMin, double mn) 
     }
 }
 
+// Python's str() of a JSON value (repr() inside lists and dicts, like Python prints them).
+// Rewritten NaN/Inf tokens are floats here too, as numberOf reads them.
+void pythonText(element v, std::string& out, bool nested) {
+    switch (v.type()) {
+    case element_type::INT64: out += std::to_string(v.get_int64().value_unsafe()); return;
+    case element_type::UINT64: out += std::to_string(v.get_uint64().value_unsafe()); return;
+    case element_type::DOUBLE: out += pythonFloatText(v.get_double().value_unsafe()); return;
+    case element_type::BOOL: out += v.get_bool().value_unsafe() ? "True" : "False"; return;
+    case element_type::NULL_VALUE: out += "None"; return;
+    case element_type::STRING: {
+        double d = 0;
+        if (numberOf(v, d)) {
+            out += pythonFloatText(d);
+            return;
+        }
+        const std::string_view s = v.get_string().value_unsafe();
+        if (nested) out += '\'';
+        out += s;
+        if (nested) out += '\'';
+        return;
+    }
+    case element_type::ARRAY: {
+        out += '[';
+        bool first = true;
+        const simdjson::dom::array arr = v.get_array().value_unsafe();   // named: the result temporary dies
+        for (element x : arr) {
+            if (!first) out += ", ";
+            first = false;
+            pythonText(x, out, true);
+        }
+        out += ']';
+        return;
+    }
+    case element_type::OBJECT: {
+        out += '{';
+        bool first = true;
+        const simdjson::dom::object obj = v.get_object().value_unsafe();
+        for (auto [k, x] : obj) {
+            if (!first) out += ", ";
+            first = false;
+            out += '\'';
+            out.append(k);
+            out += "': ";
+            pythonText(x, out, true);
+        }
+        out += '}';
+        return;
+    }
+    }
+}
+
+std::string pythonText(element v) {
+    std::string s;
+    pythonText(v, s, false);
+    return s;
+}
+
+// Python's type() name of a JSON value, for msprobe's "<class 'int'>" dtype of a non-tensor.
+const char* pythonTypeName(element v) {
+    double d = 0;
+    switch (v.type()) {
+    case element_type::INT64:
+    case element_type::UINT64: return "int";
+    case element_type::DOUBLE: return "float";
+    case element_type::BOOL: return "bool";
+    case element_type::NULL_VALUE: return "NoneType";
+    case element_type::STRING: return numberOf(v, d) ? "float" : "str";
+    case element_type::ARRAY: return "list";
+    case element_type::OBJECT: return "dict";
+    }
+    return "NoneType";
+}
+
+MsprobeValue valueOf(element v) {
+    MsprobeValue out;
+    double d = 0;
+    switch (v.type()) {
+    case element_type::INT64:
+    case element_type::UINT64:
+        out.kind = MsprobeValue::Kind::Int;
+        numberOf(v, out.number);
+        break;
+    case element_type::DOUBLE: out.kind = MsprobeValue::Kind::Float; numberOf(v, out.number); break;
+    case element_type::BOOL: out.kind = MsprobeValue::Kind::Bool; break;
+    case element_type::NULL_VALUE: out.kind = MsprobeValue::Kind::None; break;
+    case element_type::STRING:
+        if (numberOf(v, d)) {
+            out.kind = MsprobeValue::Kind::Float;
+            out.number = d;
+        } else {
+            out.kind = MsprobeValue::Kind::Text;
+        }
+        break;
+    default: out.kind = MsprobeValue::Kind::Text; break;
+    }
+    out.text = pythonText(v);
+    return out;
+}
+
+MsprobeValue noneValue() {
+    MsprobeValue v;
+    v.text = "None";
+    return v;
+}
+
+MsprobeValue textValue(std::string s) {
+    MsprobeValue v;
+    v.kind = MsprobeValue::Kind::Text;
+    v.text = std::move(s);
+    return v;
+}
+
+std::string pythonShape(const std::vector<std::int64_t>& shape) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (i) s += ", ";
+        s += std::to_string(shape[i]);
+    }
+    return s + "]";
+}
+
 // The category msprobe's compare puts before a top-level key's nesting (read_op's
 // IO_NAME_MAPPING); keys it does not know keep their own name.
 std::string_view categoryOf(std::string_view key) {
@@ -88,7 +212,8 @@ std::string_view categoryOf(std::string_view key) {
 
 class EntryWalker {
 public:
-    explicit EntryWalker(MsprobeEntry& e) : m_e(e) {}
+    EntryWalker(MsprobeEntry& e, bool args) : m_e(e), m_args(args) {}
+    MsprobeArgState state = MsprobeArgState::Input;   // of the top-level key being walked
 
     // `path` is where the value sits in the entry, `label` the name msprobe gives it so far.
     void walk(element v, Io io, std::string& path, std::string& label) {
@@ -119,6 +244,7 @@ public:
                 tensor(o, io, path, label);
                 return;
             }
+            if (m_args && !o["type"].get(type) && type.is_string()) nonTensorArg(o, type.get_string().value_unsafe(), label);
             if (!o["type"].get(type) || !o["class_type"].get(type)) {
                 ++m_e.nonTensorArgs;
                 if (element inner; !o["tensor"].get(inner)) {  // P2POp
@@ -143,6 +269,7 @@ public:
         }
         default:
             ++m_e.nonTensorArgs;  // null (unsupported object) or a bare value
+            if (m_args && v.is_null()) nullArg(label);   // op_item_parse: a row of None; bare values give none
             return;
         }
     }
@@ -187,6 +314,7 @@ private:
         }
         t.label = savedLabel(t.dataName).value_or(label);
         setRange(t, hasMax, mx, hasMin, mn);
+        if (m_args) tensorArg(o, t);
         std::uint64_t count = 1;
         for (auto n : t.shape) count *= std::uint64_t(std::max<std::int64_t>(n, 0));
         t.stats.count = count;
@@ -206,14 +334,102 @@ private:
         return std::string(rest.substr(0, dot));
     }
 
+    MsprobeArg& newArg(std::string label) {
+        MsprobeArg& a = m_e.args.emplace_back();
+        a.label = std::move(label);
+        a.state = state;
+        a.dataName = "-1";
+        return a;
+    }
+
+    // The fields gen_op_item copies from the dump for every leaf.
+    static void commonFields(simdjson::dom::object o, MsprobeArg& a) {
+        for (auto [key, x] : o) {
+            if (key == "requires_grad") {
+                bool b = false;
+                if (!x.get(b)) a.requiresGrad = b ? "True" : "False";
+            } else if (key == "md5") {
+                std::string_view s;
+                if (!x.get(s)) a.md5 = std::string(s);
+            } else if (key == "data_name") {
+                std::string_view s;
+                if (!x.get(s) && !s.empty()) a.dataName = std::string(s);
+            }
+        }
+    }
+
+    void tensorArg(simdjson::dom::object o, const MsprobeTensor& t) {
+        MsprobeArg& a = newArg(t.label);
+        a.tensor = std::int32_t(m_e.tensors.size());   // pushed right after this
+        a.dtype = t.dtypeRaw;
+        a.shape = pythonShape(t.shape);
+        const char* keys[4] = {"Max", "Min", "Mean", "Norm"};
+        for (int k = 0; k < 4; ++k) {
+            element x;
+            a.stats[k] = o[keys[k]].get(x) ? noneValue() : valueOf(x);
+            // gen_op_item turns bools (Max of a bool tensor) into their text.
+            if (a.stats[k].kind == MsprobeValue::Kind::Bool) a.stats[k].kind = MsprobeValue::Kind::Text;
+        }
+        commonFields(o, a);
+    }
+
+    void nonTensorArg(simdjson::dom::object o, std::string_view type, const std::string& label) {
+        MsprobeArg& a = newArg(label);
+        element value;
+        const bool hasValue = !o["value"].get(value);
+        const std::string valueText = hasValue ? pythonText(value) : std::string();
+        const std::string_view last = std::string_view(label).substr(label.rfind('.') + 1);
+        for (auto& s : a.stats) s = noneValue();
+        auto allStats = [&](const MsprobeValue& v) { for (auto& s : a.stats) s = v; };
+        a.dtype = std::string(type);
+        a.shape = "[]";
+        if (type == "torch.Size") {
+            a.shape = hasValue ? valueText : "None";
+        } else if (type == "slice") {
+            simdjson::dom::array arr;
+            a.shape = hasValue && !value.get(arr) ? "(" + std::to_string(arr.size()) + ",)" : "()";
+        } else if (type == "ellipsis") {
+            allStats(hasValue ? valueOf(value) : noneValue());
+        } else if (last == "src" || last == "dst" || last == "group_src" || last == "group_dst") {
+            allStats(textValue(hasValue ? valueText : "None"));
+            a.md5 = hasValue ? valueText : "None";
+        } else if (type == "torch.ProcessGroup") {
+            element ranks;
+            const std::string r = o["group_ranks"].get(ranks) ? "None" : pythonText(ranks);
+            allStats(textValue(r));
+            a.md5 = r;
+        } else {
+            a.dtype = std::string("<class '") + (hasValue ? pythonTypeName(value) : "NoneType") + "'>";
+            allStats(hasValue ? valueOf(value) : noneValue());
+        }
+        const std::string fixedMd5 = a.md5;
+        commonFields(o, a);
+        if (a.md5.empty()) a.md5 = fixedMd5.empty() ? crc32Text(valueText) : fixedMd5;
+        // A non-tensor's bool value stays a bool (not a number to diff).
+    }
+
+    void nullArg(const std::string& label) {
+        MsprobeArg& a = newArg(label);
+        a.dtype = a.shape = "None";
+        for (auto& s : a.stats) s = noneValue();
+    }
+
     MsprobeEntry& m_e;
+    bool m_args = false;
     std::uint16_t m_inputs = 0, m_outputs = 0;
 };
 
-void readEntry(std::string_view name, element value, MsprobeEntry& e) {
+void readEntry(std::string_view name, element value, MsprobeEntry& e, bool withArgs) {
     e.name = std::string(name);
     parseMsprobeEntryName(name, e);
-    EntryWalker w(e);
+    EntryWalker w(e, withArgs);
+    struct Sorted {   // msprobe's table order (reorder_op_name_list), stable within a state
+        MsprobeEntry& e;
+        ~Sorted() {
+            std::stable_sort(e.args.begin(), e.args.end(),
+                             [](const MsprobeArg& x, const MsprobeArg& y) { return x.state < y.state; });
+        }
+    } sorted{e};
     std::string path, label;
     simdjson::dom::object o;
     if (value.get(o)) {  // debug entries may be a bare tensor or value
@@ -234,8 +450,12 @@ void readEntry(std::string_view name, element value, MsprobeEntry& e) {
             bool b = false;
             if (!x.get(b)) e.isRecompute = b;
         } else if (key == "input_args" || key == "input_kwargs" || key == "parameters" || key == "input") {
+            w.state = key == "parameters" ? MsprobeArgState::Parameters : MsprobeArgState::Input;
             w.walk(x, Io::Input, path, label);
         } else {  // "output", parameters_grad's {param: [tensor]}, anything newer
+            w.state = e.kind == MsprobeEntryKind::ParamGrad ? MsprobeArgState::ParamGrad
+                      : e.kind == MsprobeEntryKind::Debug   ? MsprobeArgState::Input
+                                                            : MsprobeArgState::Output;
             w.walk(x, Io::Output, path, label);
         }
         path.clear();
@@ -372,7 +592,7 @@ simdjson::error_code parseSpan(simdjson::dom::parser& parser, const std::string&
 // The fast path: split the document into its members and every entry of "data", then parse each
 // entry alone (in parallel, one small parser per thread). False when the text does not split
 // cleanly or an entry does not parse; the caller then parses the whole document for the error.
-bool parseByEntries(const std::string& text, MsprobeDump& out) {
+bool parseByEntries(const std::string& text, MsprobeDump& out, bool withArgs) {
     std::vector<JsonMember> top, entries;
     std::size_t end = 0;
     if (!splitJsonObject(text, 0, top, end) || text.find_first_not_of(" \t\r\n", end) != std::string::npos) return false;
@@ -411,7 +631,7 @@ bool parseByEntries(const std::string& text, MsprobeDump& out) {
                 ok = false;
                 return;
             }
-            readEntry(key, v, out.entries[i]);
+            readEntry(key, v, out.entries[i], withArgs);
         }
     });
     return ok;
@@ -419,10 +639,10 @@ bool parseByEntries(const std::string& text, MsprobeDump& out) {
 
 }  // namespace
 
-bool parseMsprobeDumpJson(std::string& text, MsprobeDump& out, std::string& error) {
+bool parseMsprobeDumpJson(std::string& text, MsprobeDump& out, std::string& error, bool withArguments) {
     out = MsprobeDump();
     neutralizeNonFiniteTokens(text.data(), text.size());
-    if (parseByEntries(text, out)) return true;
+    if (parseByEntries(text, out, withArguments)) return true;
     // Malformed somewhere: parse the whole document, which names the error (or, for a valid
     // document the splitter refused, reads it the slow way).
     out = MsprobeDump();
@@ -442,7 +662,7 @@ bool parseMsprobeDumpJson(std::string& text, MsprobeDump& out, std::string& erro
     out.entries.reserve(data.size());
     for (auto [key, v] : data) {
         out.entries.emplace_back();
-        readEntry(key, v, out.entries.back());
+        readEntry(key, v, out.entries.back(), withArguments);
     }
     return true;
 }
@@ -451,9 +671,46 @@ static bool slurp(const std::string& path, std::string& text, std::string& error
     return readFileText(path, text, error);
 }
 
-bool readMsprobeDumpJson(const std::string& path, MsprobeDump& out, std::string& error) {
+bool readMsprobeDumpJson(const std::string& path, MsprobeDump& out, std::string& error, bool withArguments) {
     std::string text;
-    return slurp(path, text, error) && parseMsprobeDumpJson(text, out, error);
+    return slurp(path, text, error) && parseMsprobeDumpJson(text, out, error, withArguments);
+}
+
+std::string pythonFloatText(double v) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+    const std::string_view sci(buf, std::size_t(r.ptr - buf));   // "-1.2345e+05"
+    const std::size_t e = sci.find('e');
+    const int exp = std::atoi(std::string(sci.substr(e + 1)).c_str());
+    if (exp < -4 || exp >= 16) return std::string(sci);           // Python's repr switches here
+    const bool neg = sci[0] == '-';
+    std::string digits;
+    for (char c : sci.substr(neg, e - neg))
+        if (c != '.') digits += c;
+    std::string out = neg ? "-" : "";
+    const int n = int(digits.size());
+    if (exp < 0) {
+        out += "0." + std::string(std::size_t(-exp - 1), '0') + digits;
+    } else if (exp >= n - 1) {
+        out += digits + std::string(std::size_t(exp - (n - 1)), '0') + ".0";
+    } else {
+        out += digits.substr(0, std::size_t(exp + 1)) + "." + digits.substr(std::size_t(exp + 1));
+    }
+    return out;
+}
+
+std::string crc32Text(std::string_view text) {
+    // zlib's CRC-32 (reflected polynomial 0xEDB88320); a table is not worth it for short values.
+    std::uint32_t c = 0xffffffffu;
+    for (const char ch : text) {
+        c ^= static_cast<unsigned char>(ch);
+        for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+    }
+    char buf[9];
+    std::snprintf(buf, sizeof buf, "%08x", c ^ 0xffffffffu);
+    return buf;
 }
 
 bool parseMsprobeStackJson(std::string& text, std::unordered_map<std::string, std::string>& out, std::string& error) {

@@ -39,6 +39,33 @@ struct MsprobeTensor {
     std::string dataName;          // file in dump_tensor_data/ ("" when not saved)
 };
 
+// A value as msprobe's compare table prints it (Python's str() of the JSON value).
+struct MsprobeValue {
+    enum class Kind : std::uint8_t { None, Int, Float, Bool, Text };
+    Kind kind = Kind::None;
+    double number = 0;             // Int and Float (NaN/Inf tokens are Float)
+    std::string text;              // Python's str(): "None", "3", "1.5", "nan", "True", the string
+    bool numeric() const { return kind == Kind::Int || kind == Kind::Float; }
+};
+
+// Where msprobe's compare files an argument (STATE_TO_STRUCT_MAPPING); its table lists an
+// entry's inputs (and kwargs, debug values) first, then parameters, outputs, parameter grads.
+enum class MsprobeArgState : std::uint8_t { Input, Parameters, Output, ParamGrad };
+
+// One row of msprobe's compare table: every leaf argument, tensor or not (msprobe core/compare/
+// utils.py op_item_parse, gen_op_item): tensors, ints, floats, bools, strings, torch.Size,
+// slices, process groups, and nulls (a row of None). Read only with `withArguments`.
+struct MsprobeArg {
+    std::string label;             // as MsprobeTensor::label
+    MsprobeArgState state = MsprobeArgState::Input;
+    std::int32_t tensor = -1;      // index into MsprobeEntry::tensors; -1: not a tensor
+    std::string dtype, shape;      // as the table prints them: "torch.float16", "[8, 48, 48]", "<class 'int'>", "[]"
+    MsprobeValue stats[4];         // Max, Min, Mean, Norm (a non-tensor's value in all four)
+    std::string requiresGrad;      // "True", "False"; "" when not written
+    std::string md5;               // CRC-32 text: written by the dump, else of str(value) like msprobe
+    std::string dataName;          // "-1" when no file
+};
+
 struct MsprobeEntry {
     std::string name;              // "Functional.linear.0.forward"
     MsprobeEntryKind kind = MsprobeEntryKind::Other;
@@ -50,6 +77,7 @@ struct MsprobeEntry {
     std::vector<MsprobeTensor> tensors;
     std::uint32_t nonTensorArgs = 0;  // ints, floats, slices, dtypes, process groups ...
     bool isRecompute = false;
+    std::vector<MsprobeArg> args;  // filled only when parsed withArguments, in msprobe's table order
 };
 
 struct MsprobeDump {
@@ -64,8 +92,16 @@ void parseMsprobeEntryName(std::string_view name, MsprobeEntry& e);
 
 // `text` is modified in place (non-standard tokens rewritten); returns false with a reason when
 // the document is not a dump.json.
-bool parseMsprobeDumpJson(std::string& text, MsprobeDump& out, std::string& error);
-bool readMsprobeDumpJson(const std::string& path, MsprobeDump& out, std::string& error);
+// `withArguments`: also fill MsprobeEntry::args (msprobe's compare table rows; costs time and memory
+// the index does not need).
+bool parseMsprobeDumpJson(std::string& text, MsprobeDump& out, std::string& error, bool withArguments = false);
+bool readMsprobeDumpJson(const std::string& path, MsprobeDump& out, std::string& error, bool withArguments = false);
+
+// Python's repr() of a double: shortest round-trip digits, fixed for exponents -4..15 with a
+// ".0" for whole numbers, else "1e-05" / "1.5e+16"; "nan", "inf", "-inf".
+std::string pythonFloatText(double v);
+// zlib's CRC-32 of `text` as eight lowercase hex digits (msprobe's md5 of a non-tensor value).
+std::string crc32Text(std::string_view text);
 
 // entry name -> call stack text (frames joined by newlines).
 bool parseMsprobeStackJson(std::string& text, std::unordered_map<std::string, std::string>& out, std::string& error);

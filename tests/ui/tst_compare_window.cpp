@@ -4,6 +4,7 @@
 // thresholds re-judge the comparison, and the aligned table passes QAbstractItemModelTester.
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
+#include <QColor>
 #include <QComboBox>
 #include <QFile>
 #include <QImage>
@@ -85,6 +86,59 @@ private slots:
         QImage strip(m_cw->timelines()->links()->size(), QImage::Format_ARGB32);
         m_cw->timelines()->links()->render(&strip);
         QVERIFY(m_cw->timelines()->links()->lastDrawn() > 0);
+    }
+
+    void verdictClassesStoryCountsAndFilter() {
+        CompareSession* s = m_cw->session();
+        const dl::RunComparison* c = s->comparison();
+        QVERIFY(c);
+        // The core's own comparison of the same two indexes, made here: what the window must show.
+        dl::CompareOptions opt;
+        opt.thresholds = c->thresholds;
+        const dl::RunComparison core = dl::compareRuns(*s->indexA(), *s->indexB(), opt);
+        QVERIFY(core.firstDivergence >= 0 && core.firstDifference >= 0);
+        QCOMPARE(core.rows[std::size_t(core.firstDivergence)].verdict, dl::Verdict::NonFinite);    // the fp16 overflow
+        QCOMPARE(core.rows[std::size_t(core.firstDifference)].verdict, dl::Verdict::Precision);    // bf16 rounding first
+        // The story at the top, as the core tells it.
+        QCOMPARE(m_cw->summary()->story(), QString::fromStdString(core.story));
+        QVERIFY2(m_cw->summary()->story().contains(QStringLiteral("agree to bfloat16 precision until iteration")),
+                 qPrintable(m_cw->summary()->story()));
+        QVERIFY(m_cw->summary()->story().contains(QStringLiteral("run A overflows at SqrtGrad")));
+        // Counts per class in the summary bar.
+        QStringList expected;
+        for (int v = 0; v < dl::kVerdictCount; ++v)
+            if (core.counts[std::size_t(v)])
+                expected << QStringLiteral("%1 %L2").arg(QString::fromLatin1(dl::verdictName(dl::Verdict(v)))).arg(core.counts[std::size_t(v)]);
+        QCOMPARE(m_cw->summary()->classCounts(), expected.join(QStringLiteral(" · ")));
+        QVERIFY(m_cw->summary()->text().contains(QStringLiteral("[nonfinite]")));
+        // The table's Class column, with the class's colour as swatch, on the first divergence row.
+        CompareTableModel* model = m_cw->table()->model();
+        const int first = model->viewRowOf(core.firstDivergence);
+        QVERIFY(first >= 0);
+        QCOMPARE(model->index(first, CompareTableModel::Class).data().toString(), QStringLiteral("nonfinite"));
+        QCOMPARE(model->index(first, CompareTableModel::Class).data(Qt::DecorationRole).value<QColor>(),
+                 verdictColor(dl::Verdict::NonFinite));
+        // The class filter shows exactly the rows of one class, for each class.
+        QComboBox* filter = m_cw->table()->classFilter();
+        QCOMPARE(filter->count(), 1 + dl::kVerdictCount);
+        for (int i = 1; i < filter->count(); ++i) {
+            filter->setCurrentIndex(i);
+            const auto v = dl::Verdict(filter->itemData(i).toInt());
+            QCOMPARE(std::size_t(model->rowCount()), core.counts[std::size_t(v)]);
+            for (int r = 0; r < model->rowCount(); ++r)
+                QCOMPARE(model->index(r, CompareTableModel::Class).data().toString(), QString::fromLatin1(dl::verdictName(v)));
+        }
+        filter->setCurrentIndex(0);
+        QCOMPARE(std::size_t(model->rowCount()), core.rows.size());
+        // Class colours differ from one another and stand off both a light and a dark base.
+        for (int v = 0; v < dl::kVerdictCount; ++v)
+            for (int w = v + 1; w < dl::kVerdictCount; ++w)
+                QVERIFY(verdictColor(dl::Verdict(v)) != verdictColor(dl::Verdict(w)));
+        for (int v = 0; v < dl::kVerdictCount; ++v) {
+            const double l = verdictColor(dl::Verdict(v)).lightnessF();
+            QVERIFY2(l > 0.3 && l < 0.75, qPrintable(QString::fromLatin1(dl::verdictName(dl::Verdict(v)))));
+        }
+        s->selectFirstDivergence();
     }
 
     void zoomAndPanAreLocked() {

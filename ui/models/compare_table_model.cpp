@@ -98,9 +98,10 @@ QString CompareTableModel::text(std::uint32_t row, int column) const {
         case MaxRelErr: return num(m.maxRelErr);
         case OneThousandth: return num(m.oneThousandthRatio);
         case FiveThousandth: return num(m.fiveThousandthRatio);
+        case Class: return verdictText(r.verdict);
         case Status: {
             QString s = qint64(row) == c.firstDivergence ? tr("FIRST DIVERGENCE: ") : r.diverged ? tr("diverged: ") : QString();
-            if (!r.diverged) s += m.fromData ? tr("agree (data)") : tr("agree (statistics)");
+            if (!r.diverged) s += m.fromData ? tr("%1 (data)").arg(verdictText(r.verdict)) : tr("%1 (statistics)").arg(verdictText(r.verdict));
             if (!r.reason.empty()) s += (r.diverged ? QString() : QStringLiteral(" · ")) + QString::fromStdString(r.reason);
             return s;
         }
@@ -115,16 +116,19 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const {
     switch (role) {
         case Qt::DisplayRole: return text(row, index.column());
         case RowRole: return qint64(row);
+        case VerdictRole: return int(c.rows[row].verdict);
+        case Qt::DecorationRole:
+            return index.column() == Class ? QVariant(verdictColor(c.rows[row].verdict)) : QVariant();
         case Qt::TextAlignmentRole:
             return index.column() >= MaxA && index.column() <= FiveThousandth ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
                                                                                : QVariant();
         case Qt::BackgroundRole: {
-            const dl::CompareState s = qint64(row) == c.firstDivergence ? dl::CompareState::FirstDivergence
-                                       : c.rows[row].diverged           ? dl::CompareState::Diverged
-                                                                        : dl::CompareState::Agree;
-            if (s == dl::CompareState::Agree) return {};
-            QColor col = compareColor(s);
-            col.setAlpha(s == dl::CompareState::FirstDivergence ? 90 : 45);
+            // The class's colour, translucent so the palette's text stays readable (light or dark);
+            // identical rows stay plain, the first divergence is filled strongest.
+            const dl::Verdict v = c.rows[row].verdict;
+            if (v == dl::Verdict::Identical || v == dl::Verdict::Unknown) return {};
+            QColor col = verdictColor(v);
+            col.setAlpha(qint64(row) == c.firstDivergence ? 110 : index.column() == Class ? 80 : 40);
             return QBrush(col);
         }
         case Qt::ToolTipRole:
@@ -139,7 +143,7 @@ QVariant CompareTableModel::headerData(int section, Qt::Orientation o, int role)
     static const char* names[ColumnCount] = {"Rank", "Iter", "Op (A)", "Op (B)", "Match", "Tensor", "Shape", "DType",
                                              "Max A", "Max B", "Min A", "Min B", "Mean A", "Mean B", "L2 A", "L2 B",
                                              "Cosine", "MaxAbsErr", "MaxRelativeErr", "One Thousandth", "Five Thousandth",
-                                             "Status"};
+                                             "Class", "Status"};
     if (role == Qt::DisplayRole) return tr(names[section]);
     if (role == Qt::ToolTipRole) {
         switch (section) {
@@ -150,6 +154,9 @@ QVariant CompareTableModel::headerData(int section, Qt::Orientation o, int role)
             case FiveThousandth: return tr("fraction of elements whose relative error is below 0.005 (1 is perfect)");
             case Match: return tr("exact: same op name; tolerant: same type and scope, -opN ignored; pinned: mapping file");
             case Status: return tr("the threshold the tensor crossed, or why its data was not compared");
+            case Class: return tr("identical; precision: changed within the rounding of the runs' coarsest float dtype; "
+                                  "agree: within msprobe's tests; diverged; nonfinite: NaN/Inf in one run only; "
+                                  "shape: not comparable; md5: only the checksums differ");
             default: return section >= MaxA && section <= L2B ? tr("Sorting by a statistic sorts by the largest relative "
                                                                     "difference of max, min, mean and L2")
                                                                  : QVariant();

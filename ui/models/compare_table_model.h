@@ -17,9 +17,9 @@ public:
     enum Column {
         Rank, Iteration, OpA, OpB, Match, Tensor, Shape, DType,
         MaxA, MaxB, MinA, MinB, MeanA, MeanB, L2A, L2B,
-        Cosine, MaxAbsErr, MaxRelErr, OneThousandth, FiveThousandth, Status, ColumnCount
+        Cosine, MaxAbsErr, MaxRelErr, OneThousandth, FiveThousandth, Class, Status, ColumnCount
     };
-    enum Roles { RowRole = Qt::UserRole + 1 };
+    enum Roles { RowRole = Qt::UserRole + 1, VerdictRole };
     explicit CompareTableModel(CompareSession* session, QObject* parent = nullptr);
 
     void setFilter(const dl::CompareRowFilter& filter);

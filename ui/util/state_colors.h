@@ -6,6 +6,7 @@
 #include <array>
 
 #include "core/compare/compare_overlay.h"
+#include "core/compare/tensor_verdict.h"
 #include "core/query/op_state.h"
 #include "ui/util/theme.h"
 
@@ -36,6 +37,22 @@ inline QColor compareColor(dl::CompareState s) {
 }
 
 inline QString compareText(dl::CompareState s) { return QString::fromLatin1(dl::compareStateName(s)); }
+
+inline QColor verdictColor(dl::Verdict v) {
+    switch (v) {
+        case dl::Verdict::Identical: return theme::kClassIdentical;
+        case dl::Verdict::Precision: return theme::kClassPrecision;
+        case dl::Verdict::Agree: return theme::kClassAgree;
+        case dl::Verdict::Diverged: return theme::kClassDiverged;
+        case dl::Verdict::NonFinite: return theme::kClassNonFinite;
+        case dl::Verdict::Shape: return theme::kClassShape;
+        case dl::Verdict::Md5: return theme::kClassMd5;
+        case dl::Verdict::Unknown: return theme::kClassUnknown;
+    }
+    return Qt::gray;
+}
+
+inline QString verdictText(dl::Verdict v) { return QString::fromLatin1(dl::verdictName(v)); }
 
 // Colours and names of the five severity levels a timeline draws.
 struct StatePalette {

@@ -24,6 +24,18 @@ inline const QColor kCompareUnmatched{0x2b, 0x9a, 0xa8};
 inline const QColor kCompareDiverged = kStateSaturated;
 inline const QColor kCompareFirstDivergence = kStateInfNan;
 
+// Verdict classes of a matched tensor pair (core/compare/tensor_verdict.h), from quiet to loud.
+// Mid-tone hues: a swatch or a translucent row fill reads on light and dark palettes alike, with
+// the palette's own text colour on top.
+inline const QColor kClassIdentical{0x8a, 0x96, 0xa8};   // slate: nothing to see
+inline const QColor kClassPrecision{0x3a, 0xa0, 0x5a};   // green: moved within the dtype's rounding
+inline const QColor kClassAgree{0x2f, 0x8f, 0xb0};       // teal: within msprobe's tests
+inline const QColor kClassDiverged{0xe0, 0x7b, 0x1a};    // orange
+inline const QColor kClassNonFinite{0xd0, 0x30, 0x30};   // red: NaN/Inf/saturation in one run only
+inline const QColor kClassShape{0x9c, 0x4d, 0xcc};       // violet: not comparable element by element
+inline const QColor kClassMd5{0xc8, 0x9a, 0x10};         // amber: checksums only
+inline const QColor kClassUnknown{0xa0, 0xa0, 0xa0};
+
 // Interaction.
 inline const QColor kSelection{0x10, 0x70, 0xe0};      // selected op, Send/Receive links
 inline const QColor kFocusFrame{0x10, 0x70, 0xe0, 120};

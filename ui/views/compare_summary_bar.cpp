@@ -1,5 +1,6 @@
 #include "ui/views/compare_summary_bar.h"
 
+#include <QFont>
 #include <QGridLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -7,34 +8,48 @@
 #include <QStringList>
 
 #include "ui/models/compare_session.h"
+#include "ui/util/state_colors.h"
 #include "ui/util/theme.h"
 
 namespace dlui {
 
 CompareSummaryBar::CompareSummaryBar(CompareSession* session, QWidget* parent)
-    : QFrame(parent), m_session(session), m_label(new QLabel(this)), m_counts(new QLabel(this)),
+    : QFrame(parent), m_session(session), m_story(new QLabel(this)), m_classes(new QLabel(this)), m_label(new QLabel(this)),
+      m_counts(new QLabel(this)),
       m_threshold(new QLineEdit(this)), m_apply(new QPushButton(tr("Apply"), this)),
       m_jump(new QPushButton(tr("Jump to first divergence"), this)), m_thresholdError(new QLabel(this)) {
     setObjectName(QStringLiteral("compareSummary"));
+    m_story->setObjectName(QStringLiteral("compareStory"));
+    m_story->setWordWrap(true);
+    m_story->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont big = m_story->font();
+    big.setBold(true);
+    big.setPointSizeF(big.pointSizeF() * 1.1);
+    m_story->setFont(big);
+    m_classes->setObjectName(QStringLiteral("compareClasses"));
+    m_classes->setTextFormat(Qt::RichText);
+    m_classes->setWordWrap(true);
     m_label->setTextFormat(Qt::RichText);
     m_label->setWordWrap(true);
     m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_counts->setTextFormat(Qt::RichText);
     m_counts->setWordWrap(true);
-    m_threshold->setToolTip(tr("Divergence tests, as for dumplens-cli compare --threshold: cosine, abs_floor, max_abs, max_rel, "
+    m_threshold->setToolTip(tr("Divergence tests, as for dumplens-cli compare --threshold: ulps, precision, cosine, cosine_alone, abs_floor, max_abs, max_rel, "
                                "one_thousandth, five_thousandth, stats_rel (a number or off), nan_inf (on/off)"));
     m_thresholdError->setStyleSheet(theme::cssColor(theme::kTextError));
     m_jump->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_J));
     m_jump->setToolTip(tr("Select the first diverged tensor (Ctrl+J)"));
     auto* grid = new QGridLayout(this);
     grid->setContentsMargins(10, 6, 10, 6);
-    grid->addWidget(m_label, 0, 0, 1, 3);
+    grid->addWidget(m_story, 0, 0, 1, 3);
     grid->addWidget(m_jump, 0, 3);
-    grid->addWidget(m_counts, 1, 0, 1, 4);
-    grid->addWidget(new QLabel(tr("Thresholds:"), this), 2, 0);
-    grid->addWidget(m_threshold, 2, 1);
-    grid->addWidget(m_apply, 2, 2);
-    grid->addWidget(m_thresholdError, 3, 1, 1, 3);
+    grid->addWidget(m_classes, 1, 0, 1, 4);
+    grid->addWidget(m_label, 2, 0, 1, 4);
+    grid->addWidget(m_counts, 3, 0, 1, 4);
+    grid->addWidget(new QLabel(tr("Thresholds:"), this), 4, 0);
+    grid->addWidget(m_threshold, 4, 1);
+    grid->addWidget(m_apply, 4, 2);
+    grid->addWidget(m_thresholdError, 5, 1, 1, 3);
     grid->setColumnStretch(1, 1);
     connect(m_apply, &QPushButton::clicked, this, &CompareSummaryBar::applyThresholds);
     connect(m_threshold, &QLineEdit::returnPressed, this, &CompareSummaryBar::applyThresholds);
@@ -43,7 +58,20 @@ CompareSummaryBar::CompareSummaryBar(CompareSession* session, QWidget* parent)
     refresh();
 }
 
-QString CompareSummaryBar::text() const { return m_label->text() + QLatin1Char('\n') + m_counts->text(); }
+QString CompareSummaryBar::text() const {
+    return m_story->text() + QLatin1Char('\n') + m_label->text() + QLatin1Char('\n') + m_counts->text();
+}
+
+QString CompareSummaryBar::story() const { return m_story->text(); }
+
+QString CompareSummaryBar::classCounts() const {
+    const dl::RunComparison* c = m_session->comparison();
+    QStringList parts;
+    if (c)
+        for (int v = 0; v < dl::kVerdictCount; ++v)
+            if (c->counts[std::size_t(v)]) parts << QStringLiteral("%1 %L2").arg(verdictText(dl::Verdict(v))).arg(c->counts[std::size_t(v)]);
+    return parts.join(QStringLiteral(" · "));
+}
 
 void CompareSummaryBar::setTone(const QString& bg, const QString& border) {
     setStyleSheet(QStringLiteral("#compareSummary{background:%1;border:1px solid %2;border-radius:4px}").arg(bg, border));
@@ -52,6 +80,8 @@ void CompareSummaryBar::setTone(const QString& bg, const QString& border) {
 void CompareSummaryBar::showError(const QString& message) {
     setTone(theme::css(theme::kToneAlarm.background), theme::css(theme::kToneAlarm.border));
     m_label->setText(tr("<b>The comparison could not be made.</b> %1").arg(message.toHtmlEscaped()));
+    m_story->clear();
+    m_classes->clear();
     m_counts->clear();
     m_jump->setEnabled(false);
 }
@@ -63,22 +93,35 @@ void CompareSummaryBar::refresh() {
     if (!c) {
         setTone(theme::css(theme::kToneNeutral.background), theme::css(theme::kToneNeutral.border));
         m_label->setText(tr("<i>No comparison yet.</i>"));
+        m_story->clear();
+        m_classes->clear();
         m_counts->clear();
         m_jump->setEnabled(false);
         return;
     }
     m_threshold->setText(QString::fromStdString(dl::thresholdSpec(c->thresholds)));
+    m_story->setText(QString::fromStdString(c->story));
+    // Tensors per class, each behind a swatch of the colour the table paints it with.
+    QStringList classes;
+    for (int v = 0; v < dl::kVerdictCount; ++v) {
+        const std::size_t n = c->counts[std::size_t(v)];
+        if (!n) continue;
+        classes << tr("<span style=\"background:%1\">&nbsp;&nbsp;&nbsp;</span>&nbsp;%2 <b>%L3</b>")
+                       .arg(theme::css(verdictColor(dl::Verdict(v))), verdictText(dl::Verdict(v)))
+                       .arg(n);
+    }
+    m_classes->setText(classes.isEmpty() ? QString() : classes.join(QStringLiteral(" &nbsp;·&nbsp; ")));
     const dl::DumpIndex &a = *m_session->indexA(), &b = *m_session->indexB();
     if (c->firstDivergence >= 0) {
         const dl::TensorPair& p = c->alignment.tensors[std::size_t(c->firstDivergence)];
         const dl::TensorRecord& ta = a.tensors[p.a];
         const dl::TensorComparison& r = c->rows[std::size_t(c->firstDivergence)];
         setTone(theme::css(theme::kToneAlarm.background), theme::css(theme::kToneAlarm.border));
-        m_label->setText(tr("<b>First divergence:</b> %1 · %2 (B: %3)<br><small>%4 · %5</small>")
+        m_label->setText(tr("<b>First divergence</b> [%6]: %1 · %2 (B: %3)<br><small>%4 · %5</small>")
                              .arg(m_session->opLabel(false, ta.op).toHtmlEscaped(), QString::fromStdString(a.tensorLabel(ta)),
                                   QString::fromStdString(b.strings.str(b.ops[b.tensors[p.b].op].name)).toHtmlEscaped(),
                                   QString::fromStdString(r.reason).toHtmlEscaped(),
-                                  QString::fromStdString(c->orderEvidence).toHtmlEscaped()));
+                                  QString::fromStdString(c->orderEvidence).toHtmlEscaped(), verdictText(r.verdict)));
         m_jump->setEnabled(true);
     } else if (c->rows.empty()) {
         // Nothing compared is no agreement (the CLI fails on it): a warning, with why.
@@ -103,9 +146,10 @@ void CompareSummaryBar::refresh() {
         m_jump->setEnabled(false);
     }
     const auto& al = c->alignment;
-    m_counts->setText(tr("%L1 matched tensors (%L2 from data, %L3 from statistics) · <b>%L4 diverged</b> · ops: %L5 matched "
+    // Small print: the story and the classes above say what matters; this is the bookkeeping.
+    m_counts->setText(tr("<small>%L1 matched tensors (%L2 from data, %L3 from statistics) · <b>%L4 diverged</b> · ops: %L5 matched "
                          "(%L6 exact, %L7 tolerant, %L8 pinned), <b>%L9 only in A, %L10 only in B</b> · tensors without a "
-                         "counterpart: %L11 in A, %L12 in B · tests: %13")
+                         "counterpart: %L11 in A, %L12 in B · tests: %13</small>")
                           .arg(c->rows.size()).arg(c->fromData).arg(c->fromStats).arg(c->diverged).arg(al.ops.size())
                           .arg(al.exactOps).arg(al.tolerantOps).arg(al.pinnedOps).arg(al.onlyOpsA.size())
                           .arg(al.onlyOpsB.size()).arg(al.onlyTensorsA).arg(al.onlyTensorsB)

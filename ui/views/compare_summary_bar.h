@@ -1,6 +1,8 @@
 #pragma once
-// The top of the compare window: where the runs first diverge (or that they agree), the match
-// counts, and the divergence thresholds, shown and editable (re-judged without recomputing).
+// The top of the compare window: the comparison's one-line story (core's RunComparison::story),
+// where the runs first diverge (or that they agree), the tensors per verdict class with their
+// colours, the match counts, and the divergence thresholds, shown and editable (re-judged
+// without recomputing).
 #include <QFrame>
 
 class QLabel;
@@ -16,6 +18,9 @@ class CompareSummaryBar : public QFrame {
 public:
     explicit CompareSummaryBar(CompareSession* session, QWidget* parent = nullptr);
     QString text() const;
+    QString story() const;
+    // "identical 880 · precision 1,012 · ..." as shown (plain text, classes with no tensor left out).
+    QString classCounts() const;
     QLineEdit* thresholdEdit() const { return m_threshold; }
     void showError(const QString& message);
 
@@ -28,6 +33,8 @@ private:
     void setTone(const QString& background, const QString& border);
 
     CompareSession* m_session;
+    QLabel* m_story;
+    QLabel* m_classes;
     QLabel* m_label;
     QLabel* m_counts;
     QLineEdit* m_threshold;

@@ -4,6 +4,8 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QIcon>
+#include <QPixmap>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalBlocker>
@@ -14,6 +16,7 @@
 
 #include "ui/models/compare_session.h"
 #include "ui/models/compare_table_model.h"
+#include "ui/util/state_colors.h"
 #include "ui/views/data_table_view.h"
 
 namespace dlui {
@@ -21,13 +24,22 @@ namespace dlui {
 CompareTablePanel::CompareTablePanel(CompareSession* session, QWidget* parent)
     : QWidget(parent), m_session(session), m_model(new CompareTableModel(session, this)), m_view(new QTableView(this)),
       m_text(new QLineEdit(this)), m_diverged(new QCheckBox(tr("Diverged only"), this)), m_rank(new QComboBox(this)),
-      m_count(new QLabel(this)), m_debounce(new QTimer(this)) {
+      m_class(new QComboBox(this)), m_count(new QLabel(this)), m_debounce(new QTimer(this)) {
+    m_class->setObjectName(QStringLiteral("classFilter"));
+    m_class->setToolTip(tr("Show one verdict class only"));
+    m_class->addItem(tr("All classes"), QVariant());
+    for (int v = 0; v < dl::kVerdictCount; ++v) {
+        QPixmap swatch(12, 12);
+        swatch.fill(verdictColor(dl::Verdict(v)));
+        m_class->addItem(QIcon(swatch), verdictText(dl::Verdict(v)), v);
+    }
     m_text->setPlaceholderText(tr("Filter by op name, type or scope (either run)…"));
     m_text->setClearButtonEnabled(true);
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(4, 4, 4, 0);
     bar->addWidget(m_text, 3);
     bar->addWidget(m_diverged);
+    bar->addWidget(m_class);
     bar->addWidget(m_rank);
     bar->addWidget(m_count, 1);
     auto* lay = new QVBoxLayout(this);
@@ -46,6 +58,9 @@ CompareTablePanel::CompareTablePanel(CompareSession* session, QWidget* parent)
     m_view->setColumnWidth(CompareTableModel::Tensor, 62);
     m_view->setColumnWidth(CompareTableModel::Shape, 90);
     m_view->setColumnWidth(CompareTableModel::DType, 110);
+    m_view->setColumnWidth(CompareTableModel::Class, 92);
+    // Class sits next to Status, ahead of the statistics, so it is on screen at 1366 px.
+    m_view->horizontalHeader()->moveSection(CompareTableModel::Class, CompareTableModel::DType + 1);
 
     m_debounce->setSingleShot(true);
     m_debounce->setInterval(250);
@@ -53,6 +68,7 @@ CompareTablePanel::CompareTablePanel(CompareSession* session, QWidget* parent)
     connect(m_text, &QLineEdit::textChanged, m_debounce, qOverload<>(&QTimer::start));
     connect(m_diverged, &QCheckBox::toggled, this, &CompareTablePanel::applyFilter);
     connect(m_rank, &QComboBox::currentIndexChanged, this, &CompareTablePanel::applyFilter);
+    connect(m_class, &QComboBox::currentIndexChanged, this, &CompareTablePanel::applyFilter);
     connect(m_session, &CompareSession::comparisonChanged, this, &CompareTablePanel::onComparisonChanged);
     connect(m_session, &CompareSession::selectionChanged, this, &CompareTablePanel::onSelection);
     connect(m_model, &QAbstractItemModel::modelReset, this, &CompareTablePanel::updateCount);
@@ -83,6 +99,7 @@ void CompareTablePanel::applyFilter() {
     f.text = m_text->text().trimmed().toStdString();
     f.divergedOnly = m_diverged->isChecked();
     if (m_rank->currentData().isValid()) f.rank = m_rank->currentData().value<std::uint32_t>();
+    if (m_class->currentData().isValid()) f.classes = 1u << unsigned(m_class->currentData().toInt());
     m_model->setFilter(f);
     onSelection();
 }

@@ -1,5 +1,6 @@
 #pragma once
-// The aligned table of two runs with its filter bar (text, diverged only, rank) and a count. Follows
+// The aligned table of two runs with its filter bar (text, diverged only, verdict class, rank) and a
+// count. Follows
 // and drives the compare session's selection.
 #include <QWidget>
 
@@ -22,6 +23,8 @@ public:
     CompareTableModel* model() const { return m_model; }
     QTableView* view() const { return m_view; }
     QCheckBox* divergedOnly() const { return m_diverged; }
+    // "All classes", then one entry per verdict class (item data: the dl::Verdict as int).
+    QComboBox* classFilter() const { return m_class; }
 
 private:
     void onComparisonChanged();
@@ -35,6 +38,7 @@ private:
     QLineEdit* m_text;
     QCheckBox* m_diverged;
     QComboBox* m_rank;
+    QComboBox* m_class;
     QLabel* m_count;
     QTimer* m_debounce;
     bool m_following = false;   // selecting the session's row: do not feed it back
