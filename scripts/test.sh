@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds DumpLens with warnings as errors and runs every test (GUI tests offscreen).
-# Long benchmarks-as-tests carry the ctest label "long" and are skipped here.
+# The ctest labels: "mpi" (needs mpiexec; left out of the sanitizer runs, Open MPI leaks at exit).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

@@ -1,3 +1,15 @@
+// Kept hand-written rather than libzip (libzip-dev 1.7.3, Debian 12), by measurement
+// (bench/zip_reader_compare.cpp, 2026-12, Release, the torch samples, fuzz corpus and crafted files):
+//  - opening a 750-byte torch.save archive: 0.3-0.4 us here against 15-20 us for libzip
+//    (zip_open_from_source with ZIP_CHECKCONS); both negligible next to reading the file;
+//  - crafted input: a central-directory offset past the end is refused here ("central directory out
+//    of range") while libzip opened it and listed 3 entries; a name length running past the
+//    directory gives "central directory entry 0 runs past the directory" here and "Zip archive
+//    inconsistent" from libzip; truncated and non-ZIP files are refused by both;
+//  - this reader pulls only the ranges it needs through a callback (pread, or a buffer for the
+//    fuzzer), and torch files store their records uncompressed, so libzip's inflate adds nothing.
+// Memory was not compared (both hold only the central directory). Revisit if compressed entries
+// are ever needed.
 #include "core/io/zip_directory.h"
 
 #include <algorithm>

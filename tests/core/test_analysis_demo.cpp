@@ -7,6 +7,7 @@
 #include "core/analysis/overflow_analyzer.h"
 #include "core/demo/demo_dumps.h"
 #include "core/index/dump_indexer.h"
+#include "tests/core/shared_demo.h"
 
 using namespace dl;
 
@@ -20,18 +21,11 @@ struct DemoRun {
 
 class AnalysisDemo : public ::testing::Test {
 protected:
-    void SetUp() override {
-        m_dir = ::testing::TempDir() + "/dl_analysis_demo_" + std::to_string(::getpid());
-        std::filesystem::remove_all(m_dir);
-        std::filesystem::create_directories(m_dir);
-    }
-    void TearDown() override { std::filesystem::remove_all(m_dir); }
-
-    DemoRun run(const std::string& name, const demo::DemoOptions& o, const AnalysisOptions& ao = {}) {
+    // Variants are written once per ctest run (tests/core/shared_demo.h); the name only labels them.
+    DemoRun run(const std::string& /*name*/, const demo::DemoOptions& o, const AnalysisOptions& ao = {}) {
         DemoRun r;
         std::string error;
-        const std::string root = m_dir + "/" + name;
-        EXPECT_TRUE(demo::writeDemoVariant(root, o, r.info, error)) << error;
+        const std::string root = dltest::sharedDemoVariant(o, r.info);
         IndexOptions io;
         io.useCache = false;
         IndexReport report;
@@ -56,8 +50,6 @@ protected:
         EXPECT_FALSE(r.result.replay->results[1].overflow);
         EXPECT_NE(r.result.replay->recommendation.find("bfloat16"), std::string::npos);
     }
-
-    std::string m_dir;
 };
 
 }  // namespace

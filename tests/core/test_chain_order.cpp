@@ -8,6 +8,7 @@
 #include "analysis_test_builder.h"
 #include "core/demo/demo_dumps.h"
 #include "core/index/dump_indexer.h"
+#include "shared_demo.h"
 #include "temp_dir.h"
 #include "core/analysis/analysis_json.h"
 #include "core/analysis/overflow_analyzer.h"
@@ -174,21 +175,20 @@ std::vector<std::string> sampleRoots() {
 class ChainProperty : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
-        dir_ = new dltest::TempDir("dumplens_chainprop_");
+        // The bundled variants, written once per ctest run (shared_demo.h).
         for (const auto& [name, opt] : demo::demoVariants()) {
             demo::DemoVariantInfo info;
-            std::string error;
-            const std::string root = (dir_->path / name).string();
-            if (demo::writeDemoVariant(root, opt, info, error)) roots_.push_back(root);
-            else ADD_FAILURE() << name << ": " << error;
+            try {
+                roots_.push_back(dltest::sharedDemoVariant(opt, info));
+            } catch (const std::exception& e) {
+                ADD_FAILURE() << name << ": " << e.what();
+            }
         }
         for (const std::string& r : sampleRoots()) roots_.push_back(r);
     }
-    static void TearDownTestSuite() { delete dir_; roots_.clear(); }
-    static dltest::TempDir* dir_;
+    static void TearDownTestSuite() { roots_.clear(); }
     static std::vector<std::string> roots_;
 };
-dltest::TempDir* ChainProperty::dir_ = nullptr;
 std::vector<std::string> ChainProperty::roots_;
 
 TEST_F(ChainProperty, EveryStepComesAfterTheStepItCameFrom) {

@@ -23,6 +23,7 @@
 #include "core/query/op_state.h"
 #include "core/timeline/timeline_data.h"
 #include "tests/core/analysis_test_builder.h"
+#include "tests/core/shared_demo.h"
 
 using namespace dl;
 using dltest::IndexBuilder;
@@ -374,24 +375,22 @@ TEST(TimeMap, MonotoneThroughMatchedPoints) {
 
 class CompareDemo : public ::testing::Test {
 protected:
+    // The twin runs are written once per ctest run (tests/core/shared_demo.h) and indexed here.
     static void SetUpTestSuite() {
-        s_dir = ::testing::TempDir() + "/dl_compare_demo_" + std::to_string(::getpid());
-        std::filesystem::remove_all(s_dir);
         demo::DemoOptions fp16, bf16;
         bf16.sqrtGradPrecision = DType::BFloat16;
-        load("fp16", fp16, s_fp16);
-        load("bf16", bf16, s_bf16);
+        load(fp16, s_fp16);
+        load(bf16, s_bf16);
     }
-    static void TearDownTestSuite() { std::filesystem::remove_all(s_dir); }
 
-    static void load(const std::string& name, const demo::DemoOptions& o, DumpIndex& idx) {
+    static void load(const demo::DemoOptions& o, DumpIndex& idx) {
         std::string error;
         demo::DemoVariantInfo info;
-        ASSERT_TRUE(demo::writeDemoVariant(s_dir + "/" + name, o, info, error)) << error;
+        const std::string root = dltest::sharedDemoVariant(o, info);
         IndexOptions io;
         io.useCache = false;
         IndexReport report;
-        ASSERT_TRUE(indexDump(s_dir + "/" + name, io, idx, report, error)) << error;
+        ASSERT_TRUE(indexDump(root, io, idx, report, error)) << error;
     }
 
     static void expectNormHeadDivergence(const RunComparison& c) {
@@ -404,10 +403,8 @@ protected:
         EXPECT_NE(s_fp16.strings.str(oa.scope).find("NormHead"), std::string::npos);
     }
 
-    static std::string s_dir;
     static DumpIndex s_fp16, s_bf16;
 };
-std::string CompareDemo::s_dir;
 DumpIndex CompareDemo::s_fp16, CompareDemo::s_bf16;
 
 TEST_F(CompareDemo, TwinRunsDivergeAtNormHeadSqrtGrad) {

@@ -18,6 +18,8 @@
 #include "core/io/npy_writer.h"
 #include "core/io/statistic_csv_writer.h"
 #include "core/util/half.h"
+#include "tests/core/shared_demo.h"
+#include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace dl;
@@ -159,14 +161,15 @@ float maxAbs(const std::vector<float>& v) {
 
 class DemoDumps : public ::testing::Test {
 protected:
+    // Written once per ctest run (tests/core/shared_demo.h); read-only here.
     static void SetUpTestSuite() {
-        root_ = fs::temp_directory_path() / ("dumplens_test_demo_" + std::to_string(::getpid()));
-        fs::remove_all(root_);
-        std::string error;
-        ok_ = writeDemoDumps(root_.string(), summary_, error);
-        error_ = error;
+        try {
+            root_ = dltest::sharedDemoDumps(summary_);
+            ok_ = true;
+        } catch (const std::exception& e) {
+            error_ = e.what();
+        }
     }
-    static void TearDownTestSuite() { fs::remove_all(root_); }
     void SetUp() override { ASSERT_TRUE(ok_) << error_; }
 
     static inline fs::path root_;
@@ -471,7 +474,8 @@ TEST_F(DemoDumps, ExecutionOrderAndMetadata) {
 }
 
 TEST_F(DemoDumps, SameBytesEveryTime) {
-    const fs::path again = root_ / "again";
+    const dltest::TempDir own("dumplens_test_demo_again_");  // the shared dumps stay read-only
+    const fs::path again = own.path / "again";
     DemoVariantInfo info;
     std::string error;
     ASSERT_TRUE(writeDemoVariant(again.string(), demoVariants().front().second, info, error)) << error;
@@ -485,7 +489,6 @@ TEST_F(DemoDumps, SameBytesEveryTime) {
         ++compared;
     }
     EXPECT_EQ(compared, info.filesWritten);
-    fs::remove_all(again);
 }
 
 TEST(DemoVariants, ForwardOriginAndCleanScenarios) {

@@ -3,12 +3,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <unistd.h>
 
 #include "core/analysis/overflow_analyzer.h"
 #include "core/demo/demo_dumps.h"
 #include "core/index/dump_indexer.h"
 #include "core/report/report_content.h"
+#include "tests/core/shared_demo.h"
 
 using namespace dl;
 
@@ -38,14 +40,20 @@ protected:
     }
     void TearDown() override { std::filesystem::remove_all(m_dir); }
 
-    void load(DemoRun& r, const std::string& name, const demo::DemoOptions& o, const std::string& irText = {}) {
+    // A shared variant (written once per ctest run, tests/core/shared_demo.h), or with `irFor` an
+    // own copy with the graph IR it returns for the written variant in rank_<culprit>/graphs.
+    void load(DemoRun& r, const std::string& name, const demo::DemoOptions& o,
+              const std::function<std::string(const demo::DemoVariantInfo&)>& irFor = {}) {
         std::string error;
-        const std::string root = m_dir + "/" + name;
-        ASSERT_TRUE(demo::writeDemoVariant(root, o, r.info, error)) << error;
-        if (!irText.empty()) {
+        std::string root;
+        if (!irFor) {
+            root = dltest::sharedDemoVariant(o, r.info);
+        } else {
+            root = m_dir + "/" + name;
+            ASSERT_TRUE(demo::writeDemoVariant(root, o, r.info, error)) << error;
             const std::string graphs = root + "/rank_" + std::to_string(r.info.culpritRank) + "/graphs";
             std::filesystem::create_directories(graphs);
-            std::ofstream(graphs + "/ms_output_trace_code_graph_0.ir") << irText;
+            std::ofstream(graphs + "/ms_output_trace_code_graph_0.ir") << irFor(r.info);
         }
         IndexOptions io;
         io.useCache = false;
@@ -57,17 +65,16 @@ protected:
 };
 
 TEST_F(ReportContentTest, MotivatingCase) {
-    DemoRun r;
     demo::DemoOptions o;
     o.layout = demo::DemoLayout::Ms24KernelByKernel;  // scoped names in the dump
-    ASSERT_NO_FATAL_FAILURE(load(r, "kbk", o));
-    ASSERT_FALSE(r.info.culpritFullName.empty());
     // Source lines come from rank_N/graphs/*.ir of the culprit's rank.
-    const std::string ir = "  %1 = SqrtGrad(%0)\n      : full_name_with_scope: (" + r.info.culpritFullName +
-                           ")\n      # In file /models/baichuan.py:97/ w = self.weight / norm/\n";
-    std::filesystem::remove_all(m_dir);
+    const auto ir = [](const demo::DemoVariantInfo& info) {
+        return "  %1 = SqrtGrad(%0)\n      : full_name_with_scope: (" + info.culpritFullName +
+               ")\n      # In file /models/baichuan.py:97/ w = self.weight / norm/\n";
+    };
     DemoRun withIr;
     ASSERT_NO_FATAL_FAILURE(load(withIr, "kbk_ir", o, ir));
+    ASSERT_FALSE(withIr.info.culpritFullName.empty());
     const ReportContent c = buildReportContent(withIr.index, withIr.result);
 
     ASSERT_TRUE(c.overflow);

@@ -6,6 +6,7 @@
 #include <QCheckBox>
 #include <QColor>
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QLineEdit>
@@ -13,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "tests/core/shared_demo.h"
 #include "tests/ui/isolated_app_state.h"
 
 #include "ui/compare_window.h"
@@ -34,9 +36,28 @@ using namespace dlui;
 class TstCompareWindow : public QObject {
     Q_OBJECT
 private slots:
+    // The two bundled variants are written once per ctest run (tests/core/shared_demo.h) and
+    // linked into the app's demo folder, with the marker that tells the app they are complete.
     void initTestCase() {
         QVERIFY(m_tmp.isValid());
         isolateAppState(m_tmp.path(), QStringLiteral("dumplens-compare"));
+        QVERIFY(QDir().mkpath(MainWindow::demoRoot()));
+        for (const auto& [name, options] : dl::demo::demoVariants()) {
+            if (name != "ms22_async_saturation" && name != "bf16_fix") continue;
+            dl::demo::DemoVariantInfo info;
+            QString shared;
+            try {
+                shared = QString::fromStdString(dltest::sharedDemoVariant(options, info, true));
+            } catch (const std::exception& e) {
+                QFAIL(e.what());
+            }
+            QVERIFY(QFile::link(shared, MainWindow::demoRoot() + QLatin1Char('/') + QString::fromStdString(name)));
+        }
+    }
+
+    // Every slot gets its own windows, opened the way a user does (demo, then File > Compare the
+    // demo with its bf16 fix), so no slot sees what another changed. Reopening reads the index cache.
+    void init() {
         m_main = std::make_unique<MainWindow>();
         m_main->resize(1400, 900);
         m_main->show();
@@ -50,6 +71,11 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!m_cw->isBusy(), 60000);
         m_cw->resize(1400, 900);
         QTRY_VERIFY_WITH_TIMEOUT(!m_cw->timelines()->isBuilding(), 60000);
+    }
+
+    void cleanup() {
+        m_cw = nullptr;
+        m_main.reset();
     }
 
     void firstDivergenceIsTheNormHeadSqrtGrad() {
@@ -294,8 +320,6 @@ private slots:
         QVERIFY(!m_cw->writeComparison(m_tmp.filePath(QStringLiteral("no/such/dir/x.csv")), false, error));
         QVERIFY(!error.isEmpty());
     }
-
-    void cleanupTestCase() { m_main.reset(); }
 
 private:
     QTemporaryDir m_tmp;

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "core/demo/demo_dumps.h"
+#include "tests/core/shared_demo.h"
 #include "tests/ui/isolated_app_state.h"
 #include "ui/mainwindow.h"
 #include "ui/models/dump_session.h"
@@ -102,12 +103,16 @@ private slots:
     void initTestCase() {
         QVERIFY(m_tmp.isValid());
         isolateAppState(m_tmp.path(), QStringLiteral("dumplens-open-every-dump"));
-        // Demo variants, written once; whether each overflows comes from the writer's own account.
+        // Demo variants, written once per ctest run (tests/core/shared_demo.h); whether each
+        // overflows comes from the writer's own account.
         for (const auto& [name, options] : dl::demo::demoVariants()) {
-            const QString root = m_tmp.path() + QStringLiteral("/demo/") + QString::fromStdString(name);
             dl::demo::DemoVariantInfo info;
-            std::string err;
-            QVERIFY2(dl::demo::writeDemoVariant(root.toStdString(), options, info, err), err.c_str());
+            QString root;
+            try {
+                root = QString::fromStdString(dltest::sharedDemoVariant(options, info));
+            } catch (const std::exception& e) {
+                QFAIL(e.what());
+            }
             m_variants.push_back({name, root, info.firstOverflowIteration >= 0 ? Expect::Overflow : Expect::Clean});
         }
         QVERIFY(m_variants.size() >= 5);

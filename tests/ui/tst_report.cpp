@@ -12,6 +12,7 @@
 #include "core/analysis/overflow_analyzer.h"
 #include "core/demo/demo_dumps.h"
 #include "core/index/dump_indexer.h"
+#include "tests/core/shared_demo.h"
 #include "ui/mainwindow.h"
 #include "ui/models/dump_session.h"
 #include "ui/report/report_renderer.h"
@@ -57,10 +58,10 @@ class TstReport : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(m_tmp.isValid());
-        load(m_overflow, QStringLiteral("ms22_async_saturation"), dl::demo::DemoOptions{});
+        load(m_overflow, dl::demo::DemoOptions{});
         dl::demo::DemoOptions clean;
         clean.sqrtGradPrecision = dl::DType::BFloat16;
-        load(m_clean, QStringLiteral("bf16_fix"), clean);
+        load(m_clean, clean);
         QVERIFY(m_overflow.analysis.overflow);
         QVERIFY(!m_clean.analysis.overflow);
     }
@@ -128,8 +129,8 @@ private slots:
     }
 
     void cliWritesTheReportWithoutADisplay() {
-        const QString cli = QCoreApplication::applicationDirPath() + QStringLiteral("/../../app/dumplens-cli");
-        QVERIFY2(QFileInfo::exists(cli), qPrintable(QStringLiteral("build dumplens-cli first: ") + cli));
+        const QString cli = QStringLiteral(DUMPLENS_CLI_PATH);  // a build dependency of this test
+        QVERIFY2(QFileInfo::exists(cli), qPrintable(QStringLiteral("dumplens-cli not found: ") + cli));
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.remove(QStringLiteral("DISPLAY"));
         env.remove(QStringLiteral("WAYLAND_DISPLAY"));
@@ -174,10 +175,14 @@ private slots:
     }
 
 private:
-    void load(Run& r, const QString& name, const dl::demo::DemoOptions& o) {
-        r.root = m_tmp.filePath(name);
+    // The variant as written once per ctest run (tests/core/shared_demo.h); only read here.
+    void load(Run& r, const dl::demo::DemoOptions& o) {
         std::string error;
-        QVERIFY2(dl::demo::writeDemoVariant(r.root.toStdString(), o, r.info, error), error.c_str());
+        try {
+            r.root = QString::fromStdString(dltest::sharedDemoVariant(o, r.info));
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
         dl::IndexOptions io;
         io.useCache = false;
         dl::IndexReport report;

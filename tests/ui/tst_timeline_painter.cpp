@@ -1,0 +1,69 @@
+// The timeline painter on epoch-microsecond timestamps, from the whole range down to 1 ns per
+// pixel. The axis, ruler and viewport maths it relies on are tested without Qt in
+// tests/core/test_time_axis.cpp (so the sanitizer runs include them).
+#include <QImage>
+#include <QPainter>
+#include <QTest>
+#include <cmath>
+
+#include "core/timeline/time_axis.h"
+#include "core/timeline/timeline_data.h"
+#include "core/timeline/timeline_viewport.h"
+#include "ui/views/timeline_painter.h"
+
+namespace {
+constexpr std::int64_t kEpoch = 1'700'000'000'300'963;   // µs, the timestamp of the reported freeze
+}  // namespace
+
+class TstTimelinePainter : public QObject {
+    Q_OBJECT
+private slots:
+    // The painter on epoch timestamps, from the whole range down to 1 ns per pixel: it ends, draws
+    // the ops, and labels the ruler relative to the start.
+    void painterAtEpoch_data() {
+        QTest::addColumn<int>("ops");
+        QTest::addColumn<qint64>("gap");
+        QTest::newRow("one op") << 1 << qint64(0);
+        QTest::newRow("two ops same time") << 2 << qint64(0);
+        QTest::newRow("ops 1 us apart") << 50 << qint64(1);
+        QTest::newRow("ops 1 s apart") << 50 << qint64(1'000'000);
+    }
+    void painterAtEpoch() {
+        QFETCH(int, ops);
+        QFETCH(qint64, gap);
+        auto d = std::make_shared<dl::TimelineData>();
+        dl::TimelineLane lane;
+        for (int i = 0; i < ops; ++i)
+            lane.items.push_back({std::int64_t(kEpoch + i * gap), std::int64_t(kEpoch + i * gap), static_cast<std::uint32_t>(i), dl::OpState::InfNan});
+        d->t0 = kEpoch;
+        d->t1 = std::max<std::int64_t>(kEpoch + (ops - 1) * gap, kEpoch + 1);
+        lane.lod.build(lane.items, d->t0, d->t1);
+        d->where.resize(ops);
+        for (int i = 0; i < ops; ++i) d->where[i] = static_cast<std::uint64_t>(i);
+        d->lanes.push_back(std::move(lane));
+        d->opsShown = ops;
+        dlui::TimelinePainter painter;
+        painter.setData(d, nullptr);
+        dl::TimelineViewport vp;
+        vp.setDataRange(d->t0, d->t1);
+        QImage img(1200, 200, QImage::Format_ARGB32_Premultiplied);
+        const QRect r = img.rect();
+        const double width = dlui::TimelinePainter::lanesRect(r).width();
+        for (int zoom = 0; zoom < 80 && vp.span() / width > 1e-3 * 0.5; ++zoom) {
+            QPainter p(&img);
+            dlui::TimelinePaintState st;
+            st.selectedOp = 0;
+            painter.paint(p, r, vp, st);
+            p.end();
+            if (vp.from() <= 0 && vp.to() >= 0) QVERIFY(painter.lastDrawn() > 0);
+            vp.zoomAt(0, 0.5);   // towards the first op
+        }
+        QVERIFY(vp.span() / width <= 1e-3 + 1e-12 || vp.span() <= vp.minSpan());
+        // The first op stays on screen at the deepest zoom, at the left edge of the lanes.
+        const dl::TimeAxis axis = dlui::TimelinePainter::axisFor(r, vp);
+        QVERIFY(std::abs(axis.xOf(kEpoch) - dlui::TimelinePainter::lanesRect(r).left()) < 1e-6);
+    }
+};
+
+QTEST_MAIN(TstTimelinePainter)
+#include "tst_timeline_painter.moc"
