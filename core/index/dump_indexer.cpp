@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "core/index/dump_layout.h"
 #include "core/index/index_file.h"
@@ -143,7 +144,15 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     else if (options.useCache && cacheInside)
         report.cacheNotes.push_back("cache folder lies inside the dump; cache disabled (never writing into a dump)");
 
+    // A stopped index publishes nothing: an empty `out`, no cache written, `report.cancelled`.
+    const auto cancelled = [&] {
+        out = DumpIndex();
+        report.cancelled = true;
+        report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return true;
+    };
     ScanResult scan = scanFolder(rootAbs, options.stop);
+    if (options.stop.stop_requested()) return cancelled();
     std::map<std::string, Shard> shards;
     for (const auto& f : scan.files) shards[shardOf(f.rel)].files.push_back(&f);
     for (auto& [rel, s] : shards) {
@@ -161,7 +170,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     for (auto& [rel, s] : shards) {
         if (s.fromCache) continue;
         s.builder = std::make_unique<ShardBuilder>(rootAbs, rel, s.haveCached ? &s.cached : nullptr);
-        s.builder->scan(s.files);
+        if (!s.builder->scan(s.files, options.stop)) return cancelled();
         report.filesReused += s.builder->reusedFiles();
         for (std::size_t j = 0; j < s.builder->jobs().size(); ++j) {
             jobs.push_back({&s, j});
@@ -171,7 +180,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     total.filesTotal = jobs.size();
     std::atomic<std::uint64_t> filesDone{0}, bytesDone{0};
     std::mutex progressMutex;
-    auto lastReport = std::chrono::steady_clock::now();
+    std::optional<std::chrono::steady_clock::time_point> lastReport;   // the first file is reported at once
     tbb::task_arena arena(options.threads ? int(options.threads) : tbb::task_arena::automatic);
     int forked = 0, joined = 0;   // addresses TSan uses as the fork and join points
     DL_FORK_JOIN_RELEASE(&forked);
@@ -191,7 +200,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
                 if (options.progress) {
                     std::lock_guard lock(progressMutex);
                     const auto now = std::chrono::steady_clock::now();
-                    if (now - lastReport > std::chrono::milliseconds(50) || fd == jobs.size()) {
+                    if (!lastReport || now - *lastReport > std::chrono::milliseconds(50) || fd == jobs.size()) {
                         lastReport = now;
                         options.progress({fd, total.filesTotal, bd, total.bytesTotal});
                     }
@@ -200,8 +209,8 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
         });
     });
     DL_FORK_JOIN_ACQUIRE(&joined);
-    report.cancelled = options.stop.stop_requested();
     report.filesRead = filesDone.load();
+    if (filesDone.load() < jobs.size()) return cancelled();   // only a stop leaves jobs undone
 
     out = DumpIndex();
     out.root = rootAbs;
@@ -218,7 +227,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
                 r.dataRoot = rootAbs;
             }
             ++report.shardsIndexed;
-            if (useCache && !report.cancelled) {
+            if (useCache) {
                 std::string werr;
                 if (!writeFileAtomically(s.cachePath, serializeIndex(s.result, s.fingerprint, 1), werr))
                     report.cacheNotes.push_back("cache not written: " + werr);

@@ -172,7 +172,8 @@ const DumpFileName& ShardBuilder::jobName(const StatsJob& job) const {
     return m->jobNames[job.draft];
 }
 
-void ShardBuilder::scan(const std::vector<const ScannedFile*>& files) {
+bool ShardBuilder::scan(const std::vector<const ScannedFile*>& files, std::stop_token stop) {
+    if (stop.stop_requested()) return false;
     m->sources.collect(m->rootAbs, files, m->out.warnings);
     m->out.meta = m->sources.meta;
     m->jobNames.clear();
@@ -182,6 +183,7 @@ void ShardBuilder::scan(const std::vector<const ScannedFile*>& files) {
     m->drafts.reserve(m->drafts.size() + files.size());
     m->byKey.reserve(m->byKey.size() + files.size());
     for (const ScannedFile* f : files) {
+        if (stop.stop_requested()) return false;   // one atomic load a file; a statistic.csv takes far longer
         const auto slash = f->rel.rfind('/');
         const std::string base = slash == std::string::npos ? f->rel : f->rel.substr(slash + 1);
         if (m->msprobe.owns(f->rel)) continue;
@@ -240,6 +242,7 @@ void ShardBuilder::scan(const std::vector<const ScannedFile*>& files) {
             m->addPlainNpy(*f, m_jobs, m_reused);
         }
     }
+    return true;
 }
 
 void ShardBuilder::Impl::addTensorFile(const ScannedFile& f, const DumpFileName& name, std::vector<StatsJob>& jobs,
