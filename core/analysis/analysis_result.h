@@ -121,6 +121,7 @@ struct ReplayResult {
 };
 
 struct AnalysisResult {
+    bool cancelled = false;               // stopped before the end: every other field is empty
     bool overflow = false;                // verdict
     bool noData = false;                  // nothing readable: neither a clean nor an overflow verdict
     std::uint64_t readableTensors = 0;    // tensors with statistics or data that could be read

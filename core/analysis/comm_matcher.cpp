@@ -6,6 +6,8 @@
 #include <set>
 #include <tuple>
 
+#include "core/util/text.h"
+
 namespace dl {
 
 const char* commKindName(CommKind k) {
@@ -63,12 +65,6 @@ int intAfter(std::string_view s, std::string_view key) {
         }
     }
     return -1;
-}
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return out;
 }
 
 // Shape and dtype of the data a comm op moves; empty when nothing was dumped.

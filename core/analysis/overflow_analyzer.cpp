@@ -58,14 +58,18 @@ void proveCarriedSaturation(AnalysisContext& ctx, const std::vector<std::pair<st
     }
 }
 
-// One pass over all tensors: op states, counts and near-limit candidates.
-void classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResult& res) {
+// One pass over all tensors: op states, counts and near-limit candidates. False when stopped.
+bool classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResult& res) {
     const DumpIndex& idx = ctx.index;
     ctx.ops.assign(idx.ops.size(), OpState{});
     std::vector<TensorAnomaly> anomalies;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> suspects;  // (op, output) at 65504 fed by 65504
     for (const CommOp& c : ctx.comm) ctx.ops[c.op].comm = c.kind;
     for (std::uint32_t i = 0; i < idx.ops.size(); ++i) {
+        if (i % kWorkStride == 0 && i) {
+            if (opt.progress) opt.progress(i, idx.ops.size());
+            if (opt.stop.stop_requested()) return false;
+        }
         const OpRecord& o = idx.ops[i];
         OpState& st = ctx.ops[i];
         if (o.firstTensor + std::uint64_t(o.tensorCount) > idx.tensors.size()) {
@@ -120,11 +124,14 @@ void classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResul
         }
         if (st.anomalous()) ++res.anomalousOps;
     }
+    if (opt.progress) opt.progress(idx.ops.size(), idx.ops.size());
+    if (opt.stop.stop_requested()) return false;
     proveCarriedSaturation(ctx, suspects, res);
     const std::size_t cap = std::min(opt.nearLimitMax, res.nearLimit.size());
     std::partial_sort(res.nearLimit.begin(), res.nearLimit.begin() + long(cap), res.nearLimit.end(),
                       [](const NearLimitEntry& a, const NearLimitEntry& b) { return a.headroom > b.headroom; });
     res.nearLimit.resize(cap);
+    return true;
 }
 
 void buildRanges(AnalysisContext& ctx) {
@@ -300,11 +307,17 @@ void describeStages(const StageMap& m, AnalysisResult& res) {
 }  // namespace
 
 AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
+    const auto cancelled = [&] {
+        AnalysisResult r;
+        r.cancelled = true;
+        r.nearLimitThreshold = opt.nearLimitThreshold;
+        return r;
+    };
     AnalysisResult res;
     res.nearLimitThreshold = opt.nearLimitThreshold;
     AnalysisContext ctx(index);
     ctx.comm = findCommOps(index);
-    classifyAll(ctx, opt, res);
+    if (!classifyAll(ctx, opt, res)) return cancelled();
     buildRanges(ctx);
     ctx.stages = inferStageMap(index, ctx.comm, opt.stages, res.warnings);
     res.stages = ctx.stages;
@@ -316,6 +329,7 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
     if (ctx.match.ambiguous)
         res.warnings.push_back(std::to_string(ctx.match.ambiguous) + " Receive(s) could have been fed by more than one Send; "
                                "paired with the lowest rank");
+    if (opt.stop.stop_requested()) return cancelled();
     estimateClockOffsets(ctx, res.evidence);
     res.clockOffsetUs = ctx.clockOffsetUs;
     iterationStatuses(ctx, res);
@@ -352,6 +366,7 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
     res.chainOrderedByClock = chainOrderedByClock(ctx);
     res.chain = buildChain(ctx, p, res.chainOrderedByClock);
     describeChain(res);
+    if (opt.stop.stop_requested()) return cancelled();
     if (opt.replay) {
         ReplayOptions ro;
         ro.saturatingFp16 = p.kind == AnomalyKind::Saturated;

@@ -6,10 +6,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stop_token>
 #include <string>
 
 #include "core/analysis/analysis_result.h"
 #include "core/index/dump_index.h"
+#include "core/util/progress.h"
 
 namespace dl {
 
@@ -19,8 +21,11 @@ struct AnalysisOptions {
     double nearLimitThreshold = 0.5;         // headroom (max|x| / 65504) that earns a near-limit warning
     std::size_t nearLimitMax = 100;          // entries kept in the near-limit list
     bool replay = true;                      // replay the origin op when its inputs were dumped
+    std::stop_token stop;                    // stopped: returns early with only `cancelled` set
+    WorkCallback progress;                   // ops classified of all ops (the bulk of the work)
 };
 
+// A stopped `options.stop` gives a result with `cancelled` set and nothing else.
 AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& options = {});
 
 }  // namespace dl

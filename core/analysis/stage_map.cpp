@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/util/text.h"
+
 namespace dl {
 
 namespace {
@@ -21,12 +23,6 @@ bool parseNumber(std::string_view s, long& out) {
     if (s.empty()) return false;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
     return ec == std::errc() && p == s.data() + s.size() && out >= 0 && out < 1000000;
-}
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return out;
 }
 
 void finish(StageMap& m) {

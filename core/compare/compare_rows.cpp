@@ -5,16 +5,11 @@
 #include <cmath>
 #include <string_view>
 
+#include "core/util/text.h"
+
 namespace dl {
 
 namespace {
-
-bool containsNoCase(std::string_view hay, std::string_view needle) {
-    if (needle.empty()) return true;
-    return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char x, char y) {
-               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-           }) != hay.end();
-}
 
 bool opMatches(const DumpIndex& idx, const OpRecord& o, std::string_view text) {
     return containsNoCase(idx.strings.str(o.name), text) || containsNoCase(idx.strings.str(o.type), text) ||

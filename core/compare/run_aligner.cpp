@@ -10,6 +10,9 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/util/text.h"
+#include "core/util/text_lines.h"
+
 namespace dl {
 
 namespace {
@@ -353,12 +356,8 @@ void pairTensors(const DumpIndex& a, const DumpIndex& b, RunAlignment& out, std:
     out.onlyTensorsB = totalB - pairedB;
 }
 
-std::string trim(std::string_view s) {
-    std::size_t b = 0, e = s.size();
-    while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' || s[b] == '"')) ++b;
-    while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '"')) --e;
-    return std::string(s.substr(b, e - b));
-}
+// A mapping cell without blanks and the quotes a spreadsheet adds.
+std::string trimCell(std::string_view s) { return std::string(trim(s, " \t\r\"")); }
 
 }  // namespace
 
@@ -386,29 +385,27 @@ std::string stripOpNumbers(std::string_view name) {
 }
 
 bool parseMappingText(std::string_view text, std::vector<OpNamePin>& out, std::string& error) {
-    std::size_t lineNo = 0;
-    for (std::size_t pos = 0; pos <= text.size();) {
-        std::size_t nl = text.find('\n', pos);
-        if (nl == std::string_view::npos) nl = text.size();
-        const std::string line = trim(text.substr(pos, nl - pos));
-        pos = nl + 1;
-        ++lineNo;
-        if (line.empty() || line[0] == '#') continue;
+    bool ok = true;
+    forEachLine(text, [&](std::string_view raw, std::uint32_t lineNo) {
+        const std::string line = trimCell(raw);
+        if (!ok || line.empty() || line[0] == '#') return;
         const std::size_t comma = line.find(',');
         if (comma == std::string::npos || line.find(',', comma + 1) != std::string::npos) {
             error = "mapping line " + std::to_string(lineNo) + ": expected exactly one comma in \"name_a,name_b\", got \"" +
                     line.substr(0, 120) + "\"";
-            return false;
+            ok = false;
+            return;
         }
-        OpNamePin p{trim(std::string_view(line).substr(0, comma)), trim(std::string_view(line).substr(comma + 1))};
+        OpNamePin p{trimCell(std::string_view(line).substr(0, comma)), trimCell(std::string_view(line).substr(comma + 1))};
         if (p.a.empty() || p.b.empty()) {
             error = "mapping line " + std::to_string(lineNo) + ": an op name is empty";
-            return false;
+            ok = false;
+            return;
         }
-        if (out.empty() && p.a == "name_a" && p.b == "name_b") continue;   // header
+        if (out.empty() && p.a == "name_a" && p.b == "name_b") return;   // header
         out.push_back(std::move(p));
-    }
-    return true;
+    });
+    return ok;
 }
 
 bool readMappingFile(const std::string& path, std::vector<OpNamePin>& out, std::string& error) {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <tuple>
 
@@ -557,17 +558,27 @@ RunComparison compareRuns(const DumpIndex& a, const DumpIndex& b, const CompareO
     std::unique_ptr<tbb::global_control> limit;
     if (options.threads)
         limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, options.threads);
-    std::atomic<bool> cancelled{false};
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, res.rows.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
-        if (options.stop.stop_requested()) {
-            cancelled = true;
-            return;
-        }
-        for (std::size_t i = r.begin(); i != r.end(); ++i) w.compare(res.alignment.tensors[i], res.rows[i]);
-    });
+    std::atomic<bool> cancelled{options.stop.stop_requested()};
+    std::atomic<std::uint64_t> done{0};
+    std::mutex progressMutex;
+    if (!cancelled)
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, res.rows.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
+            if (options.stop.stop_requested()) {
+                cancelled = true;
+                return;
+            }
+            for (std::size_t i = r.begin(); i != r.end(); ++i) w.compare(res.alignment.tensors[i], res.rows[i]);
+            const std::uint64_t d = done += r.size();
+            if (options.progress) {
+                std::lock_guard lock(progressMutex);
+                options.progress(d, res.rows.size());
+            }
+        });
     res.cancelled = cancelled;
-    res.bytesCompared = w.bytes;
-    for (const TensorComparison& row : res.rows) (row.metrics.fromData ? res.fromData : res.fromStats) += 1;
+    if (res.cancelled) res.rows.assign(res.rows.size(), TensorComparison{});   // no half-compared rows
+    res.bytesCompared = res.cancelled ? 0 : w.bytes.load();
+    if (!res.cancelled)
+        for (const TensorComparison& row : res.rows) (row.metrics.fromData ? res.fromData : res.fromStats) += 1;
     if (!res.cancelled) applyThresholds(a, b, options.thresholds, res);
     res.warnings.insert(res.warnings.begin(), res.alignment.warnings.begin(), res.alignment.warnings.end());
     if (!res.alignment.onlyOpsA.empty() || !res.alignment.onlyOpsB.empty())

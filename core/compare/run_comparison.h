@@ -18,6 +18,7 @@
 #include "core/compare/tensor_metrics.h"
 #include "core/compare/tensor_verdict.h"
 #include "core/index/dump_index.h"
+#include "core/util/progress.h"
 
 namespace dl {
 
@@ -76,7 +77,8 @@ struct CompareOptions {
     std::vector<OpNamePin> pins;      // from a mapping file
     IterationChoice iterations;       // which iterations to pair (run_aligner.h)
     unsigned threads = 0;             // 0: all cores
-    std::stop_token stop;
+    std::stop_token stop;             // stopped: `cancelled`, every row left Unknown
+    WorkCallback progress;            // tensors compared of all, from workers, serialised
 };
 
 struct TensorComparison {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include "core/index/dump_layout.h"
@@ -146,7 +147,15 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     else if (options.useCache && cacheInside)
         report.cacheNotes.push_back("cache folder lies inside the dump; cache disabled (never writing into a dump)");
 
+    // A stopped index publishes nothing: an empty `out`, no cache written, `report.cancelled`.
+    const auto cancelled = [&] {
+        out = DumpIndex();
+        report.cancelled = true;
+        report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return true;
+    };
     ScanResult scan = scanFolder(rootAbs, options.stop);
+    if (options.stop.stop_requested()) return cancelled();
     std::map<std::string, Shard> shards;
     for (const auto& f : scan.files) shards[shardOf(f.rel)].files.push_back(&f);
     std::vector<Shard*> shardList;  // map order: the merge order, whatever the thread count
@@ -184,8 +193,9 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     eachShard([&](Shard& s, std::size_t) {
         if (s.fromCache) return;
         s.builder = std::make_unique<ShardBuilder>(rootAbs, s.rel, s.haveCached ? &s.cached : nullptr);
-        s.builder->scan(s.files);
+        s.builder->scan(s.files, options.stop);   // false only when stopped
     });
+    if (options.stop.stop_requested()) return cancelled();
     struct JobRef { Shard* shard; std::size_t job; };
     std::vector<JobRef> jobs;
     Progress total;
@@ -200,7 +210,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     total.filesTotal = jobs.size();
     std::atomic<std::uint64_t> filesDone{0}, bytesDone{0};
     std::mutex progressMutex;
-    auto lastReport = std::chrono::steady_clock::now();
+    std::optional<std::chrono::steady_clock::time_point> lastReport;   // the first file is reported at once
     int forked = 0, joined = 0;   // addresses TSan uses as the fork and join points
     DL_FORK_JOIN_RELEASE(&forked);
     arena.execute([&] {
@@ -219,7 +229,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
                 if (options.progress) {
                     std::lock_guard lock(progressMutex);
                     const auto now = std::chrono::steady_clock::now();
-                    if (now - lastReport > std::chrono::milliseconds(50) || fd == jobs.size()) {
+                    if (!lastReport || now - *lastReport > std::chrono::milliseconds(50) || fd == jobs.size()) {
                         lastReport = now;
                         options.progress({fd, total.filesTotal, bd, total.bytesTotal});
                     }
@@ -228,8 +238,8 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
         });
     });
     DL_FORK_JOIN_ACQUIRE(&joined);
-    report.cancelled = options.stop.stop_requested();
     report.filesRead = filesDone.load();
+    if (filesDone.load() < jobs.size()) return cancelled();   // only a stop leaves jobs undone
 
     out = DumpIndex();
     out.root = rootAbs;
@@ -238,7 +248,6 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     // shard is built, so the drafts of all shards and all the results are never held together.
     std::vector<std::set<DumpFormat>> shardFormats(shardList.size());
     const std::string host = hostName();
-    const bool cancelled = report.cancelled;
     eachShard([&](Shard& s, std::size_t i) {
         if (s.fromCache) {
             s.result = std::move(s.cached);
@@ -253,7 +262,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
             r.indexedOn = host;
             r.dataRoot = rootAbs;
         }
-        if (useCache && !cancelled) {
+        if (useCache) {
             std::string werr;
             if (!writeFileAtomically(s.cachePath, serializeIndex(s.result, s.fingerprint, 1), werr))
                 notes[i] = "cache not written: " + werr;

@@ -244,7 +244,8 @@ const DumpFileName& ShardBuilder::jobName(const StatsJob& job) const {
     return m->jobNames[job.draft];
 }
 
-void ShardBuilder::scan(const std::vector<const ScannedFile*>& files) {
+bool ShardBuilder::scan(const std::vector<const ScannedFile*>& files, std::stop_token stop) {
+    if (stop.stop_requested()) return false;
     m->sources.collect(m->rootAbs, files, m->out.warnings);
     m->out.meta = m->sources.meta;
     m->jobNames.clear();
@@ -253,6 +254,7 @@ void ShardBuilder::scan(const std::vector<const ScannedFile*>& files) {
     // About one draft per tensor file: reserving avoids moving every draft as the vector grows.
     m->reserveDrafts(m->drafts.size() + files.size());
     for (const ScannedFile* f : files) {
+        if (stop.stop_requested()) return false;   // one atomic load a file; a statistic.csv takes far longer
         const auto slash = f->rel.rfind('/');
         const std::string base = slash == std::string::npos ? f->rel : f->rel.substr(slash + 1);
         if (m->msprobe.owns(f->rel)) continue;
@@ -311,6 +313,7 @@ void ShardBuilder::scan(const std::vector<const ScannedFile*>& files) {
             m->addPlainNpy(*f, m_jobs, m_reused);
         }
     }
+    return true;
 }
 
 void ShardBuilder::Impl::addTensorFile(const ScannedFile& f, const DumpFileName& name, std::vector<StatsJob>& jobs,

@@ -5,8 +5,9 @@
 // hands back the figures; `finish` groups tensors into op executions and orders them.
 #include <cstdint>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
+#include <stop_token>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -23,8 +24,9 @@ public:
     // `previous`: the cached index of this shard, whose statistics are reused for unchanged files.
     ShardBuilder(std::string rootAbs, std::string shardRel, const DumpIndex* previous);
     ~ShardBuilder();
-    // `files` are relative to the index root and all lie inside this shard.
-    void scan(const std::vector<const ScannedFile*>& files);
+    // `files` are relative to the index root and all lie inside this shard. False when `stop` was
+    // requested before the last file: the builder is then half-filled and must be dropped.
+    bool scan(const std::vector<const ScannedFile*>& files, std::stop_token stop = {});
     std::vector<StatsJob>& jobs() { return m_jobs; }
     const DumpFileName& jobName(const StatsJob& job) const;
     void applyJob(const StatsJob& job, StatsJobResult&& result);

@@ -2,30 +2,10 @@
 
 #include <charconv>
 
+#include "core/util/text.h"
+#include "core/util/text_lines.h"
+
 namespace dl {
-namespace {
-
-// Calls f(line, lineNo) for each line with CR stripped.
-template <class F>
-void forEachLine(std::string_view text, F&& f) {
-    std::uint32_t no = 0;
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        std::size_t nl = text.find('\n', pos);
-        std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-        pos = nl == std::string_view::npos ? text.size() : nl + 1;
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        f(line, ++no);
-    }
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-}
-
-}  // namespace
 
 bool parseExecutionOrderCsv(std::string_view text, std::vector<std::string>& names, std::string& error) {
     names.clear();

@@ -6,15 +6,11 @@
 #include <fstream>
 #include <unordered_set>
 
+#include "core/util/text.h"
+
 namespace dl {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-    const auto a = s.find_first_not_of(" \t\r");
-    if (a == std::string_view::npos) return {};
-    return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
-}
 
 bool isIrFile(const std::filesystem::path& p) {
     const std::string name = p.filename().string();

@@ -3,25 +3,20 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/util/text_lines.h"
+
 namespace dl {
 
 void MappingTable::parse(std::string_view text, std::vector<std::uint32_t>& badLines) {
-    std::uint32_t no = 0;
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        std::size_t nl = text.find('\n', pos);
-        std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-        pos = nl == std::string_view::npos ? text.size() : nl + 1;
-        ++no;
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (line.empty()) continue;
+    forEachLine(text, [&](std::string_view line, std::uint32_t no) {
+        if (line.empty()) return;
         std::size_t comma = line.find(',');
         if (comma == std::string_view::npos || comma == 0 || comma + 1 == line.size()) {
             badLines.push_back(no);
-            continue;
+            return;
         }
         map_[std::string(line.substr(0, comma))] = std::string(line.substr(comma + 1));
-    }
+    });
 }
 
 bool MappingTable::read(const std::string& path, std::vector<std::uint32_t>& badLines, std::string& error) {

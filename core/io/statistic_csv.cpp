@@ -1,5 +1,6 @@
 #include "core/io/statistic_csv.h"
 #include "core/util/read_file.h"
+#include "core/util/text.h"
 
 #include <array>
 #include <charconv>
@@ -40,12 +41,6 @@ constexpr std::array<ColName, 29> kColumns{{
 
 // DBL_MAX printed with 6 significant digits: MindSpore's initial max/min for empty tensors.
 constexpr double kDblMaxSentinel = 1.79769e308;
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-    return s;
-}
 
 bool iequals(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;

@@ -11,6 +11,7 @@
 
 #include "core/query/stat_figures.h"
 #include "core/util/op_name.h"
+#include "core/util/text.h"
 
 namespace dl {
 
@@ -22,13 +23,6 @@ const char* opColumnName(OpColumn c) {
 }
 
 namespace {
-
-bool containsNoCase(std::string_view hay, std::string_view needle) {
-    auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
-        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-    });
-    return it != hay.end();
-}
 
 // Per-op text match, computed once per op (not per tensor) and in parallel.
 bool matchOps(const DumpIndex& index, const OpFilter& f, std::vector<char>& match, std::string& error) {

@@ -8,12 +8,11 @@
 #include "core/analysis/tensor_anomaly.h"
 #include "core/index/index_summary.h"
 #include "core/io/graph_ir.h"
+#include "core/util/half.h"
 
 namespace dl {
 
 namespace {
-
-constexpr double kFp16Max = 65504.0;
 
 std::string str(const DumpIndex& ix, StrId id) { return ix.strings.str(id); }
 

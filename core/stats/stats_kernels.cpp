@@ -23,7 +23,7 @@ namespace dl::kernels {
 namespace {
 
 constexpr std::size_t kBlock = 4096;  // elements per block: the float copy stays in L1
-constexpr double kSatLimit = 65504.0;
+constexpr double kSatLimit = kFp16Max;
 constexpr double kTinyLimit = 0x1p-14;
 
 bool cpuHasAvx2() {

@@ -1,6 +1,7 @@
 #include "core/timeline/timeline_data.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -34,12 +35,21 @@ using LaneKey = std::tuple<int, std::uint32_t, std::uint32_t>;  // (stage sort k
 
 TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysis, const OpStates& states,
                            const TimelineOptions& opt) {
+    const auto cancelled = [] {
+        TimelineData c;
+        c.cancelled = true;
+        return c;
+    };
     TimelineData d;
     d.base = chooseBase(index, opt);
     d.where.assign(index.ops.size(), kNotShown);
     std::map<LaneKey, std::size_t> laneOf;
     std::map<std::uint32_t, std::int64_t> seqOfRank;  // execution-order position per rank
     for (std::uint32_t i = 0; i < index.ops.size(); ++i) {
+        if (i % kWorkStride == 0 && i) {
+            if (opt.progress) opt.progress(i, index.ops.size());
+            if (opt.stop.stop_requested()) return cancelled();
+        }
         const OpRecord& o = index.ops[i];
         if (!inIteration(o, opt)) continue;
         TimelineItem it{0, 0, i, i < states.op.size() ? states.op[i] : OpState::Normal};
@@ -82,7 +92,14 @@ TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysi
             any = true;
         }
     if (!(d.t1 > d.t0)) d.t1 = d.t0 + 1;
+    if (opt.progress) opt.progress(index.ops.size(), index.ops.size());
+    if (opt.stop.stop_requested()) return cancelled();
+    std::atomic<bool> skipped{false};
     tbb::parallel_for(std::size_t(0), d.lanes.size(), [&](std::size_t li) {
+        if (opt.stop.stop_requested()) {   // the lane is left unsorted: the result is dropped below
+            skipped = true;
+            return;
+        }
         TimelineLane& l = d.lanes[li];
         std::stable_sort(l.items.begin(), l.items.end(),
                          [](const TimelineItem& a, const TimelineItem& b) { return a.start < b.start; });
@@ -92,6 +109,7 @@ TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysi
         }
         l.lod.build(l.items, d.t0, d.t1);
     });
+    if (skipped) return cancelled();
     for (const auto& l : d.lanes) d.opsShown += l.items.size();
     if (analysis) {
         // One arrow per hop: from the step each step came from, so arrows run forward in time.

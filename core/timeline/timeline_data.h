@@ -4,12 +4,14 @@
 // overflow chain as arrows between ops. Built once per (iteration, alignment) choice.
 #include <cstdint>
 #include <optional>
+#include <stop_token>
 #include <vector>
 
 #include "core/analysis/analysis_result.h"
 #include "core/index/dump_index.h"
 #include "core/query/op_state.h"
 #include "core/timeline/timeline_lod.h"
+#include "core/util/progress.h"
 
 namespace dl {
 
@@ -37,9 +39,12 @@ struct TimelineOptions {
     std::optional<std::uint32_t> iteration;  // empty: every iteration
     bool alignClocks = true;                 // subtract AnalysisResult::clockOffsetUs per rank
     bool perStream = false;
+    std::stop_token stop;                    // stopped: an empty TimelineData with `cancelled` set
+    WorkCallback progress;                   // ops placed of all ops, then once when the lanes are built
 };
 
 struct TimelineData {
+    bool cancelled = false;                  // stopped before the end: nothing else is set
     TimeBase base = TimeBase::Timestamps;
     std::int64_t t0 = 0, t1 = 1;             // range of all items, t1 > t0
     std::vector<TimelineLane> lanes;

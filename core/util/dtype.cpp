@@ -5,6 +5,8 @@
 #include <cctype>
 #include <string>
 
+#include "core/util/text.h"
+
 namespace dl {
 
 std::size_t dtypeSize(DType t) {
@@ -48,8 +50,7 @@ std::string_view dtypeName(DType t) {
 }
 
 std::optional<DType> parseDTypeName(std::string_view name) {
-    std::string s(name);
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    std::string s = lower(name);
     for (std::string_view prefix : {"knumbertype", "torch.", "dt_", "mindspore."})
         if (s.starts_with(prefix)) s.erase(0, prefix.size());
     struct Alias { std::string_view name; DType type; };

@@ -7,10 +7,12 @@
 
 namespace dl {
 
+// The largest finite value of each training dtype: the one definition core and ui use.
 inline constexpr float kFp16Max = 65504.0f;
 inline constexpr float kFp16MinNormal = 6.103515625e-05f;    // 2^-14
 inline constexpr float kFp16MinSubnormal = 5.9604645e-08f;   // 2^-24
 inline constexpr float kBf16Max = 3.3895313892515355e38f;    // (2 - 2^-7) * 2^127
+inline constexpr float kFp32Max = 3.4028234663852886e38f;    // (2 - 2^-23) * 2^127
 
 inline float halfToFloat(std::uint16_t h) {
     const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;

@@ -1,5 +1,8 @@
 #pragma once
 // Progress reporting and cancellation for long core operations, usable from a GUI worker thread.
+// Every long job (indexDump, ShardBuilder::scan, analyze, buildTimeline, compareRuns) takes a
+// std::stop_token in its options; a stopped job returns promptly with `cancelled` set and nothing
+// of its partial work in the result.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -14,5 +17,13 @@ struct Progress {
 
 // Called from worker threads (serialised by the caller); must be cheap and thread-safe.
 using ProgressCallback = std::function<void(const Progress&)>;
+
+// Progress of a job that reads no files (analysis, timeline, comparison): work units done of
+// total, called from one thread at a time every few thousand units and once at the end.
+using WorkCallback = std::function<void(std::uint64_t done, std::uint64_t total)>;
+
+// How many work units a job does between two looks at its stop token and two WorkCallback calls:
+// an atomic load per few thousand ops is free, and a stop is seen within a millisecond.
+inline constexpr std::uint64_t kWorkStride = 4096;
 
 }  // namespace dl

@@ -16,6 +16,7 @@
 
 #include "tests/core/shared_demo.h"
 #include "tests/ui/isolated_app_state.h"
+#include "tests/ui/rendered_pixels.h"
 
 #include "ui/compare_window.h"
 #include "ui/mainwindow.h"
@@ -101,13 +102,8 @@ private slots:
         QVERIFY(m_cw->tensorPanel()->headerText().contains(QStringLiteral("First divergence")));
         // The first divergence's colour is on screen in both timelines, and links are drawn.
         for (TimelineWidget* tw : {m_cw->timelines()->timelineA(), m_cw->timelines()->timelineB()}) {
-            QImage img(tw->size(), QImage::Format_ARGB32);
-            tw->render(&img);
-            const QRgb red = compareColor(dl::CompareState::FirstDivergence).rgb() & 0xffffff;
-            int pixels = 0;
-            for (int y = 0; y < img.height(); ++y)
-                for (int x = 0; x < img.width(); ++x) pixels += (img.pixel(x, y) & 0xffffff) == red;
-            QVERIFY2(pixels > 0, "the first divergence is not drawn");
+            QVERIFY2(renderedPixels(tw, compareColor(dl::CompareState::FirstDivergence)) > 0,
+                     "the first divergence is not drawn");
         }
         QImage strip(m_cw->timelines()->links()->size(), QImage::Format_ARGB32);
         m_cw->timelines()->links()->render(&strip);
@@ -278,15 +274,7 @@ private slots:
 
     void coloursByEachRunsOverflowStateOnRequest() {
         // The fp16 run's first overflow shows in A; the bf16 fix has none in B.
-        const auto originPixels = [](TimelineWidget* tw) {
-            QImage img(tw->size(), QImage::Format_ARGB32);
-            tw->render(&img);
-            const QRgb origin = stateColor(dl::OpState::Origin).rgb() & 0xffffff;
-            int n = 0;
-            for (int y = 0; y < img.height(); ++y)
-                for (int x = 0; x < img.width(); ++x) n += (img.pixel(x, y) & 0xffffff) == origin;
-            return n;
-        };
+        const auto originPixels = [](TimelineWidget* tw) { return renderedPixels(tw, stateColor(dl::OpState::Origin)); };
         CompareTimelines* t = m_cw->timelines();
         const dl::AnalysisResult* a = m_cw->session()->analysisA();
         QVERIFY(a && a->firstOverflow);

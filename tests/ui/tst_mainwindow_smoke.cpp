@@ -13,6 +13,7 @@
 #include <QTest>
 
 #include "tests/ui/isolated_app_state.h"
+#include "tests/ui/rendered_pixels.h"
 
 #include "core/index/index_file.h"
 #include "ui/mainwindow.h"
@@ -64,13 +65,7 @@ private slots:
         const dl::TimelineData* tl = w.timelinePanel()->timeline();
         QVERIFY(tl && tl->opsShown > 0 && tl->lanes.size() >= 2);
         TimelineWidget* tw = w.timelinePanel()->timelineWidget();
-        QImage img(tw->size(), QImage::Format_ARGB32);
-        tw->render(&img);
-        const QRgb origin = stateColor(dl::OpState::Origin).rgb();
-        int originPixels = 0;
-        for (int y = 0; y < img.height(); ++y)
-            for (int x = 0; x < img.width(); ++x) originPixels += (img.pixel(x, y) & 0xffffff) == (origin & 0xffffff);
-        QVERIFY2(originPixels > 0, "the origin op is not drawn");
+        QVERIFY2(renderedPixels(tw, stateColor(dl::OpState::Origin)) > 0, "the origin op is not drawn");
 
         // Table: rows, and the selected row is the session's tensor.
         OpTableModel* model = w.opTable()->model();

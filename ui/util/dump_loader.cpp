@@ -77,7 +77,17 @@ LoadedDumpPtr loadDump(const QString& path, const QString& demoDir, std::stop_to
     stage(tr("Analysing…"));
     QElapsedTimer timer;
     timer.start();
-    auto analysis = std::make_shared<dl::AnalysisResult>(dl::analyze(*index));
+    dl::AnalysisOptions aopt;
+    aopt.stop = stop;
+    auto analysis = std::make_shared<dl::AnalysisResult>(dl::analyze(*index, aopt));
+    if (analysis->cancelled) {   // the index was posted already (cb.indexed); a half verdict never is
+        result->ok = false;
+        result->index.reset();
+        result->states.reset();
+        result->cancelled = true;
+        result->error = tr("Cancelled.");
+        return result;
+    }
     result->analysisSeconds = timer.elapsed() / 1000.0;
     result->analysis = analysis;
     result->states = std::make_shared<dl::OpStates>(dl::computeOpStates(*index, analysis.get(), analysis->nearLimitThreshold));

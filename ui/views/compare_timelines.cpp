@@ -153,7 +153,7 @@ void CompareTimelines::rebuild() {
     opt.alignClocks = m_align->isChecked();
     const bool overflowColours = m_colour->currentIndex() == 1 && runs->a->states && runs->b->states;
     m_building = true;
-    m_builder->start([this, runs, ov, opt, overflowColours](std::stop_token, const BackgroundTask::Post& post) {
+    m_builder->start([this, runs, ov, opt, overflowColours](std::stop_token stop, const BackgroundTask::Post& post) {
         auto built = std::make_shared<Built>();
         built->runs = runs;
         built->overlay = ov;
@@ -161,13 +161,16 @@ void CompareTimelines::rebuild() {
         built->statesA = overflowColours ? runs->a->states.get() : &ov->statesA;
         built->statesB = overflowColours ? runs->b->states.get() : &ov->statesB;
         // The overflow chain's arrows belong to the overflow colours, not to the comparison's.
+        dl::TimelineOptions o = opt;
+        o.stop = stop;
         const auto build = [&](const LoadedDump& run, const dl::OpStates& states) {
-            dl::TimelineData d = dl::buildTimeline(*run.index, run.analysis.get(), states, opt);
+            dl::TimelineData d = dl::buildTimeline(*run.index, run.analysis.get(), states, o);
             if (!overflowColours) d.arrows.clear();
             return std::make_shared<const dl::TimelineData>(std::move(d));
         };
         built->a = build(*runs->a, *built->statesA);
         built->b = build(*runs->b, *built->statesB);
+        if (built->a->cancelled || built->b->cancelled) return;   // superseded: the newer build posts
         built->map = dl::timeMapBetween(*built->a, *built->b, *ov);
         post([this, built] {
             if (built->overlay == m_session->overlayPtr()) onBuilt(built);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/util/half.h"
 #include "ui/util/state_colors.h"
 
 namespace dlui {
@@ -21,8 +22,8 @@ QString powerOfTwo(int e) {
 
 QString countText(double v) { return QString::number(static_cast<qulonglong>(v)); }
 
-const double kFp16Max = std::log2(65504.0);
-const double kBf16Max = std::log2(3.3895313892515355e38);
+const double kFp16MaxLog2 = std::log2(double(dl::kFp16Max));
+const double kBf16MaxLog2 = std::log2(double(dl::kBf16Max));
 
 }  // namespace
 
@@ -177,11 +178,11 @@ void Log2HistogramPlot::finishWith(std::vector<Specials> groups) {
         t->setText(parts.join(QStringLiteral(" | ")));
         m_counts[k] = t;
     }
-    addLimitLine(kFp16Max, tr("fp16 max 65504"), QColor(0xc9, 0x2a, 0x2a), true);
+    addLimitLine(kFp16MaxLog2, tr("fp16 max 65504"), QColor(0xc9, 0x2a, 0x2a), true);
     addLimitLine(-14, tr("fp16 min normal 6.1e-5"), QColor(0x20, 0x80, 0x40), false);
     addLimitLine(-24, tr("fp16 subnormal 6e-8"), QColor(0x60, 0x60, 0x60), false);
-    if (m_hi + 6 >= kBf16Max) {
-        addLimitLine(kBf16Max, tr("bf16 max 3.4e38"), QColor(0x80, 0x40, 0xa0), true);
+    if (m_hi + 6 >= kBf16MaxLog2) {
+        addLimitLine(kBf16MaxLog2, tr("bf16 max 3.4e38"), QColor(0x80, 0x40, 0xa0), true);
     } else {
         m_bf16Note = new QCPItemText(this);
         m_bf16Note->position->setType(QCPItemPosition::ptAxisRectRatio);

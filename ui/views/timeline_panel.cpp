@@ -94,8 +94,11 @@ void TimelinePanel::rebuild() {
     m_building = true;
     m_info->setText(tr("Building the timeline…"));
     // The job holds the dump, so the index it reads outlives a newer dump being opened meanwhile.
-    m_builder->start([this, dump, opt](std::stop_token, const BackgroundTask::Post& post) {
-        auto data = std::make_shared<const dl::TimelineData>(dl::buildTimeline(*dump->index, dump->analysis.get(), *dump->states, opt));
+    m_builder->start([this, dump, opt](std::stop_token stop, const BackgroundTask::Post& post) {
+        dl::TimelineOptions o = opt;
+        o.stop = stop;
+        auto data = std::make_shared<const dl::TimelineData>(dl::buildTimeline(*dump->index, dump->analysis.get(), *dump->states, o));
+        if (data->cancelled) return;   // superseded by a newer build, which posts instead
         post([this, dump, data] {
             if (dump == m_session->dump()) onBuilt(dump, data);
         });
