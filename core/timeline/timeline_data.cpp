@@ -32,24 +32,29 @@ TimeBase chooseBase(const DumpIndex& index, const TimelineOptions& opt) {
 
 using LaneKey = std::tuple<int, std::uint32_t, std::uint32_t>;  // (stage sort key, rank, stream)
 
-// Ops without an end time become slices up to the next op of their stream in the same iteration:
-// the stream runs one op at a time, so that is when the op had finished at the latest.
+// Ops without an end time become slices up to the next op of their lane in the same iteration
+// (the rank's, or the stream's with lanes per stream): the lane then shows one op at a time, and
+// an op had handed over to the next by then at the latest. A gap far above the lane's usual one
+// (a pipeline bubble, a wait for a peer) is idle time, not the op: such a slice is capped at
+// kIdleFactor times the lane's median gap and marked.
+constexpr std::int64_t kIdleFactor = 4;
+
 void inferEnds(const DumpIndex& index, std::vector<TimelineItem>& items) {
-    struct Open {
-        std::uint32_t stream, iteration;
-        std::size_t item;
+    const auto follows = [&](std::size_t k) {
+        return k + 1 < items.size() && items[k].inferredEnd &&
+               index.ops[items[k].op].iteration == index.ops[items[k + 1].op].iteration;
     };
-    std::vector<Open> open;   // per (stream, iteration) seen last in this lane: a handful
+    std::vector<std::int64_t> gaps;
+    for (std::size_t k = 0; k < items.size(); ++k)
+        if (follows(k)) gaps.push_back(items[k + 1].start - items[k].start);
+    if (gaps.empty()) return;
+    std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+    const std::int64_t cap = std::max<std::int64_t>(1, kIdleFactor * gaps[gaps.size() / 2]);
     for (std::size_t k = 0; k < items.size(); ++k) {
-        const OpRecord& o = index.ops[items[k].op];
-        auto it = std::find_if(open.begin(), open.end(),
-                               [&](const Open& x) { return x.stream == o.streamId && x.iteration == o.iteration; });
-        if (it != open.end()) {
-            TimelineItem& prev = items[it->item];
-            prev.end = std::max(prev.start, items[k].start);
-            open.erase(it);
-        }
-        if (items[k].inferredEnd) open.push_back({o.streamId, o.iteration, k});
+        if (!follows(k)) continue;
+        const std::int64_t gap = std::max<std::int64_t>(0, items[k + 1].start - items[k].start);
+        items[k].endCapped = gap > cap;
+        items[k].end = items[k].start + std::min(gap, cap);
     }
 }
 

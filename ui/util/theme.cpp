@@ -1,5 +1,6 @@
 #include "ui/util/theme.h"
 
+#include <QGuiApplication>
 #include <algorithm>
 #include <cmath>
 
@@ -108,6 +109,25 @@ ViewColors ViewColors::fromPalette(const QPalette& p) {
     v.plotText = text;
     v.plotGrid = mix(base, text, 0.25);
     return v;
+}
+
+QColor fillFor(const QColor& lightFill, const QPalette& p) {
+    return isDark(p) ? mix(p.color(QPalette::Base), lightFill, 0.28) : lightFill;
+}
+
+QColor fillForApp(const QColor& lightFill) { return fillFor(lightFill, QGuiApplication::palette()); }
+
+QColor textFor(const QColor& c, const QPalette& p) {
+    // Lightened until it reads (4.5:1, WCAG AA) on the window colour, or as far as white goes.
+    const QColor bg = p.color(QPalette::Window);
+    QColor out = c;
+    for (double t = 0.15; contrastRatio(out, bg) < 4.5 && t <= 1.0; t += 0.15) out = mix(c, isDark(p) ? QColor(Qt::white) : QColor(Qt::black), t);
+    return out;
+}
+
+QString toneStyle(const QString& objectName, const Tone& tone, const QPalette& p) {
+    return QStringLiteral("#%1{background:%2;border:1px solid %3;border-radius:4px}")
+        .arg(objectName, css(fillFor(tone.background, p)), css(tone.border));
 }
 
 QPalette darkPalette() {

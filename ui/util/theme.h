@@ -114,6 +114,15 @@ QColor textOn(const QColor& fill);
 double contrastRatio(const QColor& a, const QColor& b);
 // Histogram series and the run colours brightened on a dark palette (the plot follows it).
 QColor forBackground(const QColor& c, const QPalette& p);
+// A light fill (banner tone, table cell) as it should look on `p`: itself on a light palette,
+// a dark tint of it on a dark one (light text stays readable over it).
+QColor fillFor(const QColor& lightFill, const QPalette& p);
+// The same for the application's palette (item models have no widget of their own).
+QColor fillForApp(const QColor& lightFill);
+// Text in a semantic colour (errors, verdicts) that reads on `p`'s window.
+QColor textFor(const QColor& c, const QPalette& p);
+// The rounded, toned frame of a banner (verdict, comparison summary) named objectName.
+QString toneStyle(const QString& objectName, const Tone& tone, const QPalette& p);
 // A Fusion dark palette (`dumplens --dark`, DUMPLENS_DARK=1), for users and the dark screenshots.
 QPalette darkPalette();
 

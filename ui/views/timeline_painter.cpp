@@ -170,6 +170,11 @@ QString TimelinePainter::timeText(double t, double step) const {
 void TimelinePainter::paint(QPainter& p, const QRect& r, const dl::TimelineViewport& vp, const TimelinePaintState& st) {
     m_lastDrawn = 0;
     m_labels.clear();
+    if (m_paletteFor != m_palette) {
+        m_fills = *m_palette;
+        for (int s = 0; s < dl::kOpStateCount; ++s) m_fills.colors[std::size_t(s)] = stateColor(dl::OpState(s));
+        m_paletteFor = m_palette;
+    }
     p.fillRect(r, m_colors.canvas);
     if (!m_data || m_data->lanes.empty()) {
         p.setPen(m_colors.emptyText);
@@ -253,7 +258,7 @@ void TimelinePainter::paintLane(QPainter& p, std::size_t laneIdx, const dl::Time
     const dl::TimelineLane& lane = m_data->lanes[laneIdx];
     const double from = axis.from(), to = axis.to();
     const int level = lane.lod.levelFor(axis.timePerPixel());
-    RunFiller runs(p, *m_palette, top, height);
+    RunFiller runs(p, m_fills, top, height);
     if (level >= 0) {
         m_scratch.clear();
         lane.lod.queryRelative(level, from, to, m_scratch);
@@ -290,7 +295,7 @@ void TimelinePainter::paintLane(QPainter& p, std::size_t laneIdx, const dl::Time
         if (l.text.isEmpty() || l.text == QStringLiteral("…")) continue;
         std::size_t li = 0, ii = 0;
         const dl::OpState s = m_data->locate(l.op, li, ii) ? m_data->lanes[li].items[ii].state : dl::OpState::Normal;
-        p.setPen(theme::textOn(m_palette->color(s)));
+        p.setPen(theme::textOn(m_fills.color(s)));
         p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
     }
     // Only the labels actually drawn are the layout.
@@ -454,7 +459,7 @@ void TimelinePainter::paintOrigins(QPainter& p, const QRect& r, const dl::TimeAx
         QPolygonF tri;
         tri << QPointF(x, top + 7) << QPointF(x - 6, top - 3) << QPointF(x + 6, top - 3);
         p.setPen(QPen(m_colors.markOutline, 1));
-        p.setBrush(m_palette->color(dl::OpState::Origin));
+        p.setBrush(m_fills.color(dl::OpState::Origin));
         p.drawPolygon(tri);
     }
     p.setRenderHint(QPainter::Antialiasing, false);

@@ -47,10 +47,17 @@ public:
     void setData(std::shared_ptr<const dl::TimelineData> data, const dl::DumpIndex* index);
     const dl::TimelineData* data() const { return m_data.get(); }
     // Colours of the item states (overflow states by default; the compare view uses its own).
-    void setPalette(const StatePalette* palette) { m_palette = palette; }
+    void setPalette(const StatePalette* palette) { m_palette = palette; m_paletteFor = nullptr; }
     const StatePalette& palette() const { return *m_palette; }
     // Surfaces and marks (the widget's palette; the report keeps the light print colours).
-    void setColors(const theme::ViewColors& c) { m_colors = c; }
+    void setColors(const theme::ViewColors& c) {
+        m_colors = c;
+        m_paletteFor = nullptr;   // state fills re-derived at the next paint
+    }
+    // A state's fill as drawn: the palette's colour, lightened on a dark background so it stands out.
+    QColor stateColor(dl::OpState s) const {
+        return m_colors.dark ? theme::mix(m_palette->color(s), Qt::white, 0.3) : m_palette->color(s);
+    }
     const theme::ViewColors& colors() const { return m_colors; }
     // Compact: no stage header rows, the stage goes into the lane label (stacked timelines).
     // Takes effect with the next setData.
@@ -109,6 +116,8 @@ private:
     std::shared_ptr<const dl::TimelineData> m_data;
     const dl::DumpIndex* m_index = nullptr;
     const StatePalette* m_palette = &StatePalette::overflow();
+    const StatePalette* m_paletteFor = nullptr;   // m_fills were derived from it
+    StatePalette m_fills;                         // stateColor() of each state
     theme::ViewColors m_colors = theme::ViewColors::print();
     bool m_compact = false;
     std::set<int> m_collapsed;

@@ -323,10 +323,13 @@ QString TimelineWidget::tooltipFor(quint32 op) const {
         if (d->base == dl::TimeBase::Timestamps) {
             text += tr("<br>at %1").arg(m_painter.timeText(relTime(it.start)));
             const QString dur = QString::fromStdString(dl::formatTimeOffset(double(it.end - it.start)));
-            if (it.inferredEnd && it.end > it.start)
-                text += tr(" · duration %1 <i>(inferred: the dump has no end times, so up to the next op on its stream)</i>").arg(dur);
+            if (it.inferredEnd && it.endCapped)
+                text += tr(" · duration at most %1 <i>(inferred: the dump has no end times; the gap to the next op on this lane "
+                           "is much longer than usual, so the rest is drawn as idle)</i>").arg(dur);
+            else if (it.inferredEnd && it.end > it.start)
+                text += tr(" · duration %1 <i>(inferred: the dump has no end times, so up to the next op on this lane)</i>").arg(dur);
             else if (it.inferredEnd)
-                text += tr(" · <i>no duration: the dump has no end times and no op follows on its stream</i>");
+                text += tr(" · <i>no duration: the dump has no end times and no op follows on this lane</i>");
             else
                 text += tr(" · duration %1").arg(dur);
         } else {

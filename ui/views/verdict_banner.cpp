@@ -29,8 +29,7 @@ VerdictBanner::VerdictBanner(DumpSession* session, QWidget* parent)
 QString VerdictBanner::text() const { return m_label->text(); }
 
 void VerdictBanner::setTone(const theme::Tone& tone) {
-    setStyleSheet(QStringLiteral("#verdictBanner{background:%1;border:1px solid %2;border-radius:4px}")
-                      .arg(theme::css(tone.background), theme::css(tone.border)));
+    setStyleSheet(theme::toneStyle(QStringLiteral("verdictBanner"), tone, palette()));
 }
 
 void VerdictBanner::jumpToOrigin() {
