@@ -222,6 +222,8 @@ const TimelineItem* TimelineData::itemAtRelative(std::size_t laneIdx, double t, 
 std::size_t TimelineData::memoryBytes() const {
     std::size_t n = where.capacity() * sizeof(std::uint64_t);
     for (const auto& l : lanes) n += l.items.capacity() * sizeof(TimelineItem) + l.lod.memoryBytes();
+    n += (commPartner.capacity() + commGroup.capacity()) * sizeof(std::int32_t) + commIsReceive.capacity() / 8;
+    for (const auto& g : commGroups) n += g.capacity() * sizeof(std::uint32_t);
     return n;
 }
 
