@@ -1,5 +1,6 @@
 #include "ui/views/compare_summary_bar.h"
 
+#include <QGuiApplication>
 #include <QGridLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -48,7 +49,7 @@ CompareSummaryBar::CompareSummaryBar(CompareSession* session, QWidget* parent)
 QString CompareSummaryBar::text() const { return m_label->text() + QLatin1Char('\n') + m_counts->text(); }
 
 void CompareSummaryBar::setTone(const QString& bg, const QString& border) {
-    setStyleSheet(theme::toneStyle(QStringLiteral("compareSummary"), {QColor::fromString(bg), QColor::fromString(border)}, palette()));
+    setStyleSheet(theme::toneStyle(QStringLiteral("compareSummary"), {QColor::fromString(bg), QColor::fromString(border)}, QGuiApplication::palette()));
 }
 
 void CompareSummaryBar::showError(const QString& message) {

@@ -230,7 +230,10 @@ void TimelinePainter::paintHeaders(QPainter& p, const QRect& r, const dl::TimeAx
         }
         p.setFont(bold);
         p.setPen(m_colors.laneHeaderText);
-        const QString name = h.stage < 0 ? QObject::tr("Stage unknown") : QObject::tr("Pipeline stage %1").arg(h.stage);
+        // Folded, the name shares the row with the lanes' summary: the label column only.
+        const QString name = h.stage < 0    ? QObject::tr("Stage unknown")
+                             : folded       ? QObject::tr("Stage %1").arg(h.stage)
+                                            : QObject::tr("Pipeline stage %1").arg(h.stage);
         // ▸ folded, ▾ open: a click on the header toggles it.
         const QString text = (folded ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + name;
         const int w = folded ? kLabelWidth - 8 : 300;
