@@ -235,7 +235,7 @@ void TimelinePainter::paintHeaders(QPainter& p, const QRect& r, const dl::TimeAx
                              : folded       ? QObject::tr("Stage %1").arg(h.stage)
                                             : QObject::tr("Pipeline stage %1").arg(h.stage);
         // ▸ folded, ▾ open: a click on the header toggles it.
-        const QString text = (folded ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + name;
+        const QString text = m_foldable ? (folded ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + name : name;
         const int w = folded ? kLabelWidth - 8 : 300;
         p.drawText(QRect(r.left() + 4, top, w, kHeaderHeight), Qt::AlignVCenter,
                    p.fontMetrics().elidedText(text, Qt::ElideRight, w));

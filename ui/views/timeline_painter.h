@@ -62,6 +62,8 @@ public:
     // Compact: no stage header rows, the stage goes into the lane label (stacked timelines).
     // Takes effect with the next setData.
     void setCompact(bool compact) { m_compact = compact; }
+    // Headers show ▸/▾ fold marks (the interactive timeline; not the report's figure).
+    void setFoldable(bool on) { m_foldable = on; }
     // Folds a pipeline stage's lanes into its header (a thin summary of them stays drawn there).
     void setStageCollapsed(int stage, bool collapsed);
     bool isStageCollapsed(int stage) const { return m_collapsed.count(stage) > 0; }
@@ -120,6 +122,7 @@ private:
     StatePalette m_fills;                         // stateColor() of each state
     theme::ViewColors m_colors = theme::ViewColors::print();
     bool m_compact = false;
+    bool m_foldable = false;
     std::set<int> m_collapsed;
     std::vector<int> m_laneY;            // top of each lane in content coordinates
     std::vector<bool> m_laneShown;       // false: its stage is folded

@@ -32,6 +32,7 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
     setMinimumHeight(130);   // overview, ruler and three lanes
     setAttribute(Qt::WA_OpaquePaintEvent);
     m_painter.setColors(theme::ViewColors::fromPalette(palette()));
+    m_painter.setFoldable(true);
 }
 
 void TimelineWidget::changeEvent(QEvent* e) {
