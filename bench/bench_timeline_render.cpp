@@ -7,6 +7,7 @@
 #include <QImage>
 #include <QPainter>
 #include <random>
+#include <string>
 
 #include "core/timeline/timeline_data.h"
 #include "ui/views/timeline_painter.h"
@@ -22,8 +23,9 @@ struct Fixture {
 };
 
 // 8 ranks x 125,000 ops of 5-60 us with 1-10 us gaps; a few near-limit, saturated and inf ops.
-Fixture& fixture() {
-    static Fixture f = [] {
+// startOnly: no end times (slices inferred to the next op) and kernel-by-kernel names, one per
+// op, so every slice wide enough gets a short name parsed out of a long scoped name.
+Fixture makeFixture(bool startOnly) {
         Fixture fx;
         std::mt19937 rng(42);
         const dl::StrId type = fx.index.strings.intern("MatMul");
@@ -35,12 +37,15 @@ Fixture& fixture() {
                 dl::OpRecord o;
                 o.rank = r;
                 o.type = type;
-                o.name = type;
+                o.name = startOnly ? fx.index.strings.intern(
+                                         "Default/network-TrainOneStepCell/layers." + std::to_string(k % 96) +
+                                         "-DecoderLayer/attention-Attention/MatMul-op" + std::to_string(r * perRank + k))
+                                   : type;
                 o.execPos = k;
                 t += 1 + rng() % 10;
                 o.startUs = t;
                 t += 5 + rng() % 55;
-                o.endUs = t;
+                o.endUs = startOnly ? 0 : t;
                 fx.index.ops.push_back(o);
             }
             fx.analysis.stages.stageOfRank[r] = static_cast<int>(r / 2);
@@ -53,13 +58,18 @@ Fixture& fixture() {
         fx.data = std::make_shared<const dl::TimelineData>(dl::buildTimeline(fx.index, &fx.analysis, fx.states, {}));
         fx.buildMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         return fx;
-    }();
-    return f;
+}
+
+Fixture& fixture(bool startOnly) {
+    static Fixture withEnds = makeFixture(false);
+    static Fixture inferred = makeFixture(true);
+    return startOnly ? inferred : withEnds;
 }
 
 // The Time column is ms per frame. range(0): visible fraction of the whole run in parts per million.
+// range(1): 1 = no end times (inferred slices, scoped names).
 void BM_TimelineRender(benchmark::State& state) {
-    Fixture& fx = fixture();
+    Fixture& fx = fixture(state.range(1) == 1);
     dlui::TimelinePainter painter;
     painter.setData(fx.data, &fx.index);
     dl::TimelineViewport vp;
@@ -79,8 +89,11 @@ void BM_TimelineRender(benchmark::State& state) {
     state.counters["visible_ops"] = static_cast<double>(fx.data->opsShown) * frac;
     state.counters["timeline_MiB"] = static_cast<double>(fx.data->memoryBytes()) / (1 << 20);
     state.counters["build_ms"] = fx.buildMs;
+    state.counters["labels"] = static_cast<double>(painter.lastLabels().size());
 }
-BENCHMARK(BM_TimelineRender)->Arg(1000000)->Arg(100000)->Arg(10000)->Arg(1000)->Arg(100)->Arg(10)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TimelineRender)
+    ->ArgsProduct({{1000000, 100000, 10000, 1000, 100, 10}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -22,6 +22,7 @@
 
 #include "core/index/index_file.h"
 #include "ui/compare_window.h"
+#include "ui/models/compare_session.h"
 #include "ui/models/dump_session.h"
 #include "ui/models/issues_model.h"
 #include "ui/report/report_export.h"
@@ -116,6 +117,8 @@ void MainWindow::setupActions() {
         m_exportAction->setEnabled(m_session->analysis());
         m_compareAction->setEnabled(m_session->analysis());
         m_compareFixAction->setEnabled(m_session->analysis() && m_session->dump()->path.startsWith(demoRoot()));
+        // "Compare this tensor" only while the compare window holds this very dump as run A.
+        m_session->setCanCompare(m_compare && m_session->index() && m_compare->session()->indexA() == m_session->index());
     });
     m_quitAction = new QAction(tr("&Quit"), this);
     m_quitAction->setShortcut(QKeySequence::Quit);
@@ -138,7 +141,21 @@ void MainWindow::setupActions() {
     m_clearAction->setShortcut(QKeySequence(Qt::Key_Escape));
     m_clearAction->setShortcutContext(Qt::WindowShortcut);
     connect(m_clearAction, &QAction::triggered, m_session, &DumpSession::clearSelection);
-    addActions({m_jumpAction, m_filterAction, m_shortcutsAction, m_clearAction});
+    m_nextMatchAction = new QAction(tr("&Next match"), this);
+    m_nextMatchAction->setShortcut(QKeySequence(Qt::Key_F3));
+    m_nextMatchAction->setStatusTip(tr("The next op the table filter matches, centred on the timeline"));
+    connect(m_nextMatchAction, &QAction::triggered, this, [this] { m_timeline->gotoMatch(false); });
+    m_prevMatchAction = new QAction(tr("&Previous match"), this);
+    m_prevMatchAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F3));
+    connect(m_prevMatchAction, &QAction::triggered, this, [this] { m_timeline->gotoMatch(true); });
+    m_resetLayoutAction = new QAction(tr("&Reset layout"), this);
+    m_resetLayoutAction->setStatusTip(tr("Put every panel back where it was when the app started"));
+    connect(m_resetLayoutAction, &QAction::triggered, this, &MainWindow::resetLayout);
+    addActions({m_jumpAction, m_filterAction, m_shortcutsAction, m_clearAction, m_nextMatchAction, m_prevMatchAction});
+    // The table's filter drives the timeline's search.
+    connect(m_table, &OpTablePanel::matchesChanged, m_timeline, &TimelinePanel::setMatches);
+    connect(m_table, &OpTablePanel::nextMatchRequested, m_timeline, &TimelinePanel::gotoMatch);
+    connect(m_session, &DumpSession::compareTensorRequested, this, &MainWindow::compareTensor);
 }
 
 void MainWindow::setupMenus() {
@@ -156,9 +173,13 @@ void MainWindow::setupMenus() {
     QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
     nav->addAction(m_jumpAction);
     nav->addAction(m_filterAction);
+    nav->addAction(m_nextMatchAction);
+    nav->addAction(m_prevMatchAction);
     nav->addAction(m_clearAction);
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* d : m_docks) m_viewMenu->addAction(d->toggleViewAction());
+    m_viewMenu->addSeparator();
+    m_viewMenu->addAction(m_resetLayoutAction);
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(m_shortcutsAction);
 }
@@ -273,6 +294,23 @@ void MainWindow::compareWith(const QString& pathB, const QString& demoDirB) {
     if (!m_session->dump() || !m_session->analysis()) return;
     if (!m_compare) m_compare = new CompareWindow(this);
     m_compare->start(m_session->dump(), pathB, demoDirB);
+    m_session->setCanCompare(true);
+    m_compare->show();
+    m_compare->raise();
+    m_compare->activateWindow();
+}
+
+void MainWindow::compareTensor(quint32 tensor) {
+    // Only while the compare window holds this dump as run A: its rows are of this index.
+    if (!m_compare || !m_session->dump() || !m_compare->session()->isReady()) return;
+    CompareSession* cs = m_compare->session();
+    if (cs->indexA() != m_session->index()) return;
+    const dl::CompareOverlay* ov = cs->overlay();
+    if (!ov || tensor >= ov->rowOfTensorA.size() || ov->rowOfTensorA[tensor] == dl::kNoIndex) {
+        setSummary(tr("This tensor has no counterpart in run B"));
+        return;
+    }
+    cs->selectRow(ov->rowOfTensorA[tensor]);
     m_compare->show();
     m_compare->raise();
     m_compare->activateWindow();
@@ -320,15 +358,30 @@ void MainWindow::showWorkspace() {
     m_docksShown = true;
     for (QDockWidget* d : m_docks) d->show();
     m_docks[0]->raise();
+    // The default layout, whatever the saved one is: View > Reset layout returns to it.
+    m_defaultState = saveState();
     if (!restoreState(QSettings().value(QStringLiteral("window/state")).toByteArray())) {
-        // First run: timeline gets the left ~60%, tensor over chain on the right, table below.
         // Deferred: dock sizes only apply once the freshly shown docks are laid out.
-        QTimer::singleShot(100, this, [this] {
-            resizeDocks({m_docks[2]}, {width() * 2 / 5}, Qt::Horizontal);
-            resizeDocks({m_docks[2], m_docks[3]}, {height() * 3 / 5, height() * 2 / 5}, Qt::Vertical);
-            resizeDocks({m_docks[0]}, {height() * 3 / 10}, Qt::Vertical);
-        });
+        QTimer::singleShot(100, this, &MainWindow::applyDefaultDockSizes);
     }
+}
+
+void MainWindow::applyDefaultDockSizes() {
+    // Timeline gets the left ~60%, tensor over chain on the right, table below.
+    resizeDocks({m_docks[2]}, {width() * 2 / 5}, Qt::Horizontal);
+    resizeDocks({m_docks[2], m_docks[3]}, {height() * 3 / 5, height() * 2 / 5}, Qt::Vertical);
+    resizeDocks({m_docks[0]}, {height() * 3 / 10}, Qt::Vertical);
+}
+
+void MainWindow::resetLayout() {
+    if (m_defaultState.isEmpty()) return;   // the workspace was never shown: nothing moved yet
+    restoreState(m_defaultState);
+    for (QDockWidget* d : m_docks) {
+        d->setFloating(false);
+        d->show();
+    }
+    m_docks[0]->raise();
+    applyDefaultDockSizes();
 }
 
 void MainWindow::showStart() { m_stack->setCurrentWidget(m_start); }

@@ -55,6 +55,9 @@ public:
     IssuesModel* issues() const { return m_issues; }
     // The status bar's standing summary (a widget, so a menu's status tip does not wipe it).
     QString summaryText() const;
+    // View > Reset layout: the docks as they were laid out when the workspace was first shown.
+    void resetLayout();
+    QAction* resetLayoutAction() const { return m_resetLayoutAction; }
 
 public slots:
     // File > Export report…: asks for a path, then writeReport().
@@ -87,6 +90,8 @@ private:
     void setSummary(const QString& text);   // the status bar's standing line
     void chooseCompareFolder();
     void showShortcuts();
+    void applyDefaultDockSizes();
+    void compareTensor(quint32 tensor);
 
     DumpSession* m_session;
     LoadWorker* m_worker;
@@ -119,6 +124,10 @@ private:
     QAction* m_shortcutsAction = nullptr;
     QAction* m_demoAction = nullptr;
     QAction* m_quitAction = nullptr;
+    QAction* m_resetLayoutAction = nullptr;
+    QAction* m_nextMatchAction = nullptr;
+    QAction* m_prevMatchAction = nullptr;
+    QByteArray m_defaultState;   // saveState() of the first layout, before a saved one is restored
 };
 
 }  // namespace dlui

@@ -12,6 +12,7 @@
 #include "ui/mainwindow.h"
 #include "ui/models/dump_session.h"
 #include "ui/util/screenshot_taker.h"
+#include "ui/util/theme.h"
 
 namespace {
 
@@ -78,7 +79,13 @@ int main(int argc, char** argv) {
     QCommandLineOption compareFix(QStringLiteral("compare-fix"),
                                   QStringLiteral("with --demo: compare the demo with its bundled bf16 fix"));
     parser.addOption(compareFix);
+    QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("dark colours (Fusion style); also DUMPLENS_DARK=1"));
+    parser.addOption(dark);
     parser.process(app);
+    if (parser.isSet(dark) || qEnvironmentVariableIntValue("DUMPLENS_DARK") == 1) {
+        QApplication::setStyle(QStringLiteral("Fusion"));
+        QApplication::setPalette(dlui::theme::darkPalette());
+    }
 
     dlui::MainWindow window;
     // Help > About, after the window's own Help entries.

@@ -8,6 +8,8 @@
 
 #include <tbb/parallel_for.h>
 
+#include "core/analysis/comm_matcher.h"
+
 namespace dl {
 
 namespace {
@@ -30,6 +32,32 @@ TimeBase chooseBase(const DumpIndex& index, const TimelineOptions& opt) {
 }
 
 using LaneKey = std::tuple<int, std::uint32_t, std::uint32_t>;  // (stage sort key, rank, stream)
+
+// Ops without an end time become slices up to the next op of their lane in the same iteration
+// (the rank's, or the stream's with lanes per stream): the lane then shows one op at a time, and
+// an op had handed over to the next by then at the latest. A gap far above the lane's usual one
+// (a pipeline bubble, a wait for a peer) is idle time, not the op: such a slice is capped at
+// kIdleFactor times the lane's median gap and marked.
+constexpr std::int64_t kIdleFactor = 4;
+
+void inferEnds(const DumpIndex& index, std::vector<TimelineItem>& items) {
+    const auto follows = [&](std::size_t k) {
+        return k + 1 < items.size() && items[k].inferredEnd &&
+               index.ops[items[k].op].iteration == index.ops[items[k + 1].op].iteration;
+    };
+    std::vector<std::int64_t> gaps;
+    for (std::size_t k = 0; k < items.size(); ++k)
+        if (follows(k)) gaps.push_back(items[k + 1].start - items[k].start);
+    if (gaps.empty()) return;
+    std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+    const std::int64_t cap = std::max<std::int64_t>(1, kIdleFactor * gaps[gaps.size() / 2]);
+    for (std::size_t k = 0; k < items.size(); ++k) {
+        if (!follows(k)) continue;
+        const std::int64_t gap = std::max<std::int64_t>(0, items[k + 1].start - items[k].start);
+        items[k].endCapped = gap > cap;
+        items[k].end = items[k].start + std::min(gap, cap);
+    }
+}
 
 }  // namespace
 
@@ -62,6 +90,8 @@ TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysi
             }
             it.start = o.startUs - off;
             it.end = std::max(o.endUs, o.startUs) - off;
+            it.inferredEnd = o.endUs <= o.startUs;
+            d.anyInferredEnd |= it.inferredEnd;
         } else {
             // Ops are sorted by (rank, iteration, graph, execPos): a running count is the order.
             it.start = seqOfRank[o.rank]++;
@@ -91,7 +121,7 @@ TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysi
             d.t1 = any ? std::max(d.t1, it.end) : it.end;
             any = true;
         }
-    if (!(d.t1 > d.t0)) d.t1 = d.t0 + 1;
+    if (!(d.t1 > d.t0)) d.t1 = d.t0 + 1;   // inferred ends never pass the last start: t1 holds
     if (opt.progress) opt.progress(index.ops.size(), index.ops.size());
     if (opt.stop.stop_requested()) return cancelled();
     std::atomic<bool> skipped{false};
@@ -103,6 +133,7 @@ TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysi
         TimelineLane& l = d.lanes[li];
         std::stable_sort(l.items.begin(), l.items.end(),
                          [](const TimelineItem& a, const TimelineItem& b) { return a.start < b.start; });
+        if (d.anyInferredEnd) inferEnds(index, l.items);
         for (std::size_t k = 0; k < l.items.size(); ++k) {
             l.maxDuration = std::max(l.maxDuration, l.items[k].end - l.items[k].start);
             d.where[l.items[k].op] = (std::uint64_t(li) << 32) | k;
@@ -121,8 +152,56 @@ TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysi
             if (d.where[a.at.op] == kNotShown || d.where[b.at.op] == kNotShown) continue;
             d.arrows.push_back({a.at.op, b.at.op, a.role, b.role, b.via});
         }
+        // Flows of any op (drawn for the selected one): Send/Receive pairs and collective groups.
+        const CommMatch match = matchCommunication(index, findCommOps(index), analysis->stages);
+        d.commPartner = match.partner;
+        d.commIsReceive.assign(index.ops.size(), false);
+        for (const CommPair& p : match.pairs)
+            if (p.recv < d.commIsReceive.size()) d.commIsReceive[p.recv] = true;
+        d.commGroup = match.group;
+        for (const CollectiveGroup& g : match.groups) d.commGroups.push_back(g.ops);
     }
     return d;
+}
+
+std::vector<TimelineFlow> TimelineData::flowsFor(std::uint32_t op) const {
+    std::vector<TimelineFlow> out;
+    std::size_t lane = 0, item = 0;
+    if (!locate(op, lane, item)) return out;
+    if (op < commPartner.size() && commPartner[op] >= 0) {
+        const auto other = static_cast<std::uint32_t>(commPartner[op]);
+        if (locate(other, lane, item)) {
+            const bool opIsSend = !(op < commIsReceive.size() && commIsReceive[op]);
+            out.push_back(opIsSend ? TimelineFlow{op, other, false} : TimelineFlow{other, op, false});
+        }
+    }
+    if (op < commGroup.size() && commGroup[op] >= 0)
+        for (std::uint32_t m : commGroups[static_cast<std::size_t>(commGroup[op])])
+            if (m != op && locate(m, lane, item)) out.push_back({op, m, true});
+    return out;
+}
+
+TimelineAreaSummary TimelineData::summarizeArea(const DumpIndex& index, std::size_t laneFrom, std::size_t laneTo,
+                                                double from, double to) const {
+    TimelineAreaSummary s;
+    if (from > to) std::swap(from, to);
+    const auto rel = [this](std::int64_t v) { return static_cast<double>(v - t0); };
+    bool any = false;
+    for (std::size_t li = laneFrom; li <= laneTo && li < lanes.size(); ++li) {
+        const TimelineLane& l = lanes[li];
+        auto it = std::lower_bound(l.items.begin(), l.items.end(), from - static_cast<double>(l.maxDuration),
+                                   [&](const TimelineItem& x, double v) { return rel(x.start) < v; });
+        for (; it != l.items.end() && rel(it->start) <= to; ++it) {
+            if (rel(it->end) < from) continue;
+            ++s.ops;
+            s.tensors += it->op < index.ops.size() ? index.ops[it->op].tensorCount : 0;
+            ++s.states[static_cast<std::size_t>(it->state)];
+            s.firstStart = any ? std::min(s.firstStart, it->start) : it->start;
+            s.lastEnd = any ? std::max(s.lastEnd, it->end) : it->end;
+            any = true;
+        }
+    }
+    return s;
 }
 
 bool TimelineData::locate(std::uint32_t op, std::size_t& lane, std::size_t& item) const {
@@ -161,6 +240,8 @@ const TimelineItem* TimelineData::itemAtRelative(std::size_t laneIdx, double t, 
 std::size_t TimelineData::memoryBytes() const {
     std::size_t n = where.capacity() * sizeof(std::uint64_t);
     for (const auto& l : lanes) n += l.items.capacity() * sizeof(TimelineItem) + l.lod.memoryBytes();
+    n += (commPartner.capacity() + commGroup.capacity()) * sizeof(std::int32_t) + commIsReceive.capacity() / 8;
+    for (const auto& g : commGroups) n += g.capacity() * sizeof(std::uint32_t);
     return n;
 }
 

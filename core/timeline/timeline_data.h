@@ -3,6 +3,7 @@
 // stage, each holding its ops as start-sorted items with a level-of-detail pyramid, plus the
 // overflow chain as arrows between ops. Built once per (iteration, alignment) choice.
 #include <cstdint>
+#include <array>
 #include <optional>
 #include <stop_token>
 #include <vector>
@@ -43,6 +44,19 @@ struct TimelineOptions {
     WorkCallback progress;                   // ops placed of all ops, then once when the lanes are built
 };
 
+// A flow of the selected op: its Send/Receive partner or a member of its collective.
+struct TimelineFlow {
+    std::uint32_t fromOp = 0, toOp = 0;   // a pair runs Send -> Receive; a collective from the selected op
+    bool collective = false;
+};
+
+// What an area of the timeline (a time window over some lanes) holds.
+struct TimelineAreaSummary {
+    std::size_t ops = 0, tensors = 0;
+    std::int64_t firstStart = 0, lastEnd = 0;   // of the ops inside (time base of the TimelineData)
+    std::array<std::size_t, kOpStateCount> states{};
+};
+
 struct TimelineData {
     bool cancelled = false;                  // stopped before the end: nothing else is set
     TimeBase base = TimeBase::Timestamps;
@@ -59,8 +73,19 @@ struct TimelineData {
     // The same with t relative to t0 (exact for epoch-microsecond timestamps).
     const TimelineItem* itemAtRelative(std::size_t lane, double t, double slack) const;
     std::size_t memoryBytes() const;
+    // Send/Receive partner and collective-group members of `op` that are on this timeline.
+    std::vector<TimelineFlow> flowsFor(std::uint32_t op) const;
+    // Ops of lanes [laneFrom, laneTo] overlapping [from, to] (relative to t0), with their tensors
+    // and states counted (`index` is the one the timeline was built from).
+    TimelineAreaSummary summarizeArea(const DumpIndex& index, std::size_t laneFrom, std::size_t laneTo, double from,
+                                      double to) const;
+    bool anyInferredEnd = false;             // some ends were inferred: the dump wrote start times only
 
     std::vector<std::uint64_t> where;        // per op: lane << 32 | item, or ~0 when not shown
+    std::vector<std::int32_t> commPartner;   // per op: its Send/Receive partner, -1 none
+    std::vector<bool> commIsReceive;         // per op: the Receive of its pair (flows run Send -> Receive)
+    std::vector<std::int32_t> commGroup;     // per op: index into commGroups, -1 none
+    std::vector<std::vector<std::uint32_t>> commGroups;   // collective instances: member ops
 };
 
 TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysis, const OpStates& states,

@@ -15,7 +15,13 @@ struct TimelineItem {
     std::int64_t start = 0, end = 0;  // end >= start; time base of the TimelineData
     std::uint32_t op = 0;             // index into DumpIndex::ops
     OpState state = OpState::Normal;
+    // The dump wrote no end time: end is the start of the next op of its lane in the same
+    // iteration (or start, for the last one); endCapped: that gap was idle time, the slice is
+    // cut to a few times the lane's median gap. In what was padding (24 bytes either way).
+    bool inferredEnd = false;
+    bool endCapped = false;
 };
+static_assert(sizeof(TimelineItem) == 24);
 
 struct LodBucket {
     std::int64_t key = 0;             // bucket number at its level: floor((start - t0) / width)

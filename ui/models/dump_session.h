@@ -28,14 +28,21 @@ public:
     void clearSelection();
     int stageOfOp(quint32 op) const;
     QString opLabel(quint32 op) const;    // "SqrtGrad-op393 (SqrtGrad) rank 3"
+    // Whether a comparison with this dump as run A is open (enables "Compare this tensor").
+    void setCanCompare(bool on) { m_canCompare = on; }
+    bool canCompare() const { return m_canCompare; }
+    // A view's "Compare this tensor": the compare window shows its row.
+    void requestCompare(quint32 tensor) { emit compareTensorRequested(tensor); }
 
 signals:
     void dumpChanged();
     void selectionChanged(quint32 op, quint32 tensor);
+    void compareTensorRequested(quint32 tensor);
 
 private:
     LoadedDumpPtr m_dump;
     quint32 m_op = dl::kNoIndex, m_tensor = dl::kNoIndex;
+    bool m_canCompare = false;
 };
 
 }  // namespace dlui

@@ -1,5 +1,7 @@
 #include "ui/models/issues_model.h"
 
+#include <QGuiApplication>
+
 #include <QColor>
 #include "ui/util/theme.h"
 
@@ -39,7 +41,7 @@ int IssuesModel::columnCount(const QModelIndex& parent) const { return parent.is
 QVariant IssuesModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
     const Issue& i = m_issues[static_cast<std::size_t>(index.row())];
-    if (role == Qt::ForegroundRole && index.column() == Severity && i.severity == tr("error")) return theme::kErrorText;
+    if (role == Qt::ForegroundRole && index.column() == Severity && i.severity == tr("error")) return theme::textFor(theme::kErrorText, QGuiApplication::palette());
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
     switch (index.column()) {
         case Severity: return i.severity;

@@ -1,5 +1,7 @@
 #include "ui/models/op_table_model.h"
 
+#include <algorithm>
+
 #include <QColor>
 #include <QFont>
 #include <cmath>
@@ -124,6 +126,21 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
         case StateRole: return static_cast<int>(st);
         default: return {};
     }
+}
+
+std::vector<quint32> OpTableModel::matchingOps() const {
+    std::vector<quint32> ops;
+    if (!m_index) return ops;
+    ops.reserve(m_rows.size());
+    for (std::uint32_t t : m_rows) ops.push_back(m_index->tensors[t].op);
+    std::sort(ops.begin(), ops.end());
+    ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+    return ops;
+}
+
+bool OpTableModel::isFiltering() const {
+    return !m_filter.text.empty() || !m_filter.type.empty() || m_filter.rank || m_filter.stage || m_filter.iteration ||
+           m_filter.stateMask != dl::kAllOpStates;
 }
 
 QString OpTableModel::rowsAsTsv(const QList<int>& rows) const {

@@ -25,6 +25,10 @@ public:
     std::size_t totalTensors() const;
     // The rows as tab-separated text with a header line, the Op column holding full names.
     QString rowsAsTsv(const QList<int>& rows) const;
+    // The ops of the rows the filter keeps (each once, ascending): what the timeline highlights.
+    std::vector<quint32> matchingOps() const;
+    // True when the filter keeps only part of the rows (text, type, rank, stage or state set).
+    bool isFiltering() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -24,7 +24,7 @@ QVariant ReplayModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
     const dl::ReplayPrecisionResult& r = m_replay->results[static_cast<std::size_t>(index.row())];
     if (role == Qt::BackgroundRole && index.column() == Overflow)
-        return r.overflow ? theme::kCellBad : theme::kCellGood;
+        return theme::fillForApp(r.overflow ? theme::kCellBad : theme::kCellGood);
     if (role == Qt::TextAlignmentRole) return index.column() == Precision ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {

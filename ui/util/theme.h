@@ -3,6 +3,7 @@
 // the report read these names instead of writing colour literals or stylesheets of their own;
 // the op-state and comparison palettes (state_colors.h) are built from them too.
 #include <QColor>
+#include <QPalette>
 #include <QString>
 
 namespace dlui::theme {
@@ -101,6 +102,41 @@ inline const Tone kToneMuted{{0xf3, 0xf4, 0xf6}, {0x9a, 0xa1, 0xab}};
 inline const Tone kToneAlarm{{0xfd, 0xea, 0xea}, {0xe0, 0x85, 0x85}};
 inline const Tone kToneWarn{{0xfd, 0xf6, 0xe3}, {0xd9, 0xb4, 0x4a}};
 inline const Tone kToneOk{{0xe6, 0xf6, 0xea}, {0x7b, 0xc4, 0x8f}};
+
+// Surfaces, text and marks of the painted views (timeline, link strip, histogram), derived from a
+// palette so a dark theme gets dark lanes with light text. The op-state colours stay semantic:
+// they are mid-tone fills that read on light and dark, with text picked per fill (textOn).
+struct ViewColors {
+    QColor canvas, laneStripe, laneHeader, laneHeaderText, labelFill, labelText, separator;
+    QColor ruler, overview, axisText, overviewVeil, emptyText;
+    QColor selection, selectionBand, hover, match, flow, chainArrow, markOutline;
+    QColor plotBackground, plotText, plotGrid;
+    bool dark = false;
+    static ViewColors fromPalette(const QPalette& p);
+    // The light colours above (kCanvas, kLaneStripe, ...): the PDF report prints on white paper.
+    static ViewColors print();
+};
+
+// A palette whose window is darker than its text.
+bool isDark(const QPalette& p);
+// a blended towards b by t (0..1).
+QColor mix(const QColor& a, const QColor& b, double t);
+// Black or white, whichever reads better on `fill` (WCAG relative luminance).
+QColor textOn(const QColor& fill);
+double contrastRatio(const QColor& a, const QColor& b);
+// Histogram series and the run colours brightened on a dark palette (the plot follows it).
+QColor forBackground(const QColor& c, const QPalette& p);
+// A light fill (banner tone, table cell) as it should look on `p`: itself on a light palette,
+// a dark tint of it on a dark one (light text stays readable over it).
+QColor fillFor(const QColor& lightFill, const QPalette& p);
+// The same for the application's palette (item models have no widget of their own).
+QColor fillForApp(const QColor& lightFill);
+// Text in a semantic colour (errors, verdicts) that reads on `p`'s window.
+QColor textFor(const QColor& c, const QPalette& p);
+// The rounded, toned frame of a banner (verdict, comparison summary) named objectName.
+QString toneStyle(const QString& objectName, const Tone& tone, const QPalette& p);
+// A Fusion dark palette (`dumplens --dark`, DUMPLENS_DARK=1), for users and the dark screenshots.
+QPalette darkPalette();
 
 // "#rrggbb" for the few places that need a colour inside a stylesheet or rich text.
 inline QString css(const QColor& c) { return c.name(QColor::HexRgb); }

@@ -36,8 +36,9 @@ bool CompareLinkStrip::link(quint32 opA, quint32 opB, double& xa, double& xb) co
 
 void CompareLinkStrip::paintEvent(QPaintEvent*) {
     QPainter p(this);
-    p.fillRect(rect(), theme::kStripBackground);
-    p.setPen(theme::kStripText);
+    const theme::ViewColors colors = theme::ViewColors::fromPalette(palette());
+    p.fillRect(rect(), colors.ruler);
+    p.setPen(colors.axisText);
     p.drawText(QRect(4, 0, TimelinePainter::kLabelWidth - 8, height()), Qt::AlignVCenter | Qt::AlignLeft, tr("A ↕ B"));
     m_lastDrawn = 0;
     const dl::CompareOverlay* ov = m_session->overlay();
@@ -74,7 +75,7 @@ void CompareLinkStrip::paintEvent(QPaintEvent*) {
             }
             if (l != selLane || s == dl::CompareState::Unmatched) continue;
             if (x - lastX < kMinGap) continue;
-            if (draw(it->op, QPen(theme::kLinkLine, 1))) lastX = x;
+            if (draw(it->op, QPen(colors.dark ? theme::mix(theme::kLinkLine, Qt::white, 0.3) : theme::kLinkLine, 1))) lastX = x;
         }
     }
     // Diverged pairs over the agreeing ones, thinned globally by their x in A.
@@ -84,7 +85,7 @@ void CompareLinkStrip::paintEvent(QPaintEvent*) {
         if (x - lastX < kMinGap / 2) continue;
         if (draw(op, QPen(compareColor(ov->stateA(op)), ov->stateA(op) == dl::CompareState::FirstDivergence ? 2.2 : 1.4))) lastX = x;
     }
-    if (m_session->currentOpA() != dl::kNoIndex) draw(m_session->currentOpA(), QPen(theme::kSelection, 2.6));
+    if (m_session->currentOpA() != dl::kNoIndex) draw(m_session->currentOpA(), QPen(colors.selection, 2.6));
 }
 
 }  // namespace dlui

@@ -1,6 +1,7 @@
 #include "ui/views/compare_summary_bar.h"
 
 #include <QFont>
+#include <QGuiApplication>
 #include <QGridLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -36,7 +37,9 @@ CompareSummaryBar::CompareSummaryBar(CompareSession* session, QWidget* parent)
     m_counts->setWordWrap(true);
     m_threshold->setToolTip(tr("Divergence tests, as for dumplens-cli compare --threshold: ulps, precision, cosine, cosine_alone, abs_floor, max_abs, max_rel, "
                                "one_thousandth, five_thousandth, stats_rel (a number or off), nan_inf (on/off)"));
-    m_thresholdError->setStyleSheet(theme::cssColor(theme::kTextError));
+    QPalette errorPalette = m_thresholdError->palette();
+    errorPalette.setColor(QPalette::WindowText, theme::textFor(theme::kTextError, palette()));
+    m_thresholdError->setPalette(errorPalette);
     m_jump->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_J));
     m_jump->setToolTip(tr("Select the first diverged tensor (Ctrl+J)"));
     auto* grid = new QGridLayout(this);
@@ -74,7 +77,7 @@ QString CompareSummaryBar::classCounts() const {
 }
 
 void CompareSummaryBar::setTone(const QString& bg, const QString& border) {
-    setStyleSheet(QStringLiteral("#compareSummary{background:%1;border:1px solid %2;border-radius:4px}").arg(bg, border));
+    setStyleSheet(theme::toneStyle(QStringLiteral("compareSummary"), {QColor::fromString(bg), QColor::fromString(border)}, QGuiApplication::palette()));
 }
 
 void CompareSummaryBar::showError(const QString& message) {
@@ -125,7 +128,7 @@ void CompareSummaryBar::refresh() {
         m_jump->setEnabled(true);
     } else if (c->rows.empty()) {
         // Nothing compared is no agreement (the CLI fails on it): a warning, with why.
-        setTone(QStringLiteral("#fff4db"), QStringLiteral("#e0b050"));
+        setTone(theme::css(theme::kToneWarn.background), theme::css(theme::kToneWarn.border));
         const auto& al = c->alignment;
         QString why = al.ops.empty()
                           ? tr("no op of run A could be matched with run B (A has %L1 ops, B has %L2)")

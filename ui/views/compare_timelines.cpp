@@ -16,6 +16,7 @@
 #include "ui/views/compare_link_strip.h"
 #include "ui/views/state_legend.h"
 #include "ui/views/timeline_painter.h"
+#include "ui/views/timeline_toolbar.h"
 #include "ui/views/timeline_widget.h"
 
 namespace dlui {
@@ -36,17 +37,14 @@ QLabel* runLabel(QWidget* parent) {
 }  // namespace
 
 CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
-    : QWidget(parent), m_session(session), m_iteration(new QComboBox(this)),
-      m_lock(new QCheckBox(tr("Lock zoom and pan"), this)), m_align(new QCheckBox(tr("Align rank clocks"), this)),
-      m_colour(new QComboBox(this)), m_compareLegend(makeStateLegend(StatePalette::comparison(), this)),
+    : QWidget(parent), m_session(session), m_bar(new TimelineToolbar(this)),
+      m_lock(new QCheckBox(tr("Lock zoom and pan"), this)), m_colour(new QComboBox(this)), m_compareLegend(makeStateLegend(StatePalette::comparison(), this)),
       m_overflowLegend(makeStateLegend(StatePalette::overflow(), this)),
       m_labelA(runLabel(this)), m_labelB(runLabel(this)), m_a(new TimelineWidget(this)), m_b(new TimelineWidget(this)),
       m_links(new CompareLinkStrip(session, m_a, m_b, this)), m_builder(new BackgroundTask(this)) {
     setObjectName(QStringLiteral("compareTimelines"));
     m_lock->setChecked(true);
     m_lock->setToolTip(tr("Zooming or panning one run shows the matching part of the other (mapped through matched ops)"));
-    m_align->setChecked(true);
-    m_iteration->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_colour->addItem(tr("Colour by comparison"));
     m_colour->addItem(tr("Colour by overflow state"));
     m_colour->setToolTip(tr("Comparison states, or each run's own overflow analysis (where the fp16 run overflows and the fix does not)"));
@@ -60,28 +58,15 @@ CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
     }
     m_a->setTooltipExtra([this](quint32 op) { return tooltipExtra(false, op); });
     m_b->setTooltipExtra([this](quint32 op) { return tooltipExtra(true, op); });
-    auto* fit = new QToolButton(this);
-    fit->setText(tr("Show all"));
-    auto* bar = new QHBoxLayout;
-    bar->setContentsMargins(6, 4, 6, 2);
-    bar->addWidget(new QLabel(tr("Iteration:"), this));
-    bar->addWidget(m_iteration);
-    bar->addWidget(m_lock);
-    bar->addWidget(m_align);
-    bar->addWidget(m_colour);
-    bar->addWidget(fit);
-    bar->addStretch(1);
+    m_bar->addControl(m_lock);
+    m_bar->addControl(m_colour);
     // The legend on a row of its own: one row of controls and legend is wider than a laptop screen.
-    auto* bar2 = new QHBoxLayout;
-    bar2->setContentsMargins(6, 0, 6, 2);
-    bar2->addStretch(1);
-    bar2->addWidget(m_compareLegend);
-    bar2->addWidget(m_overflowLegend);
+    m_bar->addLegend(m_compareLegend);
+    m_bar->addLegend(m_overflowLegend);
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
-    lay->addLayout(bar);
-    lay->addLayout(bar2);
+    lay->addWidget(m_bar);
     lay->addWidget(m_labelA);
     lay->addWidget(m_a, 1);
     lay->addWidget(m_links);
@@ -90,11 +75,10 @@ CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
 
     connect(m_session, &CompareSession::comparisonChanged, this, &CompareTimelines::onComparisonChanged);
     connect(m_session, &CompareSession::selectionChanged, this, &CompareTimelines::onSelection);
-    connect(m_iteration, &QComboBox::currentIndexChanged, this, &CompareTimelines::rebuild);
-    connect(m_align, &QCheckBox::toggled, this, &CompareTimelines::rebuild);
+    connect(m_bar, &TimelineToolbar::optionsChanged, this, &CompareTimelines::rebuild);
     connect(m_colour, &QComboBox::currentIndexChanged, this, &CompareTimelines::rebuild);
     connect(m_lock, &QCheckBox::toggled, this, [this](bool on) { if (on) follow(m_a); });
-    connect(fit, &QToolButton::clicked, m_a, &TimelineWidget::fitAll);
+    connect(m_bar, &TimelineToolbar::fitRequested, m_a, &TimelineWidget::fitAll);
     connect(m_a, &TimelineWidget::viewChanged, this, [this] { follow(m_a); });
     connect(m_b, &TimelineWidget::viewChanged, this, [this] { follow(m_b); });
     connect(m_a, &TimelineWidget::opClicked, m_session, &CompareSession::selectOpA);
@@ -109,28 +93,20 @@ void CompareTimelines::onComparisonChanged() {
     const auto runText = [](const QString& path) {
         return QStringLiteral("<b>%1</b> · %2").arg(QFileInfo(path).fileName().toHtmlEscaped(), path.toHtmlEscaped());
     };
-    m_labelA->setText(tr("<b style='color:#1f77b4'>A</b> %1").arg(runText(m_session->pathA())));
-    m_labelB->setText(tr("<b style='color:#e07b00'>B</b> %1").arg(runText(m_session->pathB())));
+    const QString a_ = theme::cssColor(theme::forBackground(theme::kRunA, palette()));
+    const QString b_ = theme::cssColor(theme::forBackground(theme::kRunB, palette()));
+    m_labelA->setText(tr("<b style='%1'>A</b> %2").arg(a_, runText(m_session->pathA())));
+    m_labelB->setText(tr("<b style='%1'>B</b> %2").arg(b_, runText(m_session->pathB())));
     m_labelA->setToolTip(m_session->pathA());
     m_labelB->setToolTip(m_session->pathB());
-    {
-        QSignalBlocker block(m_iteration);
-        const QVariant keep = m_iteration->currentData();
-        m_iteration->clear();
-        if (a && c) {
-            m_iteration->addItem(tr("All"), QVariant());
-            std::optional<std::uint32_t> bad;
-            if (c->firstDivergence >= 0)
-                bad = a->ops[a->tensors[c->alignment.tensors[std::size_t(c->firstDivergence)].a].op].iteration;
-            int pick = -1;
-            for (std::uint32_t it : a->iterations()) {
-                m_iteration->addItem(bad && *bad == it ? tr("%1 (first divergence)").arg(it) : QString::number(it),
-                                     QVariant::fromValue(it));
-                if (bad && *bad == it) pick = m_iteration->count() - 1;
-            }
-            const int kept = keep.isValid() ? m_iteration->findData(keep) : -1;
-            m_iteration->setCurrentIndex(kept >= 0 ? kept : pick >= 0 ? pick : std::min(1, m_iteration->count() - 1));
-        }
+    if (a && c) {
+        std::optional<std::uint32_t> bad;
+        if (c->firstDivergence >= 0)
+            bad = a->ops[a->tensors[c->alignment.tensors[std::size_t(c->firstDivergence)].a].op].iteration;
+        // Kept across re-judging; else the first divergence's iteration, else the first iteration.
+        m_bar->setIterations(a->iterations(), bad, tr("first divergence"), true, 1);
+    } else {
+        m_bar->clearIterations();
     }
     rebuild();
 }
@@ -147,10 +123,7 @@ void CompareTimelines::rebuild() {
         m_b->setTimeline(nullptr, nullptr, nullptr, nullptr);
         return;
     }
-    dl::TimelineOptions opt;
-    const QVariant v = m_iteration->currentData();
-    if (v.isValid()) opt.iteration = v.value<std::uint32_t>();
-    opt.alignClocks = m_align->isChecked();
+    const dl::TimelineOptions opt = m_bar->options();
     const bool overflowColours = m_colour->currentIndex() == 1 && runs->a->states && runs->b->states;
     m_building = true;
     m_builder->start([this, runs, ov, opt, overflowColours](std::stop_token stop, const BackgroundTask::Post& post) {
@@ -161,15 +134,8 @@ void CompareTimelines::rebuild() {
         built->statesA = overflowColours ? runs->a->states.get() : &ov->statesA;
         built->statesB = overflowColours ? runs->b->states.get() : &ov->statesB;
         // The overflow chain's arrows belong to the overflow colours, not to the comparison's.
-        dl::TimelineOptions o = opt;
-        o.stop = stop;
-        const auto build = [&](const LoadedDump& run, const dl::OpStates& states) {
-            dl::TimelineData d = dl::buildTimeline(*run.index, run.analysis.get(), states, o);
-            if (!overflowColours) d.arrows.clear();
-            return std::make_shared<const dl::TimelineData>(std::move(d));
-        };
-        built->a = build(*runs->a, *built->statesA);
-        built->b = build(*runs->b, *built->statesB);
+        built->a = buildRunTimeline(*runs->a, *built->statesA, opt, stop, overflowColours);
+        built->b = buildRunTimeline(*runs->b, *built->statesB, opt, stop, overflowColours);
         if (built->a->cancelled || built->b->cancelled) return;   // superseded: the newer build posts
         built->map = dl::timeMapBetween(*built->a, *built->b, *ov);
         post([this, built] {
@@ -218,9 +184,10 @@ void CompareTimelines::onSelection() {
     std::size_t lane = 0, item = 0;
     if (opA != dl::kNoIndex && !m_dataA->locate(opA, lane, item)) {
         // The op lives in another iteration: switch to it (rebuild selects it again).
-        const int i = m_iteration->findData(QVariant::fromValue(a->ops[opA].iteration));
-        if (i >= 0 && i != m_iteration->currentIndex()) {
-            m_iteration->setCurrentIndex(i);
+        QComboBox* iteration = m_bar->iterationChoice();
+        const int i = iteration->findData(QVariant::fromValue(a->ops[opA].iteration));
+        if (i >= 0 && i != iteration->currentIndex()) {
+            iteration->setCurrentIndex(i);
             return;
         }
     }
@@ -256,7 +223,9 @@ QString CompareTimelines::tooltipExtra(bool runB, quint32 op) const {
         s += QStringLiteral("<br>%1: ").arg(QString::fromStdString(ix->tensorLabel(ix->tensors[t])));
         s += r.metrics.fromData ? tr("cosine %1, max abs err %2").arg(num(r.metrics.cosine), num(r.metrics.maxAbsErr))
                                 : tr("max rel diff %1").arg(num(r.metrics.maxRelDiff));
-        if (r.diverged) s += tr(" · <span style='color:#c92a2a'>diverged: %1</span>").arg(QString::fromStdString(r.reason).toHtmlEscaped());
+        if (r.diverged)
+            s += tr(" · <span style='%1'>diverged: %2</span>")
+                     .arg(theme::cssColor(theme::forBackground(theme::kTextError, palette())), QString::fromStdString(r.reason).toHtmlEscaped());
     }
     return s;
 }

@@ -19,6 +19,7 @@ namespace dlui {
 class BackgroundTask;
 class CompareLinkStrip;
 class CompareSession;
+class TimelineToolbar;
 class TimelineWidget;
 
 class CompareTimelines : public QWidget {
@@ -29,6 +30,7 @@ public:
     TimelineWidget* timelineB() const { return m_b; }
     CompareLinkStrip* links() const { return m_links; }
     QCheckBox* lockCheck() const { return m_lock; }
+    TimelineToolbar* toolbar() const { return m_bar; }
     QComboBox* colourChoice() const { return m_colour; }
     const dl::TimeMap& timeMap() const { return m_map; }
     bool isBuilding() const { return m_building; }
@@ -44,9 +46,8 @@ private:
     QString tooltipExtra(bool runB, quint32 op) const;
 
     CompareSession* m_session;
-    QComboBox* m_iteration;
+    TimelineToolbar* m_bar;
     QCheckBox* m_lock;
-    QCheckBox* m_align;
     QComboBox* m_colour;
     QWidget* m_compareLegend;
     QWidget* m_overflowLegend;

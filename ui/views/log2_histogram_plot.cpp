@@ -46,7 +46,32 @@ Log2HistogramPlot::Log2HistogramPlot(QWidget* parent) : QCustomPlot(parent) {
     yAxis->setLabel(tr("elements"));
     yAxis->setScaleType(QCPAxis::stLogarithmic);
     yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    applyPalette();
     showEmpty(tr("No tensor selected"));
+}
+
+void Log2HistogramPlot::applyPalette() {
+    // QCustomPlot paints white with black axes whatever the palette: follow it (dark themes).
+    const theme::ViewColors c = theme::ViewColors::fromPalette(palette());
+    setBackground(c.plotBackground);
+    legend->setBrush(c.plotBackground);
+    legend->setTextColor(c.plotText);
+    for (QCPAxis* a : {xAxis, yAxis, xAxis2, yAxis2}) {
+        a->setBasePen(QPen(c.plotText));
+        a->setTickPen(QPen(c.plotText));
+        a->setSubTickPen(QPen(c.plotText));
+        a->setTickLabelColor(c.plotText);
+        a->setLabelColor(c.plotText);
+        a->grid()->setPen(QPen(c.plotGrid, 1, Qt::DotLine));
+    }
+}
+
+void Log2HistogramPlot::changeEvent(QEvent* e) {
+    if (e->type() == QEvent::PaletteChange || e->type() == QEvent::ApplicationPaletteChange) {
+        applyPalette();
+        replot(QCustomPlot::rpQueuedReplot);
+    }
+    QCustomPlot::changeEvent(e);
 }
 
 void Log2HistogramPlot::clearSeries() {
@@ -178,17 +203,17 @@ void Log2HistogramPlot::finishWith(std::vector<Specials> groups) {
         t->setText(parts.join(QStringLiteral(" | ")));
         m_counts[k] = t;
     }
-    addLimitLine(kFp16MaxLog2, tr("fp16 max 65504"), QColor(0xc9, 0x2a, 0x2a), true);
-    addLimitLine(-14, tr("fp16 min normal 6.1e-5"), QColor(0x20, 0x80, 0x40), false);
-    addLimitLine(-24, tr("fp16 subnormal 6e-8"), QColor(0x60, 0x60, 0x60), false);
+    addLimitLine(kFp16MaxLog2, tr("fp16 max 65504"), theme::forBackground(theme::kLimitFp16Max, palette()), true);
+    addLimitLine(-14, tr("fp16 min normal 6.1e-5"), theme::forBackground(theme::kLimitFp16MinNormal, palette()), false);
+    addLimitLine(-24, tr("fp16 subnormal 6e-8"), theme::forBackground(theme::kLimitFp16Subnormal, palette()), false);
     if (m_hi + 6 >= kBf16MaxLog2) {
-        addLimitLine(kBf16MaxLog2, tr("bf16 max 3.4e38"), QColor(0x80, 0x40, 0xa0), true);
+        addLimitLine(kBf16MaxLog2, tr("bf16 max 3.4e38"), theme::forBackground(theme::kLimitBf16Max, palette()), true);
     } else {
         m_bf16Note = new QCPItemText(this);
         m_bf16Note->position->setType(QCPItemPosition::ptAxisRectRatio);
         m_bf16Note->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
         m_bf16Note->setText(tr("bf16 max 3.4e38 (2¹²⁸) →"));
-        m_bf16Note->setColor(QColor(0x80, 0x40, 0xa0));
+        m_bf16Note->setColor(theme::forBackground(theme::kLimitBf16Max, palette()));
     }
     m_finished = true;
     relayout();

@@ -45,6 +45,7 @@ public:
 
 protected:
     void resizeEvent(QResizeEvent* e) override;
+    void changeEvent(QEvent* e) override;
 
 private:
     struct Specials {
@@ -53,6 +54,7 @@ private:
     };
     void finishWith(std::vector<Specials> groups);
     void relayout();   // positions that depend on the pixel size
+    void applyPalette();
     void addLimitLine(double log2x, const QString& label, const QColor& c, bool labelLeft);
 
     std::vector<Specials> m_specials;   // per series

@@ -22,6 +22,8 @@
 #include "ui/views/data_table_view.h"
 #include "ui/util/theme.h"
 #include "ui/views/scoped_name_delegate.h"
+#include "ui/views/op_context_menu.h"
+#include <QKeyEvent>
 
 namespace dlui {
 
@@ -66,21 +68,22 @@ OpTablePanel::OpTablePanel(DumpSession* session, QWidget* parent)
     m_view->setItemDelegateForColumn(static_cast<int>(dl::OpColumn::Op), new ScopedNameDelegate(OpTableModel::ScopeRole, m_view));
     // Several rows can be selected for Ctrl+C; the current row is the one the other views show.
     m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    auto* copyRows = new QAction(tr("&Copy rows"), m_view);
-    copyRows->setShortcut(QKeySequence::Copy);
-    copyRows->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    connect(copyRows, &QAction::triggered, this, &OpTablePanel::copySelectedRows);
-    m_view->addAction(copyRows);
+    m_copyRows = new QAction(tr("&Copy rows"), m_view);
+    m_copyRows->setObjectName(QStringLiteral("copyRows"));
+    m_copyRows->setShortcut(QKeySequence::Copy);
+    m_copyRows->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(m_copyRows, &QAction::triggered, this, &OpTablePanel::copySelectedRows);
+    m_view->addAction(m_copyRows);
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(m_view, &QWidget::customContextMenuRequested, this, [this, copyRows](const QPoint& pos) {
+    connect(m_view, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
         const QModelIndex i = m_view->indexAt(pos);
         if (!i.isValid()) return;
         QMenu menu(this);
-        const QString full = m_model->data(i, OpTableModel::FullNameRole).toString();
-        menu.addAction(tr("Copy full name"), this, [full] { QGuiApplication::clipboard()->setText(full); });
-        menu.addAction(copyRows);
+        fillRowMenu(menu, i.row());
         menu.exec(m_view->viewport()->mapToGlobal(pos));
     });
+    m_text->installEventFilter(this);
+    m_text->setToolTip(tr("Matches are highlighted on the timeline: Enter / F3 goes to the next, Shift+Enter / Shift+F3 to the previous"));
 
     m_debounce->setSingleShot(true);
     m_debounce->setInterval(250);
@@ -147,15 +150,42 @@ void OpTablePanel::applyFilter() {
     f.stateMask = m_state->currentData().toUInt();
     QString error;
     if (!m_model->setFilter(f, error)) {
-        m_text->setStyleSheet(theme::cssBackground(theme::kInputError));
+        // The palette, not a stylesheet: the field keeps its style's look on a dark theme too.
+        QPalette p = m_text->palette();
+        p.setColor(QPalette::Base, theme::mix(palette().color(QPalette::Base), theme::kStateInfNan, 0.25));
+        m_text->setPalette(p);
         m_text->setToolTip(error);
         m_count->setText(tr("invalid regex"));
         return;
     }
-    m_text->setStyleSheet({});
+    m_text->setPalette(QPalette());
     m_text->setToolTip({});
     m_count->setText(tr("%L1 of %L2 tensors").arg(m_model->rowCount()).arg(m_model->totalTensors()));
     onSelection(m_session->currentTensor());
+    emit matchesChanged(m_model->isFiltering() ? m_model->matchingOps() : std::vector<quint32>{});
+}
+
+void OpTablePanel::fillRowMenu(QMenu& menu, int row) {
+    const dl::DumpIndex* ix = m_session->index();
+    if (!ix || row < 0 || row >= m_model->rowCount()) return;
+    const quint32 tensor = m_model->tensorAt(row);
+    OpMenuHooks hooks;
+    if (m_session->canCompare()) hooks.compareTensor = [this](quint32 t) { m_session->requestCompare(t); };
+    fillOpMenu(menu, this, *ix, ix->tensors[tensor].op, tensor, hooks);
+    menu.addSeparator();
+    menu.addAction(m_copyRows);
+}
+
+bool OpTablePanel::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == m_text && e->type() == QEvent::KeyPress) {
+        const auto* k = static_cast<QKeyEvent*>(e);
+        if (k->key() == Qt::Key_Return || k->key() == Qt::Key_Enter || k->key() == Qt::Key_F3) {
+            if (m_debounce->isActive()) applyFilter();   // typed and pressed Enter at once
+            emit nextMatchRequested(k->modifiers() & Qt::ShiftModifier);
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, e);
 }
 
 void OpTablePanel::onSelection(quint32 tensor) {

@@ -2,11 +2,14 @@
 // The op/tensor table with its filter bar (text or regex, type, rank, stage, state). Filtering and
 // sorting run in core; text typing is debounced. Selection is synced with the session.
 #include <QWidget>
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
+class QAction;
 class QTableView;
 class QTimer;
 
@@ -25,12 +28,22 @@ public:
     QString countText() const;                             // "63 of 2,300 tensors"
     QList<int> selectedRows() const;                       // sorted; the current row when none
     void copySelectedRows();                               // Ctrl+C: tab-separated, with a header
+    // The row's context menu (the op's shared menu plus "Copy rows").
+    void fillRowMenu(QMenu& menu, int row);
+    QLineEdit* filterEdit() const { return m_text; }
+
+signals:
+    // After each filter: the ops it keeps, empty when nothing is filtered (the timeline highlights them).
+    void matchesChanged(const std::vector<quint32>& ops);
+    // Enter / Shift+Enter (F3 / Shift+F3) in the filter: the next or previous match on the timeline.
+    void nextMatchRequested(bool backward);
 
 private:
     void onDumpChanged();
     void applyFilter();
     void onSelection(quint32 tensor);
     void onCurrentRow(const QModelIndex& current);
+    bool eventFilter(QObject* watched, QEvent* e) override;
 
     DumpSession* m_session;
     OpTableModel* m_model;
@@ -43,6 +56,7 @@ private:
     QComboBox* m_state;
     QLabel* m_count;
     QTimer* m_debounce;
+    QAction* m_copyRows;
     bool m_syncing = false;
     QString m_shownPath;   // the dump the filter was typed for
 };

@@ -9,6 +9,8 @@
 #include "ui/util/figure_text.h"
 #include "ui/util/op_names.h"
 #include "ui/views/log2_histogram_plot.h"
+#include "ui/util/theme.h"
+#include <iterator>
 
 namespace dlui {
 
@@ -19,8 +21,6 @@ QString fileName(const QString& path) { return path.section(QLatin1Char('/'), -1
 
 QString num(double v) { return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'g', 6); }
 
-const QColor kPalette[] = {QColor(0x1f, 0x77, 0xb4), QColor(0x2c, 0xa0, 0x2c), QColor(0x8c, 0x56, 0x4b),
-                           QColor(0x17, 0xbe, 0xcf), QColor(0x7f, 0x7f, 0x7f)};
 
 }  // namespace
 
@@ -92,7 +92,7 @@ void TensorPanel::plotOp(quint32 op, quint32 selected) {
         dl::Log2Histogram hist;
         if (!ix->histogram(ix->tensors[ti], hist)) continue;
         const bool sel = ti == selected;
-        const QColor c = sel ? QColor(0xd6, 0x27, 0x28) : kPalette[palette % 5];
+        const QColor c = theme::forBackground(sel ? theme::kSeriesSelected : theme::kSeries[palette % std::size(theme::kSeries)], this->palette());
         const QString name = QString::fromStdString(ix->tensorLabel(ix->tensors[ti])) + (sel ? tr(" (selected)") : QString());
         if (m_plot->addSeries(name, hist, QPen(c, sel ? 2.2 : 1.4)) && !sel) ++palette;
     }

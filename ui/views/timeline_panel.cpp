@@ -2,102 +2,68 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QHBoxLayout>
-#include <QLabel>
-#include <QSignalBlocker>
-#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "ui/models/dump_session.h"
 #include "ui/util/background_task.h"
 #include "ui/views/state_legend.h"
+#include "ui/views/timeline_toolbar.h"
 #include "ui/views/timeline_widget.h"
 
 namespace dlui {
 
 TimelinePanel::TimelinePanel(DumpSession* session, QWidget* parent)
-    : QWidget(parent), m_session(session), m_widget(new TimelineWidget(this)), m_iteration(new QComboBox(this)),
-      m_align(new QCheckBox(tr("Align rank clocks"), this)), m_perStream(new QCheckBox(tr("Lane per stream"), this)),
-      m_info(new QLabel(this)), m_builder(new BackgroundTask(this)) {
+    : QWidget(parent), m_session(session), m_bar(new TimelineToolbar(this)), m_widget(new TimelineWidget(this)),
+      m_perStream(new QCheckBox(tr("Lane per stream"), this)), m_builder(new BackgroundTask(this)) {
     setObjectName(QStringLiteral("timelinePanel"));
-    m_align->setChecked(true);
-    m_align->setToolTip(tr("Shift each rank by the clock offset the analysis estimated from Send/Receive pairs"));
-    m_iteration->setSizeAdjustPolicy(QComboBox::AdjustToContents);   // "5 (first overflow)" at most
-    m_iteration->setToolTip(tr("Iteration shown on the timeline"));
-    auto* fit = new QToolButton(this);
-    fit->setText(tr("Show all"));
-    fit->setToolTip(tr("Show the whole iteration (0)"));
-    // Two short rows rather than one wide one, so the panel fits a laptop screen beside the docks:
-    // the controls, then what is shown (elided when narrow) and the legend.
-    auto* bar = new QHBoxLayout;
-    bar->setContentsMargins(6, 4, 6, 0);
-    bar->addWidget(new QLabel(tr("Iteration:"), this));
-    bar->addWidget(m_iteration);
-    bar->addWidget(m_align);
-    bar->addWidget(m_perStream);
-    bar->addWidget(fit);
-    bar->addStretch(1);
-    m_info->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    m_info->setMinimumWidth(40);
-    auto* bar2 = new QHBoxLayout;
-    bar2->setContentsMargins(6, 0, 6, 2);
-    bar2->addWidget(m_info, 1);
-    bar2->addWidget(makeStateLegend(StatePalette::overflow(), this));
+    m_bar->addControl(m_perStream);
+    m_bar->addLegend(makeStateLegend(StatePalette::overflow(), this));
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
-    lay->addLayout(bar);
-    lay->addLayout(bar2);
+    lay->addWidget(m_bar);
     lay->addWidget(m_widget, 1);
+    m_widget->setCompareHook([this] { return m_session->canCompare(); },
+                             [this](quint32 tensor) { m_session->requestCompare(tensor); });
 
     connect(m_session, &DumpSession::dumpChanged, this, &TimelinePanel::onDumpChanged);
     connect(m_session, &DumpSession::selectionChanged, this, [this](quint32 op, quint32) { onSelection(op); });
-    connect(m_iteration, &QComboBox::currentIndexChanged, this, &TimelinePanel::rebuild);
-    connect(m_align, &QCheckBox::toggled, this, &TimelinePanel::rebuild);
+    connect(m_bar, &TimelineToolbar::optionsChanged, this, &TimelinePanel::rebuild);
     connect(m_perStream, &QCheckBox::toggled, this, &TimelinePanel::rebuild);
-    connect(fit, &QToolButton::clicked, m_widget, &TimelineWidget::fitAll);
+    connect(m_bar, &TimelineToolbar::fitRequested, m_widget, &TimelineWidget::fitAll);
     connect(m_widget, &TimelineWidget::opClicked, m_session, [this](quint32 op) { m_session->select(op); });
     connect(m_widget, &TimelineWidget::selectionCleared, m_session, &DumpSession::clearSelection);
+    connect(m_widget, &TimelineWidget::areaChanged, this, &TimelinePanel::updateStatus);
 }
 
 void TimelinePanel::onDumpChanged() {
-    QSignalBlocker block(m_iteration);
-    m_iteration->clear();
     const dl::DumpIndex* ix = m_session->index();
+    m_matches.clear();
     if (!ix) {
+        m_bar->clearIterations();
         m_building = false;
         m_shown.reset();
         m_data.reset();
         m_widget->setTimeline(nullptr, nullptr, nullptr, nullptr);
+        updateStatus();
         return;
     }
-    m_iteration->addItem(tr("All"), QVariant());
     const dl::AnalysisResult* a = m_session->analysis();
-    int pick = 0;
-    for (std::uint32_t it : ix->iterations()) {
-        const bool bad = a && a->firstBadIteration && *a->firstBadIteration == it;
-        m_iteration->addItem(bad ? tr("%1 (first overflow)").arg(it) : QString::number(it), QVariant::fromValue(it));
-        if (bad || pick == 0) pick = m_iteration->count() - 1;  // first iteration, or the first bad one
-    }
-    m_iteration->setCurrentIndex(pick);
+    // The first bad iteration, else the first iteration (row 1, after "All").
+    m_bar->setIterations(ix->iterations(), a ? a->firstBadIteration : std::nullopt, tr("first overflow"), false, 1);
     rebuild();
 }
 
 void TimelinePanel::rebuild() {
     LoadedDumpPtr dump = m_session->dump();
     if (!dump || !dump->index || !dump->states) return;
-    dl::TimelineOptions opt;
-    const QVariant v = m_iteration->currentData();
-    if (v.isValid()) opt.iteration = v.value<std::uint32_t>();
-    opt.alignClocks = m_align->isChecked();
+    dl::TimelineOptions opt = m_bar->options();
     opt.perStream = m_perStream->isChecked();
     m_building = true;
-    m_info->setText(tr("Building the timeline…"));
+    m_bar->setInfo(tr("Building the timeline…"));
     // The job holds the dump, so the index it reads outlives a newer dump being opened meanwhile.
     m_builder->start([this, dump, opt](std::stop_token stop, const BackgroundTask::Post& post) {
-        dl::TimelineOptions o = opt;
-        o.stop = stop;
-        auto data = std::make_shared<const dl::TimelineData>(dl::buildTimeline(*dump->index, dump->analysis.get(), *dump->states, o));
+        auto data = buildRunTimeline(*dump, *dump->states, opt, stop);
         if (data->cancelled) return;   // superseded by a newer build, which posts instead
         post([this, dump, data] {
             if (dump == m_session->dump()) onBuilt(dump, data);
@@ -110,13 +76,31 @@ void TimelinePanel::onBuilt(LoadedDumpPtr dump, std::shared_ptr<const dl::Timeli
     m_shown = std::move(dump);   // keeps the index the widget points into alive
     m_data = std::move(data);
     m_widget->setTimeline(m_data, m_shown->index.get(), m_shown->states.get(), m_shown->analysis.get());
+    m_widget->setMatches(m_matches);
     QString info = m_data->base == dl::TimeBase::Timestamps ? tr("%1 ops on dump timestamps").arg(m_data->opsShown)
                                                             : tr("%1 ops in execution order (no timestamps)").arg(m_data->opsShown);
+    if (m_data->anyInferredEnd) info += tr(", durations inferred (no end times)");
     if (m_data->opsWithoutTime) info += tr(", %1 without a timestamp not shown").arg(m_data->opsWithoutTime);
-    m_info->setText(info);
-    m_info->setToolTip(info);   // clipped when the panel is narrow
+    m_bar->setInfo(info);
+    updateStatus();
     if (m_session->currentOp() != dl::kNoIndex) onSelection(m_session->currentOp());
     emit timelineBuilt();
+}
+
+void TimelinePanel::setMatches(std::vector<quint32> ops) {
+    m_matches = std::move(ops);
+    m_widget->setMatches(m_matches);
+    updateStatus();
+}
+
+bool TimelinePanel::gotoMatch(bool backward) { return m_widget->gotoMatch(backward); }
+
+void TimelinePanel::updateStatus() {
+    QStringList parts;
+    if (!m_matches.empty())
+        parts << tr("%L1 matching ops on this timeline (Enter / F3: next, Shift: previous)").arg(m_widget->matchOrder().size());
+    if (m_widget->hasArea()) parts << m_widget->areaText();
+    m_bar->setStatus(parts.join(QStringLiteral(" · ")));
 }
 
 void TimelinePanel::onSelection(quint32 op) {
@@ -129,9 +113,10 @@ void TimelinePanel::onSelection(quint32 op) {
     std::size_t lane = 0, item = 0;
     if (m_data && !m_data->locate(op, lane, item)) {
         // The op lives in another iteration: switch to it (rebuild selects it).
-        const int i = m_iteration->findData(QVariant::fromValue(ix->ops[op].iteration));
-        if (i >= 0 && i != m_iteration->currentIndex()) {
-            m_iteration->setCurrentIndex(i);
+        QComboBox* it = m_bar->iterationChoice();
+        const int i = it->findData(QVariant::fromValue(ix->ops[op].iteration));
+        if (i >= 0 && i != it->currentIndex()) {
+            it->setCurrentIndex(i);
             return;
         }
     }

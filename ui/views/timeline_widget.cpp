@@ -11,12 +11,14 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "core/analysis/tensor_anomaly.h"
 #include "ui/util/figure_text.h"
 #include "ui/util/op_names.h"
 #include "ui/util/state_colors.h"
 #include "ui/util/theme.h"
+#include "ui/views/op_context_menu.h"
 
 namespace dlui {
 
@@ -29,6 +31,16 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
     setMinimumHeight(130);   // overview, ruler and three lanes
     setAttribute(Qt::WA_OpaquePaintEvent);
+    m_painter.setColors(theme::ViewColors::fromPalette(palette()));
+    m_painter.setFoldable(true);
+}
+
+void TimelineWidget::changeEvent(QEvent* e) {
+    if (e->type() == QEvent::PaletteChange || e->type() == QEvent::ApplicationPaletteChange || e->type() == QEvent::StyleChange) {
+        m_painter.setColors(theme::ViewColors::fromPalette(palette()));
+        update();
+    }
+    QWidget::changeEvent(e);
 }
 
 void TimelineWidget::setTimeline(std::shared_ptr<const dl::TimelineData> data, const dl::DumpIndex* index,
@@ -40,8 +52,122 @@ void TimelineWidget::setTimeline(std::shared_ptr<const dl::TimelineData> data, c
     m_painter.setData(std::move(data), index);
     m_state.hoveredOp = kNone;
     m_state.rangeActive = false;
+    m_state.areaActive = false;
     m_state.scrollY = 0;
+    m_matchOrder.clear();
     changed();
+    emit areaChanged();
+}
+
+void TimelineWidget::setMatches(const std::vector<quint32>& ops) {
+    m_painter.setMatches(ops);
+    m_matchOrder.clear();
+    const dl::TimelineData* d = m_painter.data();
+    if (d) {
+        std::vector<std::tuple<std::int64_t, std::size_t, quint32>> order;
+        for (quint32 op : ops) {
+            std::size_t lane = 0, item = 0;
+            if (d->locate(op, lane, item)) order.emplace_back(d->lanes[lane].items[item].start, lane, op);
+        }
+        std::sort(order.begin(), order.end());
+        order.erase(std::unique(order.begin(), order.end()), order.end());
+        for (const auto& [t, lane, op] : order) m_matchOrder.push_back(op);
+    }
+    update();
+}
+
+bool TimelineWidget::gotoMatch(bool backward) {
+    const dl::TimelineData* d = m_painter.data();
+    if (!d || m_matchOrder.empty()) return false;
+    // Where we are: the selected op (by its start and lane), else the view's centre.
+    std::int64_t t = m_vp.origin() + static_cast<std::int64_t>(std::llround((m_vp.from() + m_vp.to()) / 2));
+    std::size_t laneHere = backward ? d->lanes.size() : 0;
+    quint32 here = kNone;
+    std::size_t lane = 0, item = 0;
+    if (m_state.selectedOp != kNone && d->locate(m_state.selectedOp, lane, item)) {
+        t = d->lanes[lane].items[item].start;
+        laneHere = lane;
+        here = m_state.selectedOp;
+    }
+    const auto key = [d](quint32 op) {
+        std::size_t l = 0, i = 0;
+        d->locate(op, l, i);
+        return std::make_tuple(d->lanes[l].items[i].start, l, op);
+    };
+    const auto at = std::make_tuple(t, laneHere, here == kNone ? (backward ? kNone : 0u) : here);
+    quint32 pick = kNone;
+    if (!backward) {
+        auto it = std::upper_bound(m_matchOrder.begin(), m_matchOrder.end(), at,
+                                   [&](const auto& v, quint32 op) { return v < key(op); });
+        pick = it == m_matchOrder.end() ? m_matchOrder.front() : *it;   // wraps around
+    } else {
+        auto it = std::lower_bound(m_matchOrder.begin(), m_matchOrder.end(), at,
+                                   [&](quint32 op, const auto& v) { return key(op) < v; });
+        pick = it == m_matchOrder.begin() ? m_matchOrder.back() : *(it - 1);
+    }
+    m_state.selectedOp = pick;
+    if (d->locate(pick, lane, item)) {
+        const auto& x = d->lanes[lane].items[item];
+        m_vp.pan((relTime(x.start) + relTime(x.end)) / 2 - (m_vp.from() + m_vp.to()) / 2);   // centred
+        ensureLaneVisible(lane);
+    }
+    changed();
+    emit opClicked(pick);
+    return true;
+}
+
+void TimelineWidget::selectArea(int laneFrom, int laneTo, double from, double to) {
+    m_state.areaActive = true;
+    m_state.areaLaneFrom = std::min(laneFrom, laneTo);
+    m_state.areaLaneTo = std::max(laneFrom, laneTo);
+    m_state.areaFrom = std::min(from, to);
+    m_state.areaTo = std::max(from, to);
+    update();
+    emit areaChanged();
+}
+
+void TimelineWidget::clearArea() {
+    if (!m_state.areaActive) return;
+    m_state.areaActive = false;
+    update();
+    emit areaChanged();
+}
+
+dl::TimelineAreaSummary TimelineWidget::areaSummary() const {
+    const dl::TimelineData* d = m_painter.data();
+    if (!d || !m_index || !m_state.areaActive) return {};
+    // Window times are relative to the viewport origin (t0 of the data): the same base.
+    const double shift = static_cast<double>(m_vp.origin() - d->t0);
+    return d->summarizeArea(*m_index, static_cast<std::size_t>(m_state.areaLaneFrom), static_cast<std::size_t>(m_state.areaLaneTo),
+                            m_state.areaFrom + shift, m_state.areaTo + shift);
+}
+
+QString TimelineWidget::areaText() const {
+    if (!m_state.areaActive) return {};
+    const dl::TimelineAreaSummary s = areaSummary();
+    const dl::TimelineData* d = m_painter.data();
+    QString text = tr("Area: %L1 ops · %L2 tensors").arg(s.ops).arg(s.tensors);
+    const double span = m_state.areaTo - m_state.areaFrom;
+    text += tr(" · %1 → %2 (%3)").arg(m_painter.timeText(m_state.areaFrom), m_painter.timeText(m_state.areaTo),
+                                     d && d->base == dl::TimeBase::ExecutionOrder ? tr("%L1 positions").arg(std::llround(span))
+                                                                                   : QString::fromStdString(dl::formatTimeOffset(span)));
+    QStringList states;
+    for (int k = dl::kOpStateCount - 1; k >= 0; --k)
+        if (s.states[std::size_t(k)]) states << QStringLiteral("%L1 %2").arg(s.states[std::size_t(k)]).arg(m_painter.palette().name(dl::OpState(k)));
+    if (!states.isEmpty()) text += QStringLiteral(" · ") + states.join(QStringLiteral(", "));
+    return text;
+}
+
+void TimelineWidget::setStageCollapsed(int stage, bool collapsed) {
+    m_painter.setStageCollapsed(stage, collapsed);
+    scrollBy(0);   // the content may have shrunk under the scroll position
+    update();
+}
+
+void TimelineWidget::copySelection() {
+    if (m_state.areaActive) QGuiApplication::clipboard()->setText(areaText());
+    else if (m_index && m_state.selectedOp < m_index->ops.size())
+        QGuiApplication::clipboard()->setText(opNames(*m_index, m_index->ops[m_state.selectedOp]).shortName);
 }
 
 void TimelineWidget::setPalette(const StatePalette* palette) {
@@ -92,6 +218,7 @@ void TimelineWidget::clearSelection() {
     m_state.selectedOp = kNone;
     m_state.rangeActive = false;
     changed();
+    clearArea();
 }
 
 QRect TimelineWidget::visibleLanesRect() const {
@@ -189,17 +316,30 @@ QString TimelineWidget::tooltipFor(quint32 op) const {
     const int stage = m_analysis ? m_analysis->stages.stageOf(o.rank) : -1;
     text += tr("rank %1 · stage %2 · iteration %3 · exec #%4")
                 .arg(o.rank).arg(stage < 0 ? QStringLiteral("?") : QString::number(stage)).arg(o.iteration).arg(o.execPos);
-    // Times as the ruler shows them: from the start of this timeline, never absolute epoch values.
+    // Times as the ruler shows them: from the view's origin, never absolute epoch values.
     std::size_t lane = 0, item = 0;
     const dl::TimelineData* d = m_painter.data();
-    if (d && d->base == dl::TimeBase::Timestamps && d->locate(op, lane, item)) {
+    if (d && d->locate(op, lane, item)) {
         const dl::TimelineItem& it = d->lanes[lane].items[item];
-        text += tr("<br>at %1 from the timeline start").arg(QString::fromStdString(dl::formatTimeOffset(relTime(it.start))));
-        if (it.end > it.start) text += tr(" · duration %1").arg(QString::fromStdString(dl::formatTimeOffset(double(it.end - it.start))));
+        if (d->base == dl::TimeBase::Timestamps) {
+            text += tr("<br>at %1").arg(m_painter.timeText(relTime(it.start)));
+            const QString dur = QString::fromStdString(dl::formatTimeOffset(double(it.end - it.start)));
+            if (it.inferredEnd && it.endCapped)
+                text += tr(" · duration at most %1 <i>(inferred: the dump has no end times; the gap to the next op on this lane "
+                           "is much longer than usual, so the rest is drawn as idle)</i>").arg(dur);
+            else if (it.inferredEnd && it.end > it.start)
+                text += tr(" · duration %1 <i>(inferred: the dump has no end times, so up to the next op on this lane)</i>").arg(dur);
+            else if (it.inferredEnd)
+                text += tr(" · <i>no duration: the dump has no end times and no op follows on this lane</i>");
+            else
+                text += tr(" · duration %1").arg(dur);
+        } else {
+            text += tr("<br>position %1 in the execution order (no timestamps)").arg(m_painter.timeText(relTime(it.start)));
+        }
     }
     if (m_states && op < m_states->op.size())
         text += tr("<br>state: <span style='color:%1'><b>%2</b></span>")
-                    .arg(m_painter.palette().color(m_states->op[op]).darker(130).name(),
+                    .arg(theme::forBackground(m_painter.palette().color(m_states->op[op]).darker(115), palette()).name(),
                          m_painter.palette().name(m_states->op[op]));
     for (quint32 t = o.firstTensor; t < o.firstTensor + o.tensorCount && t < m_index->tensors.size(); ++t) {
         const dl::TensorRecord& tr_ = m_index->tensors[t];
@@ -248,6 +388,11 @@ void TimelineWidget::keyPressEvent(QKeyEvent* e) {
         case Qt::Key_0:
         case Qt::Key_Home: fitAll(); break;
         case Qt::Key_Backspace: undoZoom(); break;
+        case Qt::Key_F3: gotoMatch(e->modifiers() & Qt::ShiftModifier); break;
+        case Qt::Key_C:
+            if (!(e->modifiers() & Qt::ControlModifier)) { QWidget::keyPressEvent(e); return; }
+            copySelection();
+            break;
         case Qt::Key_Escape:
             clearSelection();
             emit selectionCleared();
@@ -263,9 +408,26 @@ void TimelineWidget::mousePressEvent(QMouseEvent* e) {
     m_pressFrom = m_vp.from();
     m_moved = false;
     const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
+    const bool onRuler = TimelinePainter::rulerRect(rect()).contains(e->pos());
     if (TimelinePainter::overviewRect(rect()).contains(e->pos())) {
         m_drag = Drag::Overview;
         mouseMoveEvent(e);
+    } else if (e->button() == Qt::LeftButton && (onRuler || (e->modifiers() & Qt::ControlModifier))) {
+        // An area: a drag on the ruler spans every lane, Ctrl+drag the lanes it crosses.
+        m_drag = Drag::Area;
+        m_areaOnRuler = onRuler;
+        const double t = axis.toTime(e->pos().x());
+        const QRect r = rect();
+        const int lane = onRuler ? 0 : std::max(0, m_painter.laneNear(r, e->pos().y(), m_state.scrollY, true));
+        m_state.areaActive = true;
+        m_state.areaFrom = m_state.areaTo = t;
+        m_state.areaLaneFrom = m_state.areaLaneTo = lane;
+        updateArea(e->pos());
+    } else if (e->pos().x() < TimelinePainter::kLabelWidth && e->button() == Qt::LeftButton &&
+               m_painter.headerAt(rect(), e->pos().y(), m_state.scrollY) != TimelinePainter::kNoHeader) {
+        const int stage = m_painter.headerAt(rect(), e->pos().y(), m_state.scrollY);
+        setStageCollapsed(stage, !m_painter.isStageCollapsed(stage));
+        m_drag = Drag::None;
     } else if (e->button() == Qt::RightButton || (e->modifiers() & Qt::ShiftModifier)) {
         m_drag = Drag::Range;
         m_state.rangeActive = true;
@@ -290,6 +452,8 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* e) {
     } else if (m_drag == Drag::Range) {
         m_state.rangeTo = TimelinePainter::axisFor(r, m_vp).toTime(e->pos().x());
         update();
+    } else if (m_drag == Drag::Area) {
+        updateArea(e->pos());
     } else {
         const quint32 op = opAt(e->pos());
         if (op != m_state.hoveredOp) {
@@ -299,9 +463,30 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* e) {
     }
 }
 
+void TimelineWidget::updateArea(const QPoint& pos) {
+    const QRect r = rect();
+    m_state.areaTo = TimelinePainter::axisFor(r, m_vp).toTime(pos.x());
+    if (m_areaOnRuler) {
+        m_state.areaLaneFrom = 0;
+        m_state.areaLaneTo = std::max(0, static_cast<int>(timeline() ? timeline()->lanes.size() : 1) - 1);
+    } else {
+        const int startLane = m_painter.laneNear(r, m_pressPos.y(), m_state.scrollY, true);
+        const bool down = pos.y() >= m_pressPos.y();
+        const int endLane = m_painter.laneNear(r, pos.y(), m_state.scrollY, !down);
+        m_state.areaLaneFrom = std::max(0, std::min(startLane, endLane));
+        m_state.areaLaneTo = std::max(0, std::max(startLane, endLane));
+    }
+    update();
+}
+
 void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
     const Drag drag = m_drag;
     m_drag = Drag::None;
+    if (drag == Drag::Area) {
+        if (m_moved) selectArea(m_state.areaLaneFrom, m_state.areaLaneTo, m_state.areaFrom, m_state.areaTo);
+        else clearArea();
+        return;
+    }
     if (drag == Drag::Range) {
         m_state.rangeActive = false;
         if (m_moved) m_vp.zoomTo(m_state.rangeFrom, m_state.rangeTo);
@@ -318,13 +503,31 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
     }
 }
 
+void TimelineWidget::fillOpMenu(QMenu& menu, quint32 op) {
+    if (!m_index || op >= m_index->ops.size()) return;
+    OpMenuHooks hooks;
+    if (m_compare && m_compareAvailable && m_compareAvailable()) hooks.compareTensor = m_compare;
+    // Its flows as "Go to" entries: the Send's Receive (or the Receive's Send), the group's members.
+    if (const dl::TimelineData* d = m_painter.data()) {
+        for (const dl::TimelineFlow& f : d->flowsFor(op)) {
+            const quint32 other = f.fromOp == op ? f.toOp : f.fromOp;
+            const QString what = f.collective ? tr("collective member") : f.fromOp == op ? tr("its Receive") : tr("its Send");
+            hooks.goTo.emplace_back(tr("Go to %1: %2 (rank %3)").arg(what, opNames(*m_index, m_index->ops[other]).shortName)
+                                        .arg(m_index->ops[other].rank), other);
+        }
+    }
+    hooks.goToOp = [this](quint32 target) {
+        selectOp(target);
+        emit opClicked(target);
+    };
+    dlui::fillOpMenu(menu, this, *m_index, op, dl::kNoIndex, hooks);
+}
+
 void TimelineWidget::showOpMenu(const QPoint& pos, const QPoint& globalPos) {
     const quint32 op = opAt(pos);
     if (op == kNone || !m_index || op >= m_index->ops.size()) return;
-    const OpNames names = opNames(*m_index, m_index->ops[op]);
     QMenu menu(this);
-    menu.addAction(tr("Copy full name"), this, [full = names.full] { QGuiApplication::clipboard()->setText(full); });
-    menu.addAction(tr("Copy short name"), this, [s = names.shortName] { QGuiApplication::clipboard()->setText(s); });
+    fillOpMenu(menu, op);
     menu.exec(globalPos);
 }
 

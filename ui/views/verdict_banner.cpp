@@ -1,5 +1,6 @@
 #include "ui/views/verdict_banner.h"
 
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -29,8 +30,8 @@ VerdictBanner::VerdictBanner(DumpSession* session, QWidget* parent)
 QString VerdictBanner::text() const { return m_label->text(); }
 
 void VerdictBanner::setTone(const theme::Tone& tone) {
-    setStyleSheet(QStringLiteral("#verdictBanner{background:%1;border:1px solid %2;border-radius:4px}")
-                      .arg(theme::css(tone.background), theme::css(tone.border)));
+    // The application palette: a styled frame's own palette() holds its last tone, not the theme.
+    setStyleSheet(theme::toneStyle(QStringLiteral("verdictBanner"), tone, QGuiApplication::palette()));
 }
 
 void VerdictBanner::jumpToOrigin() {
