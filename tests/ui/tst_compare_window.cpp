@@ -140,6 +140,14 @@ private slots:
         QCOMPARE(model->index(first, CompareTableModel::Class).data().toString(), QStringLiteral("nonfinite"));
         QCOMPARE(model->index(first, CompareTableModel::Class).data(Qt::DecorationRole).value<QColor>(),
                  verdictColor(dl::Verdict::NonFinite));
+        // Run A's tensor there holds +Inf: its Max reads inf (the finite max alone would hide it),
+        // run B's stays the finite figure of its own stats.
+        const dl::TensorPair& pair = core.alignment.tensors[std::size_t(core.firstDivergence)];
+        const dl::TensorStats sa = s->indexA()->stats(s->indexA()->tensors[pair.a]);
+        const dl::TensorStats sb = s->indexB()->stats(s->indexB()->tensors[pair.b]);
+        QVERIFY(sa.posInfCount > 0 && sb.infCount() == 0 && sb.nanCount == 0);
+        QCOMPARE(model->index(first, CompareTableModel::MaxA).data().toString(), QStringLiteral("inf"));
+        QCOMPARE(model->index(first, CompareTableModel::MaxB).data().toString(), QString::number(sb.max, 'g', 6));
         // The class filter shows exactly the rows of one class, for each class.
         QComboBox* filter = m_cw->table()->classFilter();
         QCOMPARE(filter->count(), 1 + dl::kVerdictCount);

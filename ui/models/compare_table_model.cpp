@@ -7,6 +7,7 @@
 
 #include "core/analysis/tensor_anomaly.h"
 #include "ui/models/compare_session.h"
+#include "ui/util/figure_text.h"
 #include "ui/util/state_colors.h"
 
 namespace dlui {
@@ -85,12 +86,13 @@ QString CompareTableModel::text(std::uint32_t row, int column) const {
             return m.shapeMismatch ? s + tr(" ≠ B") : s;
         }
         case DType: return ta.dtype == tb.dtype ? dtype(ta) : dtype(ta) + QStringLiteral(" / ") + dtype(tb);
-        case MaxA: return stat(sa, dl::stat::Max, sa.max);
-        case MaxB: return stat(sb, dl::stat::Max, sb.max);
-        case MinA: return stat(sa, dl::stat::Min, sa.min);
-        case MinB: return stat(sb, dl::stat::Min, sb.min);
-        case MeanA: return stat(sa, dl::stat::Mean, sa.mean);
-        case MeanB: return stat(sb, dl::stat::Mean, sb.mean);
+        // Shown figures count infinities, as in the main window's table (core/query/stat_figures.h).
+        case MaxA: return figureText(sa, dl::StatFigure::Max);
+        case MaxB: return figureText(sb, dl::StatFigure::Max);
+        case MinA: return figureText(sa, dl::StatFigure::Min);
+        case MinB: return figureText(sb, dl::StatFigure::Min);
+        case MeanA: return figureText(sa, dl::StatFigure::Mean);
+        case MeanB: return figureText(sb, dl::StatFigure::Mean);
         case L2A: return stat(sa, dl::stat::L2, sa.l2);
         case L2B: return stat(sb, dl::stat::L2, sb.l2);
         case Cosine: return num(m.cosine);

@@ -6,6 +6,7 @@
 
 #include "core/analysis/tensor_anomaly.h"
 #include "ui/models/compare_session.h"
+#include "ui/util/figure_text.h"
 #include "ui/util/state_colors.h"
 #include "ui/views/log2_histogram_plot.h"
 
@@ -91,9 +92,10 @@ void CompareTensorPanel::show() {
                         "<th align=right style='color:%2'>B</th></tr>").arg(kRunA.name(), kRunB.name());
     h += row(tr("dtype"), QString::fromLatin1(dl::dtypeName(ta.dtype).data()), QString::fromLatin1(dl::dtypeName(tb.dtype).data()));
     h += row(tr("shape"), shapeText(a, ta), shapeText(b, tb));
-    h += row(tr("max"), statCell(sa, dl::stat::Max, sa.max), statCell(sb, dl::stat::Max, sb.max));
-    h += row(tr("min"), statCell(sa, dl::stat::Min, sa.min), statCell(sb, dl::stat::Min, sb.min));
-    h += row(tr("mean"), statCell(sa, dl::stat::Mean, sa.mean), statCell(sb, dl::stat::Mean, sb.mean));
+    // Shown figures count infinities (a tensor holding +Inf peaks at inf), as in the main window.
+    for (const auto& [label, f] : {std::pair(tr("max"), dl::StatFigure::Max), std::pair(tr("min"), dl::StatFigure::Min),
+                                   std::pair(tr("mean"), dl::StatFigure::Mean)})
+        h += row(label, figureText(sa, f), figureText(sb, f));
     h += row(tr("L2 norm"), statCell(sa, dl::stat::L2, sa.l2), statCell(sb, dl::stat::L2, sb.l2));
     h += row(tr("NaN / Inf"), tr("%1 / %2").arg(sa.nanCount).arg(sa.infCount()), tr("%1 / %2").arg(sb.nanCount).arg(sb.infCount()));
     h += QStringLiteral("</table>");
