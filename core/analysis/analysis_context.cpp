@@ -26,7 +26,7 @@ bool AnalysisContext::carriesBad(std::uint32_t s) const {
 OverflowPoint AnalysisContext::point(std::uint32_t op) const {
     OverflowPoint p;
     const OpRecord& o = index.ops[op];
-    const OpState& st = ops[op];
+    const OpFindings& st = ops[op];
     p.op = op;
     p.tensor = st.badTensor;
     p.kind = st.kind;

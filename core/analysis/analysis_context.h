@@ -12,7 +12,9 @@
 
 namespace dl {
 
-struct OpState {
+// What the analysis found of one op (not dl::OpState, the view state in core/query/op_state.h:
+// one name for two types broke std::vector<OpState> across translation units).
+struct OpFindings {
     AnomalyKind kind = AnomalyKind::None;   // strongest output anomaly, else Opdebug when a record names the op
     std::uint32_t badTensor = kNoIndex;     // first anomalous output
     bool inputBad = false, outputBad = false, opdebug = false, inputsDumped = false, weak = false;
@@ -22,7 +24,7 @@ struct OpState {
 
 struct AnalysisContext {
     const DumpIndex& index;
-    std::vector<OpState> ops;
+    std::vector<OpFindings> ops;
     std::vector<CommOp> comm;
     CommMatch match;
     StageMap stages;

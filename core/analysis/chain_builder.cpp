@@ -124,7 +124,7 @@ struct Builder {
     }
     // A collective passes on bad data its own rank put in (or, inputs not dumped, came out bad).
     bool collectiveCarries(std::uint32_t i) const {
-        const OpState& s = ctx.ops[i];
+        const OpFindings& s = ctx.ops[i];
         return s.inputBad || (s.outputBad && !s.inputsDumped);
     }
 
@@ -479,7 +479,7 @@ std::vector<ChainStep> buildChain(const AnalysisContext& ctx, const OverflowPoin
             const auto [rb, re] = b.rangeOf(rank, it);
             std::uint32_t seed = kNoIndex;
             for (std::uint32_t i = rb; i < re && seed == kNoIndex; ++i) {
-                const OpState& s = ctx.ops[i];
+                const OpFindings& s = ctx.ops[i];
                 if (!s.anomalous() || s.comm == CommKind::Receive || (isCollective(s.comm) && !b.collectiveCarries(i))) continue;
                 seed = i;
             }

@@ -40,7 +40,7 @@ void proveCarriedSaturation(AnalysisContext& ctx, const std::vector<std::pair<st
         ro.saturatingFp16 = true;
         const ReplayResult r = replayFromIndex(ctx.index, op, tensor, ro);
         if (!r.available || r.results.size() < 3 || r.results[2].maxAbsUnrounded < 65520.0) continue;
-        OpState& st = ctx.ops[op];
+        OpFindings& st = ctx.ops[op];
         if (!st.anomalous()) ++res.anomalousOps;
         ++res.anomalousTensors;
         // Counted as near the limit while it looked carried; proven saturated, it is not.
@@ -61,7 +61,7 @@ void proveCarriedSaturation(AnalysisContext& ctx, const std::vector<std::pair<st
 // One pass over all tensors: op states, counts and near-limit candidates. False when stopped.
 bool classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResult& res) {
     const DumpIndex& idx = ctx.index;
-    ctx.ops.assign(idx.ops.size(), OpState{});
+    ctx.ops.assign(idx.ops.size(), OpFindings{});
     std::vector<TensorAnomaly> anomalies;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> suspects;  // (op, output) at 65504 fed by 65504
     for (const CommOp& c : ctx.comm) ctx.ops[c.op].comm = c.kind;
@@ -71,7 +71,7 @@ bool classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResul
             if (opt.stop.stop_requested()) return false;
         }
         const OpRecord& o = idx.ops[i];
-        OpState& st = ctx.ops[i];
+        OpFindings& st = ctx.ops[i];
         if (o.firstTensor + std::uint64_t(o.tensorCount) > idx.tensors.size()) {
             res.warnings.push_back("op " + idx.strings.str(o.name) + " points past the tensor table; skipped");
             continue;
@@ -186,7 +186,7 @@ void judgePersistence(const DumpIndex& idx, AnalysisResult& res) {
 // Origin rule: an output (or an Opdebug record) out of range while every input is in range.
 // Receives never originate; a collective only when no member's input was bad.
 bool isOriginCandidate(const AnalysisContext& ctx, std::uint32_t i, bool& blind) {
-    const OpState& st = ctx.ops[i];
+    const OpFindings& st = ctx.ops[i];
     blind = false;
     if (!st.anomalous() || st.inputBad || st.comm == CommKind::Receive) return false;
     if (isCollective(st.comm) && ctx.match.group[i] >= 0)

@@ -54,7 +54,8 @@ std::vector<DumpFile> dumpFiles(const DumpIndex& idx, std::string& error) {
     auto add = [&](const fs::path& dir) {
         DumpFile f;
         f.dir = dir;
-        for (std::string_view part : splitPath(dir.string())) {
+        const std::string dirText = dir.string();   // the parts are views into it
+        for (std::string_view part : splitPath(dirText)) {
             if (auto r = rankFromFolderName(part)) f.rank = *r;
             if (auto s = stepFromFolderName(part)) f.step = *s;
         }

@@ -20,6 +20,8 @@ struct DumpLocation {
 };
 
 std::vector<std::string_view> splitPath(std::string_view path);
+// The parts are views into the argument: a temporary string would leave them dangling.
+std::vector<std::string_view> splitPath(std::string&&) = delete;
 // `dirs` are the folder names from the filesystem root down to the file's folder.
 DumpLocation locateDumpFolder(const std::vector<std::string_view>& dirs);
 // "rank_3" -> 3, "device_1" -> 1, msprobe "rank3" -> 3 and "rank" (not distributed) -> 0; nullopt otherwise.
