@@ -17,6 +17,7 @@
 #include "core/demo/demo_dumps.h"
 #include "core/index/dump_indexer.h"
 #include "core/io/npy_writer.h"
+#include "tests/core/cli_run.h"
 #include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -24,23 +25,8 @@ using namespace dl;
 
 namespace {
 
-struct CliRun {
-    int code = -1;   // exit code; 124 when `timeout` had to stop it
-    std::string output;
-};
-
-// The CLI under `timeout`: a hang fails the test instead of blocking it.
-CliRun runCli(const std::string& args) {
-    const std::string cmd = "timeout 30 " + std::string(DUMPLENS_CLI_PATH) + " " + args + " 2>&1";
-    CliRun r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (!p) return r;
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) r.output.append(buf, n);
-    const int status = ::pclose(p);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return r;
-}
+using dltest::CliRun;
+using dltest::runCli;
 
 std::vector<std::pair<std::string, std::string>> warningsOf(const DumpIndex& idx) {
     std::vector<std::pair<std::string, std::string>> w;

@@ -15,6 +15,7 @@
 #include "core/index/index_file.h"
 #include "core/io/npy_writer.h"
 #include "core/util/printable.h"
+#include "tests/core/cli_run.h"
 #include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -48,22 +49,8 @@ TEST(Printable, PiecesSplitInsideAC1ControlAreJoined) {
 
 namespace {
 
-struct CliRun {
-    int code = -1;
-    std::string output;
-};
-
-CliRun runCli(const std::string& args) {
-    const std::string cmd = "timeout 60 " + std::string(DUMPLENS_CLI_PATH) + " " + args + " 2>&1";
-    CliRun r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (!p) return r;
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) r.output.append(buf, n);
-    const int status = ::pclose(p);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return r;
-}
+using dltest::CliRun;
+CliRun runCli(const std::string& args) { return dltest::runCli(args, 60); }
 
 std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 
