@@ -10,7 +10,8 @@
 #include <sys/wait.h>
 
 #include "core/demo/demo_dumps.h"
-#include "temp_dir.h"
+#include "tests/core/cli_run.h"
+#include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
 using dltest::TempDir;
@@ -18,23 +19,10 @@ using dltest::writeFile;
 
 namespace {
 
-struct CliRun {
-    int status = -1;
-    std::string out;
-};
+using dltest::CliRun;
 
-CliRun cli(const std::string& args) {
-    CliRun r;
-    const std::string cmd = std::string(DUMPLENS_CLI_PATH) + " " + args + " 2>/dev/null";
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return r;
-    std::array<char, 4096> buf{};
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    const int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
-}
+// stdout only: the JSON must parse on its own.
+CliRun cli(const std::string& args) { return dltest::runCli(args, 60, "2>/dev/null"); }
 
 std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
@@ -63,14 +51,14 @@ struct PartlyUnreadable {
 TEST(NoData, EmptyFolderIsNoDataWithExitStatus2) {
     TempDir d;
     const CliRun j = cli("analyze " + q(d.path) + " --json --no-cache");
-    EXPECT_EQ(j.status, 2);
-    const auto doc = nlohmann::json::parse(j.out);
+    EXPECT_EQ(j.code, 2);
+    const auto doc = nlohmann::json::parse(j.output);
     EXPECT_EQ(doc["verdict"], "no_data");
     EXPECT_EQ(doc["first_overflow"], nullptr);
     const CliRun t = cli("analyze " + q(d.path) + " --no-cache");
-    EXPECT_EQ(t.status, 2);
-    EXPECT_NE(t.out.find("No data: nothing readable in"), std::string::npos) << t.out;
-    EXPECT_EQ(t.out.find("clean"), std::string::npos) << t.out;
+    EXPECT_EQ(t.code, 2);
+    EXPECT_NE(t.output.find("No data: nothing readable in"), std::string::npos) << t.output;
+    EXPECT_EQ(t.output.find("clean"), std::string::npos) << t.output;
 }
 
 TEST(NoData, JunkFilesAreNoDataAndNamed) {
@@ -80,8 +68,8 @@ TEST(NoData, JunkFilesAreNoDataAndNamed) {
     writeFile(d.path / "junk.npy", std::string(200, '\x7f'));
     writeFile(d.path / "notes.txt", "hello");
     const CliRun j = cli("analyze " + q(d.path) + " --json --no-cache");
-    EXPECT_EQ(j.status, 2);
-    const auto doc = nlohmann::json::parse(j.out);
+    EXPECT_EQ(j.code, 2);
+    const auto doc = nlohmann::json::parse(j.output);
     EXPECT_EQ(doc["verdict"], "no_data");
     // Every unreadable npy is named with a reason.
     std::size_t named = 0;
@@ -99,8 +87,8 @@ TEST(NoData, PartlyUnreadableCleanRunSaysHowMuchWasRead) {
     PartlyUnreadable d;
     ASSERT_EQ(d.emptied.size(), 3u);
     const CliRun j = cli("analyze " + q(d.dir.path) + " --json --no-cache");
-    EXPECT_EQ(j.status, 0);
-    const auto doc = nlohmann::json::parse(j.out);
+    EXPECT_EQ(j.code, 0);
+    const auto doc = nlohmann::json::parse(j.output);
     EXPECT_EQ(doc["verdict"], "clean");
     EXPECT_GE(doc["unreadable_files"].get<int>(), 3);
     for (const std::string& e : d.emptied) {
@@ -110,11 +98,11 @@ TEST(NoData, PartlyUnreadableCleanRunSaysHowMuchWasRead) {
         EXPECT_TRUE(listed) << e << " not in " << doc["warnings"];
     }
     // Same index warnings as `index --json`.
-    const auto idx = nlohmann::json::parse(cli("index " + q(d.dir.path) + " --json --no-cache").out);
+    const auto idx = nlohmann::json::parse(cli("index " + q(d.dir.path) + " --json --no-cache").output);
     std::size_t fileWarnings = 0;
     for (const auto& w : doc["warnings"]) fileWarnings += w["path"].is_string();
     EXPECT_EQ(fileWarnings, idx["warnings"].size());
     const CliRun t = cli("analyze " + q(d.dir.path) + " --no-cache");
-    EXPECT_NE(t.out.find("Verdict: clean among"), std::string::npos) << t.out;
-    EXPECT_NE(t.out.find("file(s) could not be read"), std::string::npos) << t.out;
+    EXPECT_NE(t.output.find("Verdict: clean among"), std::string::npos) << t.output;
+    EXPECT_NE(t.output.find("file(s) could not be read"), std::string::npos) << t.output;
 }
