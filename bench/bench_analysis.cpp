@@ -4,7 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include "core/analysis/overflow_analyzer.h"
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 
 namespace {
 

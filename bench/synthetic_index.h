@@ -3,7 +3,7 @@
 // index without writing a dump: cache reopening, merging, analysis, rendering.
 #include <string>
 
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 
 namespace dl {
 

@@ -8,7 +8,7 @@
 
 #include "core/analysis/analysis_result.h"
 #include "core/analysis/comm_matcher.h"
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 
 namespace dl {
 

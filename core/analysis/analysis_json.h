@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/analysis_result.h"
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 
 namespace dl {
 

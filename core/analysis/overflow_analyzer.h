@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/analysis/analysis_result.h"
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 #include "core/util/progress.h"
 
 namespace dl {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/compare/run_aligner.h"
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 
 namespace dl {
 

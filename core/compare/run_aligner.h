@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 
 namespace dl {
 

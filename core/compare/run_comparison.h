@@ -17,7 +17,7 @@
 #include "core/compare/run_aligner.h"
 #include "core/compare/tensor_metrics.h"
 #include "core/compare/tensor_verdict.h"
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 #include "core/util/progress.h"
 
 namespace dl {

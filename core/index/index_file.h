@@ -3,7 +3,7 @@
 // everything that needs no tensor data. Written by `dumplens-cli index -o`, `merge` and the MPI job.
 #include <string>
 
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 #include "core/index/dump_indexer.h"
 
 namespace dl {

@@ -2,7 +2,7 @@
 // Human and JSON renderings of an index, shared by the CLI and the GUI's status line.
 #include <string>
 
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 #include "core/index/dump_indexer.h"
 
 namespace dl {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 #include "core/index/dump_scanner.h"
 #include "core/index/stats_job.h"
 

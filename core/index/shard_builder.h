@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 #include "core/index/dump_scanner.h"
 #include "core/index/stats_job.h"
 #include "core/io/dump_file_name.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 #include "core/index/dump_layout.h"
 #include "core/index/dump_scanner.h"
 #include "core/io/dump_file_name.h"

@@ -3,7 +3,7 @@
 // may come from a cluster), and what to tell the user when that path is not reachable here.
 #include <string>
 
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 
 namespace dl {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 #include "core/stats/tensor_stats.h"
 #include "core/util/dtype.h"
 

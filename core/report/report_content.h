@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/analysis/analysis_result.h"
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 
 namespace dl {
 

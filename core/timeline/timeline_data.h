@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/analysis/analysis_result.h"
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 #include "core/query/op_state.h"
 #include "core/timeline/timeline_lod.h"
 #include "core/util/progress.h"

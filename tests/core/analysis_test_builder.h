@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 #include "core/io/npy_writer.h"
 #include "core/util/half.h"
 

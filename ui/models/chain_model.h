@@ -4,7 +4,7 @@
 #include <QAbstractTableModel>
 
 #include "core/analysis/analysis_result.h"
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 
 namespace dlui {
 

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "core/analysis/analysis_result.h"
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 #include "core/query/op_state.h"
 #include "core/report/report_content.h"
 #include "core/timeline/timeline_data.h"

@@ -6,7 +6,7 @@
 #include <QStringList>
 
 #include "core/analysis/analysis_result.h"
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 #include "core/index/dump_indexer.h"
 #include "core/query/op_state.h"
 

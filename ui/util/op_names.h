@@ -4,7 +4,7 @@
 // tooltip and "Copy full name".
 #include <QString>
 
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 #include "core/util/op_name.h"
 
 namespace dlui {

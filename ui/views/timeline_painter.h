@@ -11,7 +11,7 @@
 #include <set>
 #include <vector>
 
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 #include "core/timeline/time_axis.h"
 #include "core/timeline/timeline_data.h"
 #include "core/timeline/timeline_viewport.h"

@@ -1,4 +1,4 @@
-#include "core/index/string_pool.h"
+#include "core/model/string_pool.h"
 
 #include <functional>
 

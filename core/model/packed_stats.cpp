@@ -1,4 +1,4 @@
-#include "core/index/packed_stats.h"
+#include "core/model/packed_stats.h"
 
 #include <algorithm>
 #include <cmath>

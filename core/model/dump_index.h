@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/index/packed_stats.h"
-#include "core/index/string_pool.h"
+#include "core/model/packed_stats.h"
+#include "core/model/string_pool.h"
 #include "core/stats/log2_histogram.h"
 #include "core/stats/tensor_stats.h"
 #include "core/util/dtype.h"

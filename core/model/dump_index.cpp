@@ -1,4 +1,4 @@
-#include "core/index/dump_index.h"
+#include "core/model/dump_index.h"
 
 #include <algorithm>
 #include <map>
