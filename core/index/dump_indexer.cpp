@@ -17,6 +17,7 @@
 #include "core/index/index_file.h"
 #include "core/index/index_serializer.h"
 #include "core/index/index_summary.h"
+#include "core/index/readers/format_reader.h"
 #include "core/index/shard_builder.h"
 #include "core/util/huge_pages.h"
 
@@ -224,7 +225,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
                 if (options.stop.stop_requested()) return;
                 Shard& s = *jobs[i].shard;
                 const StatsJob& job = s.builder->jobs()[jobs[i].job];
-                StatsJobResult r = runStatsJob(job, s.builder->jobName(job), scratch);
+                StatsJobResult r = job.reader->run(job, scratch);   // one virtual call per file
                 s.builder->applyJob(job, std::move(r));  // each job fills its own draft: no lock needed
                 const auto fd = ++filesDone;
                 const auto bd = bytesDone += job.fileSize;

@@ -1,5 +1,6 @@
 #include "core/index/index_summary.h"
 
+#include "core/index/readers/reader_registry.h"
 #include "core/util/printable.h"
 
 #include <fmt/format.h>
@@ -10,16 +11,8 @@
 namespace dl {
 
 std::string_view dumpFormatName(DumpFormat f) {
-    switch (f) {
-    case DumpFormat::MindSporeNpy: return "MindSpore npy";
-    case DumpFormat::MindSporeStatsOnly: return "MindSpore statistic.csv";
-    case DumpFormat::MindSporeBin: return "MindSpore <=1.2 bin";
-    case DumpFormat::CannRaw: return "CANN raw";
-    case DumpFormat::Msprobe: return "msprobe";
-    case DumpFormat::PlainNpy: return "plain npy";
-    case DumpFormat::Unknown: break;
-    }
-    return "unknown";
+    const FormatReader* r = readerFor(f);
+    return r ? r->name : "unknown";
 }
 
 static std::string humanBytes(std::uint64_t b) {

@@ -1,34 +1,27 @@
 #pragma once
 // One unit of statistics work: a tensor file whose header is read and whose payload is streamed
 // through the statistics kernel. Jobs run on worker threads; each fills only its own result.
+// How a job is read is up to the reader that queued it (core/index/readers/).
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "core/io/dump_file_name.h"
+#include "core/model/dump_index.h"
 #include "core/stats/log2_histogram.h"
 #include "core/stats/tensor_stats.h"
 
 namespace dl {
 
-enum class StatsJobKind : std::uint8_t {
-    Npy = 0,   // .npy: header, then statistics of the payload
-    RawBin,    // <=1.2 .bin: raw bytes, dtype and shape from the name
-    CannRaw,   // raw CANN dump: protobuf header, several tensors (parts)
-    LinkedNpy, // .npy named by a msprobe dump.json entry (result goes to that tensor)
-    LinkedTorch, // torch.save .pt named by a msprobe dump.json entry (PyTorch)
-};
+class ShardReader;
 
-// Jobs whose result goes to a tensor a msprobe dump.json names (not to a file-name draft).
-inline bool isLinkedJob(StatsJobKind k) { return k == StatsJobKind::LinkedNpy || k == StatsJobKind::LinkedTorch; }
-
+// Queued by a reader while it scans a shard; run and applied by the same reader (one virtual
+// call each per job, never per element).
 struct StatsJob {
-    std::uint32_t draft = 0;     // index of the tensor draft (or raw file) to fill
+    std::uint32_t draft = 0;     // the reader's own slot for it (a tensor draft, a raw file, ...)
     std::string absPath;
     std::uint64_t fileSize = 0;
     DType hint = DType::Unknown; // dtype from the name, resolves bf16 void descrs
-    StatsJobKind kind = StatsJobKind::Npy;
-    bool rawBin = false;         // same as kind RawBin (kept for callers that set it directly)
+    ShardReader* reader = nullptr;
 };
 
 // One tensor of a multi-tensor file (CANN raw).
@@ -60,8 +53,5 @@ struct StatsJobResult {
     std::vector<StatsJobPart> parts;          // CannRaw: inputs then outputs
     std::vector<std::string> notes;           // file-level remarks (trailing bytes, ...)
 };
-
-// Runs one job: reads the npy header (or takes the .bin name's metadata) and computes statistics.
-StatsJobResult runStatsJob(const StatsJob& job, const DumpFileName& name, std::vector<std::uint8_t>& scratch);
 
 }  // namespace dl

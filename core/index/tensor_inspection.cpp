@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/index/readers/tensor_file_job.h"
 #include "core/util/half.h"
 
 namespace dl {
@@ -24,13 +25,13 @@ bool inspectTensorFile(const std::string& path, TensorInspection& out, std::stri
     job.absPath = path;
     job.fileSize = fs::file_size(path, ec);
     job.hint = out.name.dtype;
-    job.rawBin = out.name.kind == DumpFileKind::MindSporeBin;
-    if (!job.rawBin && !base.ends_with(".npy")) {
+    const bool rawBin = out.name.kind == DumpFileKind::MindSporeBin;
+    if (!rawBin && !base.ends_with(".npy")) {
         error = "'" + path + "' is neither a .npy file nor a MindSpore <=1.2 .bin tensor";
         return false;
     }
     std::vector<std::uint8_t> scratch;
-    out.data = runStatsJob(job, out.name, scratch);
+    out.data = rawBin ? runRawBinJob(job, out.name) : runTensorFileJob(job, TensorHeader::Npy, scratch);
     if (!out.data.ok) {
         error = path + ": " + out.data.error;
         return false;

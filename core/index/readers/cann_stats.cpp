@@ -1,4 +1,4 @@
-#include "core/index/cann_stats.h"
+#include "core/index/readers/cann_stats.h"
 #include "core/io/regular_file.h"
 
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "core/index/stats_job.h"
+#include "core/index/readers/tensor_file_job.h"
 #include "core/io/regular_file.h"
 
 #include <fcntl.h>
@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core/index/cann_stats.h"
 #include "core/io/npy_file.h"
 #include "core/io/torch_file.h"
 #include "core/stats/stats_accumulator.h"
@@ -56,18 +55,10 @@ bool binJob(const StatsJob& job, const DumpFileName& name, StatsJobResult& r) {
 
 }  // namespace
 
-StatsJobResult runStatsJob(const StatsJob& job, const DumpFileName& name, std::vector<std::uint8_t>& scratch) {
+StatsJobResult runTensorFileJob(const StatsJob& job, TensorHeader header, std::vector<std::uint8_t>& scratch) {
     StatsJobResult r;
-    if (job.kind == StatsJobKind::RawBin || job.rawBin) {
-        r.ok = binJob(job, name, r);
-        return r;
-    }
-    if (job.kind == StatsJobKind::CannRaw) {
-        runCannRawJob(job, scratch, r);
-        return r;
-    }
     // .npy and torch .pt differ only in their header; both give the payload's offset, dtype and shape.
-    const bool torch = job.kind == StatsJobKind::LinkedTorch;
+    const bool torch = header == TensorHeader::Torch;
     NpyHeader h;
     if (job.fileSize <= kSmallFile) {
         if (!readSmallFile(job.absPath, job.fileSize, scratch, r.error)) return r;
@@ -102,6 +93,12 @@ StatsJobResult runStatsJob(const StatsJob& job, const DumpFileName& name, std::v
         r.ok = computeFileStats(job.absPath.c_str(), h.dataOffset, h.dataBytes, h.dtype, h.bigEndian, r.stats,
                                 r.hist, r.error);
     }
+    return r;
+}
+
+StatsJobResult runRawBinJob(const StatsJob& job, const DumpFileName& name) {
+    StatsJobResult r;
+    r.ok = binJob(job, name, r);
     return r;
 }
 

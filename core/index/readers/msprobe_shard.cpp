@@ -1,4 +1,4 @@
-#include "core/index/msprobe_shard.h"
+#include "core/index/readers/msprobe_shard.h"
 #include "core/util/read_file.h"
 
 #include <algorithm>
@@ -194,7 +194,7 @@ void MsprobeShard::readDir(const std::string& rootAbs, const Dir& dir, const std
                     const bool npy = mt.dataName.ends_with(".npy"), pt = mt.dataName.ends_with(".pt");
                     if (npy || pt) {
                         jobs.push_back({std::uint32_t(m_linked.size()), rootAbs + "/" + f->second->rel, f->second->size,
-                                        mt.dtype, npy ? StatsJobKind::LinkedNpy : StatsJobKind::LinkedTorch});
+                                        mt.dtype});
                         m_linked.push_back({std::uint32_t(out.tensors.size()), f->second->rel, {}});
                     } else {
                         t.flags |= ListedOnly;  // an unknown payload format: figures from dump.json

@@ -16,7 +16,7 @@ namespace dl {
 class MsprobeShard {
 public:
     // Reads the msprobe folders among `files` into `out` (ops and tensors appended) and queues a
-    // LinkedNpy / LinkedTorch job per saved .npy / .pt tensor.
+    // job per saved .npy / .pt tensor (its reader is set by the caller).
     void collect(const std::string& rootAbs, const std::vector<const ScannedFile*>& files, DumpIndex& out,
                  std::vector<StatsJob>& jobs, std::vector<IndexWarning>& warnings);
     bool found() const { return !m_dirs.empty(); }

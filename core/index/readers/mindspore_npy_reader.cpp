@@ -1,0 +1,30 @@
+// MindSpore .npy tensor files (docs/formats.md 1.3, 1.4): one tensor per file, its op, ids, io and
+// slot in the name, also msaccucmp's converted .npy (shape instead of format in the name).
+#include "core/index/readers/tensor_file_reader.h"
+
+namespace dl {
+namespace {
+
+class MindSporeNpyReader final : public TensorFileReader {
+public:
+    using TensorFileReader::TensorFileReader;
+
+    bool addFile(const ScannedFile& f, const DumpFileName& name) override {
+        if (name.kind != DumpFileKind::MindSporeNpy && name.kind != DumpFileKind::ConvertedNpy) return false;
+        s.addTensorFile(f, name, DumpFormat::MindSporeNpy, this);
+        return true;
+    }
+    StatsJobResult run(const StatsJob& job, std::vector<std::uint8_t>& scratch) const override {
+        return runTensorFileJob(job, TensorHeader::Npy, scratch);
+    }
+};
+
+}  // namespace
+
+// Its rank's format is the shard's guess from the tensors it found (ShardSources::fillRankInfo).
+extern const FormatReader kMindSporeNpyReader{DumpFormat::MindSporeNpy, "MindSpore npy", false,
+                                              [](ShardContext& s) -> std::unique_ptr<ShardReader> {
+                                                  return std::make_unique<MindSporeNpyReader>(s);
+                                              }};
+
+}  // namespace dl

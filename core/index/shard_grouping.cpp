@@ -1,0 +1,146 @@
+#include "core/index/shard_context.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "core/util/huge_pages.h"
+
+// The drafts of a shard into op executions: done once all jobs were applied.
+namespace dl {
+
+void ShardContext::groupDrafts() {
+    out.tensors.reserve(out.tensors.size() + drafts.size());
+    adviseHugePages(out.tensors.data(), out.tensors.capacity() * sizeof(TensorRecord));
+    table = {};  // the lookup is done: free it before the records grow
+    // Each key string once into the index; ranks by text let the folder sorts compare ids.
+    toOut.resize(keys.size());
+    for (StrId i = 0; i < keys.size(); ++i) toOut[i] = out.strings.intern(keys.view(i));
+    std::vector<StrId> byText(keys.size());
+    for (StrId i = 0; i < keys.size(); ++i) byText[i] = i;
+    std::sort(byText.begin(), byText.end(), [&](StrId a, StrId b) { return keys.view(a) < keys.view(b); });
+    textRank.resize(keys.size());
+    for (std::uint32_t r = 0; r < byText.size(); ++r) textRank[byText[r]] = r;
+    // Drafts by folder, by counting (no vector per folder growing row by row).
+    std::vector<std::uint32_t> start(folders.size() + 1, 0), ids(drafts.size());
+    for (const Draft& d : drafts) ++start[d.folder + 1];
+    for (std::size_t f = 0; f < folders.size(); ++f) start[f + 1] += start[f];
+    {
+        std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
+        for (std::uint32_t i = 0; i < drafts.size(); ++i) ids[fill[drafts[i].folder]++] = i;
+    }
+    out.ops.reserve(out.ops.size() + drafts.size() / 2);
+    adviseHugePages(out.ops.data(), out.ops.capacity() * sizeof(OpRecord));
+    for (std::uint32_t f = 0; f < folders.size(); ++f)
+        if (start[f + 1] > start[f]) {
+            std::vector<std::uint32_t> folderIds(ids.begin() + start[f], ids.begin() + start[f + 1]);
+            emitFolder(f, folderIds);
+        }
+}
+
+std::uint32_t ShardContext::addTensor(const Draft& d, std::uint32_t opIndex) {
+    TensorRecord t;
+    t.op = opIndex;
+    t.io = d.io;
+    t.slot = d.slot;
+    t.format = toOut[d.format];
+    t.timestampUs = d.timestampUs;
+    t.origDtype = d.origDtype;
+    const std::vector<std::int64_t>* shape = nullptr;
+    const FileSide* fs = d.file.get();
+    if (d.hasFile && !fs->readError && fs->data.ok) {
+        const auto& r = fs->data;
+        t.flags |= HasData | r.flags;
+        if (r.bigEndian) t.flags |= BigEndian;
+        if (r.fortranOrder) t.flags |= FortranOrder;
+        t.file = out.strings.intern(fs->fileRel);
+        t.dtype = r.dtype;
+        t.dataOffset = r.dataOffset;
+        t.dataBytes = r.dataBytes;
+        out.setStats(t, r.stats);
+        if (!r.hist.empty()) {
+            t.histOffset = std::uint32_t(out.histBytes.size());
+            out.histBytes.insert(out.histBytes.end(), r.hist.begin(), r.hist.end());
+            t.flags |= HasHistogram;
+        }
+        shape = &r.shape;
+    } else {
+        if (d.hasFile) {
+            t.file = out.strings.intern(fs->fileRel);
+            t.flags |= ReadError;
+        }
+        t.dtype = d.csvDtype;
+        if (!d.hasCsv) out.setStats(t, TensorStats{});
+        else if (d.csvWide) out.setStats(t, csvWide[d.csvStats.count]);
+        else t.packedStats = d.csvStats;  // packed once when the row was read, exactly as setStats would
+    }
+    if (d.hasCsv) t.flags |= HasCsvStats;
+    if (t.origDtype == DType::Unknown) t.origDtype = t.dtype;
+    if (fs) {
+        t.fileSize = fs->fileSize;
+        t.fileStamp = fs->stamp;
+    }
+    if (!shape && d.csvHasShape && !(t.flags & HasData)) {
+        t.shapeOffset = std::uint32_t(out.dims.size());
+        t.ndim = d.csvNdim;
+        out.dims.insert(out.dims.end(), csvDims.begin() + d.csvDims, csvDims.begin() + d.csvDims + d.csvNdim);
+    } else if (shape) {
+        t.shapeOffset = std::uint32_t(out.dims.size());
+        t.ndim = std::uint8_t(std::min<std::size_t>(shape->size(), 255));
+        out.dims.insert(out.dims.end(), shape->begin(), shape->begin() + t.ndim);
+        if (t.flags & DeviceFormat) {  // the original shape follows the stored one
+            const auto& o = fs->data.origShape;
+            t.origNdim = std::uint8_t(std::min<std::size_t>(o.size(), 255));
+            out.dims.insert(out.dims.end(), o.begin(), o.begin() + t.origNdim);
+        }
+    }
+    out.tensors.push_back(t);
+    return std::uint32_t(out.tensors.size() - 1);
+}
+
+// Groups the folder's tensors into op executions: same (type, name, task, stream), ordered by
+// time, a new execution whenever an (io, slot) repeats. MindSpore-written files carry a fresh
+// timestamp per tensor while CANN shares one per execution; this rule handles both.
+void ShardContext::emitFolder(std::uint32_t folderId, std::vector<std::uint32_t>& ids) {
+    const FolderInfo& folder = folders[folderId];
+    std::sort(ids.begin(), ids.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const Draft &x = drafts[a], &y = drafts[b];
+        return std::tie(textRank[x.opType], textRank[x.opName], x.taskId, x.streamId, x.timestampUs, x.io, x.slot) <
+               std::tie(textRank[y.opType], textRank[y.opName], y.taskId, y.streamId, y.timestampUs, y.io, y.slot);
+    });
+    const StrId net = out.strings.intern(folder.loc.net);
+    const auto opsBegin = out.ops.size();
+    std::size_t i = 0;
+    while (i < ids.size()) {
+        const Draft& head = drafts[ids[i]];
+        OpRecord op;
+        op.type = toOut[head.opType];
+        op.name = toOut[head.opName];
+        op.rank = folder.loc.rank.value_or(0);
+        op.graph = folder.loc.graph;
+        op.iteration = folder.loc.iteration.value_or(0);
+        op.net = net;
+        op.taskId = head.taskId;
+        op.streamId = head.streamId;
+        op.startUs = head.timestampUs;
+        op.endUs = head.timestampUs;
+        op.firstTensor = std::uint32_t(out.tensors.size());
+        const auto opIndex = std::uint32_t(out.ops.size());
+        seen.clear();  // (io, slot) pairs of this execution: a handful, a linear scan is enough
+        for (; i < ids.size(); ++i) {
+            const Draft& d = drafts[ids[i]];
+            const auto ioSlot = std::uint32_t(d.io) << 16 | d.slot;
+            if (d.opType != head.opType || d.opName != head.opName || d.taskId != head.taskId ||
+                d.streamId != head.streamId || std::find(seen.begin(), seen.end(), ioSlot) != seen.end())
+                break;
+            seen.push_back(ioSlot);
+            addTensor(d, opIndex);
+            op.startUs = std::min(op.startUs, d.timestampUs);
+            op.endUs = std::max(op.endUs, d.timestampUs);
+        }
+        op.tensorCount = std::uint32_t(out.tensors.size()) - op.firstTensor;
+        out.ops.push_back(op);
+    }
+    sources.orderOps(folder, out, opsBegin, out.ops.size());
+}
+
+}  // namespace dl
