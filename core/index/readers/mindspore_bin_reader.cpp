@@ -1,4 +1,4 @@
-// MindSpore <=1.2 synchronous dumps (docs/formats.md 1.12): headerless .bin tensor files whose
+// MindSpore <=1.2 synchronous dumps (docs/formats.md 1.3): headerless .bin tensor files whose
 // name gives op, io, slot, shape, dtype and format.
 #include <unordered_map>
 

@@ -1,4 +1,4 @@
-// MindSpore .npy tensor files (docs/formats.md 1.3, 1.4): one tensor per file, its op, ids, io and
+// MindSpore .npy tensor files (docs/formats.md 1.4, 1.5): one tensor per file, its op, ids, io and
 // slot in the name, also msaccucmp's converted .npy (shape instead of format in the name).
 #include "core/index/readers/tensor_file_reader.h"
 

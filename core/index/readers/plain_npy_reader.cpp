@@ -1,4 +1,4 @@
-// A user's own np.save dump (docs/formats.md 6): a folder of .npy files that follow no dump
+// A user's own np.save dump (docs/formats.md 8.1): a folder of .npy files that follow no dump
 // grammar, one op per file, ordered by modification time.
 #include <algorithm>
 #include <string>

@@ -1,4 +1,4 @@
-// statistic.csv (docs/formats.md 1.5): one draft per row, the row's figures packed into it. A
+// statistic.csv (docs/formats.md 1.6): one draft per row, the row's figures packed into it. A
 // statistics-only dump holds millions of rows and no tensor files; next to .npy files the rows
 // give the figures of tensors whose files were not written.
 #include <algorithm>
