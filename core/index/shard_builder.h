@@ -15,9 +15,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/model/dump_index.h"
 #include "core/index/dump_scanner.h"
 #include "core/index/stats_job.h"
+#include "core/model/dump_index.h"
 
 namespace dl {
 
@@ -36,7 +36,7 @@ public:
     bool scan(const std::vector<const ScannedFile*>& files, std::stop_token stop = {});
     // Each job names the reader that runs it: `job.reader->run(job, scratch)` on any thread.
     std::vector<StatsJob>& jobs();
-    void applyJob(const StatsJob& job, StatsJobResult&& result);   // worker thread, the job's own slot
+    void applyJob(const StatsJob& job, StatsJobResult&& result);  // worker thread, the job's own slot
     std::size_t reusedFiles() const;
     // Writers whose files this shard held (valid after scan).
     std::set<DumpFormat> formats() const;

@@ -1,3 +1,4 @@
+// The drafts of a shard into op executions (ShardContext::groupDrafts), once every job was applied.
 #include "core/index/shard_context.h"
 
 #include <algorithm>
@@ -5,7 +6,6 @@
 
 #include "core/util/huge_pages.h"
 
-// The drafts of a shard into op executions: done once all jobs were applied.
 namespace dl {
 
 void ShardContext::groupDrafts() {

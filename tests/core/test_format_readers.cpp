@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "tests/core/temp_dir.h"
 #include "core/index/dump_indexer.h"
 #include "core/index/dump_scanner.h"
 #include "core/index/index_summary.h"
@@ -20,6 +19,7 @@
 #include "core/index/shard_builder.h"
 #include "core/io/npy_writer.h"
 #include "core/stats/stats_accumulator.h"
+#include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace dl;
@@ -30,13 +30,15 @@ namespace {
 // is listed here, and the tests below then fail until the table has its reader.
 bool isFormat(DumpFormat f) {
     switch (f) {
-    case DumpFormat::Unknown: return false;
-    case DumpFormat::MindSporeNpy:
-    case DumpFormat::MindSporeStatsOnly:
-    case DumpFormat::MindSporeBin:
-    case DumpFormat::CannRaw:
-    case DumpFormat::Msprobe:
-    case DumpFormat::PlainNpy: return true;
+        case DumpFormat::Unknown:
+            return false;
+        case DumpFormat::MindSporeNpy:
+        case DumpFormat::MindSporeStatsOnly:
+        case DumpFormat::MindSporeBin:
+        case DumpFormat::CannRaw:
+        case DumpFormat::Msprobe:
+        case DumpFormat::PlainNpy:
+            return true;
     }
     return false;  // a value outside the enumerators
 }
@@ -156,7 +158,7 @@ TEST(FormatReaders, ReaderAddedInATestIndexesItsFormat) {
     const fs::path it = dir.path / "Net/0/0";
     const std::vector<float> values = {0.5f, -3.25f, 70000.0f, 2.0f, 0.0f};
     writeFloats(it / "logits.f32le", values);
-    dltest::writeFile(it / "torn.f32le", std::string("\x01\x02\x03", 3));   // not whole floats
+    dltest::writeFile(it / "torn.f32le", std::string("\x01\x02\x03", 3));  // not whole floats
     std::string payload, error;
     ASSERT_TRUE(encodeFloats({1.0f, 2.0f}, DType::Float16, payload, error)) << error;
     ASSERT_TRUE(writeNpyFile((it / "Add.Add-op1.1.1.100.output.0.DefaultFormat.npy").string(), DType::Float16, {2},

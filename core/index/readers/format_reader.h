@@ -80,7 +80,7 @@ public:
 // One row of the reader table: what the format is called and how to read it in a shard.
 struct FormatReader {
     DumpFormat format = DumpFormat::Unknown;
-    std::string_view name;            // as the index summary prints it ("CANN raw")
+    std::string_view name;  // as the index summary prints it ("CANN raw")
     // A folder holding this format names its rank's format, over the guess the shard makes from
     // the tensors it found (MindSpore npy / bin / statistic.csv).
     bool namesRankFormat = false;

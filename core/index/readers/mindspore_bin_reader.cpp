@@ -28,9 +28,8 @@ private:
 }  // namespace
 
 // Its rank's format is the shard's guess from the tensors it found (ShardSources::fillRankInfo).
-extern const FormatReader kMindSporeBinReader{DumpFormat::MindSporeBin, "MindSpore <=1.2 bin", false,
-                                              [](ShardContext& s) -> std::unique_ptr<ShardReader> {
-                                                  return std::make_unique<MindSporeBinReader>(s);
-                                              }};
+extern const FormatReader kMindSporeBinReader{
+    DumpFormat::MindSporeBin, "MindSpore <=1.2 bin", false,
+    [](ShardContext& s) -> std::unique_ptr<ShardReader> { return std::make_unique<MindSporeBinReader>(s); }};
 
 }  // namespace dl

@@ -22,9 +22,8 @@ public:
 }  // namespace
 
 // Its rank's format is the shard's guess from the tensors it found (ShardSources::fillRankInfo).
-extern const FormatReader kMindSporeNpyReader{DumpFormat::MindSporeNpy, "MindSpore npy", false,
-                                              [](ShardContext& s) -> std::unique_ptr<ShardReader> {
-                                                  return std::make_unique<MindSporeNpyReader>(s);
-                                              }};
+extern const FormatReader kMindSporeNpyReader{
+    DumpFormat::MindSporeNpy, "MindSpore npy", false,
+    [](ShardContext& s) -> std::unique_ptr<ShardReader> { return std::make_unique<MindSporeNpyReader>(s); }};
 
 }  // namespace dl

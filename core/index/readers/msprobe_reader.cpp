@@ -1,8 +1,8 @@
 // msprobe dumps (docs/formats.md 3): a folder-level format. Every folder holding a dump.json is
 // read whole by MsprobeShard before the per-file pass; its saved .npy / .pt tensors are jobs.
+#include "core/index/readers/format_reader.h"
 #include "core/index/readers/msprobe_shard.h"
 #include "core/index/readers/tensor_file_job.h"
-#include "core/index/readers/format_reader.h"
 #include "core/index/shard_context.h"
 
 namespace dl {
@@ -41,9 +41,8 @@ private:
 }  // namespace
 
 // Its ranks are named by MsprobeShard::fillRankInfo (addRanks), not by its folders.
-extern const FormatReader kMsprobeReader{DumpFormat::Msprobe, "msprobe", false,
-                                         [](ShardContext& s) -> std::unique_ptr<ShardReader> {
-                                             return std::make_unique<MsprobeReader>(s);
-                                         }};
+extern const FormatReader kMsprobeReader{
+    DumpFormat::Msprobe, "msprobe", false,
+    [](ShardContext& s) -> std::unique_ptr<ShardReader> { return std::make_unique<MsprobeReader>(s); }};
 
 }  // namespace dl

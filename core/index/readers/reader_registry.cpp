@@ -4,14 +4,19 @@
 
 namespace dl {
 
-// Each defined in its reader's file. A new format: its file here and one line in each list.
-extern const FormatReader kStatisticCsvReader, kMindSporeNpyReader, kMindSporeBinReader, kCannRawReader,
-    kPlainNpyReader, kMsprobeReader;
+// Each is defined in its reader's file. A new format: its declaration here and its place in the table.
+extern const FormatReader kStatisticCsvReader;
+extern const FormatReader kMindSporeNpyReader;
+extern const FormatReader kMindSporeBinReader;
+extern const FormatReader kCannRawReader;
+extern const FormatReader kPlainNpyReader;
+extern const FormatReader kMsprobeReader;
 
 namespace {
 
 // Plain .npy takes only what no grammar matched; raw CANN results become drafts before msprobe's
 // figures are written (the order of their warnings).
+// clang-format off
 constexpr const FormatReader* kReaders[] = {
     &kStatisticCsvReader,
     &kMindSporeNpyReader,
@@ -20,6 +25,7 @@ constexpr const FormatReader* kReaders[] = {
     &kPlainNpyReader,
     &kMsprobeReader,
 };
+// clang-format on
 
 }  // namespace
 
