@@ -1,6 +1,6 @@
 #pragma once
-// Statistics of every input and output of one raw CANN dump file (docs/formats.md 2): a StatsJob of
-// kind CannRaw. Device layouts are walked without their padding where the original shape allows.
+// Statistics of every input and output of one raw CANN dump file (docs/formats.md 2): the job of
+// the CANN raw reader. Device layouts are walked without their padding where the original shape allows.
 #include <cstdint>
 #include <vector>
 
