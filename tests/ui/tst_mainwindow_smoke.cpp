@@ -6,6 +6,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QStatusTipEvent>
 #include <QTimer>
@@ -197,8 +198,14 @@ private:
         w.opTable()->flushPendingFilter();   // the empty filter applied: no match, no selection
         TimelineWidget* tw = w.timelinePanel()->timelineWidget();
         QVERIFY(tw->matchOrder().empty());
+        QAction* next = nullptr;
+        for (QAction* act : w.findChildren<QAction*>())
+            if (act->shortcut() == QKeySequence(Qt::Key_F3)) next = act;
+        QVERIFY(next);
+        QSignalSpy viaShortcut(next, &QAction::triggered);
         QTest::keyClicks(edit, name);
         QTest::keyClick(edit, Qt::Key_F3);   // at once, inside the typing delay
+        QCOMPARE(viaShortcut.count(), 1);    // the window's shortcut took it, not the field
         QVERIFY(!tw->matchOrder().empty());
         for (quint32 op : tw->matchOrder())
             QVERIFY2(QString::fromStdString(ix.strings.str(ix.ops[op].name)).contains(name, Qt::CaseInsensitive), qPrintable(name));
