@@ -12,6 +12,7 @@ deb=$(ls "$build"/dumplens_"$version"_*.deb)
 echo "== $deb"
 dpkg-deb --field "$deb" Package Version Architecture Depends Recommends
 dpkg-deb --field "$deb" Depends | grep -q 'libqt6widgets6' || { echo "Depends lacks the Qt libraries"; exit 1; }
+dpkg-deb --field "$deb" Depends | grep -q 'libqpdf29' || { echo "Depends lacks libqpdf (the report's PDF outline)"; exit 1; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

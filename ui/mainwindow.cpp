@@ -144,10 +144,18 @@ void MainWindow::setupActions() {
     m_nextMatchAction = new QAction(tr("&Next match"), this);
     m_nextMatchAction->setShortcut(QKeySequence(Qt::Key_F3));
     m_nextMatchAction->setStatusTip(tr("The next op the table filter matches, centred on the timeline"));
-    connect(m_nextMatchAction, &QAction::triggered, this, [this] { m_timeline->gotoMatch(false); });
+    // F3 is a window shortcut, so in the filter field it never reaches the field's own key
+    // handling: the text typed just before must be applied here, not after the typing delay.
+    connect(m_nextMatchAction, &QAction::triggered, this, [this] {
+        m_table->flushPendingFilter();
+        m_timeline->gotoMatch(false);
+    });
     m_prevMatchAction = new QAction(tr("&Previous match"), this);
     m_prevMatchAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F3));
-    connect(m_prevMatchAction, &QAction::triggered, this, [this] { m_timeline->gotoMatch(true); });
+    connect(m_prevMatchAction, &QAction::triggered, this, [this] {
+        m_table->flushPendingFilter();
+        m_timeline->gotoMatch(true);
+    });
     m_resetLayoutAction = new QAction(tr("&Reset layout"), this);
     m_resetLayoutAction->setStatusTip(tr("Put every panel back where it was when the app started"));
     connect(m_resetLayoutAction, &QAction::triggered, this, &MainWindow::resetLayout);

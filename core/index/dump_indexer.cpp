@@ -20,19 +20,7 @@
 #include "core/index/readers/format_reader.h"
 #include "core/index/shard_builder.h"
 #include "core/util/huge_pages.h"
-
-// The TBB on the system is not built with ThreadSanitizer, which therefore does not see the
-// fork-join edges of parallel_for (the jobs' setup before it, the results read after it) and would
-// report them as races. They are stated here; races between workers are still reported.
-#if defined(__SANITIZE_THREAD__)
-extern "C" void __tsan_acquire(void* addr);
-extern "C" void __tsan_release(void* addr);
-#define DL_FORK_JOIN_ACQUIRE(p) __tsan_acquire(p)
-#define DL_FORK_JOIN_RELEASE(p) __tsan_release(p)
-#else
-#define DL_FORK_JOIN_ACQUIRE(p) ((void)(p))
-#define DL_FORK_JOIN_RELEASE(p) ((void)(p))
-#endif
+#include "core/util/tsan_fork_join.h"
 
 namespace dl {
 namespace fs = std::filesystem;

@@ -1,7 +1,10 @@
+// msprobe dump.json: the walk over each entry's JSON (tensors, arguments, labels as msprobe's
+// compare names them), the parallel per-entry parse, and stack.json / construct.json. Entry names
+// are parsed in msprobe_entry_name.cpp, values printed in msprobe_value_text.cpp.
 #include "core/io/msprobe_dump.h"
 
-#include <charconv>
 #include "core/io/json_members.h"
+#include "core/io/msprobe_value_text.h"
 #include "core/util/read_file.h"
 
 #include <simdjson.h>
@@ -11,63 +14,22 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
-#include <cstdlib>
-
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <limits>
 #include <optional>
-#include <sstream>
 
 namespace dl {
 namespace {
 
 using simdjson::dom::element;
 using simdjson::dom::element_type;
-
-bool isDigits(std::string_view s) {
-    if (s.empty()) return false;
-    for (char c : s)
-        if (c < '0' || c > '9') return false;
-    return true;
-}
-
-// Digits to a number; a run too long for int64 (fuzzed or corrupt names) gives -1, not overflow.
-std::int64_t toInt(std::string_view s) {
-    std::int64_t v = 0;
-    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    return ec == std::errc() && p == s.data() + s.size() ? v : -1;
-}
-
-std::string join(const std::vector<std::string_view>& parts, std::size_t from, std::size_t to) {
-    std::string out;
-    for (std::size_t i = from; i < to; ++i) {
-        if (i > from) out += '.';
-        out.append(parts[i]);
-    }
-    return out;
-}
-
-// A number as msprobe writes it: JSON number, bool (bool tensors), or a rewritten NaN/Inf token.
-bool numberOf(element v, double& out) {
-    switch (v.type()) {
-    case element_type::DOUBLE: out = double(v.get_double().value_unsafe()); return true;
-    case element_type::INT64: out = double(v.get_int64().value_unsafe()); return true;
-    case element_type::UINT64: out = double(v.get_uint64().value_unsafe()); return true;
-    case element_type::BOOL: out = v.get_bool().value_unsafe() ? 1 : 0; return true;
-    case element_type::STRING: {
-        const std::string_view s = v.get_string().value_unsafe();
-        if (s == "N" || s == "NaN" || s == "nan") out = std::numeric_limits<double>::quiet_NaN();
-        else if (s == "Infnty" || s == "Infinity" || s == "inf") out = HUGE_VAL;
-        else if (s == "-Infnty" || s == "-Infinity" || s == "-inf") out = -HUGE_VAL;
-        else return false;
-        return true;
-    }
-    default: return false;
-    }
-}
+using msprobe::noneValue;
+using msprobe::numberOf;
+using msprobe::pythonShape;
+using msprobe::pythonText;
+using msprobe::pythonTypeName;
+using msprobe::textValue;
+using msprobe::valueOf;
 
 void setRange(MsprobeTensor& t, bool hasMax, double mx, bool hasMin, double mn) {
     TensorStats& s = t.stats;
@@ -80,127 +42,6 @@ void setRange(MsprobeTensor& t, bool hasMax, double mx, bool hasMin, double mn) 
         s.maxAbs = std::max(std::fabs(s.max), std::fabs(s.min));
         s.known |= stat::MaxAbs;
     }
-}
-
-// Python's str() of a JSON value (repr() inside lists and dicts, like Python prints them).
-// Rewritten NaN/Inf tokens are floats here too, as numberOf reads them.
-void pythonText(element v, std::string& out, bool nested) {
-    switch (v.type()) {
-    case element_type::INT64: out += std::to_string(v.get_int64().value_unsafe()); return;
-    case element_type::UINT64: out += std::to_string(v.get_uint64().value_unsafe()); return;
-    case element_type::DOUBLE: out += pythonFloatText(v.get_double().value_unsafe()); return;
-    case element_type::BOOL: out += v.get_bool().value_unsafe() ? "True" : "False"; return;
-    case element_type::NULL_VALUE: out += "None"; return;
-    case element_type::STRING: {
-        double d = 0;
-        if (numberOf(v, d)) {
-            out += pythonFloatText(d);
-            return;
-        }
-        const std::string_view s = v.get_string().value_unsafe();
-        if (nested) out += '\'';
-        out += s;
-        if (nested) out += '\'';
-        return;
-    }
-    case element_type::ARRAY: {
-        out += '[';
-        bool first = true;
-        const simdjson::dom::array arr = v.get_array().value_unsafe();   // named: the result temporary dies
-        for (element x : arr) {
-            if (!first) out += ", ";
-            first = false;
-            pythonText(x, out, true);
-        }
-        out += ']';
-        return;
-    }
-    case element_type::OBJECT: {
-        out += '{';
-        bool first = true;
-        const simdjson::dom::object obj = v.get_object().value_unsafe();
-        for (auto [k, x] : obj) {
-            if (!first) out += ", ";
-            first = false;
-            out += '\'';
-            out.append(k);
-            out += "': ";
-            pythonText(x, out, true);
-        }
-        out += '}';
-        return;
-    }
-    }
-}
-
-std::string pythonText(element v) {
-    std::string s;
-    pythonText(v, s, false);
-    return s;
-}
-
-// Python's type() name of a JSON value, for msprobe's "<class 'int'>" dtype of a non-tensor.
-const char* pythonTypeName(element v) {
-    double d = 0;
-    switch (v.type()) {
-    case element_type::INT64:
-    case element_type::UINT64: return "int";
-    case element_type::DOUBLE: return "float";
-    case element_type::BOOL: return "bool";
-    case element_type::NULL_VALUE: return "NoneType";
-    case element_type::STRING: return numberOf(v, d) ? "float" : "str";
-    case element_type::ARRAY: return "list";
-    case element_type::OBJECT: return "dict";
-    }
-    return "NoneType";
-}
-
-MsprobeValue valueOf(element v) {
-    MsprobeValue out;
-    double d = 0;
-    switch (v.type()) {
-    case element_type::INT64:
-    case element_type::UINT64:
-        out.kind = MsprobeValue::Kind::Int;
-        numberOf(v, out.number);
-        break;
-    case element_type::DOUBLE: out.kind = MsprobeValue::Kind::Float; numberOf(v, out.number); break;
-    case element_type::BOOL: out.kind = MsprobeValue::Kind::Bool; break;
-    case element_type::NULL_VALUE: out.kind = MsprobeValue::Kind::None; break;
-    case element_type::STRING:
-        if (numberOf(v, d)) {
-            out.kind = MsprobeValue::Kind::Float;
-            out.number = d;
-        } else {
-            out.kind = MsprobeValue::Kind::Text;
-        }
-        break;
-    default: out.kind = MsprobeValue::Kind::Text; break;
-    }
-    out.text = pythonText(v);
-    return out;
-}
-
-MsprobeValue noneValue() {
-    MsprobeValue v;
-    v.text = "None";
-    return v;
-}
-
-MsprobeValue textValue(std::string s) {
-    MsprobeValue v;
-    v.kind = MsprobeValue::Kind::Text;
-    v.text = std::move(s);
-    return v;
-}
-
-std::string pythonShape(const std::vector<std::int64_t>& shape) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i) {
-        if (i) s += ", ";
-        s += std::to_string(shape[i]);
-    }
-    return s + "]";
 }
 
 // The category msprobe's compare puts before a top-level key's nesting (read_op's
@@ -525,53 +366,6 @@ std::size_t neutralizeNonFiniteTokens(char* s, std::size_t n) {
     return rewritten;
 }
 
-void parseMsprobeEntryName(std::string_view name, MsprobeEntry& e) {
-    std::vector<std::string_view> parts;
-    for (std::size_t start = 0;;) {
-        const auto dot = name.find('.', start);
-        parts.push_back(name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
-        if (dot == std::string_view::npos) break;
-        start = dot + 1;
-    }
-    const std::size_t n = parts.size();
-    e.prefix = std::string(parts[0]);
-    auto isDir = [](std::string_view s) { return s == "forward" || s == "backward"; };
-    if (n >= 4 && isDir(parts[n - 1]) && isDigits(parts[n - 2])) {  // API
-        e.kind = MsprobeEntryKind::Api;
-        e.backward = parts[n - 1] == "backward";
-        e.callIndex = toInt(parts[n - 2]);
-        e.op = join(parts, 1, n - 2);
-    } else if (n >= 4 && isDigits(parts[n - 1]) && isDir(parts[n - 2])) {  // Module / Cell
-        e.kind = MsprobeEntryKind::Module;
-        e.backward = parts[n - 2] == "backward";
-        e.callIndex = toInt(parts[n - 1]);
-        e.op = std::string(parts[n - 3]);
-        e.modulePath = join(parts, 1, n - 3);
-    } else if (n >= 3 && parts[n - 1] == "parameters_grad") {  // msprobe's data_collector: {module}.parameters_grad
-        e.kind = MsprobeEntryKind::ParamGrad;
-        e.backward = true;
-        e.op = std::string(parts[n - 2]);
-        e.modulePath = join(parts, 1, n - 2);
-    } else if (n >= 4 && isDigits(parts[n - 1]) && parts[n - 2] == "parameters_grad") {  // older writers
-        e.kind = MsprobeEntryKind::ParamGrad;
-        e.backward = true;
-        e.callIndex = toInt(parts[n - 1]);
-        e.op = std::string(parts[n - 3]);
-        e.modulePath = join(parts, 1, n - 3);
-    } else if (n >= 3 && parts[n - 1] == "debug" && isDigits(parts[n - 2])) {  // {name}.{count}.debug
-        e.kind = MsprobeEntryKind::Debug;
-        e.callIndex = toInt(parts[n - 2]);
-        e.op = join(parts, 0, n - 2);
-    } else if (n >= 2 && isDigits(parts[n - 1])) {
-        e.kind = MsprobeEntryKind::Debug;
-        e.callIndex = toInt(parts[n - 1]);
-        e.op = join(parts, 0, n - 1);
-    } else {
-        e.kind = MsprobeEntryKind::Other;
-        e.op = std::string(name);
-    }
-}
-
 namespace {
 
 void readTopField(std::string_view key, std::string_view value, MsprobeDump& out) {
@@ -667,50 +461,9 @@ bool parseMsprobeDumpJson(std::string& text, MsprobeDump& out, std::string& erro
     return true;
 }
 
-static bool slurp(const std::string& path, std::string& text, std::string& error) {
-    return readFileText(path, text, error);
-}
-
 bool readMsprobeDumpJson(const std::string& path, MsprobeDump& out, std::string& error, bool withArguments) {
     std::string text;
-    return slurp(path, text, error) && parseMsprobeDumpJson(text, out, error, withArguments);
-}
-
-std::string pythonFloatText(double v) {
-    if (std::isnan(v)) return "nan";
-    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-    char buf[64];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-    const std::string_view sci(buf, std::size_t(r.ptr - buf));   // "-1.2345e+05"
-    const std::size_t e = sci.find('e');
-    const int exp = std::atoi(std::string(sci.substr(e + 1)).c_str());
-    if (exp < -4 || exp >= 16) return std::string(sci);           // Python's repr switches here
-    const bool neg = sci[0] == '-';
-    std::string digits;
-    for (char c : sci.substr(neg, e - neg))
-        if (c != '.') digits += c;
-    std::string out = neg ? "-" : "";
-    const int n = int(digits.size());
-    if (exp < 0) {
-        out += "0." + std::string(std::size_t(-exp - 1), '0') + digits;
-    } else if (exp >= n - 1) {
-        out += digits + std::string(std::size_t(exp - (n - 1)), '0') + ".0";
-    } else {
-        out += digits.substr(0, std::size_t(exp + 1)) + "." + digits.substr(std::size_t(exp + 1));
-    }
-    return out;
-}
-
-std::string crc32Text(std::string_view text) {
-    // zlib's CRC-32 (reflected polynomial 0xEDB88320); a table is not worth it for short values.
-    std::uint32_t c = 0xffffffffu;
-    for (const char ch : text) {
-        c ^= static_cast<unsigned char>(ch);
-        for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
-    }
-    char buf[9];
-    std::snprintf(buf, sizeof buf, "%08x", c ^ 0xffffffffu);
-    return buf;
+    return readFileText(path, text, error) && parseMsprobeDumpJson(text, out, error, withArguments);
 }
 
 bool parseMsprobeStackJson(std::string& text, std::unordered_map<std::string, std::string>& out, std::string& error) {

@@ -1,11 +1,11 @@
 #pragma once
 // Adds a document outline (bookmarks) to a finished PDF. Qt 6.4's QPdfWriter cannot write one, so
-// the report is post-processed: an incremental update is appended (outline objects, a copy of the
-// catalog with /Outlines, a new xref section whose trailer points back with /Prev). The original
-// bytes stay untouched, so offsets in the file remain valid. Classic xref tables only (what Qt
-// writes); xref streams and encrypted files are refused with a reason.
+// the report is post-processed with libqpdf: parsed, given the outline items and a catalog
+// /Outlines (replacing any earlier one), and written again with object streams.
+// This replaced a hand-written incremental update (~440 lines) on measurement: about 3 ms more
+// per report (~2% of writing one), files 9-13% smaller, the same outline, pages and text, and
+// xref streams, encryption and damaged xref tables handled (docs/PERFORMANCE.md, "PDF outline").
 #include <cmath>
-#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -18,12 +18,9 @@ struct PdfOutlineEntry {
     double top = NAN;    // PDF user-space y (points from the page bottom) to scroll to; NaN: page top
 };
 
-// Appends the outline to `pdf` in place. Returns false (pdf unchanged) with `error` naming the
-// problem: not a PDF, unreadable xref/trailer/catalog/page tree, a page index out of range, a
-// level that skips a parent.
+// Rewrites `pdf` with the outline. Returns false (pdf unchanged) with `error` naming the problem:
+// not a PDF or one libqpdf cannot read (its message), a page index out of range, a level that
+// skips a parent.
 bool addPdfOutline(std::string& pdf, const std::vector<PdfOutlineEntry>& entries, std::string& error);
-
-// Object numbers of the pages in document order (exposed for tests and callers that need them).
-bool pdfPageObjects(const std::string& pdf, std::vector<int>& pages, std::string& error);
 
 }  // namespace dl

@@ -3,7 +3,6 @@
 // The files are built here: a body laid out as index_serializer writes it, in a zstd frame of raw
 // blocks (the frame format needs no compressor), behind the DLINDEX header.
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 
 #define XXH_INLINE_ALL
@@ -16,13 +15,8 @@
 #include "core/index/dump_indexer.h"
 #include "core/index/index_file.h"
 #include "core/index/index_serializer.h"
+#include "tests/core/peak_memory.h"
 #include "tests/core/temp_dir.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-// Under ASan freed blocks wait in a 256 MiB quarantine, which would count as the reader's memory:
-// keep it small so the peak-memory bounds below still measure the reader.
-extern "C" const char* __asan_default_options() { return "quarantine_size_mb=4"; }
-#endif
 
 namespace fs = std::filesystem;
 using namespace dl;
@@ -91,13 +85,7 @@ Bytes bodyLyingAt(Section huge, std::uint64_t length) {
     return b;
 }
 
-long maxRssKb() {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return u.ru_maxrss;
-}
-
-void writeBytes(const fs::path& p, const Bytes& b) { dltest::writeFile(p, std::string(b.begin(), b.end())); }
+using dltest::maxRssKb;
 
 }  // namespace
 
@@ -111,7 +99,7 @@ TEST(HostileDlx, HugeDeclaredLengthsAreRefusedWithLittleMemory) {
             const Bytes file = indexFile(bodyLyingAt(Section(s), length), std::uint64_t(64) << 30);
             EXPECT_LT(file.size(), 200u);
             const fs::path p = dir.path / (std::string(kSectionNames[s]) + ".dlx");
-            writeBytes(p, file);
+            dltest::writeFile(p, file);
             DumpIndex idx;
             IndexReport report;
             std::string error;
@@ -145,7 +133,7 @@ TEST(HostileDlx, LyingCacheShardIsRebuilt) {
     ASSERT_EQ(shards.size(), 1u);
     const long before = maxRssKb();
     for (int s = Root; s <= Meta; ++s) {
-        writeBytes(shards[0], indexFile(bodyLyingAt(Section(s), std::uint64_t(32) << 30), std::uint64_t(64) << 30));
+        dltest::writeFile(shards[0], indexFile(bodyLyingAt(Section(s), std::uint64_t(32) << 30), std::uint64_t(64) << 30));
         DumpIndex idx;
         IndexReport r2;
         ASSERT_TRUE(indexDump(dump.string(), o, idx, r2, error)) << error;
@@ -162,7 +150,7 @@ TEST(HostileDlx, LyingCacheShardIsRebuilt) {
 TEST(HostileDlx, CliRefusesLyingIndexFiles) {
     dltest::TempDir dir;
     const fs::path bad = dir.path / "bad.dlx";
-    writeBytes(bad, indexFile(bodyLyingAt(Tensors, std::uint64_t(32) << 30), std::uint64_t(64) << 30));
+    dltest::writeFile(bad, indexFile(bodyLyingAt(Tensors, std::uint64_t(32) << 30), std::uint64_t(64) << 30));
     const std::string cli = DUMPLENS_CLI_PATH;
     for (const std::string& args : {"analyze " + bad.string(), "compare " + bad.string() + " " + bad.string(),
                                    "merge -o " + (dir.path / "out.dlx").string() + " " + bad.string() + " " + bad.string()}) {

@@ -21,8 +21,6 @@ namespace {
 
 using TempDir = dltest::TempDir;
 
-void writeText(const fs::path& p, const std::string& text) { dltest::writeFile(p, text); }
-
 MsprobeEntry nameOf(std::string_view n) {
     MsprobeEntry e;
     parseMsprobeEntryName(n, e);
@@ -190,16 +188,16 @@ TEST(MsprobeStackJson, OldAndNewForms) {
 TEST(MsprobeIndex, RankFolderWithLinkedTensorsStacksAndModules) {
     TempDir dir;
     const fs::path rank = dir.path / "step1/rank2";
-    writeText(rank / "dump.json", kDump);
-    writeText(rank / "stack.json", R"({"0": [["Functional.linear.0.forward"], ["File model.py, line 7, in forward, \n y = linear x"]]})");
-    writeText(rank / "construct.json",
+    dltest::writeFile(rank / "dump.json", kDump);
+    dltest::writeFile(rank / "stack.json", R"({"0": [["Functional.linear.0.forward"], ["File model.py, line 7, in forward, \n y = linear x"]]})");
+    dltest::writeFile(rank / "construct.json",
               R"({"Functional.linear.0.forward": "Cell.net.layer.Dense.forward.0", "Cell.net.layer.Dense.forward.0": "Cell.net.Net.forward.0", "Cell.net.Net.forward.0": null})");
     std::string bytes, error;
     fs::create_directories(rank / "dump_tensor_data");
     ASSERT_TRUE(encodeFloats({1, 2, 3, 4, 5, -6}, DType::Float16, bytes, error)) << error;
     ASSERT_TRUE(writeNpyFile((rank / "dump_tensor_data/Functional.linear.0.forward.input.0.npy").string(), DType::Float16,
                              {2, 3}, bytes, error)) << error;
-    writeText(rank / "dump_tensor_data/Functional.linear.0.forward.output.0.pt", "PK\x03\x04 not read");
+    dltest::writeFile(rank / "dump_tensor_data/Functional.linear.0.forward.output.0.pt", "PK\x03\x04 not read");
     DumpIndex idx;
     IndexReport report;
     IndexOptions o;
@@ -262,8 +260,7 @@ TEST(MsprobeSamples, EverySampleDumpJsonReads) {
     EXPECT_GE(entries, 20u);
     for (const char* sub : {"layer_mapping_mindspore", "layer_mapping_pytorch"}) {
         const fs::path p = fs::path(DUMPLENS_SAMPLES_DIR) / "msprobe" / sub;
-        std::ifstream s(p / "stack.json"), c(p / "construct.json");
-        std::string st((std::istreambuf_iterator<char>(s)), {}), ct((std::istreambuf_iterator<char>(c)), {});
+        std::string st = dltest::readText(p / "stack.json"), ct = dltest::readText(p / "construct.json");
         std::unordered_map<std::string, std::string> stacks, parents;
         std::string error;
         ASSERT_TRUE(parseMsprobeStackJson(st, stacks, error)) << error;

@@ -3,7 +3,6 @@
 // and layout, the values read back through the same loader .npy files use, malformed archives and
 // pickles, and a msprobe PyTorch dump whose .pt tensors are read and counted.
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,17 +16,8 @@
 #include "core/io/pickle_reader.h"
 #include "core/io/torch_file.h"
 #include "core/io/zip_directory.h"
+#include "tests/core/peak_memory.h"
 #include "tests/core/temp_dir.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-// Under ASan freed blocks wait in a 256 MiB quarantine, which would count as the reader's memory:
-// keep it small so the peak-memory bounds below still measure the reader.
-extern "C" const char* __asan_default_options() { return "quarantine_size_mb=4"; }
-// ASan's shadow (an eighth of what is touched) and redzones come on top (measured: +35 MiB).
-constexpr long kSanitizerSlackMb = 48;
-#else
-constexpr long kSanitizerSlackMb = 0;
-#endif
 
 using namespace dl;
 namespace fs = std::filesystem;
@@ -36,10 +26,8 @@ namespace {
 
 const fs::path kDir = fs::path(DUMPLENS_SAMPLES_DIR) / "torch";
 
-std::vector<std::uint8_t> bytesOf(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), {}};
-}
+using dltest::maxRssKb;
+using dltest::readBytes;
 
 NpyHeader header(const std::string& name) {
     NpyHeader h;
@@ -121,7 +109,7 @@ TEST(TorchFile, RefusesWhatItCannotReadWithAReason) {
     EXPECT_FALSE(parseTorchTensorHeader(reinterpret_cast<const std::uint8_t*>(junk.data()), junk.size(), h, error));
     EXPECT_NE(error.find("ZIP"), std::string::npos) << error;
     // Every truncation of a real file fails cleanly (or, cut only in the trailing bytes, still parses).
-    const std::vector<std::uint8_t> full = bytesOf(kDir / "fp16_2x3.pt");
+    const std::vector<std::uint8_t> full = readBytes(kDir / "fp16_2x3.pt");
     for (std::size_t n = 0; n < full.size(); ++n) {
         NpyHeader t;
         if (parseTorchTensorHeader(full.data(), n, t, error)) {
@@ -215,7 +203,7 @@ void put32(std::vector<std::uint8_t>& b, std::size_t at, std::uint32_t v) {
 
 // Sets the declared sizes of the record `name` in the central directory and its local header.
 std::vector<std::uint8_t> withRecordSizes(const std::string& name, std::uint32_t compressed, std::uint32_t size) {
-    std::vector<std::uint8_t> b = bytesOf(kDir / "fp16_2x3.pt");
+    std::vector<std::uint8_t> b = readBytes(kDir / "fp16_2x3.pt");
     bool patched = false;
     for (std::size_t p = 0; p + 46 <= b.size(); ++p) {
         if (le32(b, p) != 0x02014b50) continue;
@@ -233,7 +221,7 @@ std::vector<std::uint8_t> withRecordSizes(const std::string& name, std::uint32_t
 }
 
 std::vector<std::uint8_t> withPickleBytes(const std::string& from, const std::string& to) {
-    std::vector<std::uint8_t> b = bytesOf(kDir / "fp16_2x3.pt");
+    std::vector<std::uint8_t> b = readBytes(kDir / "fp16_2x3.pt");
     EXPECT_EQ(from.size(), to.size());
     const auto it = std::search(b.begin(), b.end(), from.begin(), from.end());
     EXPECT_NE(it, b.end()) << from;
@@ -272,7 +260,7 @@ TEST(HostileTorch, DeclaredLengthsBeyondTheStoredBytesAreRefused) {
         // The same from the file (the pread path large tensors take).
         dltest::TempDir dir;
         const fs::path p = dir.path / (std::string(pt.name) + ".pt");
-        dltest::writeFile(p, std::string(pt.bytes.begin(), pt.bytes.end()));
+        dltest::writeFile(p, pt.bytes);
         NpyHeader h;
         std::string error;
         EXPECT_FALSE(readTorchTensorHeader(p.string(), h, error)) << pt.name;
@@ -292,7 +280,7 @@ TEST(HostileTorch, LyingPtFilesInADumpAreReadErrorsEveryRun) {
         const std::string op = "Functional.op" + std::to_string(i) + ".0.forward";
         entries += std::string(i ? "," : "") + "\"" + op + R"(": {"input_args": [], "input_kwargs": {}, "output": [{"type": "torch.Tensor", "dtype": "torch.float16", "shape": [2, 3], "Max": 1.0, "Min": 0.0, "Mean": 0.5, "Norm": 1.0, "requires_grad": false, "data_name": ")" +
                    op + ".output.0.pt\"}]}";
-        dltest::writeFile(rank / "dump_tensor_data" / (op + ".output.0.pt"), std::string(pts[i].bytes.begin(), pts[i].bytes.end()));
+        dltest::writeFile(rank / "dump_tensor_data" / (op + ".output.0.pt"), pts[i].bytes);
     }
     dltest::writeFile(rank / "dump.json", R"({"task": "tensor", "level": "L1", "framework": "pytorch", "dump_data_dir": "./step0/rank0/dump_tensor_data", "data": {)" +
                                               entries + "}}");
@@ -325,11 +313,6 @@ TEST(HostileTorch, LyingPtFilesInADumpAreReadErrorsEveryRun) {
 }
 
 namespace {
-long maxRssKb() {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return u.ru_maxrss;
-}
 
 // Writes a one-record stored ZIP ("t/data.pkl": PROTO 2, EMPTY_LIST, `unit` repeated to `size`
 // bytes, STOP) as torch.save lays it out (the reader checks no CRC), streamed: the test itself

@@ -3,6 +3,7 @@
 // NormHead SqrtGrad, the timelines are locked through matched ops, selections cross over, the
 // thresholds re-judge the comparison, and the aligned table passes QAbstractItemModelTester.
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QCheckBox>
 #include <QColor>
 #include <QComboBox>
@@ -10,6 +11,8 @@
 #include <QFile>
 #include <QImage>
 #include <QLineEdit>
+#include <QSettings>
+#include <QToolButton>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -30,6 +33,7 @@
 #include "ui/views/compare_table_panel.h"
 #include "ui/views/compare_tensor_panel.h"
 #include "ui/views/compare_timelines.h"
+#include "ui/views/timeline_painter.h"
 #include "ui/views/timeline_widget.h"
 
 using namespace dlui;
@@ -223,10 +227,13 @@ private slots:
         const std::size_t diverged = s->comparison()->diverged;
         QLineEdit* edit = m_cw->summary()->thresholdEdit();
         QCOMPARE(edit->text(), QString::fromStdString(dl::thresholdSpec(s->comparison()->thresholds)));
-        // A bad spec is reported and changes nothing.
+        // A bad spec is reported and changes nothing; the folded details open to show where.
+        m_cw->summary()->setDetailsShown(false);
         edit->setText(QStringLiteral("cosine=abc"));
         m_cw->summary()->applyThresholds();
         QCOMPARE(s->comparison()->diverged, diverged);
+        QVERIFY(m_cw->summary()->detailsShown());
+        QVERIFY(edit->isVisibleTo(m_cw->summary()));
         // Every test off: nothing diverges.
         edit->setText(QStringLiteral("ulps=off,cosine=off,max_abs=off,stats_rel=off,nan_inf=off"));
         m_cw->summary()->applyThresholds();
@@ -240,6 +247,37 @@ private slots:
         QCOMPARE(s->currentRow(), s->comparison()->firstDivergence);
         QTRY_VERIFY_WITH_TIMEOUT(!m_cw->timelines()->isBuilding(), 60000);
         QCOMPARE(m_cw->timelines()->timelineA()->selectedOp(), s->currentOpA());
+    }
+
+    // On a 1366x768 laptop the summary stays compact (its bookkeeping folded behind Details, the
+    // default) so that each run's timeline shows several lanes, not one; Details unfolds it and
+    // the choice is kept for the next window.
+    void laptopScreenKeepsSeveralLanesPerTimeline() {
+        CompareSummaryBar* bar = m_cw->summary();
+        QVERIFY(!bar->detailsShown());
+        QVERIFY(!bar->thresholdEdit()->isVisibleTo(bar));
+        QVERIFY(bar->text().contains(QStringLiteral("First divergence")));   // the headline stays
+        m_cw->resize(1366, 740);   // the screen less the title bar and a panel
+        const auto lanesShown = [this](TimelineWidget* t) {
+            return TimelinePainter::lanesRect(t->rect()).height() / TimelinePainter::kLaneHeight;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(m_cw->height() <= 740, 5000);
+        QApplication::processEvents();
+        const std::size_t lanes = m_cw->timelines()->timelineA()->timeline()->lanes.size();
+        QVERIFY(lanes >= 3);
+        for (TimelineWidget* t : {m_cw->timelines()->timelineA(), m_cw->timelines()->timelineB()})
+            QVERIFY2(lanesShown(t) >= 3, qPrintable(QStringLiteral("%1 lanes shown in %2 px, summary %3 px")
+                                                        .arg(lanesShown(t)).arg(t->height()).arg(bar->height())));
+        const int compact = bar->height();
+        auto* details = bar->findChild<QToolButton*>(QStringLiteral("compareDetails"));
+        QVERIFY(details);
+        details->click();
+        QVERIFY(bar->detailsShown());
+        QTRY_VERIFY_WITH_TIMEOUT(bar->height() > compact, 5000);
+        QVERIFY(bar->thresholdEdit()->isVisibleTo(bar));
+        QVERIFY(QSettings().value(QStringLiteral("compare/summaryDetails")).toBool());
+        details->click();   // folded again for the other slots
+        QVERIFY(!QSettings().value(QStringLiteral("compare/summaryDetails")).toBool());
     }
 
     void alignedTableFiltersSortsAndPassesTheModelTester() {

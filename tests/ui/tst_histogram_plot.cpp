@@ -20,6 +20,9 @@ dl::Log2Histogram hist(std::initializer_list<std::pair<int, std::uint64_t>> bins
     return h;
 }
 
+// The limit labels' pixel rects as drawn (after a replot); defined below.
+std::vector<std::pair<QRectF, QString>> limitLabels(QCustomPlot& p);
+
 // Pixel rect of an item text after a replot.
 QRectF textRect(QCustomPlot& p, QCPItemText* t) {
     const QPointF a = t->position->pixelPosition();
@@ -29,6 +32,22 @@ QRectF textRect(QCustomPlot& p, QCPItemText* t) {
     const double y = t->positionAlignment() & Qt::AlignBottom ? a.y() - h : a.y();
     (void)p;
     return {x, y, w, h};
+}
+
+std::vector<std::pair<QRectF, QString>> limitLabels(QCustomPlot& p) {
+    std::vector<std::pair<QRectF, QString>> out;
+    for (int i = 0; i < p.itemCount(); ++i) {
+        auto* t = qobject_cast<QCPItemText*>(p.item(i));
+        if (t && t->position->typeY() == QCPItemPosition::ptAxisRectRatio) out.emplace_back(textRect(p, t), t->text());
+    }
+    return out;
+}
+
+QString firstOverlap(const std::vector<std::pair<QRectF, QString>>& labels) {
+    for (std::size_t i = 0; i < labels.size(); ++i)
+        for (std::size_t j = i + 1; j < labels.size(); ++j)
+            if (labels[i].first.intersects(labels[j].first)) return labels[i].second + QStringLiteral(" / ") + labels[j].second;
+    return {};
 }
 
 }  // namespace
@@ -110,6 +129,33 @@ private slots:
                 QVERIFY2(x - w / 2 >= lastRight, qPrintable(QStringLiteral("w%1: %2 runs into the previous label").arg(width).arg(it.value())));
                 lastRight = x + w / 2;
             }
+        }
+    }
+
+    void labelsKeepApartInTheCompareDock() {
+        // The compare panel's case: the plot already has its size (the dock's) when a selection
+        // brings the data, after a replot of the previous state (here: the empty message, no
+        // axes). An fp16 run with an Inf against a finite bf16 run: the bf16 limit is off the
+        // axis, so its note sits top right, where "fp16 subnormal" (top left) may reach.
+        for (int width : {700, 420, 372, 330, 290, 250}) {
+            Log2HistogramPlot p;
+            p.resize(width, 190);
+            p.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&p));
+            p.replot(QCustomPlot::rpImmediateRefresh);
+            p.clearSeries();
+            p.addSeries(QStringLiteral("A output.0"), hist({{0, 3}, {1, 10}, {2, 20}, {3, 12}, {15, 2}}, 0, 1, 0), QPen(Qt::blue));
+            p.addSeries(QStringLiteral("B output.0"), hist({{0, 3}, {1, 10}, {2, 20}, {3, 12}, {16, 2}}), QPen(Qt::red));
+            p.finish();
+            QTest::qWait(20);   // the queued replot(s), no resize in between
+            p.replot(QCustomPlot::rpImmediateRefresh);
+            const auto labels = limitLabels(p);
+            QVERIFY(labels.size() >= 4);
+            const QString clash = firstOverlap(labels);
+            QVERIFY2(clash.isEmpty(), qPrintable(QStringLiteral("w%1: %2 overlap").arg(width).arg(clash)));
+            for (const auto& [r, text] : labels)   // and none runs off the plot
+                QVERIFY2(r.left() >= -1 && r.right() <= width + 1,
+                         qPrintable(QStringLiteral("w%1: %2 at %3..%4").arg(width).arg(text).arg(r.left()).arg(r.right())));
         }
     }
 };

@@ -5,6 +5,8 @@
 #include <QClipboard>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QStatusTipEvent>
 #include <QTimer>
@@ -103,6 +105,7 @@ private slots:
         checkNames(w);
         checkNearLimitCountMatchesBanner(w);
         checkKeys(w);
+        checkF3RightAfterTypingUsesTheTypedFilter(w);
         checkStatusSummarySurvivesMenus(w);
     }
 
@@ -178,6 +181,38 @@ private:
         QVERIFY(!w.opTable()->view()->selectionModel()->hasSelection());
         QVERIFY(!w.chainView()->chainTable()->selectionModel()->hasSelection());
         QVERIFY(w.tensorPanel()->headerText().contains(QStringLiteral("Select an op")));
+    }
+
+    // F3 (a window shortcut) pressed in the filter field before the typing delay is over goes to
+    // a match of the text typed, not of the filter before it.
+    void checkF3RightAfterTypingUsesTheTypedFilter(MainWindow& w) {
+        const dl::DumpIndex& ix = *w.session()->index();
+        const quint32 origin = w.session()->analysis()->firstOverflow->op;
+        const QString name = QString::fromStdString(ix.strings.str(ix.ops[origin].name));
+        w.session()->clearSelection();
+        QLineEdit* edit = w.opTable()->filterEdit();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        edit->setFocus();
+        edit->clear();
+        w.opTable()->flushPendingFilter();   // the empty filter applied: no match, no selection
+        TimelineWidget* tw = w.timelinePanel()->timelineWidget();
+        QVERIFY(tw->matchOrder().empty());
+        QAction* next = nullptr;
+        for (QAction* act : w.findChildren<QAction*>())
+            if (act->shortcut() == QKeySequence(Qt::Key_F3)) next = act;
+        QVERIFY(next);
+        QSignalSpy viaShortcut(next, &QAction::triggered);
+        QTest::keyClicks(edit, name);
+        QTest::keyClick(edit, Qt::Key_F3);   // at once, inside the typing delay
+        QCOMPARE(viaShortcut.count(), 1);    // the window's shortcut took it, not the field
+        QVERIFY(!tw->matchOrder().empty());
+        for (quint32 op : tw->matchOrder())
+            QVERIFY2(QString::fromStdString(ix.strings.str(ix.ops[op].name)).contains(name, Qt::CaseInsensitive), qPrintable(name));
+        QVERIFY(tw->selectedOp() != dl::kNoIndex);
+        QVERIFY2(QString::fromStdString(ix.strings.str(ix.ops[tw->selectedOp()].name)).contains(name, Qt::CaseInsensitive), qPrintable(name));
+        edit->clear();
+        w.opTable()->flushPendingFilter();
     }
 
     // A menu's status tip covers the summary while hovered; the summary comes back after it.

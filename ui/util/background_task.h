@@ -1,45 +1,40 @@
 #pragma once
-// One current job at a time, each on its own thread. Starting a job asks the previous one to stop
-// and lets its thread finish on its own (never joined on the GUI thread: a superseded index or
-// timeline build can take a while to reach its next stop check). What a job posts runs on the
-// owner's (GUI) thread, and only while that job is the current one and the task is alive, so a
-// slow, superseded job can never overwrite a newer result nor reach a deleted owner.
+// One current job at a time, each on its own thread, its posts run on the owner's (GUI) thread:
+// dl::LatestJob (core/util/latest_job.h, where the threading and its guarantees are described and
+// checked under ThreadSanitizer) with Qt's event loop as the way back. A post is queued on this
+// object, so Qt also drops it when the task is deleted before it runs.
 //
 // Lifetime: a job must keep alive (by value or shared_ptr) everything it reads; `this` of the
 // owner may be captured only inside what it posts. Threads still running when the process exits
-// are stopped and waited for by waitForBackgroundJobs(), which a static destructor calls after
-// main returns (the windows and QApplication are gone by then, so nothing is posted).
+// are stopped and waited for by waitForBackgroundJobs() (also called by a static destructor after
+// main returns, when the windows and QApplication are gone, so nothing is posted).
 #include <QObject>
 #include <functional>
-#include <memory>
 #include <stop_token>
+
+#include "core/util/latest_job.h"
 
 namespace dlui {
 
 class BackgroundTask : public QObject {
     Q_OBJECT
 public:
-    using Post = std::function<void(std::function<void()>)>;
-    using Job = std::function<void(std::stop_token, const Post&)>;
+    using Post = dl::LatestJob::Post;
+    using Job = dl::LatestJob::Job;
 
     explicit BackgroundTask(QObject* parent = nullptr);
-    ~BackgroundTask() override;   // stops the current job; does not wait for it
+    ~BackgroundTask() override = default;   // stops the current job; does not wait for it
 
-    void start(Job job);
-    void cancel() { m_stop.request_stop(); }
+    void start(Job job) { m_jobs.start(std::move(job)); }
+    void cancel() { m_jobs.cancel(); }
     // The current job's thread has not returned yet (a superseded one does not count).
-    bool isRunning() const;
-
-    struct Shared;
+    bool isRunning() const { return m_jobs.isRunning(); }
 
 private:
-    std::shared_ptr<Shared> m_shared;
-    std::stop_source m_stop;
-    std::shared_ptr<const void> m_running;   // held by the current job's thread while it runs
-    quint64 m_generation = 0;                // GUI thread only
+    dl::LatestJob m_jobs;
 };
 
 // Stops every job of every BackgroundTask and waits until their threads have returned.
-void waitForBackgroundJobs();
+inline void waitForBackgroundJobs() { dl::waitForJobThreads(); }
 
 }  // namespace dlui

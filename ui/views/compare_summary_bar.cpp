@@ -6,7 +6,9 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QStringList>
+#include <QToolButton>
 
 #include "ui/models/compare_session.h"
 #include "ui/util/state_colors.h"
@@ -16,9 +18,14 @@ namespace dlui {
 
 CompareSummaryBar::CompareSummaryBar(CompareSession* session, QWidget* parent)
     : QFrame(parent), m_session(session), m_story(new QLabel(this)), m_classes(new QLabel(this)), m_label(new QLabel(this)),
-      m_counts(new QLabel(this)),
-      m_threshold(new QLineEdit(this)), m_apply(new QPushButton(tr("Apply"), this)),
-      m_jump(new QPushButton(tr("Jump to first divergence"), this)), m_thresholdError(new QLabel(this)) {
+      m_detailsBox(new QWidget(this)) {
+    m_reason = new QLabel(m_detailsBox);
+    m_counts = new QLabel(m_detailsBox);
+    m_threshold = new QLineEdit(m_detailsBox);
+    m_apply = new QPushButton(tr("Apply"), m_detailsBox);
+    m_thresholdError = new QLabel(m_detailsBox);
+    m_jump = new QPushButton(tr("Jump to first divergence"), this);
+    m_details = new QToolButton(this);
     setObjectName(QStringLiteral("compareSummary"));
     m_story->setObjectName(QStringLiteral("compareStory"));
     m_story->setWordWrap(true);
@@ -33,8 +40,16 @@ CompareSummaryBar::CompareSummaryBar(CompareSession* session, QWidget* parent)
     m_label->setTextFormat(Qt::RichText);
     m_label->setWordWrap(true);
     m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_reason->setTextFormat(Qt::RichText);
+    m_reason->setWordWrap(true);
+    m_reason->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_counts->setTextFormat(Qt::RichText);
     m_counts->setWordWrap(true);
+    m_details->setObjectName(QStringLiteral("compareDetails"));
+    m_details->setText(tr("Details"));
+    m_details->setCheckable(true);
+    m_details->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_details->setToolTip(tr("Show or hide why, the match counts and the divergence thresholds"));
     m_threshold->setToolTip(tr("Divergence tests, as for dumplens-cli compare --threshold: ulps, precision, cosine, cosine_alone, abs_floor, max_abs, max_rel, "
                                "one_thousandth, five_thousandth, stats_rel (a number or off), nan_inf (on/off)"));
     QPalette errorPalette = m_thresholdError->palette();
@@ -43,17 +58,30 @@ CompareSummaryBar::CompareSummaryBar(CompareSession* session, QWidget* parent)
     m_jump->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_J));
     m_jump->setToolTip(tr("Select the first diverged tensor (Ctrl+J)"));
     auto* grid = new QGridLayout(this);
-    grid->setContentsMargins(10, 6, 10, 6);
-    grid->addWidget(m_story, 0, 0, 1, 3);
-    grid->addWidget(m_jump, 0, 3);
-    grid->addWidget(m_classes, 1, 0, 1, 4);
-    grid->addWidget(m_label, 2, 0, 1, 4);
-    grid->addWidget(m_counts, 3, 0, 1, 4);
-    grid->addWidget(new QLabel(tr("Thresholds:"), this), 4, 0);
-    grid->addWidget(m_threshold, 4, 1);
-    grid->addWidget(m_apply, 4, 2);
-    grid->addWidget(m_thresholdError, 5, 1, 1, 3);
-    grid->setColumnStretch(1, 1);
+    grid->setContentsMargins(10, 4, 10, 4);
+    grid->setVerticalSpacing(2);
+    grid->addWidget(m_story, 0, 0);
+    grid->addWidget(m_jump, 0, 1, Qt::AlignTop);
+    grid->addWidget(m_details, 0, 2, Qt::AlignTop);
+    grid->addWidget(m_classes, 1, 0, 1, 3);
+    grid->addWidget(m_label, 2, 0, 1, 3);
+    grid->addWidget(m_detailsBox, 3, 0, 1, 3);
+    grid->setColumnStretch(0, 1);
+    auto* details = new QGridLayout(m_detailsBox);
+    details->setContentsMargins(0, 0, 0, 0);
+    details->setVerticalSpacing(2);
+    details->addWidget(m_reason, 0, 0, 1, 3);
+    details->addWidget(m_counts, 1, 0, 1, 3);
+    details->addWidget(new QLabel(tr("Thresholds:"), m_detailsBox), 2, 0);
+    details->addWidget(m_threshold, 2, 1);
+    details->addWidget(m_apply, 2, 2);
+    details->addWidget(m_thresholdError, 3, 1, 1, 2);
+    details->setColumnStretch(1, 1);
+    connect(m_details, &QToolButton::toggled, this, [this](bool on) {
+        setDetailsShown(on);
+        QSettings().setValue(QStringLiteral("compare/summaryDetails"), on);
+    });
+    setDetailsShown(QSettings().value(QStringLiteral("compare/summaryDetails"), false).toBool());
     connect(m_apply, &QPushButton::clicked, this, &CompareSummaryBar::applyThresholds);
     connect(m_threshold, &QLineEdit::returnPressed, this, &CompareSummaryBar::applyThresholds);
     connect(m_jump, &QPushButton::clicked, m_session, &CompareSession::selectFirstDivergence);
@@ -62,7 +90,17 @@ CompareSummaryBar::CompareSummaryBar(CompareSession* session, QWidget* parent)
 }
 
 QString CompareSummaryBar::text() const {
-    return m_story->text() + QLatin1Char('\n') + m_label->text() + QLatin1Char('\n') + m_counts->text();
+    return m_story->text() + QLatin1Char('\n') + m_label->text() + QLatin1Char('\n') + m_reason->text() + QLatin1Char('\n') +
+           m_counts->text();
+}
+
+bool CompareSummaryBar::detailsShown() const { return m_details->isChecked(); }
+
+void CompareSummaryBar::setDetailsShown(bool shown) {
+    const QSignalBlocker block(m_details);
+    m_details->setChecked(shown);
+    m_details->setArrowType(shown ? Qt::DownArrow : Qt::RightArrow);
+    m_detailsBox->setVisible(shown);
 }
 
 QString CompareSummaryBar::story() const { return m_story->text(); }
@@ -85,6 +123,7 @@ void CompareSummaryBar::showError(const QString& message) {
     m_label->setText(tr("<b>The comparison could not be made.</b> %1").arg(message.toHtmlEscaped()));
     m_story->clear();
     m_classes->clear();
+    m_reason->clear();
     m_counts->clear();
     m_jump->setEnabled(false);
 }
@@ -98,6 +137,7 @@ void CompareSummaryBar::refresh() {
         m_label->setText(tr("<i>No comparison yet.</i>"));
         m_story->clear();
         m_classes->clear();
+        m_reason->clear();
         m_counts->clear();
         m_jump->setEnabled(false);
         return;
@@ -120,11 +160,12 @@ void CompareSummaryBar::refresh() {
         const dl::TensorRecord& ta = a.tensors[p.a];
         const dl::TensorComparison& r = c->rows[std::size_t(c->firstDivergence)];
         setTone(theme::css(theme::kToneAlarm.background), theme::css(theme::kToneAlarm.border));
-        m_label->setText(tr("<b>First divergence</b> [%6]: %1 · %2 (B: %3)<br><small>%4 · %5</small>")
+        m_label->setText(tr("<b>First divergence</b> [%4]: %1 · %2 (B: %3)")
                              .arg(m_session->opLabel(false, ta.op).toHtmlEscaped(), QString::fromStdString(a.tensorLabel(ta)),
                                   QString::fromStdString(b.strings.str(b.ops[b.tensors[p.b].op].name)).toHtmlEscaped(),
-                                  QString::fromStdString(r.reason).toHtmlEscaped(),
-                                  QString::fromStdString(c->orderEvidence).toHtmlEscaped(), verdictText(r.verdict)));
+                                  verdictText(r.verdict)));
+        m_reason->setText(tr("<small>%1 · %2</small>")
+                              .arg(QString::fromStdString(r.reason).toHtmlEscaped(), QString::fromStdString(c->orderEvidence).toHtmlEscaped()));
         m_jump->setEnabled(true);
     } else if (c->rows.empty()) {
         // Nothing compared is no agreement (the CLI fails on it): a warning, with why.
@@ -139,13 +180,13 @@ void CompareSummaryBar::refresh() {
         QStringList notes;
         for (std::size_t i = 0; i < c->warnings.size() && i < 3; ++i)
             notes << QString::fromStdString(c->warnings[i]).toHtmlEscaped();
-        m_label->setText(tr("<b>Nothing was compared</b>: %1.%2")
-                             .arg(why.toHtmlEscaped(),
-                                  notes.isEmpty() ? QString() : QStringLiteral("<br><small>%1</small>").arg(notes.join(QStringLiteral(" · ")))));
+        m_label->setText(tr("<b>Nothing was compared</b>: %1.").arg(why.toHtmlEscaped()));
+        m_reason->setText(notes.isEmpty() ? QString() : QStringLiteral("<small>%1</small>").arg(notes.join(QStringLiteral(" · "))));
         m_jump->setEnabled(false);
     } else {
         setTone(theme::css(theme::kToneOk.background), theme::css(theme::kToneOk.border));
         m_label->setText(tr("<b>No divergence</b>: every matched tensor is within the thresholds."));
+        m_reason->clear();
         m_jump->setEnabled(false);
     }
     const auto& al = c->alignment;
@@ -165,6 +206,7 @@ void CompareSummaryBar::applyThresholds() {
     if (!dl::parseThresholds(m_threshold->text().trimmed().toStdString(), t, error)) {
         m_thresholdError->setText(QString::fromStdString(error));
         m_thresholdError->setVisible(true);
+        setDetailsShown(true);   // where the field and its error are
         return;
     }
     m_session->setThresholds(t);

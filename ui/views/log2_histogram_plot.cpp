@@ -48,6 +48,15 @@ Log2HistogramPlot::Log2HistogramPlot(QWidget* parent) : QCustomPlot(parent) {
     yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
     applyPalette();
     showEmpty(tr("No tensor selected"));
+    // The axis rect is known only once a replot has laid out the axes and legend for the new
+    // content (a fresh selection in a dock of unchanged size gets no resize): if the label rows
+    // were packed for another size, pack them again before this replot draws.
+    connect(this, &QCustomPlot::afterLayout, this, [this] {
+        if (!m_finished || axisRect()->rect().size() == m_laidOutFor || m_stalePasses >= 3) return;
+        ++m_stalePasses;
+        relayout();
+        replot(QCustomPlot::rpQueuedReplot);   // the y range may have moved the axis rect again
+    });
 }
 
 void Log2HistogramPlot::applyPalette() {
@@ -216,6 +225,7 @@ void Log2HistogramPlot::finishWith(std::vector<Specials> groups) {
         m_bf16Note->setColor(theme::forBackground(theme::kLimitBf16Max, palette()));
     }
     m_finished = true;
+    m_stalePasses = 0;
     relayout();
     replot(QCustomPlot::rpQueuedReplot);
 }
@@ -223,6 +233,7 @@ void Log2HistogramPlot::finishWith(std::vector<Specials> groups) {
 void Log2HistogramPlot::resizeEvent(QResizeEvent* e) {
     QCustomPlot::resizeEvent(e);
     if (m_finished) {
+        m_stalePasses = 0;
         relayout();
         replot(QCustomPlot::rpQueuedReplot);
     }
@@ -231,6 +242,7 @@ void Log2HistogramPlot::resizeEvent(QResizeEvent* e) {
 void Log2HistogramPlot::relayout() {
     // The axis rect's size before the first replot is a guess; the resize after it corrects it.
     const QRect ar = axisRect()->rect();
+    m_laidOutFor = ar.size();
     const double W = ar.width() > 40 ? ar.width() : std::max(100, width() - 80);
     const double H = ar.height() > 20 ? ar.height() : std::max(60, height() - 70);
     const QFontMetrics fm(font());

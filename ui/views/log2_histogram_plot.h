@@ -67,6 +67,10 @@ private:
     double m_maxCount = 1;
     int m_lo = 0, m_hi = 0;
     bool m_any = false, m_finished = false;
+    // The axis rect size relayout() measured against, and how many times in a row a replot found
+    // it stale (the labels are placed again then; capped so tick-label widths cannot oscillate).
+    QSize m_laidOutFor;
+    int m_stalePasses = 0;
 };
 
 }  // namespace dlui

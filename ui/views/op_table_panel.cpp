@@ -139,6 +139,10 @@ void OpTablePanel::setFilterText(const QString& text, bool regex) {
     applyFilter();
 }
 
+void OpTablePanel::flushPendingFilter() {
+    if (m_debounce->isActive()) applyFilter();
+}
+
 void OpTablePanel::applyFilter() {
     m_debounce->stop();
     dl::OpFilter f;
@@ -180,7 +184,7 @@ bool OpTablePanel::eventFilter(QObject* watched, QEvent* e) {
     if (watched == m_text && e->type() == QEvent::KeyPress) {
         const auto* k = static_cast<QKeyEvent*>(e);
         if (k->key() == Qt::Key_Return || k->key() == Qt::Key_Enter || k->key() == Qt::Key_F3) {
-            if (m_debounce->isActive()) applyFilter();   // typed and pressed Enter at once
+            flushPendingFilter();   // typed and pressed Enter at once
             emit nextMatchRequested(k->modifiers() & Qt::ShiftModifier);
             return true;
         }

@@ -31,6 +31,9 @@ public:
     // The row's context menu (the op's shared menu plus "Copy rows").
     void fillRowMenu(QMenu& menu, int row);
     QLineEdit* filterEdit() const { return m_text; }
+    // Applies what was typed and is still waiting out the typing delay (before F3 or Enter look
+    // for the next match, which must be a match of the text as shown).
+    void flushPendingFilter();
 
 signals:
     // After each filter: the ops it keeps, empty when nothing is filtered (the timeline highlights them).
