@@ -132,6 +132,7 @@ void writeBody(Writer& w, const DumpIndex& idx, const FolderFingerprint& fp) {
     }
     w.vec(idx.ops);
     w.vec(idx.tensors);
+    w.vec(idx.sides);
     w.vec(idx.dims);
     w.vec(idx.histBytes);
     w.vec(idx.overflows);
@@ -161,7 +162,7 @@ bool readBody(Reader& r, DumpIndex& idx, FolderFingerprint& fp) {
         if (!r.pod(rk.rank) || !r.str(rk.folder) || !r.pod(rk.format) || !r.str(rk.host) || !r.str(rk.deviceId) ||
             !r.str(rk.indexedOn) || !r.str(rk.dataRoot) || !r.str(rk.orderSource))
             return false;
-    if (!r.vec(idx.ops) || !r.vec(idx.tensors) || !r.vec(idx.dims) || !r.vec(idx.histBytes) ||
+    if (!r.vec(idx.ops) || !r.vec(idx.tensors) || !r.vec(idx.sides) || !r.vec(idx.dims) || !r.vec(idx.histBytes) ||
         !r.vec(idx.overflows) || !r.vec(idx.wideStats) || !r.count(n, 2 * 8))
         return false;
     idx.warnings.clear();
@@ -184,10 +185,14 @@ bool validate(const DumpIndex& idx) {
         if (op.overflow >= std::int64_t(idx.overflows.size())) return false;
         if (op.tensorNames >= ns) return false;  // msprobe tensor names (format 6)
     }
+    for (const auto& s : idx.sides)
+        if (s.file >= ns) return false;
     for (const auto& t : idx.tensors) {
-        if (t.op >= idx.ops.size() || t.format >= ns || t.file >= ns) return false;
-        if (std::uint64_t(t.shapeOffset) + t.ndim > idx.dims.size()) return false;
-        if ((t.flags & HasHistogram) && t.histOffset >= idx.histBytes.size()) return false;
+        if (t.op >= idx.ops.size() || t.format >= ns || t.side > idx.sides.size()) return false;
+        const TensorSide& s = idx.side(t);
+        const std::uint64_t run = std::uint64_t(t.ndim) + ((t.flags & DeviceFormat) ? s.origNdim : 0);
+        if (std::uint64_t(t.shapeOffset) + run > idx.dims.size()) return false;
+        if ((t.flags & HasHistogram) && s.histOffset >= idx.histBytes.size()) return false;
         if (t.packedStats.wide && t.packedStats.count >= idx.wideStats.size()) return false;
     }
     for (const auto& o : idx.overflows)

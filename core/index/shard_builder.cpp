@@ -232,7 +232,7 @@ ShardBuilder::ShardBuilder(std::string rootAbs, std::string shardRel, const Dump
     m->previousIndex = previous;
     if (previous)
         for (const auto& t : previous->tensors)
-            if (t.file) m->previous[previous->strings.str(t.file)].push_back(&t);
+            if (previous->side(t).file) m->previous[previous->strings.str(previous->side(t).file)].push_back(&t);
 }
 
 ShardBuilder::~ShardBuilder() = default;
@@ -350,15 +350,15 @@ bool ShardBuilder::Impl::reuse(const ScannedFile& f, Draft& d) {
     const auto it = previous.find(f.rel);
     if (it == previous.end() || it->second.size() != 1) return false;
     const TensorRecord& t = *it->second.front();
-    if (t.fileSize != f.size || t.fileStamp != f.stamp || !(t.flags & HasData)) return false;
+    if (previousIndex->side(t).fileSize != f.size || previousIndex->side(t).fileStamp != f.stamp || !(t.flags & HasData)) return false;
     TensorData& r = d.fileSide().data;
     r.ok = true;
     r.dtype = t.dtype;
     r.bigEndian = t.flags & BigEndian;
     r.fortranOrder = t.flags & FortranOrder;
     r.shape = previousIndex->shape(t);
-    r.dataOffset = t.dataOffset;
-    r.dataBytes = t.dataBytes;
+    r.dataOffset = previousIndex->side(t).dataOffset;
+    r.dataBytes = previousIndex->side(t).dataBytes;
     r.stats = previousIndex->stats(t);
     Log2Histogram h;
     if ((t.flags & HasHistogram) && previousIndex->histogram(t, h)) h.encode(r.hist);
@@ -401,7 +401,7 @@ void ShardBuilder::Impl::addRawFile(const ScannedFile& f, const DumpFileName& na
     if (auto it = previous.find(f.rel); it != previous.end()) {
         bool same = true;
         for (const TensorRecord* t : it->second)
-            same = same && t->fileSize == f.size && t->fileStamp == f.stamp && (t->flags & HasData);
+            same = same && previousIndex->side(*t).fileSize == f.size && previousIndex->side(*t).fileStamp == f.stamp && (t->flags & HasData);
         if (same) {
             raw.result.ok = true;
             for (const TensorRecord* t : it->second) {
@@ -412,8 +412,8 @@ void ShardBuilder::Impl::addRawFile(const ScannedFile& f, const DumpFileName& na
                 p.format = previousIndex->strings.str(t->format);
                 p.shape = previousIndex->shape(*t);
                 if (t->flags & DeviceFormat) p.originalShape = previousIndex->originalShape(*t);
-                p.dataOffset = t->dataOffset;
-                p.dataBytes = t->dataBytes;
+                p.dataOffset = previousIndex->side(*t).dataOffset;
+                p.dataBytes = previousIndex->side(*t).dataBytes;
                 p.flags = t->flags & (DeviceFormat | PaddingExcluded | PaddingIncluded);
                 p.stats = previousIndex->stats(*t);
                 p.hasStats = p.stats.known != 0;
@@ -623,20 +623,20 @@ std::uint32_t ShardBuilder::Impl::addTensor(const Draft& d, std::uint32_t opInde
         t.flags |= HasData | r.flags;
         if (r.bigEndian) t.flags |= BigEndian;
         if (r.fortranOrder) t.flags |= FortranOrder;
-        t.file = out.strings.intern(fs->fileRel);
+        out.editSide(t).file = out.strings.intern(fs->fileRel);
         t.dtype = r.dtype;
-        t.dataOffset = r.dataOffset;
-        t.dataBytes = r.dataBytes;
+        out.editSide(t).dataOffset = r.dataOffset;
+        out.editSide(t).dataBytes = r.dataBytes;
         out.setStats(t, r.stats);
         if (!r.hist.empty()) {
-            t.histOffset = std::uint32_t(out.histBytes.size());
+            out.editSide(t).histOffset = std::uint32_t(out.histBytes.size());
             out.histBytes.insert(out.histBytes.end(), r.hist.begin(), r.hist.end());
             t.flags |= HasHistogram;
         }
         shape = &r.shape;
     } else {
         if (d.hasFile) {
-            t.file = out.strings.intern(fs->fileRel);
+            out.editSide(t).file = out.strings.intern(fs->fileRel);
             t.flags |= ReadError;
         }
         t.dtype = d.csvDtype;
@@ -647,8 +647,8 @@ std::uint32_t ShardBuilder::Impl::addTensor(const Draft& d, std::uint32_t opInde
     if (d.hasCsv) t.flags |= HasCsvStats;
     if (t.origDtype == DType::Unknown) t.origDtype = t.dtype;
     if (fs) {
-        t.fileSize = fs->fileSize;
-        t.fileStamp = fs->stamp;
+        out.editSide(t).fileSize = fs->fileSize;
+        out.editSide(t).fileStamp = fs->stamp;
     }
     if (!shape && d.csvHasShape && !(t.flags & HasData)) {
         t.shapeOffset = std::uint32_t(out.dims.size());
@@ -660,8 +660,8 @@ std::uint32_t ShardBuilder::Impl::addTensor(const Draft& d, std::uint32_t opInde
         out.dims.insert(out.dims.end(), shape->begin(), shape->begin() + t.ndim);
         if (t.flags & DeviceFormat) {  // the original shape follows the stored one
             const auto& o = fs->data.origShape;
-            t.origNdim = std::uint8_t(std::min<std::size_t>(o.size(), 255));
-            out.dims.insert(out.dims.end(), o.begin(), o.begin() + t.origNdim);
+            out.editSide(t).origNdim = std::uint8_t(std::min<std::size_t>(o.size(), 255));
+            out.dims.insert(out.dims.end(), o.begin(), o.begin() + out.side(t).origNdim);
         }
     }
     out.tensors.push_back(t);
