@@ -182,9 +182,14 @@ public:
         Cell ioCell = Cell::Null, slotCell = Cell::Null;
         double mx = 0, mn = 0;
         Cell mxCell = Cell::Null, mnCell = Cell::Null;
-        for (std::size_t i = 0; i < f.size() && bad.empty(); ++i) {
-            std::string_view v = f[i];
-            switch (cols_[i]) {
+        // Locals the compiler can keep in registers (the row's strings could alias f's members).
+        const std::string_view* cells = f.data();
+        const std::size_t n = f.size();
+        const Col* cols = cols_.data();
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!bad.empty()) break;
+            const std::string_view v = cells[i];
+            switch (cols[i]) {
             case Col::Ignored: break;
             case Col::OpType: r.opType = trimCell(v); break;
             case Col::OpName: r.opName = trimCell(v); break;
