@@ -332,11 +332,12 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     flushNotes();
     // One allocation per array, then each shard is appended and freed: linear, and the peak is
     // the index plus one shard's worth of records.
-    std::size_t opCount = 0, tensorCount = 0, dimCount = 0;
+    std::size_t opCount = 0, tensorCount = 0, dimCount = 0, sideCount = 0;
     for (Shard* s : shardList) {
         opCount += s->result.ops.size();
         tensorCount += s->result.tensors.size();
         dimCount += s->result.dims.size();
+        sideCount += s->result.sides.size();
         ++(s->fromCache ? report.shardsFromCache : report.shardsIndexed);
     }
     for (std::size_t i = 0; i < shardList.size(); ++i) {
@@ -344,6 +345,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
             out.ops.reserve(opCount);
             out.tensors.reserve(tensorCount);
             out.dims.reserve(dimCount);
+            out.sides.reserve(sideCount);
             adviseHugePages(out.ops.data(), opCount * sizeof(OpRecord));
             adviseHugePages(out.tensors.data(), tensorCount * sizeof(TensorRecord));
             adviseHugePages(out.dims.data(), dimCount * sizeof(std::int64_t));

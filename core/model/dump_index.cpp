@@ -143,7 +143,6 @@ void DumpIndex::merge(const DumpIndex& other) {
         if (t.packedStats.wide) t.packedStats.count += wideBase;
         tensors.push_back(t);
     }
-    sides.reserve(sides.size() + other.sides.size());
     for (TensorSide s : other.sides) {
         s.file = remap[s.file];
         s.histOffset += histBase;
