@@ -177,10 +177,10 @@ dl::DumpIndex npyRun(const std::string& dir, dl::DType dtype, int count, std::si
         r.ndim = 1;
         r.shapeOffset = std::uint32_t(idx.dims.size());
         idx.dims.push_back(std::int64_t(elements));
-        r.file = idx.strings.intern(name);
+        idx.editSide(r).file = idx.strings.intern(name);
         r.flags = dl::HasData;
-        r.dataOffset = h.dataOffset;
-        r.dataBytes = h.dataBytes;
+        idx.editSide(r).dataOffset = h.dataOffset;
+        idx.editSide(r).dataBytes = h.dataBytes;
         idx.tensors.push_back(r);
         idx.ops.push_back(o);
     }

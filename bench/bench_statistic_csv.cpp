@@ -3,7 +3,16 @@
 // std::from_chars (libstdc++ 12) vs fast_float, when fast_float's header is installed.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <charconv>
+#include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -70,6 +79,69 @@ void BM_StatisticCsv_Ms22(benchmark::State& s) { parseBench(s, false); }
 void BM_StatisticCsv_Ms23(benchmark::State& s) { parseBench(s, true); }
 BENCHMARK(BM_StatisticCsv_Ms22)->Arg(100)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StatisticCsv_Ms23)->Arg(100)->Unit(benchmark::kMillisecond);
+
+// The statistic.csv files of a real dump (DUMPLENS_STAT_DUMP=/tmp/dumplens-bench/stat_1000000,
+// written by bench/make_statistic_dump.py): parsing them from memory, against read() of the same
+// bytes from the page cache. Pin one core (taskset -c 0) for a per-core figure.
+std::vector<std::string> dumpCsvPaths() {
+    std::vector<std::string> paths;
+    const char* dir = std::getenv("DUMPLENS_STAT_DUMP");
+    if (!dir) return paths;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+        if (e.is_regular_file() && e.path().filename() == "statistic.csv") paths.push_back(e.path().string());
+    std::sort(paths.begin(), paths.end());
+    return paths;
+}
+
+void BM_StatisticCsv_DumpFiles(benchmark::State& state) {
+    std::vector<std::string> texts;
+    std::size_t bytes = 0;
+    for (const auto& p : dumpCsvPaths()) {
+        std::ifstream f(p, std::ios::binary);
+        texts.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+        bytes += texts.back().size();
+    }
+    if (texts.empty()) {
+        state.SkipWithError("set DUMPLENS_STAT_DUMP to a dump folder");
+        return;
+    }
+    std::size_t rows = 0;
+    for (auto _ : state) {
+        rows = 0;
+        double sink = 0;
+        for (const auto& t : texts) {
+            std::vector<std::string> cols;
+            std::vector<dl::StatisticCsvWarning> warnings;
+            std::string err;
+            dl::parseStatisticCsv(t, [&](dl::StatisticRow& r) { ++rows; sink += r.stats.max; }, cols, warnings, err);
+        }
+        benchmark::DoNotOptimize(sink);
+    }
+    state.SetBytesProcessed(std::int64_t(state.iterations() * bytes));
+    state.counters["rows"] = double(rows);
+}
+BENCHMARK(BM_StatisticCsv_DumpFiles)->Unit(benchmark::kMillisecond);
+
+void BM_Read_DumpFiles(benchmark::State& state) {
+    const auto paths = dumpCsvPaths();
+    if (paths.empty()) {
+        state.SkipWithError("set DUMPLENS_STAT_DUMP to a dump folder");
+        return;
+    }
+    std::vector<char> buf(std::size_t(1) << 20);
+    std::size_t bytes = 0;
+    for (auto _ : state) {
+        bytes = 0;
+        for (const auto& p : paths) {
+            const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+            for (ssize_t n; fd >= 0 && (n = ::read(fd, buf.data(), buf.size())) > 0;) bytes += std::size_t(n);
+            if (fd >= 0) ::close(fd);
+        }
+        benchmark::DoNotOptimize(bytes);
+    }
+    state.SetBytesProcessed(std::int64_t(state.iterations() * bytes));
+}
+BENCHMARK(BM_Read_DumpFiles)->Unit(benchmark::kMillisecond);
 
 std::vector<std::string> numberStrings() {
     std::mt19937_64 rng(7);

@@ -31,14 +31,14 @@ inline DumpIndex syntheticIndex(std::size_t tensors, std::uint32_t ranks = 8, st
             t.op = std::uint32_t(idx.ops.size() - 1);
             t.io = k ? Io::Output : Io::Input;
             t.dtype = t.origDtype = DType::Float16;
-            t.file = idx.strings.intern("rank_" + std::to_string(op.rank) + "/Net/0/0/MatMul.MatMul-op" +
+            idx.editSide(t).file = idx.strings.intern("rank_" + std::to_string(op.rank) + "/Net/0/0/MatMul.MatMul-op" +
                                         std::to_string(i / 2) + ".1.2.17" +
                                         (k ? ".output.0.DefaultFormat.npy" : ".input.0.DefaultFormat.npy"));
             t.shapeOffset = std::uint32_t(idx.dims.size());
             t.ndim = 2;
             idx.dims.push_back(64);
             idx.dims.push_back(64);
-            t.histOffset = std::uint32_t(idx.histBytes.size());
+            idx.editSide(t).histOffset = std::uint32_t(idx.histBytes.size());
             idx.histBytes.insert(idx.histBytes.end(), hist.begin(), hist.end());
             t.flags = HasData | HasHistogram;
             TensorStats s;

@@ -173,7 +173,7 @@ ReplayResult replayOp(std::string_view opType, const std::vector<ReplayTensor>& 
 namespace {
 
 bool loadTensor(const DumpIndex& index, const TensorRecord& t, ReplayTensor& out, std::string& error) {
-    if (!(t.flags & HasData) || t.file == 0) { error = tensorLabel(index, t) + " was not dumped (statistics only)"; return false; }
+    if (!(t.flags & HasData) || index.side(t).file == 0) { error = tensorLabel(index, t) + " was not dumped (statistics only)"; return false; }
     if (!tensorDataReachable(index, t, error)) return false;
     const std::string path = tensorDataPath(index, t);
     out.shape = index.shape(t);
@@ -181,7 +181,7 @@ bool loadTensor(const DumpIndex& index, const TensorRecord& t, ReplayTensor& out
     NpyHeader header;
     const bool npy = path.size() > 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
     const bool ok = npy ? loadNpyAsFloat(path, out.data, header, error, t.dtype)
-                        : loadTensorAsFloat(path, t.dataOffset, numElements(out.shape), t.dtype, t.flags & BigEndian,
+                        : loadTensorAsFloat(path, index.side(t).dataOffset, numElements(out.shape), t.dtype, t.flags & BigEndian,
                                             out.data, error);
     if (!ok) return false;
     if (npy && !header.shape.empty()) out.shape = header.shape;

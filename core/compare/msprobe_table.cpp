@@ -318,7 +318,7 @@ void tensorMetrics(const Side& sa, const Side& sb, const DumpFile& fa, const Dum
         if (!t || !(t->flags & HasData) || !tensorDataReachable(idx, *t, why)) return false;
         std::uint64_t n = 1;
         for (std::uint32_t d = 0; d < t->ndim; ++d) n *= std::uint64_t(std::max<std::int64_t>(0, idx.dims[t->shapeOffset + d]));
-        return loadTensorAsFloat(tensorDataPath(idx, *t), t->dataOffset, n, t->dtype, (t->flags & BigEndian) != 0, v, why);
+        return loadTensorAsFloat(tensorDataPath(idx, *t), idx.side(*t).dataOffset, n, t->dtype, (t->flags & BigEndian) != 0, v, why);
     };
     if (!load(sa.idx, ta, va) || !load(sb.idx, tb, vb)) {
         cells.assign(6, kUnsupported);

@@ -107,7 +107,7 @@ std::uint64_t elementCount(const DumpIndex& idx, const TensorRecord& t) {
 bool loadData(const DumpIndex& idx, const TensorRecord& t, std::vector<float>& out, std::string& error) {
     if (!tensorDataReachable(idx, t, error)) return false;
     const std::string path = tensorDataPath(idx, t);
-    return loadTensorAsFloat(path, t.dataOffset, elementCount(idx, t), t.dtype, (t.flags & BigEndian) != 0, out, error);
+    return loadTensorAsFloat(path, idx.side(t).dataOffset, elementCount(idx, t), t.dtype, (t.flags & BigEndian) != 0, out, error);
 }
 
 struct Worker {
@@ -122,7 +122,7 @@ struct Worker {
         computeStatsMetrics(a.stats(ta), b.stats(tb), m);
         const bool shapesEqual = a.shape(ta) == b.shape(tb);
         if (!shapesEqual) m.shapeMismatch = true;
-        const bool haveData = (ta.flags & HasData) && (tb.flags & HasData) && ta.file && tb.file &&
+        const bool haveData = (ta.flags & HasData) && (tb.flags & HasData) && a.side(ta).file && b.side(tb).file &&
                               !(ta.flags & ReadError) && !(tb.flags & ReadError);
         const bool sameOrder = (ta.flags & FortranOrder) == (tb.flags & FortranOrder);
         if (opt.useData && haveData && shapesEqual && sameOrder) compareData(ta, tb, row);
@@ -141,7 +141,7 @@ struct Worker {
             row.note = "element counts differ: data not compared";
             return;
         }
-        bytes += ta.dataBytes + tb.dataBytes;
+        bytes += a.side(ta).dataBytes + b.side(tb).dataBytes;
         computeDataMetrics(va.data(), vb.data(), va.size(), ta.ndim == 0, row.metrics);
         if (row.metrics.nanInfMismatch) row.note = "NaN/Inf positions differ";
     }

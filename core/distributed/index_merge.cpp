@@ -17,7 +17,7 @@ void rebaseIndex(DumpIndex& index, const std::string& shardRel, const std::strin
             if (remap[id] == 0xffffffffu) remap[id] = index.strings.intern(prefix + index.strings.str(id));
             id = remap[id];
         };
-        for (auto& t : index.tensors) rebase(t.file);
+        for (auto& s : index.sides) rebase(s.file);
         for (auto& o : index.overflows) rebase(o.file);
         for (auto& w : index.warnings) w.path = prefix + w.path;
         for (auto& r : index.ranks) r.folder = r.folder.empty() ? shardRel : prefix + r.folder;

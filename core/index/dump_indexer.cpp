@@ -88,6 +88,49 @@ void loadCache(Shard& s, const std::string& rootAbs, std::string& note) {
     s.fromCache = fp == s.fingerprint;
 }
 
+// The whole merged index of a dump, next to its shards: a reopen of an unchanged dump reads this
+// one file straight into `out` (no per-shard load, merge or sort).
+std::string mergedCacheFileFor(const std::string& cacheDir, const std::string& rootAbs) {
+    char name[40];
+    std::snprintf(name, sizeof name, "%016llx.dlx", static_cast<unsigned long long>(XXH64(rootAbs.data(), rootAbs.size(), 1)));
+    return cacheDir + "/merged/" + name;
+}
+
+// Fingerprint of the whole dump: every shard's folder and fingerprint, in shard order.
+FolderFingerprint combinedFingerprint(const std::vector<Shard*>& shards) {
+    FolderFingerprint all;
+    XXH64_state_t* st = XXH64_createState();
+    XXH64_reset(st, 2);
+    for (const Shard* s : shards) {
+        XXH64_update(st, s->rel.data(), s->rel.size());
+        XXH64_update(st, "\n", 1);
+        XXH64_update(st, &s->fingerprint, sizeof s->fingerprint);
+        all.files += s->fingerprint.files;
+        all.bytes += s->fingerprint.bytes;
+    }
+    all.hash = XXH64_digest(st);
+    XXH64_freeState(st);
+    return all;
+}
+
+// True when the merged cache matches the dump as scanned now; then `out` holds it.
+bool loadMergedCache(const std::string& path, const std::string& rootAbs, const FolderFingerprint& want,
+                     DumpIndex& out, std::string& note) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return false;
+    std::vector<std::uint8_t> bytes;
+    std::string error;
+    FolderFingerprint fp;
+    if (!readWholeFile(path, bytes, error) || !deserializeIndex(bytes.data(), bytes.size(), out, fp, error)) {
+        note = "merged cache rebuilt: " + error;
+        out = DumpIndex();
+        return false;
+    }
+    if (out.root == rootAbs && fp == want) return true;
+    out = DumpIndex();   // the dump changed since (or another dump with the same hash)
+    return false;
+}
+
 bool isInsideOrEqual(const fs::path& inner, const fs::path& outer) {
     auto i = inner.begin();
     for (auto o = outer.begin(); o != outer.end(); ++o, ++i)
@@ -153,6 +196,22 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
         s.fingerprint = fingerprintOf(s.files);
         if (useCache) s.cachePath = cacheFileFor(cacheDir, rootAbs, rel);
         shardList.push_back(&s);
+    }
+    const FolderFingerprint wholeDump = combinedFingerprint(shardList);
+    const std::string mergedPath = useCache && shardList.size() > 1 ? mergedCacheFileFor(cacheDir, rootAbs) : std::string();
+    if (!mergedPath.empty()) {
+        std::string note;
+        const bool hit = loadMergedCache(mergedPath, rootAbs, wholeDump, out, note);
+        if (!note.empty()) report.cacheNotes.push_back(std::move(note));
+        if (hit) {
+            report.shardsFromCache = shardList.size();
+            std::set<DumpFormat> seen;   // in enum order, as a rebuild lists them
+            for (const auto& r : out.ranks) seen.insert(r.format);
+            for (DumpFormat f : seen)
+                if (f != DumpFormat::Unknown) report.formats.emplace_back(dumpFormatName(f));
+            report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            return true;
+        }
     }
     tbb::task_arena arena(options.threads ? int(options.threads) : tbb::task_arena::automatic);
     // Shards share nothing until the merge: each is loaded, scanned and finished on its own core.
@@ -262,11 +321,12 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     flushNotes();
     // One allocation per array, then each shard is appended and freed: linear, and the peak is
     // the index plus one shard's worth of records.
-    std::size_t opCount = 0, tensorCount = 0, dimCount = 0;
+    std::size_t opCount = 0, tensorCount = 0, dimCount = 0, sideCount = 0;
     for (Shard* s : shardList) {
         opCount += s->result.ops.size();
         tensorCount += s->result.tensors.size();
         dimCount += s->result.dims.size();
+        sideCount += s->result.sides.size();
         ++(s->fromCache ? report.shardsFromCache : report.shardsIndexed);
     }
     for (std::size_t i = 0; i < shardList.size(); ++i) {
@@ -274,6 +334,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
             out.ops.reserve(opCount);
             out.tensors.reserve(tensorCount);
             out.dims.reserve(dimCount);
+            out.sides.reserve(sideCount);
             adviseHugePages(out.ops.data(), opCount * sizeof(OpRecord));
             adviseHugePages(out.tensors.data(), tensorCount * sizeof(TensorRecord));
             adviseHugePages(out.dims.data(), dimCount * sizeof(std::int64_t));
@@ -283,6 +344,11 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     }
     out.finalize();
     out.root = rootAbs;
+    if (!mergedPath.empty()) {
+        std::string werr;
+        if (!writeFileAtomically(mergedPath, serializeIndex(out, wholeDump, 1), werr))
+            report.cacheNotes.push_back("merged cache not written: " + werr);
+    }
     // Formats: what each rebuilt shard's files were written by, plus the cached shards' ranks.
     std::map<DumpFormat, int> formats;
     for (const auto& r : out.ranks) formats[r.format]++;

@@ -27,27 +27,78 @@ namespace {
 constexpr char kMagic[8] = {'D', 'L', 'I', 'N', 'D', 'E', 'X', '\x1a'};
 constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 8 + 8 + 8;
 
+// Streams the body into zstd: no uncompressed image of the index is built (at 10M tensors it
+// would be another 1.1 GB at the peak). Without a context it only counts the bytes, so the frame
+// can declare its content size (the reader checks it).
 class Writer {
 public:
+    Writer(ZSTD_CCtx* cctx, std::vector<std::uint8_t>* out) : m_cctx(cctx), m_out(out), m_used(out ? out->size() : 0) {}
     template <class T> void pod(const T& v) {
         static_assert(std::is_trivially_copyable_v<T>);
-        const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
-        m_out.insert(m_out.end(), p, p + sizeof(T));
+        put(&v, sizeof(T));
     }
     template <class T> void vec(const std::vector<T>& v) {
         static_assert(std::is_trivially_copyable_v<T>);
         pod(std::uint64_t(v.size()));
-        const auto* p = reinterpret_cast<const std::uint8_t*>(v.data());
-        m_out.insert(m_out.end(), p, p + v.size() * sizeof(T));
+        put(v.data(), v.size() * sizeof(T));
     }
     void str(const std::string& s) {
         pod(std::uint64_t(s.size()));
-        m_out.insert(m_out.end(), s.begin(), s.end());
+        put(s.data(), s.size());
     }
-    std::vector<std::uint8_t>& bytes() { return m_out; }
+    std::uint64_t size() const { return m_size; }
+    // Ends the frame; false on a zstd error.
+    bool finish() {
+        if (!m_cctx) return true;
+        flushSmall();
+        ZSTD_inBuffer in{nullptr, 0, 0};
+        for (;;) {
+            ZSTD_outBuffer o = room();
+            const std::size_t r = ZSTD_compressStream2(m_cctx, &o, &in, ZSTD_e_end);
+            m_out->resize(m_used += o.pos);
+            if (ZSTD_isError(r)) return m_ok = false;
+            if (r == 0) return m_ok;
+        }
+    }
 
 private:
-    std::vector<std::uint8_t> m_out;
+    static constexpr std::size_t kSmall = std::size_t(64) << 10;
+    void put(const void* p, std::size_t n) {
+        m_size += n;
+        if (!m_cctx || n == 0) return;
+        if (m_small.size() + n <= kSmall) {  // strings and fields: gathered, then compressed at once
+            const auto* b = static_cast<const std::uint8_t*>(p);
+            m_small.insert(m_small.end(), b, b + n);
+            return;
+        }
+        flushSmall();
+        compress(p, n);
+    }
+    void flushSmall() {
+        if (m_small.empty()) return;
+        compress(m_small.data(), m_small.size());
+        m_small.clear();
+    }
+    ZSTD_outBuffer room() {
+        const std::size_t chunk = ZSTD_CStreamOutSize();
+        m_out->resize(m_used + chunk);
+        return {m_out->data() + m_used, chunk, 0};
+    }
+    void compress(const void* p, std::size_t n) {
+        ZSTD_inBuffer in{p, n, 0};
+        while (m_ok && in.pos < in.size) {
+            ZSTD_outBuffer o = room();
+            const std::size_t r = ZSTD_compressStream2(m_cctx, &o, &in, ZSTD_e_continue);
+            m_out->resize(m_used += o.pos);
+            if (ZSTD_isError(r)) m_ok = false;
+        }
+    }
+    ZSTD_CCtx* m_cctx;
+    std::vector<std::uint8_t>* m_out;
+    std::size_t m_used;   // bytes of *m_out holding output
+    std::vector<std::uint8_t> m_small;
+    std::uint64_t m_size = 0;
+    bool m_ok = true;
 };
 
 // Decompresses straight into the destination arrays: no intermediate copy of the whole image.
@@ -80,11 +131,14 @@ public:
 
 private:
     static constexpr std::size_t kStepBytes = std::size_t(16) << 20;
+    static constexpr std::uint64_t kMaxRatio = 256;   // real indexes compress 5-15x
     template <class V> bool fill(V& v, std::size_t n) {
         using T = std::remove_reference_t<decltype(*v.data())>;
         v.clear();
         const std::size_t step = kStepBytes / sizeof(T);
-        if (n <= step) {
+        // Sized at once (huge pages, no regrowth) when the compressed bytes left could plausibly
+        // hold it; a length far beyond them grows in steps as its bytes really decompress.
+        if (n <= step || std::uint64_t(n) * sizeof(T) / kMaxRatio <= m_in.size - m_in.pos) {
             allocateHuge(v, n);
             return read(v.data(), n * sizeof(T));
         }
@@ -132,6 +186,7 @@ void writeBody(Writer& w, const DumpIndex& idx, const FolderFingerprint& fp) {
     }
     w.vec(idx.ops);
     w.vec(idx.tensors);
+    w.vec(idx.sides);
     w.vec(idx.dims);
     w.vec(idx.histBytes);
     w.vec(idx.overflows);
@@ -161,7 +216,7 @@ bool readBody(Reader& r, DumpIndex& idx, FolderFingerprint& fp) {
         if (!r.pod(rk.rank) || !r.str(rk.folder) || !r.pod(rk.format) || !r.str(rk.host) || !r.str(rk.deviceId) ||
             !r.str(rk.indexedOn) || !r.str(rk.dataRoot) || !r.str(rk.orderSource))
             return false;
-    if (!r.vec(idx.ops) || !r.vec(idx.tensors) || !r.vec(idx.dims) || !r.vec(idx.histBytes) ||
+    if (!r.vec(idx.ops) || !r.vec(idx.tensors) || !r.vec(idx.sides) || !r.vec(idx.dims) || !r.vec(idx.histBytes) ||
         !r.vec(idx.overflows) || !r.vec(idx.wideStats) || !r.count(n, 2 * 8))
         return false;
     idx.warnings.clear();
@@ -184,10 +239,14 @@ bool validate(const DumpIndex& idx) {
         if (op.overflow >= std::int64_t(idx.overflows.size())) return false;
         if (op.tensorNames >= ns) return false;  // msprobe tensor names (format 6)
     }
+    for (const auto& s : idx.sides)
+        if (s.file >= ns) return false;
     for (const auto& t : idx.tensors) {
-        if (t.op >= idx.ops.size() || t.format >= ns || t.file >= ns) return false;
-        if (std::uint64_t(t.shapeOffset) + t.ndim > idx.dims.size()) return false;
-        if ((t.flags & HasHistogram) && t.histOffset >= idx.histBytes.size()) return false;
+        if (t.op >= idx.ops.size() || t.format >= ns || t.side > idx.sides.size()) return false;
+        const TensorSide& s = idx.side(t);
+        const std::uint64_t run = std::uint64_t(t.ndim) + ((t.flags & DeviceFormat) ? s.origNdim : 0);
+        if (std::uint64_t(t.shapeOffset) + run > idx.dims.size()) return false;
+        if ((t.flags & HasHistogram) && s.histOffset >= idx.histBytes.size()) return false;
         if (t.packedStats.wide && t.packedStats.count >= idx.wideStats.size()) return false;
     }
     for (const auto& o : idx.overflows)
@@ -198,15 +257,23 @@ bool validate(const DumpIndex& idx) {
 }  // namespace
 
 std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, int zstdLevel) {
-    Writer body;
-    writeBody(body, index, fp);
-    const auto& raw = body.bytes();
-    std::vector<std::uint8_t> out(kHeaderSize + ZSTD_compressBound(raw.size()));
-    const std::size_t csize =
-        ZSTD_compress(out.data() + kHeaderSize, out.size() - kHeaderSize, raw.data(), raw.size(), zstdLevel);
-    out.resize(kHeaderSize + (ZSTD_isError(csize) ? 0 : csize));
-    const std::uint64_t usize = raw.size(), cs = csize;
-    const std::uint64_t hash = XXH64(out.data() + kHeaderSize, csize, 0);
+    Writer counter(nullptr, nullptr);
+    writeBody(counter, index, fp);
+    const std::uint64_t usize = counter.size();
+    std::vector<std::uint8_t> out;
+    // Address space for the worst case; only the pages written are ever touched.
+    out.reserve(kHeaderSize + ZSTD_compressBound(usize));
+    out.resize(kHeaderSize);
+    ZSTD_CCtx* cctx = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, zstdLevel);
+    ZSTD_CCtx_setPledgedSrcSize(cctx, usize);   // the frame declares its size, as the reader expects
+    Writer w(cctx, &out);   // appends after the header
+    writeBody(w, index, fp);
+    const bool ok = w.finish();
+    ZSTD_freeCCtx(cctx);
+    if (!ok) out.resize(kHeaderSize);   // an empty payload: the reader refuses it
+    const std::uint64_t cs = out.size() - kHeaderSize;
+    const std::uint64_t hash = XXH64(out.data() + kHeaderSize, cs, 0);
     std::uint8_t* h = out.data();
     std::memcpy(h, kMagic, 8);
     std::memcpy(h + 8, &kIndexFormatVersion, 4);
@@ -347,7 +414,7 @@ bool readWholeFile(const std::string& path, std::vector<std::uint8_t>& out, std:
     bool ok = ::fstat(fd, &st) == 0;
     if (!ok) error = "cannot stat " + path + ": " + std::strerror(errno);
     try {
-        if (ok) out.resize(std::size_t(st.st_size));
+        if (ok) allocateHuge(out, std::size_t(st.st_size));
     } catch (const std::bad_alloc&) {
         ok = false;
         error = path + ": " + std::to_string(st.st_size) + " bytes do not fit in memory";

@@ -21,7 +21,9 @@ struct FolderFingerprint {
 // 5: TensorRecord with PackedStats (144 bytes) and DumpIndex::wideStats.
 // 6: OpRecord::tensorNames (msprobe's own tensor names; same 80-byte record) and msprobe ranks
 //    named once per rank; RankInfo::orderSource (what ordered the rank's ops).
-inline constexpr std::uint32_t kIndexFormatVersion = 6;
+// 7: TensorRecord 88 bytes: file fields, histogram offset, original-shape length and the kernel-only
+//    counts in DumpIndex::sides (statistics-only tensors have none); PackedStats 56 bytes; shared shapes.
+inline constexpr std::uint32_t kIndexFormatVersion = 7;
 
 std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, int zstdLevel = 3);
 // Returns false with a reason (bad magic, other version, checksum mismatch, truncated, corrupt).

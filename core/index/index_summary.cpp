@@ -45,6 +45,9 @@ std::string indexSummaryJson(const DumpIndex& index, const IndexReport& report) 
                   {"files_read", report.filesRead}, {"files_reused", report.filesReused},
                   {"notes", report.cacheNotes}};
     j["overflow_records"] = index.overflows.size();
+    const DumpIndex::Memory mem = index.memory();
+    j["memory"] = {{"array_bytes", mem.arrays}, {"string_bytes", mem.strings},
+                   {"array_bytes_per_tensor", index.tensors.empty() ? 0.0 : double(mem.arrays) / double(index.tensors.size())}};
     json warnings = json::array();
     for (const auto& w : index.warnings) warnings.push_back({{"path", w.path}, {"reason", w.reason}});
     j["warnings"] = warnings;

@@ -30,7 +30,7 @@ ShardBuilder::ShardBuilder(std::string rootAbs, std::string shardRel, const Dump
     m->previousIndex = previous;
     if (previous)
         for (const auto& t : previous->tensors)
-            if (t.file) m->previous[previous->strings.str(t.file)].push_back(&t);
+            if (previous->side(t).file) m->previous[previous->strings.str(previous->side(t).file)].push_back(&t);
     m->table.assign(readers.begin(), readers.end());
     for (const FormatReader* r : readers) m->readers.push_back(r->open(*m));
 }

@@ -52,20 +52,20 @@ std::uint32_t ShardContext::addTensor(const Draft& d, std::uint32_t opIndex) {
         t.flags |= HasData | r.flags;
         if (r.bigEndian) t.flags |= BigEndian;
         if (r.fortranOrder) t.flags |= FortranOrder;
-        t.file = out.strings.intern(fs->fileRel);
+        out.editSide(t).file = out.strings.intern(fs->fileRel);
         t.dtype = r.dtype;
-        t.dataOffset = r.dataOffset;
-        t.dataBytes = r.dataBytes;
+        out.editSide(t).dataOffset = r.dataOffset;
+        out.editSide(t).dataBytes = r.dataBytes;
         out.setStats(t, r.stats);
         if (!r.hist.empty()) {
-            t.histOffset = std::uint32_t(out.histBytes.size());
+            out.editSide(t).histOffset = std::uint32_t(out.histBytes.size());
             out.histBytes.insert(out.histBytes.end(), r.hist.begin(), r.hist.end());
             t.flags |= HasHistogram;
         }
         shape = &r.shape;
     } else {
         if (d.hasFile) {
-            t.file = out.strings.intern(fs->fileRel);
+            out.editSide(t).file = out.strings.intern(fs->fileRel);
             t.flags |= ReadError;
         }
         t.dtype = d.csvDtype;
@@ -76,8 +76,8 @@ std::uint32_t ShardContext::addTensor(const Draft& d, std::uint32_t opIndex) {
     if (d.hasCsv) t.flags |= HasCsvStats;
     if (t.origDtype == DType::Unknown) t.origDtype = t.dtype;
     if (fs) {
-        t.fileSize = fs->fileSize;
-        t.fileStamp = fs->stamp;
+        out.editSide(t).fileSize = fs->fileSize;
+        out.editSide(t).fileStamp = fs->stamp;
     }
     if (!shape && d.csvHasShape && !(t.flags & HasData)) {
         t.shapeOffset = std::uint32_t(out.dims.size());
@@ -89,8 +89,8 @@ std::uint32_t ShardContext::addTensor(const Draft& d, std::uint32_t opIndex) {
         out.dims.insert(out.dims.end(), shape->begin(), shape->begin() + t.ndim);
         if (t.flags & DeviceFormat) {  // the original shape follows the stored one
             const auto& o = fs->data.origShape;
-            t.origNdim = std::uint8_t(std::min<std::size_t>(o.size(), 255));
-            out.dims.insert(out.dims.end(), o.begin(), o.begin() + t.origNdim);
+            out.editSide(t).origNdim = std::uint8_t(std::min<std::size_t>(o.size(), 255));
+            out.dims.insert(out.dims.end(), o.begin(), o.begin() + out.side(t).origNdim);
         }
     }
     out.tensors.push_back(t);

@@ -291,7 +291,7 @@ void ShardSources::fillRankInfo(const std::string& shardRel, const std::vector<F
     for (const auto& t : out.tensors) {
         if (t.flags & HasData) {
             stats = false;
-            const auto file = out.strings.view(t.file);
+            const auto file = out.strings.view(out.side(t).file);
             (file.ends_with(".bin") ? bin : npy) = true;
         }
     }

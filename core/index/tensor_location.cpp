@@ -9,7 +9,7 @@ namespace {
 
 const RankInfo* rankOf(const DumpIndex& index, const TensorRecord& t) {
     if (t.op >= index.ops.size()) return nullptr;
-    const std::string_view file = index.strings.view(t.file);
+    const std::string_view file = index.strings.view(index.side(t).file);
     const RankInfo* best = nullptr;
     for (const auto& r : index.ranks)
         if (r.rank == index.ops[t.op].rank && (r.folder.empty() || file.starts_with(r.folder + "/")))
@@ -20,10 +20,10 @@ const RankInfo* rankOf(const DumpIndex& index, const TensorRecord& t) {
 }  // namespace
 
 std::string tensorDataPath(const DumpIndex& index, const TensorRecord& t) {
-    if (t.file == 0) return {};
+    if (index.side(t).file == 0) return {};
     const RankInfo* r = rankOf(index, t);
     const std::string& root = r && !r->dataRoot.empty() ? r->dataRoot : index.root;
-    return root + "/" + index.strings.str(t.file);
+    return root + "/" + index.strings.str(index.side(t).file);
 }
 
 bool tensorDataReachable(const DumpIndex& index, const TensorRecord& t, std::string& why) {

@@ -8,6 +8,10 @@
 #include <cstring>
 #include <fstream>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 // fast_float (Debian libfast-float-dev, header only) when installed: inlined, ~2x libstdc++'s
 // from_chars for the short %g cells of statistic.csv; std::from_chars otherwise.
 #if __has_include(<fast_float/fast_float.h>)
@@ -17,6 +21,17 @@
 
 namespace dl {
 namespace {
+
+// trim() of core/util/text.h (blanks, tabs, a stray CR) without its find_first_not_of calls: it
+// runs on every cell of every row.
+inline bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+inline std::string_view trimCell(std::string_view s) {
+    std::size_t a = 0, b = s.size();
+    while (a < b && isBlank(s[a])) ++a;
+    while (b > a && isBlank(s[b - 1])) --b;
+    return s.substr(a, b - a);
+}
+inline bool startsNumber(char c) { return (c >= '0' && c <= '9') || c == '-'; }
 
 enum class Col : std::uint8_t {
     Ignored, OpType, OpName, TaskId, StreamId, Timestamp, Io, Slot, DataSize, DataType, Format, Shape,
@@ -54,7 +69,7 @@ bool iequals(std::string_view a, std::string_view b) {
 }
 
 Col columnFor(std::string_view name) {
-    name = trim(name);
+    name = trimCell(name);
     for (const auto& c : kColumns)
         if (iequals(name, c.name)) return c.col;
     return Col::Ignored;
@@ -67,11 +82,13 @@ bool isNullSpelling(std::string_view s) {
 }
 
 Cell parseDouble(std::string_view s, double& v) {
-    s = trim(s);
-    if (isNullSpelling(s)) return Cell::Null;
-    if (iequals(s, "true")) { v = 1; return Cell::Value; }
-    if (iequals(s, "false")) { v = 0; return Cell::Value; }
-    if (s.front() == '+') s.remove_prefix(1);
+    s = trimCell(s);
+    if (s.empty() || !startsNumber(s.front())) {  // a number starts with a digit or '-': no spelling to check
+        if (isNullSpelling(s)) return Cell::Null;
+        if (iequals(s, "true")) { v = 1; return Cell::Value; }
+        if (iequals(s, "false")) { v = 0; return Cell::Value; }
+        if (s.front() == '+') s.remove_prefix(1);
+    }
 #ifdef DUMPLENS_FAST_FLOAT
     auto [p, ec] = fast_float::from_chars(s.data(), s.data() + s.size(), v);  // "1e999" -> inf, as below
 #else
@@ -87,8 +104,9 @@ Cell parseDouble(std::string_view s, double& v) {
 
 template <class T>
 Cell parseInt(std::string_view s, T& v) {
-    s = trim(s);
-    if (isNullSpelling(s)) return Cell::Null;
+    s = trimCell(s);
+    if (s.empty() || !startsNumber(s.front()))
+        if (isNullSpelling(s)) return Cell::Null;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec == std::errc() && p == s.data() + s.size()) return Cell::Value;
     double d = 0;  // device-mode writers may print counts as "2.0"
@@ -103,14 +121,14 @@ Cell parseInt(std::string_view s, T& v) {
 // "(2,3)", "()", "(2)", "(2,)", "[2, 3]" -> dims.
 bool parseShape(std::string_view s, std::vector<std::int64_t>& dims) {
     dims.clear();
-    s = trim(s);
+    s = trimCell(s);
     if (s.size() < 2 || !((s.front() == '(' && s.back() == ')') || (s.front() == '[' && s.back() == ']')))
         return false;
     s = s.substr(1, s.size() - 2);
     std::size_t pos = 0;
     while (pos < s.size()) {
         std::size_t c = s.find(',', pos);
-        std::string_view d = trim(s.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos));
+        std::string_view d = trimCell(s.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos));
         pos = (c == std::string_view::npos) ? s.size() : c + 1;
         if (d.empty()) {
             if (c == std::string_view::npos) break;  // trailing comma "(2,)"
@@ -136,10 +154,10 @@ public:
         shapeCol_ = SIZE_MAX;
         hasCol_.fill(false);
         for (std::string_view f : fields) {
-            names.emplace_back(trim(f));
+            names.emplace_back(trimCell(f));
             Col c = columnFor(f);
             if (c == Col::Shape) shapeCol_ = cols_.size();
-            if (c == Col::Ignored && !trim(f).empty()) warn(0, "ignored unknown column '" + names.back() + "'");
+            if (c == Col::Ignored && !trimCell(f).empty()) warn(0, "ignored unknown column '" + names.back() + "'");
             hasCol_[std::size_t(c)] = true;
             cols_.push_back(c);
         }
@@ -152,7 +170,7 @@ public:
     std::size_t shapeCol() const { return shapeCol_; }
 
     void row(std::uint32_t line, std::vector<std::string_view>& f) {
-        if (f.size() == cols_.size() + 1 && trim(f.back()).empty()) f.pop_back();  // 2.3+ trailing comma
+        if (f.size() == cols_.size() + 1 && trimCell(f.back()).empty()) f.pop_back();  // 2.3+ trailing comma
         if (f.size() != cols_.size()) {
             warn(line, "has " + std::to_string(f.size()) + " fields, header has " + std::to_string(cols_.size()));
             return;
@@ -164,26 +182,31 @@ public:
         Cell ioCell = Cell::Null, slotCell = Cell::Null;
         double mx = 0, mn = 0;
         Cell mxCell = Cell::Null, mnCell = Cell::Null;
-        for (std::size_t i = 0; i < f.size() && bad.empty(); ++i) {
-            std::string_view v = f[i];
-            switch (cols_[i]) {
+        // Locals the compiler can keep in registers (the row's strings could alias f's members).
+        const std::string_view* cells = f.data();
+        const std::size_t n = f.size();
+        const Col* cols = cols_.data();
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!bad.empty()) break;
+            const std::string_view v = cells[i];
+            switch (cols[i]) {
             case Col::Ignored: break;
-            case Col::OpType: r.opType = trim(v); break;
-            case Col::OpName: r.opName = trim(v); break;
+            case Col::OpType: r.opType = trimCell(v); break;
+            case Col::OpName: r.opName = trimCell(v); break;
             case Col::TaskId: if (parseInt(v, r.taskId) == Cell::Bad) bad = "Task ID is not a number"; break;
             case Col::StreamId: if (parseInt(v, r.streamId) == Cell::Bad) bad = "Stream ID is not a number"; break;
             case Col::Timestamp: if (parseInt(v, r.timestampUs) == Cell::Bad) bad = "Timestamp is not a number"; break;
-            case Col::Io: ioCell = parseIoCell(trim(v), r.io); if (ioCell != Cell::Value) bad = "IO is not input/output"; break;
+            case Col::Io: ioCell = parseIoCell(trimCell(v), r.io); if (ioCell != Cell::Value) bad = "IO is not input/output"; break;
             case Col::Slot: slotCell = parseInt(v, r.slot); if (slotCell != Cell::Value) bad = "Slot is not a number"; break;
             case Col::DataSize: if (parseInt(v, r.dataBytes) == Cell::Bad) bad = "Data Size is not a number"; break;
-            case Col::DataType: setDtype(r, trim(v)); break;
-            case Col::Format: r.format = trim(v); break;
+            case Col::DataType: setDtype(r, trimCell(v)); break;
+            case Col::Format: r.format = trimCell(v); break;
             case Col::Shape:
-                if (isNullSpelling(trim(v))) break;
+                if (isNullSpelling(trimCell(v))) break;
                 if (!parseShape(v, r.shape)) bad = "Shape is not a (d0,d1,...) tuple";
                 r.hasShape = bad.empty();
                 break;
-            case Col::Md5: r.md5 = trim(v); break;
+            case Col::Md5: r.md5 = trimCell(v); break;
             case Col::Max: mxCell = parseDouble(v, mx); if (mxCell == Cell::Bad) bad = "Max Value is not a number"; break;
             case Col::Min: mnCell = parseDouble(v, mn); if (mnCell == Cell::Bad) bad = "Min Value is not a number"; break;
             case Col::Avg: setFinite(v, r.stats.mean, stat::Mean, r.stats, "Avg Value", bad); break;
@@ -306,29 +329,90 @@ private:
     DType lastDtype_ = DType::Unknown;
 };
 
-// Splits one line at commas. Double-quoted fields keep their commas; at `shapeCol` an unquoted
-// "(2,3)" (msprobe C++ writer) is kept whole up to the closing ')'. Returns false on an unclosed group.
-bool splitLine(std::string_view line, std::size_t shapeCol, std::vector<std::string_view>& out) {
+// Positions of the next ',' or '\n' in the text, found 64 bytes at a time (SSE2 compares into a
+// bit mask), so splitting a row into cells and finding its end is one pass over its bytes.
+class DelimiterScanner {
+public:
+    explicit DelimiterScanner(std::string_view text) : m_p(text.data()), m_n(text.size()) { load(0); }
+    // First ',' or '\n' at or after `pos`; size() when none.
+    std::size_t next(std::size_t pos) {
+        if (pos >= m_n) return m_n;
+        if (pos < m_block || pos >= m_block + 64) load(pos & ~std::size_t(63));
+        std::uint64_t m = m_mask & (~std::uint64_t(0) << (pos - m_block));
+        while (!m) {
+            if (m_block + 64 >= m_n) return m_n;
+            load(m_block + 64);
+            m = m_mask;
+        }
+        return m_block + std::size_t(__builtin_ctzll(m));
+    }
+
+private:
+    void load(std::size_t block) {
+        m_block = block;
+        const char* p = m_p + block;
+        char tail[64];
+        if (block + 64 > m_n) {  // the last block: never read past the text
+            std::memset(tail, 0, sizeof tail);
+            std::memcpy(tail, p, m_n - block);
+            p = tail;
+        }
+#if defined(__SSE2__)
+        const __m128i comma = _mm_set1_epi8(','), nl = _mm_set1_epi8('\n');
+        std::uint64_t m = 0;
+        for (int k = 0; k < 4; ++k) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+            const int bits = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, nl)));
+            m |= std::uint64_t(std::uint16_t(bits)) << (16 * k);
+        }
+#else
+        std::uint64_t m = 0;
+        for (int k = 0; k < 64; ++k) m |= std::uint64_t(p[k] == ',' || p[k] == '\n') << k;
+#endif
+        m_mask = m;
+    }
+    const char* m_p;
+    std::size_t m_n;
+    std::size_t m_block = 0;
+    std::uint64_t m_mask = 0;
+};
+
+std::size_t scanLineEnd(std::string_view text, std::size_t from) {
+    const void* nl = std::memchr(text.data() + from, '\n', text.size() - from);
+    return nl ? std::size_t(static_cast<const char*>(nl) - text.data()) : text.size();
+}
+
+// Splits the line starting at `pos` into cells at commas and returns the position of its end (its
+// '\n' or the end of the text). Double-quoted cells keep their commas; at `shapeCol` an unquoted
+// "(2,3)" (msprobe C++ writer) is kept whole up to the closing ')'. A quote or parenthesis is closed
+// on its own line or `unclosed` is set. The text after a closing quote up to the next comma is dropped.
+std::size_t splitLine(std::string_view text, std::size_t pos, DelimiterScanner& scan, std::size_t shapeCol,
+                      std::vector<std::string_view>& out, bool& unclosed) {
     out.clear();
-    std::size_t pos = 0;
+    unclosed = false;
+    const char* t = text.data();
     for (;;) {
         std::size_t start = pos;
-        while (start < line.size() && line[start] == ' ') ++start;
-        const char open = start < line.size() ? line[start] : 0;
+        while (start < text.size() && t[start] == ' ') ++start;
+        const char open = start < text.size() ? t[start] : 0;
         const char close = open == '"' ? '"' : (open == '(' && out.size() == shapeCol) ? ')' : 0;
-        std::string_view field;
+        std::size_t end;  // the ',' or '\n' after the cell
         if (close) {
-            std::size_t end = line.find(close, start + 1);
-            if (end == std::string_view::npos) return false;
-            field = open == '"' ? line.substr(start + 1, end - start - 1) : line.substr(start, end - start + 1);
-            pos = line.find(',', end + 1);
+            const std::size_t eol = scanLineEnd(text, start);
+            const void* c = std::memchr(t + start + 1, close, eol - start - 1);
+            if (!c) {
+                unclosed = true;
+                return eol;
+            }
+            const std::size_t at = std::size_t(static_cast<const char*>(c) - t);
+            out.push_back(open == '"' ? text.substr(start + 1, at - start - 1) : text.substr(start, at - start + 1));
+            end = scan.next(at + 1);
         } else {
-            pos = line.find(',', pos);
-            field = line.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start);
+            end = scan.next(pos);
+            out.push_back(text.substr(start, end > start ? end - start : 0));
         }
-        out.push_back(field);
-        if (pos == std::string_view::npos) return true;
-        ++pos;
+        if (end >= text.size() || t[end] == '\n') return end;
+        pos = end + 1;
     }
 }
 
@@ -340,22 +424,27 @@ bool parseStatisticCsv(std::string_view text, const std::function<void(Statistic
     if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 BOM from hand-edited files
     Parser parser(onRow, warnings, maxWarnings);
     std::vector<std::string_view> fields;
+    DelimiterScanner scan(text);
     bool haveHeader = false;
     std::uint32_t lineNo = 0;
     std::size_t pos = 0;
     while (pos < text.size()) {
-        const char* nl = static_cast<const char*>(std::memchr(text.data() + pos, '\n', text.size() - pos));
-        std::size_t end = nl ? std::size_t(nl - text.data()) : text.size();
+        ++lineNo;
+        const std::string_view rest = text.substr(pos);
+        const bool isHeader = rest.starts_with("Op Type,") || rest.starts_with("\"Op Type\",");
+        bool unclosed = false;
+        const std::size_t end = splitLine(text, pos, scan, isHeader ? SIZE_MAX : parser.shapeCol(), fields, unclosed);
         std::string_view line = text.substr(pos, end - pos);
         pos = end + 1;
-        ++lineNo;
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (trim(line).empty()) continue;
-        const bool isHeader = line.starts_with("Op Type,") || line.starts_with("\"Op Type\",");
-        if (!splitLine(line, isHeader ? SIZE_MAX : parser.shapeCol(), fields)) {
+        if (trimCell(line).empty()) continue;
+        if (unclosed) {
             parser.warn(lineNo, "unclosed quote or parenthesis");
             continue;
         }
+        // A CR before the newline ends the last cell (a quoted last cell has lost it already).
+        if (!fields.empty() && !fields.back().empty() && line.back() == '\r' &&
+            fields.back().data() + fields.back().size() == line.data() + line.size())
+            fields.back().remove_suffix(1);
         if (isHeader) {  // first header, or a repeated one from a concatenated file: (re)map columns
             parser.setHeader(fields, columns);
             if (!parser.headerUsable()) {

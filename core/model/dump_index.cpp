@@ -1,16 +1,29 @@
 #include "core/model/dump_index.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <string_view>
 #include <numeric>
 #include <tuple>
 
 namespace dl {
 
+const TensorSide DumpIndex::kNoSide{};
+
 std::uint64_t DumpIndex::totalDataBytes() const {
     std::uint64_t n = 0;
-    for (const auto& t : tensors) n += t.dataBytes;
+    for (const auto& t : tensors) n += side(t).dataBytes;
     return n;
+}
+
+DumpIndex::Memory DumpIndex::memory() const {
+    Memory m;
+    m.arrays = ops.size() * sizeof(OpRecord) + tensors.size() * sizeof(TensorRecord) + sides.size() * sizeof(TensorSide) +
+               dims.size() * sizeof(std::int64_t) + histBytes.size() + overflows.size() * sizeof(OverflowRecord) +
+               wideStats.size() * sizeof(TensorStats);
+    m.strings = strings.bytes();
+    return m;
 }
 
 std::vector<std::uint32_t> DumpIndex::iterations() const {
@@ -44,7 +57,13 @@ std::string orderSourceEvidence(const std::vector<RankInfo>& ranks) {
 }
 
 void DumpIndex::setStats(TensorRecord& t, const TensorStats& s) {
-    if (t.packedStats.pack(s)) return;
+    if (!(s.negCount | s.posCount | s.satCount | s.subnormalCount)) {
+        if (t.side) sides[t.side - 1].counts = PackedCounts();
+        if (t.packedStats.pack(s)) return;
+    } else if (t.packedStats.pack(s, &editSide(t).counts)) {
+        return;
+    }
+    if (t.side) sides[t.side - 1].counts = PackedCounts();
     t.packedStats = PackedStats();
     t.packedStats.wide = 1;
     t.packedStats.count = std::uint32_t(wideStats.size());
@@ -53,7 +72,7 @@ void DumpIndex::setStats(TensorRecord& t, const TensorStats& s) {
 
 bool DumpIndex::histogram(const TensorRecord& t, Log2Histogram& out) const {
     if (!(t.flags & HasHistogram)) return false;
-    std::size_t pos = t.histOffset;
+    std::size_t pos = side(t).histOffset;
     return out.decode(histBytes.data(), histBytes.size(), pos);
 }
 
@@ -75,8 +94,8 @@ std::string DumpIndex::tensorLabel(const TensorRecord& t) const {
 void DumpIndex::merge(DumpIndex&& other) {
     // No records yet (nothing refers to our strings): take `other` whole instead of re-interning
     // every string and copying every record, keeping what describes the folders we saw.
-    const bool noRecords = ops.empty() && tensors.empty() && overflows.empty() && dims.empty() && histBytes.empty() &&
-                           wideStats.empty();
+    const bool noRecords = ops.empty() && tensors.empty() && sides.empty() && overflows.empty() && dims.empty() &&
+                           histBytes.empty() && wideStats.empty();
     if (!noRecords) return merge(static_cast<const DumpIndex&>(other));
     std::string keepRoot = std::move(root);
     std::vector<IndexWarning> keepWarnings = std::move(warnings);
@@ -103,6 +122,7 @@ void DumpIndex::merge(const DumpIndex& other) {
     const auto histBase = std::uint32_t(histBytes.size());
     const auto overflowBase = std::int32_t(overflows.size());
     const auto wideBase = std::uint32_t(wideStats.size());
+    const auto sideBase = std::uint32_t(sides.size());
     for (OpRecord op : other.ops) {
         op.type = remap[op.type];
         op.name = remap[op.name];
@@ -118,11 +138,15 @@ void DumpIndex::merge(const DumpIndex& other) {
     for (TensorRecord t : other.tensors) {
         t.op += opBase;
         t.format = remap[t.format];
-        t.file = remap[t.file];
         t.shapeOffset += dimBase;
-        t.histOffset += histBase;
+        if (t.side) t.side += sideBase;
         if (t.packedStats.wide) t.packedStats.count += wideBase;
         tensors.push_back(t);
+    }
+    for (TensorSide s : other.sides) {
+        s.file = remap[s.file];
+        s.histOffset += histBase;
+        sides.push_back(s);
     }
     for (OverflowRecord r : other.overflows) {
         r.file = remap[r.file];
@@ -139,7 +163,60 @@ void DumpIndex::merge(const DumpIndex& other) {
     if (meta.frameworkVersion.empty()) meta = other.meta;
 }
 
+void DumpIndex::shareShapes() {
+    // A shape's dims run: ndim, then the original shape of a device-layout tensor.
+    auto runOf = [&](const TensorRecord& t) {
+        return std::size_t(t.ndim) + ((t.flags & DeviceFormat) ? side(t).origNdim : 0);
+    };
+    auto text = [](const std::int64_t* p, std::size_t n) {
+        return std::string_view(reinterpret_cast<const char*>(p), n * sizeof(std::int64_t));
+    };
+    std::vector<std::int64_t> shared;
+    std::vector<std::uint32_t> table(64, 0xffffffffu);   // open addressing: offset into `shared`
+    std::vector<std::uint32_t> runs;                      // length of the run at each table entry
+    runs.resize(table.size());
+    std::size_t used = 0;
+    auto grow = [&] {
+        std::vector<std::uint32_t> t2(table.size() * 2, 0xffffffffu), r2(t2.size());
+        for (std::size_t i = 0; i < table.size(); ++i) {
+            if (table[i] == 0xffffffffu) continue;
+            std::size_t j = std::hash<std::string_view>{}(text(shared.data() + table[i], runs[i])) & (t2.size() - 1);
+            while (t2[j] != 0xffffffffu) j = (j + 1) & (t2.size() - 1);
+            t2[j] = table[i];
+            r2[j] = runs[i];
+        }
+        table.swap(t2);
+        runs.swap(r2);
+    };
+    for (TensorRecord& t : tensors) {
+        const std::size_t n = runOf(t);
+        if (n == 0) {
+            t.shapeOffset = 0;
+            continue;
+        }
+        const std::string_view key = text(dims.data() + t.shapeOffset, n);
+        const std::size_t mask = table.size() - 1;
+        std::size_t i = std::hash<std::string_view>{}(key) & mask;
+        for (; table[i] != 0xffffffffu; i = (i + 1) & mask)
+            if (runs[i] == n && text(shared.data() + table[i], n) == key) break;
+        if (table[i] == 0xffffffffu) {
+            table[i] = std::uint32_t(shared.size());
+            runs[i] = std::uint32_t(n);
+            shared.insert(shared.end(), dims.begin() + t.shapeOffset, dims.begin() + t.shapeOffset + n);
+            if (++used * 2 > table.size()) {
+                t.shapeOffset = std::uint32_t(shared.size() - n);
+                grow();
+                continue;
+            }
+        }
+        t.shapeOffset = table[i];
+    }
+    shared.shrink_to_fit();
+    dims = std::move(shared);
+}
+
 void DumpIndex::finalize() {
+    if (!tensors.empty() && dims.size() >= tensors.size()) shareShapes();
     auto opKey = [](const OpRecord& o) {
         return std::tuple(o.rank, o.iteration, o.graph, o.execPos, o.startUs, o.taskId);
     };

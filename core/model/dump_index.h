@@ -38,7 +38,23 @@ struct OverflowRecord {
     std::int64_t timestampUs = 0;
 };
 
-// 144 bytes; a million of them are read back from the cache on every reopen.
+// What only some tensors have: a data file (with its fingerprint for incremental re-indexing), a
+// histogram, a device layout's original shape and the kernel-only counts. Statistics-only tensors
+// (statistic.csv, dump.json without files), millions in a big run, have none and pay 4 bytes for
+// the link (TensorRecord::side). Read through DumpIndex::side(t), write through editSide(t).
+struct TensorSide {
+    std::uint64_t dataOffset = 0;       // first payload byte inside `file`
+    std::uint64_t dataBytes = 0;        // payload size
+    std::uint64_t fileSize = 0;         // fingerprint of `file` for incremental re-indexing
+    std::int64_t fileStamp = 0;         // ScannedFile::stamp (mtime, ctime, inode) when indexed
+    StrId file = 0;                     // path relative to the index root; 0 when none
+    std::uint32_t histOffset = 0;       // encoded Log2Histogram at DumpIndex::histBytes[histOffset]
+    PackedCounts counts;                // the counts of PackedStats that only the kernel computes
+    std::uint8_t origNdim = 0;          // DeviceFormat: original-shape dims at dims[shapeOffset + ndim]
+};
+static_assert(sizeof(TensorSide) == 64);
+
+// 88 bytes; ten million of them are read back from the cache on every reopen.
 struct TensorRecord {
     std::uint32_t op = 0;          // index into DumpIndex::ops
     Io io = Io::Output;
@@ -48,18 +64,12 @@ struct TensorRecord {
     std::uint16_t slot = 0;
     std::uint16_t flags = 0;            // TensorFlag bits
     StrId format = 0;                   // "DefaultFormat", "NC1HWC0", ...
-    StrId file = 0;                     // path relative to the index root; 0 when stats-only
-    std::uint32_t shapeOffset = 0;      // ndim dims at DumpIndex::dims[shapeOffset]
-    std::uint32_t histOffset = 0;       // encoded Log2Histogram at DumpIndex::histBytes[histOffset]
-    std::uint8_t origNdim = 0;          // DeviceFormat: original-shape dims at dims[shapeOffset + ndim]
-    std::uint64_t dataOffset = 0;       // first payload byte inside `file`
-    std::uint64_t dataBytes = 0;        // payload size (0 for stats-only)
+    std::uint32_t shapeOffset = 0;      // ndim dims at DumpIndex::dims[shapeOffset] (shapes are shared)
+    std::uint32_t side = 0;             // 1 + index into DumpIndex::sides, 0 when none
     std::int64_t timestampUs = 0;
-    std::uint64_t fileSize = 0;         // fingerprint of `file` for incremental re-indexing
-    std::int64_t fileStamp = 0;         // ScannedFile::stamp (mtime, ctime, inode) when indexed
     PackedStats packedStats;            // read and write through DumpIndex::stats() / setStats()
 };
-static_assert(sizeof(TensorRecord) == 144);
+static_assert(sizeof(TensorRecord) == 88);
 
 enum TensorFlag : std::uint16_t {
     HasData = 1u << 0,        // a tensor file was found
@@ -69,7 +79,7 @@ enum TensorFlag : std::uint16_t {
     BigEndian = 1u << 4,
     ReadError = 1u << 5,      // file present but unreadable (see warnings)
     DeviceFormat = 1u << 6,   // stored in an Ascend device layout: `shape` is the stored (device) shape,
-                              // the original shape follows it in dims (TensorRecord::origNdim)
+                              // the original shape follows it in dims (TensorSide::origNdim)
     PaddingExcluded = 1u << 7,  // statistics skip the layout's padding elements
     PaddingIncluded = 1u << 8,  // padding could not be told apart: statistics include it
     ListedOnly = 1u << 9,     // `file` holds the tensor but was not read (msprobe .pt); stats from the dump
@@ -138,6 +148,7 @@ struct DumpIndex {
     std::vector<RankInfo> ranks;
     std::vector<OpRecord> ops;
     std::vector<TensorRecord> tensors;
+    std::vector<TensorSide> sides;       // TensorRecord::side - 1
     std::vector<std::int64_t> dims;
     std::vector<std::uint8_t> histBytes;
     std::vector<OverflowRecord> overflows;
@@ -146,13 +157,29 @@ struct DumpIndex {
     RunMetadata meta;
 
     TensorStats stats(const TensorRecord& t) const {
-        return t.packedStats.wide ? wideStats[t.packedStats.count] : t.packedStats.unpack();
+        return t.packedStats.wide ? wideStats[t.packedStats.count] : t.packedStats.unpack(&side(t).counts);
     }
+    // The tensor's file fields, histogram offset, ...: all zero when it has none.
+    const TensorSide& side(const TensorRecord& t) const { return t.side ? sides[t.side - 1] : kNoSide; }
+    // The same, created on first use. The reference lives until the next editSide() of a tensor
+    // without one: use it for one statement.
+    TensorSide& editSide(TensorRecord& t) {
+        if (!t.side) {
+            sides.emplace_back();
+            t.side = std::uint32_t(sides.size());
+        }
+        return sides[t.side - 1];
+    }
+    static const TensorSide kNoSide;
     // Stores s in t, packed when that is exact, else in wideStats (a replaced wide entry stays
     // behind unused: statistics are set once or twice per tensor).
     void setStats(TensorRecord& t, const TensorStats& s);
 
     std::uint64_t totalDataBytes() const;
+    // Bytes the index holds in memory: its arrays (records, sides, shapes, histograms, wide
+    // statistics) and, apart, the interned strings (names repeat across iterations and ranks).
+    struct Memory { std::size_t arrays = 0, strings = 0; };
+    Memory memory() const;
     std::vector<std::uint32_t> iterations() const;   // sorted, unique
     std::vector<std::int64_t> shape(const TensorRecord& t) const {
         return {dims.begin() + t.shapeOffset, dims.begin() + t.shapeOffset + t.ndim};
@@ -161,7 +188,7 @@ struct DumpIndex {
     std::vector<std::int64_t> originalShape(const TensorRecord& t) const {
         if (!(t.flags & DeviceFormat)) return shape(t);
         const auto* p = dims.data() + t.shapeOffset + t.ndim;
-        return {p, p + t.origNdim};
+        return {p, p + side(t).origNdim};
     }
     bool histogram(const TensorRecord& t, Log2Histogram& out) const;
     // The tensor's name within its op: the writer's own (OpRecord::tensorNames) when it has one,
@@ -172,7 +199,11 @@ struct DumpIndex {
     void merge(const DumpIndex& other);
     void merge(DumpIndex&& other);   // moves `other` in whole when this index holds nothing yet
     // Sorts ops by (rank, iteration, graph, execPos) and tensors by (op, io, slot); fixes links.
+    // Tensors of the same shape then share one run of dims.
     void finalize();
+    // One copy of each distinct shape in dims (tensors point at it). Done by finalize() when dims
+    // hold at least one entry per tensor (not shared yet).
+    void shareShapes();
 };
 
 }  // namespace dl

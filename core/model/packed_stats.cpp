@@ -20,7 +20,7 @@ bool same(const TensorStats& a, const TensorStats& b) {
 
 }  // namespace
 
-bool PackedStats::pack(const TensorStats& s) {
+bool PackedStats::pack(const TensorStats& s, PackedCounts* more) {
     mean = s.mean;
     l2 = s.l2;
     min = s.min;
@@ -31,16 +31,19 @@ bool PackedStats::pack(const TensorStats& s) {
     posInfCount = std::uint32_t(s.posInfCount);
     negInfCount = std::uint32_t(s.negInfCount);
     zeroCount = std::uint32_t(s.zeroCount);
-    negCount = std::uint32_t(s.negCount);
-    posCount = std::uint32_t(s.posCount);
-    satCount = std::uint32_t(s.satCount);
-    subnormalCount = std::uint32_t(s.subnormalCount);
+    PackedCounts c;
+    c.negCount = std::uint32_t(s.negCount);
+    c.posCount = std::uint32_t(s.posCount);
+    c.satCount = std::uint32_t(s.satCount);
+    c.subnormalCount = std::uint32_t(s.subnormalCount);
+    if (more) *more = c;
+    else if (s.negCount | s.posCount | s.satCount | s.subnormalCount) return false;
     known = std::uint16_t(s.known);
     wide = 0;
-    return same(unpack(), s);
+    return same(unpack(more), s);
 }
 
-TensorStats PackedStats::unpack() const {
+TensorStats PackedStats::unpack(const PackedCounts* more) const {
     TensorStats s;
     s.min = min;
     s.max = max;
@@ -52,10 +55,12 @@ TensorStats PackedStats::unpack() const {
     s.posInfCount = posInfCount;
     s.negInfCount = negInfCount;
     s.zeroCount = zeroCount;
-    s.negCount = negCount;
-    s.posCount = posCount;
-    s.satCount = satCount;
-    s.subnormalCount = subnormalCount;
+    if (more) {
+        s.negCount = more->negCount;
+        s.posCount = more->posCount;
+        s.satCount = more->satCount;
+        s.subnormalCount = more->subnormalCount;
+    }
     s.known = known;
     return s;
 }

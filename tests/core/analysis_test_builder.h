@@ -77,9 +77,9 @@ struct IndexBuilder {
             idx.setStats(r, t.stats);
             r.timestampUs = ts;
             if (!t.file.empty()) {
-                r.file = idx.strings.intern(t.file);
+                idx.editSide(r).file = idx.strings.intern(t.file);
                 r.flags |= dl::HasData;
-                r.dataBytes = 1;
+                idx.editSide(r).dataBytes = 1;
             }
             idx.tensors.push_back(r);
         }

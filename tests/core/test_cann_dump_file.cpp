@@ -240,7 +240,7 @@ TEST(CannDumpIndex, IndexesRawFilesWithPaddingExcluded) {
     EXPECT_EQ(idx.stats(*c).max, 7);
     EXPECT_EQ(idx.stats(*c).min, -7);
     EXPECT_EQ(idx.stats(*c).zeroCount, 1u);
-    EXPECT_EQ(c->dataBytes, 1024u);
+    EXPECT_EQ(idx.side(*c).dataBytes, 1024u);
     const TensorRecord* d = tensorOf(idx, op, Io::Output, 1);
     ASSERT_TRUE(d);
     EXPECT_TRUE(d->flags & PaddingIncluded);

@@ -360,3 +360,46 @@ TEST(IndexSerializer, OlderFormatVersionIsRejectedWithItsNumber) {
     EXPECT_FALSE(deserializeIndex(bytes.data(), bytes.size(), back, fp, error));
     EXPECT_NE(error.find("index format version " + std::to_string(old)), std::string::npos) << error;
 }
+
+// An unchanged dump reopens from the merged cache (one file, no per-shard merge) with the very
+// records a fresh index builds; a changed file sends it back through the shards.
+TEST(DumpIndexer, MergedCacheReopensTheSameRecordsAndFollowsChanges) {
+    TempDir dump, cache;
+    writeSmallDump(dump.path);
+    IndexOptions opt;
+    opt.cacheDir = cache.path.string();
+    DumpIndex fresh, reopened, noCache;
+    IndexReport r1, r2, r3;
+    std::string error;
+    ASSERT_TRUE(indexDump(dump.path.string(), opt, fresh, r1, error));
+    bool merged = false;
+    for (const auto& e : fs::recursive_directory_iterator(cache.path))
+        merged |= e.path().parent_path().filename() == "merged" && e.path().extension() == ".dlx";
+    EXPECT_TRUE(merged);
+    ASSERT_TRUE(indexDump(dump.path.string(), opt, reopened, r2, error));
+    EXPECT_EQ(r2.shardsFromCache, 2u);
+    EXPECT_EQ(r2.shardsIndexed, 0u);
+    EXPECT_EQ(r2.formats, r1.formats);
+    IndexOptions off;
+    off.useCache = false;
+    ASSERT_TRUE(indexDump(dump.path.string(), off, noCache, r3, error));
+    for (const DumpIndex* x : {&reopened, &noCache}) {
+        ASSERT_EQ(x->tensors.size(), fresh.tensors.size());
+        ASSERT_EQ(x->ops.size(), fresh.ops.size());
+        ASSERT_EQ(x->sides.size(), fresh.sides.size());
+        EXPECT_EQ(std::memcmp(x->tensors.data(), fresh.tensors.data(), fresh.tensors.size() * sizeof(TensorRecord)), 0);
+        EXPECT_EQ(std::memcmp(x->ops.data(), fresh.ops.data(), fresh.ops.size() * sizeof(OpRecord)), 0);
+        EXPECT_EQ(std::memcmp(x->sides.data(), fresh.sides.data(), fresh.sides.size() * sizeof(TensorSide)), 0);
+        EXPECT_EQ(x->dims, fresh.dims);
+        EXPECT_EQ(x->strings.blob(), fresh.strings.blob());
+        EXPECT_EQ(x->warnings.size(), fresh.warnings.size());
+    }
+    writeF16(dump.path / "rank_1/Net/0/1/Neg.Neg-op5.3.1.1700000000000400.output.0.DefaultFormat.npy", {-9, -2});
+    DumpIndex changed;
+    IndexReport r4;
+    ASSERT_TRUE(indexDump(dump.path.string(), opt, changed, r4, error));
+    EXPECT_EQ(r4.shardsFromCache, 1u);
+    const OpRecord* neg = findOp(changed, "Neg-op5");
+    ASSERT_TRUE(neg);
+    EXPECT_EQ(changed.stats(changed.tensors[neg->firstTensor]).min, -9.0);
+}

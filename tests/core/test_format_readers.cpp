@@ -208,7 +208,7 @@ TEST(FormatReaders, ReaderAddedInATestIndexesItsFormat) {
     EXPECT_DOUBLE_EQ(st.mean, sum / double(values.size()));
     EXPECT_EQ(st.zeroCount, zeros);
     EXPECT_EQ(st.satCount, saturated);
-    EXPECT_EQ(b.idx.strings.view(logits->file), "Net/0/0/logits.f32le");
+    EXPECT_EQ(b.idx.strings.view(b.idx.side(*logits).file), "Net/0/0/logits.f32le");
 
     // A job that fails is the reader's error, warned with the file's path.
     EXPECT_TRUE(torn->flags & ReadError);

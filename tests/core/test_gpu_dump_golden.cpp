@@ -99,11 +99,11 @@ void checkAgainstGolden(const std::string& dumpName, const std::string& goldenNa
             }
         }
         ASSERT_TRUE(hit) << g.node << " slot " << g.slot << " iteration " << g.iteration;
-        EXPECT_EQ(hit->dataBytes, g.bytes) << g.node;
+        EXPECT_EQ(idx.side(*hit).dataBytes, g.bytes) << g.node;
         EXPECT_EQ(idx.shape(*hit), g.shape) << g.node;
         if (g.data.empty()) continue;
         ASSERT_EQ(g.data.size(), g.bytes);
-        std::ifstream f(fs::path(idx.root) / idx.strings.str(hit->file), std::ios::binary);
+        std::ifstream f(fs::path(idx.root) / idx.strings.str(idx.side(*hit).file), std::ios::binary);
         std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)), {});
         EXPECT_EQ(bytes, g.data) << g.node;
     }

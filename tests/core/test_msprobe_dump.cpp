@@ -229,7 +229,7 @@ TEST(MsprobeIndex, RankFolderWithLinkedTensorsStacksAndModules) {
     bool warned = false;
     for (const IndexWarning& w : idx.warnings) warned |= w.path.ends_with("output.0.pt") && w.reason.find("ZIP") != std::string::npos;
     EXPECT_TRUE(warned);
-    EXPECT_EQ(idx.strings.view(out.file), "step1/rank2/dump_tensor_data/Functional.linear.0.forward.output.0.pt");
+    EXPECT_EQ(idx.strings.view(idx.side(out).file), "step1/rank2/dump_tensor_data/Functional.linear.0.forward.output.0.pt");
     EXPECT_EQ(idx.stats(out).max, 65504);
     EXPECT_EQ(classifyComm(idx.strings.view(idx.ops[1].type), idx.strings.view(idx.ops[1].name)), CommKind::AllReduce);
     ASSERT_FALSE(report.formats.empty());

@@ -141,10 +141,10 @@ TEST(MsprobeNames, IndexKeepsTheNamesAndTheirFilesThroughTheCache) {
         // Every saved tensor's file is "{entry}.{label}.pt".
         std::size_t saved = 0;
         for (const TensorRecord& t : idx.tensors) {
-            if (t.file == 0) continue;
+            if (idx.side(t).file == 0) continue;
             ++saved;
             const std::string name = idx.strings.str(idx.ops[t.op].name) + "." + tensorLabel(idx, t) + ".pt";
-            EXPECT_EQ(fs::path(idx.strings.str(t.file)).filename().string(), name);
+            EXPECT_EQ(fs::path(idx.strings.str(idx.side(t).file)).filename().string(), name);
         }
         EXPECT_EQ(saved, 3u);
         // Ops without names keep the positional form.

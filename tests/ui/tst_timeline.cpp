@@ -249,9 +249,9 @@ private slots:
         quint32 tensor = dl::kNoIndex;
         for (quint32 t = m_ix->ops[op].firstTensor; t < m_ix->ops[op].firstTensor + m_ix->ops[op].tensorCount; ++t)
             if (tensor == dl::kNoIndex && m_ix->tensors[t].io == dl::Io::Output) tensor = t;
-        QVERIFY(tensor != dl::kNoIndex && m_ix->tensors[tensor].file);
+        QVERIFY(tensor != dl::kNoIndex && m_ix->side(m_ix->tensors[tensor]).file);
         actionNamed(menu, opmenu::kCopyPath)->trigger();
-        const QString expected = QString::fromStdString(m_ix->root + "/" + m_ix->strings.str(m_ix->tensors[tensor].file));
+        const QString expected = QString::fromStdString(m_ix->root + "/" + m_ix->strings.str(m_ix->side(m_ix->tensors[tensor]).file));
         QCOMPARE(QFileInfo(QApplication::clipboard()->text()).canonicalFilePath(), QFileInfo(expected).canonicalFilePath());
         QVERIFY(QFileInfo::exists(expected));
         QVERIFY(actionNamed(menu, opmenu::kOpenFolder)->isEnabled());

@@ -70,7 +70,7 @@ void TensorPanel::show(quint32 op, quint32 tensor) {
     // The full name (the header wraps): the short op above says which one it is.
     if (names.full != names.shortName) h += QStringLiteral("<small>%1</small><br>").arg(names.full.toHtmlEscaped());
     h += tr("shape [%1] · %2 · %3 · %4<br>").arg(dims.join(QLatin1Char(',')), dtype, str(t.format),
-                                                  t.file ? fileName(str(t.file)) : tr("stats only"));
+                                                  ix->side(t).file ? fileName(str(ix->side(t).file)) : tr("stats only"));
     h += tr("min %1 · max %2 · mean %3 · max|x| <b>%4</b> · L2 %5 · NaN %6 · Inf %7 · saturated %8 · elements %9")
              .arg(figureText(s, dl::StatFigure::Min), figureText(s, dl::StatFigure::Max),
                   figureText(s, dl::StatFigure::Mean), figureText(s, dl::StatFigure::MaxAbs),
@@ -79,7 +79,7 @@ void TensorPanel::show(quint32 op, quint32 tensor) {
     const dl::TensorAnomaly an = dl::classifyTensor(*ix, t);
     if (an.headroom >= 0) h += tr(" · headroom to fp16 max %1%").arg(an.headroom * 100, 0, 'f', 1);
     m_header->setText(h);
-    m_header->setToolTip(t.file ? QString::fromStdString(ix->strings.str(t.file)) : QString());
+    m_header->setToolTip(ix->side(t).file ? QString::fromStdString(ix->strings.str(ix->side(t).file)) : QString());
     plotOp(op, tensor);
 }
 

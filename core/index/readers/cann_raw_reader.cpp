@@ -61,7 +61,8 @@ void CannRawReader::add(const ScannedFile& f, const DumpFileName& name) {
     if (auto it = s.previous.find(f.rel); it != s.previous.end()) {
         bool same = true;
         for (const TensorRecord* t : it->second)
-            same = same && t->fileSize == f.size && t->fileStamp == f.stamp && (t->flags & HasData);
+            same = same && s.previousIndex->side(*t).fileSize == f.size && s.previousIndex->side(*t).fileStamp == f.stamp &&
+                   (t->flags & HasData);
         if (same) {
             raw.result.ok = true;
             for (const TensorRecord* t : it->second) {
@@ -72,8 +73,8 @@ void CannRawReader::add(const ScannedFile& f, const DumpFileName& name) {
                 p.format = s.previousIndex->strings.str(t->format);
                 p.shape = s.previousIndex->shape(*t);
                 if (t->flags & DeviceFormat) p.originalShape = s.previousIndex->originalShape(*t);
-                p.dataOffset = t->dataOffset;
-                p.dataBytes = t->dataBytes;
+                p.dataOffset = s.previousIndex->side(*t).dataOffset;
+                p.dataBytes = s.previousIndex->side(*t).dataBytes;
                 p.flags = t->flags & (DeviceFormat | PaddingExcluded | PaddingIncluded);
                 p.stats = s.previousIndex->stats(*t);
                 p.hasStats = p.stats.known != 0;

@@ -188,9 +188,9 @@ void MsprobeShard::readDir(const std::string& rootAbs, const Dir& dir, const std
             out.dims.insert(out.dims.end(), mt.shape.begin(), mt.shape.begin() + t.ndim);
             if (!mt.dataName.empty()) {
                 if (auto f = saved.find(mt.dataName); f != saved.end()) {
-                    t.file = out.strings.intern(f->second->rel);
-                    t.fileSize = f->second->size;
-                    t.fileStamp = f->second->stamp;
+                    out.editSide(t).file = out.strings.intern(f->second->rel);
+                    out.editSide(t).fileSize = f->second->size;
+                    out.editSide(t).fileStamp = f->second->stamp;
                     const bool npy = mt.dataName.ends_with(".npy"), pt = mt.dataName.ends_with(".pt");
                     if (npy || pt) {
                         jobs.push_back({std::uint32_t(m_linked.size()), rootAbs + "/" + f->second->rel, f->second->size,
@@ -224,8 +224,8 @@ void MsprobeShard::finish(DumpIndex& out) {
         if (r.bigEndian) t.flags |= BigEndian;
         if (r.fortranOrder) t.flags |= FortranOrder;
         t.dtype = r.dtype;  // bf16 tensors are saved as float32; origDtype keeps bf16
-        t.dataOffset = r.dataOffset;
-        t.dataBytes = r.dataBytes;
+        out.editSide(t).dataOffset = r.dataOffset;
+        out.editSide(t).dataBytes = r.dataBytes;
         out.setStats(t, r.stats);
         if (out.shape(t) != r.shape) {
             out.warnings.push_back({l.rel, "the file's shape differs from dump.json; using the file's"});
@@ -234,7 +234,7 @@ void MsprobeShard::finish(DumpIndex& out) {
             out.dims.insert(out.dims.end(), r.shape.begin(), r.shape.begin() + t.ndim);
         }
         if (r.stats.has(stat::Histogram)) {
-            t.histOffset = std::uint32_t(out.histBytes.size());
+            out.editSide(t).histOffset = std::uint32_t(out.histBytes.size());
             r.hist.encode(out.histBytes);
             t.flags |= HasHistogram;
         }
