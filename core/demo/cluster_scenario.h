@@ -94,4 +94,12 @@ bool writeClusterScenario(const std::string& root, ClusterScenario s, ClusterSce
 bool writeClusterScenario(const std::string& root, ClusterScenario s, const ClusterScenarioOptions& options,
                           ClusterScenarioTruth& truth, std::string& error);
 
+// Any cluster (ClusterSpec: PP x TP, origin, global norm, clock offsets) written the same way,
+// for tests of dumps the scenarios above do not cover. Succeeds only when the simulation overflows
+// where the spec says and nowhere else (the SqrtGrad case is calibrated to overflow in
+// spec.originIteration first; a forward origin overflows on every TP lane of stage 1 together).
+struct ClusterSpec;
+bool writeClusterRun(const std::string& root, const ClusterSpec& spec, const ClusterScenarioOptions& options,
+                     ClusterScenarioTruth& truth, std::string& error);
+
 }  // namespace dl::demo
