@@ -128,6 +128,7 @@ struct AnalysisResult {
     std::uint64_t unreadableFiles = 0;    // index warnings that name a file that could not be read
     std::vector<std::pair<std::string, std::string>> fileWarnings;  // (path, reason) from the index
     bool chainOrderedByClock = false;     // timestamps decided the order where no link did
+    bool clocksAligned = false;           // clockOffsetUs comes from Send/Receive or collective timing (else raw clocks)
     std::optional<OverflowPoint> firstOverflow;
     std::vector<ChainStep> chain;
     StageMap stages;

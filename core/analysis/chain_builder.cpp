@@ -303,7 +303,7 @@ struct Builder {
             const bool recv = ctx.ops[c.dstOp].comm == CommKind::Receive;
             node = add(recv ? ChainRole::Receive : ChainRole::Propagated, c.dstOp, latestBefore(c.key), ChainVia::ClockOnly,
                        "first anomaly of rank " + std::to_string(c.dstRank) + "; no Send/Receive or collective link from a rank "
-                       "reached earlier is in the dump, placed by " + (timed ? "its clock-aligned time" : "execution order"), true);
+                       "reached earlier is in the dump, placed by " + (!timed ? "execution order" : ctx.clocksAligned ? "its clock-aligned time" : "its raw timestamp (clocks not aligned)"), true);
             break;
         }
         }

@@ -281,10 +281,18 @@ void describeChain(AnalysisResult& res) {
         res.evidence.push_back(e);
     }
     if (!clockOnly.empty()) {
-        std::string e = "no Send/Receive, collective or weight-update link explains the anomaly of";
-        for (const std::string& c : clockOnly) e += " " + c + ",";
-        e.back() = ';';
-        res.evidence.push_back(e + (res.chainOrderedByClock ? " placed by clock-aligned time only" : " placed by execution order only"));
+        std::string which;
+        for (const std::string& c : clockOnly) which += " " + c + ",";
+        which.pop_back();
+        const std::string e = "no Send/Receive, collective or weight-update link explains the anomaly of" + which + ";";
+        res.evidence.push_back(e + (!res.chainOrderedByClock ? " placed by execution order only"
+                                    : res.clocksAligned ? " placed by clock-aligned time only"
+                                                        : " placed by raw timestamps only"));
+        // Nothing in the dump relates the ranks' clocks: unsynchronised clocks may put an effect
+        // before its cause, so this part of the order is not evidence.
+        if (res.chainOrderedByClock && !res.clocksAligned)
+            res.warnings.push_back("the chain's order of" + which + " comes from raw timestamps of unsynchronised rank clocks (no Send/Receive or collective "
+                                   "in the dump to align them): it may not be the order the damage travelled");
     }
     for (const ChainStep& s : res.chain) {
         if (s.causedBy < 0 || !res.chainOrderedByClock) continue;
@@ -332,6 +340,7 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
     if (opt.stop.stop_requested()) return cancelled();
     estimateClockOffsets(ctx, res.evidence);
     res.clockOffsetUs = ctx.clockOffsetUs;
+    res.clocksAligned = ctx.clocksAligned;
     iterationStatuses(ctx, res);
     for (const IterationStatus& s : res.iterations)
         if (s.overflow && !res.firstBadIteration) res.firstBadIteration = s.iteration;
