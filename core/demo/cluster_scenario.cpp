@@ -126,6 +126,7 @@ bool writeClusterRun(const std::string& root, const ClusterSpec& given, const Cl
         w.netName = options.netName;
         w.writeTensors = options.writeTensors;
         w.stagesInRankTable = options.stagesInRankTable;
+        w.timestamps = options.timestamps;
         return writeClusterDump(root, sim.trace, w, truth.filesWritten, error);
     } catch (const std::exception& e) {
         error = e.what();
