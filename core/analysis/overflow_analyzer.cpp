@@ -4,10 +4,12 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "core/analysis/analysis_context.h"
 #include "core/analysis/causal_order.h"
 #include "core/analysis/chain_builder.h"
+#include "core/analysis/index_warnings.h"
 #include "core/analysis/op_replay.h"
 #include "core/analysis/stage_map.h"
 #include "core/analysis/tensor_anomaly.h"
@@ -258,10 +260,14 @@ std::uint32_t pickOrigin(const AnalysisContext& ctx, std::uint32_t iter, Analysi
 
 // The index's warnings travel with the verdict; with nothing readable there is no verdict.
 void judgeReadability(const DumpIndex& idx, AnalysisResult& res) {
+    std::set<std::string_view> unreadable;
     for (const IndexWarning& w : idx.warnings) {
         res.fileWarnings.push_back({w.path, w.reason});
-        if (!w.path.empty()) ++res.unreadableFiles;
+        const bool lost = !w.path.empty() && warningMeansUnreadable(w.reason);
+        res.fileWarningUnreadable.push_back(lost);
+        if (lost) unreadable.insert(w.path);
     }
+    res.unreadableFiles = unreadable.size();
     const bool opdebugRecords = !idx.overflows.empty();
     res.noData = res.readableTensors == 0 && !opdebugRecords;
 }
