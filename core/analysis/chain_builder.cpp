@@ -239,7 +239,7 @@ struct Builder {
             if (full()) return -1;
             const int tag = tagFor(src);
             const int node = add(ChainRole::Receive, at, send, ChainVia::SendReceive,
-                                 "bad data back from rank " + std::to_string(srcRank) + " (" + name(src) +
+                                 "bad data from rank " + std::to_string(srcRank) + ", reached earlier (" + name(src) +
                                      (tag >= 0 ? ", sr_tag " + std::to_string(tag) : "") + ")", true);
             nodes[std::size_t(node)].linkOp = src;
             nodes[std::size_t(node)].tag = tag;

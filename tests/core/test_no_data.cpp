@@ -125,6 +125,7 @@ TEST(NoData, IndexNotesAreNotUnreadableFiles) {
     EXPECT_EQ(doc["verdict"], "clean");
     EXPECT_EQ(doc["counts"]["readable_tensors"], 2);
     EXPECT_EQ(doc["unreadable_files"], 0) << doc["warnings"];
+    for (const auto& w : doc["warnings"]) EXPECT_EQ(w["unreadable"], false) << w;
     const bool noted = std::any_of(doc["warnings"].begin(), doc["warnings"].end(), [](const nlohmann::json& w) {
         return w["path"].is_string() && w["reason"].get<std::string>().find("ordered by file name") != std::string::npos;
     });
@@ -171,7 +172,7 @@ TEST(NoData, EveryUnreadableKindIsCarriedThroughAnOverflow) {
     EXPECT_EQ(doc["unreadable_files"], 3) << doc["warnings"];
     for (const std::string& p : {npy, csv, opdebug}) {
         const bool listed = std::any_of(doc["warnings"].begin(), doc["warnings"].end(), [&](const nlohmann::json& w) {
-            return w["path"] == p && !w["reason"].get<std::string>().empty() &&
+            return w["path"] == p && w["unreadable"] == true && !w["reason"].get<std::string>().empty() &&
                    w["reason"].get<std::string>().find(d.path.string()) == std::string::npos;  // named once, relative
         });
         EXPECT_TRUE(listed) << p << " not in " << doc["warnings"];
