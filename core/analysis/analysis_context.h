@@ -29,6 +29,7 @@ struct AnalysisContext {
     CommMatch match;
     StageMap stages;
     std::map<std::uint32_t, std::int64_t> clockOffsetUs;   // rank -> offset; corrected = raw - offset
+    bool clocksAligned = false;  // some Send/Receive or collective constrained the offsets (else all 0: raw clocks)
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::uint32_t, std::uint32_t>> range;  // (rank, iter) -> [begin, end)
 
     explicit AnalysisContext(const DumpIndex& i) : index(i) {}

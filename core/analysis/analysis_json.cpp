@@ -108,8 +108,12 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
     // Every warning as {"path","reason"}: the files the index could not read, then the analysis'
     // own (path null).
     j["warnings"] = json::array();
-    for (const auto& [path, reason] : r.fileWarnings) j["warnings"].push_back({{"path", path}, {"reason", reason}});
-    for (const std::string& w : r.warnings) j["warnings"].push_back({{"path", nullptr}, {"reason", w}});
+    // "unreadable": data of that file was lost (counted in unreadable_files), else a note on how it was read.
+    for (std::size_t i = 0; i < r.fileWarnings.size(); ++i)
+        j["warnings"].push_back({{"path", r.fileWarnings[i].first},
+                                 {"reason", r.fileWarnings[i].second},
+                                 {"unreadable", i < r.fileWarningUnreadable.size() && r.fileWarningUnreadable[i]}});
+    for (const std::string& w : r.warnings) j["warnings"].push_back({{"path", nullptr}, {"reason", w}, {"unreadable", false}});
     j["unreadable_files"] = r.unreadableFiles;
     j["evidence"] = r.evidence;
     json iters = json::array();

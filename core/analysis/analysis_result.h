@@ -125,9 +125,11 @@ struct AnalysisResult {
     bool overflow = false;                // verdict
     bool noData = false;                  // nothing readable: neither a clean nor an overflow verdict
     std::uint64_t readableTensors = 0;    // tensors with statistics or data that could be read
-    std::uint64_t unreadableFiles = 0;    // index warnings that name a file that could not be read
-    std::vector<std::pair<std::string, std::string>> fileWarnings;  // (path, reason) from the index
+    std::uint64_t unreadableFiles = 0;    // distinct files (paths) with a warning that data could not be read
+    std::vector<std::pair<std::string, std::string>> fileWarnings;  // (path, reason): every index warning
+    std::vector<bool> fileWarningUnreadable;  // per fileWarnings entry: data lost (else a note on how it was read)
     bool chainOrderedByClock = false;     // timestamps decided the order where no link did
+    bool clocksAligned = false;           // clockOffsetUs comes from Send/Receive or collective timing (else raw clocks)
     std::optional<OverflowPoint> firstOverflow;
     std::vector<ChainStep> chain;
     StageMap stages;

@@ -1,4 +1,5 @@
 // toText: the readable verdict printed by `dumplens-cli analyze`.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -114,11 +115,27 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
         out << "\nWarnings:\n";
         for (const std::string& w : r.warnings) out << "  ! " << w << "\n";
     }
-    if (!r.fileWarnings.empty()) {
-        out << "\n" << r.unreadableFiles << " file(s) could not be read";
-        out << (r.fileWarnings.size() > 10 ? "; the first 10 reasons:\n" : ":\n");
-        for (std::size_t i = 0; i < r.fileWarnings.size() && i < 10; ++i)
-            out << "  ! " << r.fileWarnings[i].first << ": " << r.fileWarnings[i].second << "\n";
+    // Index notes (read in full, but how), then what could not be read: the text ends with it.
+    auto list = [&](bool unreadable) {
+        std::size_t shown = 0, total = 0;
+        for (std::size_t i = 0; i < r.fileWarnings.size(); ++i) {
+            const bool lost = i < r.fileWarningUnreadable.size() && r.fileWarningUnreadable[i];
+            if (lost != unreadable) continue;
+            if (++total > 10) continue;
+            ++shown;
+            out << "  ! " << (r.fileWarnings[i].first.empty() ? std::string("(dump)") : r.fileWarnings[i].first) << ": "
+                << r.fileWarnings[i].second << "\n";
+        }
+        if (total > shown) out << "  ... and " << total - shown << " more (analyze --json lists them all)\n";
+    };
+    const auto lostCount = std::size_t(std::count(r.fileWarningUnreadable.begin(), r.fileWarningUnreadable.end(), true));
+    if (r.fileWarnings.size() > lostCount) {
+        out << "\nIndex notes:\n";
+        list(false);
+    }
+    if (r.unreadableFiles || lostCount) {
+        out << "\n" << r.unreadableFiles << " file(s) could not be read:\n";
+        list(true);
     }
     return out.str();
 }

@@ -65,6 +65,7 @@ void estimateClockOffsets(AnalysisContext& ctx, std::vector<std::string>& notes)
                 if (ctx.clockOffsetUs.emplace(b, ctx.clockOffsetUs[a] + d).second) q.push(b);
         }
     }
+    ctx.clocksAligned = used > 0;
     if (used == 0) {
         if (ranks.size() > 1) notes.push_back("no timed Send/Receive pairs: clocks of different ranks are not compared "
                                               "by causality, cross-rank order is weak evidence");

@@ -57,6 +57,7 @@ struct Builder {
     std::set<std::uint32_t> reached;         // ranks the chain has reached
     std::map<std::uint32_t, int> lastNodeOn;  // rank -> its latest node (any iteration)
     std::uint32_t originRank = 0;
+    int depth = 0;                           // nesting of listArrival (a bound against odd pairings)
     std::map<std::uint32_t, int> tagOf;      // Send op -> its sr_tag, where written
     int tagFor(std::uint32_t send) const {
         auto t = tagOf.find(send);
@@ -188,16 +189,78 @@ struct Builder {
         return seed;
     }
 
-    // The latest listed step on `rank` at or before `op` in this iteration (its seed when none yet).
+    // The latest bad data to arrive on `rank` in [from, op) from another rank the chain reached: a
+    // Receive of a bad Send, or a collective that came out bad though this rank put nothing bad
+    // in. A rank reached early (the forward) sends bad gradients later because they came back
+    // from downstream, not because of its first anomaly. Returns (op, source op) or kNoIndex.
+    std::pair<std::uint32_t, std::uint32_t> arrivalBefore(std::uint32_t rank, std::uint32_t from, std::uint32_t op) const {
+        const auto [b, e] = rangeOf(rank, iter);
+        for (std::uint32_t i = std::min(op, e); i-- > std::max(b, from);) {
+            const OpFindings& f = ctx.ops[i];
+            if (!f.outputBad || nodeOfOp.count(i)) continue;
+            if (f.comm == CommKind::Receive && ctx.match.partner[i] >= 0) {
+                const auto p = std::uint32_t(ctx.match.partner[i]);
+                if (reached.count(ctx.index.ops[p].rank) && ctx.index.ops[p].iteration == iter && ctx.carriesBad(p)) return {i, p};
+            } else if (isCollective(f.comm) && !f.inputBad && ctx.match.group[i] >= 0) {
+                for (std::uint32_t m : ctx.match.groups[std::size_t(ctx.match.group[i])].ops)
+                    if (ctx.index.ops[m].rank != rank && reached.count(ctx.index.ops[m].rank) && collectiveCarries(m)) return {i, m};
+            }
+        }
+        return {kNoIndex, kNoIndex};
+    }
+
+    // The latest listed step on `rank` at or before `op` in this iteration (its seed when none
+    // yet), or bad data that arrived there after it (listed with its own hop).
     int latestOn(std::uint32_t rank, std::uint32_t op) {
         int best = -1;
         std::uint32_t bestOp = 0;
         for (const auto& [o, n] : onRank[rank])
             if (o <= op && (best < 0 || o >= bestOp)) { best = n; bestOp = o; }
+        if (depth < 64 && !full()) {
+            const auto [arrival, src] = arrivalBefore(rank, best >= 0 ? bestOp + 1 : 0, op);
+            if (arrival != kNoIndex) {
+                ++depth;
+                const int n = listArrival(rank, arrival, src);
+                --depth;
+                if (n >= 0) return n;
+            }
+        }
         if (best >= 0) return best;
         const int seed = materializeSeed(rank);
         if (seed >= 0) return seed;
         return lastNodeOn.count(rank) ? lastNodeOn[rank] : 0;
+    }
+
+    // Lists bad data arriving on `rank` at op `at` from op `src` of a rank reached earlier.
+    int listArrival(std::uint32_t rank, std::uint32_t at, std::uint32_t src) {
+        const std::uint32_t srcRank = ctx.index.ops[src].rank;
+        if (ctx.ops[at].comm == CommKind::Receive) {
+            const int send = sourceNode(srcRank, src, "to rank " + std::to_string(rank));
+            if (full()) return -1;
+            const int tag = tagFor(src);
+            const int node = add(ChainRole::Receive, at, send, ChainVia::SendReceive,
+                                 "bad data from rank " + std::to_string(srcRank) + ", reached earlier (" + name(src) +
+                                     (tag >= 0 ? ", sr_tag " + std::to_string(tag) : "") + ")", true);
+            nodes[std::size_t(node)].linkOp = src;
+            nodes[std::size_t(node)].tag = tag;
+            return node;
+        }
+        const std::string kind = commKindName(ctx.ops[src].comm);
+        const int from = sourceNode(srcRank, src, kind + " carries the anomaly to its group");
+        if (full()) return -1;
+        const int node = add(ChainRole::Receive, at, from, ChainVia::Collective,
+                             kind + " from rank " + std::to_string(srcRank) + " (" + name(src) + ")", true);
+        nodes[std::size_t(node)].linkOp = src;
+        nodes[std::size_t(node)].groupRanks = groupRanksOf(src);
+        return node;
+    }
+
+    std::vector<std::uint32_t> groupRanksOf(std::uint32_t op) const {
+        std::vector<std::uint32_t> group;
+        for (std::uint32_t m : ctx.match.groups[std::size_t(ctx.match.group[op])].ops) group.push_back(ctx.index.ops[m].rank);
+        std::sort(group.begin(), group.end());
+        group.erase(std::unique(group.begin(), group.end()), group.end());
+        return group;
     }
 
     int sourceNode(std::uint32_t srcRank, std::uint32_t srcOp, std::string note) {
@@ -225,10 +288,7 @@ struct Builder {
             const std::string kind = commKindName(ctx.ops[c.srcOp].comm);
             const int src = sourceNode(c.srcRank, c.srcOp, kind + " carries the anomaly to its group");
             if (full()) return;
-            std::vector<std::uint32_t> group;
-            for (std::uint32_t m : ctx.match.groups[std::size_t(ctx.match.group[c.srcOp])].ops) group.push_back(ctx.index.ops[m].rank);
-            std::sort(group.begin(), group.end());
-            group.erase(std::unique(group.begin(), group.end()), group.end());
+            std::vector<std::uint32_t> group = groupRanksOf(c.srcOp);
             node = add(ChainRole::Receive, c.dstOp, src, ChainVia::Collective,
                        kind + " from rank " + std::to_string(c.srcRank) + " (" + name(c.srcOp) + ", group of " + std::to_string(group.size()) + " ranks)", true);
             nodes[std::size_t(node)].linkOp = c.srcOp;
@@ -243,7 +303,7 @@ struct Builder {
             const bool recv = ctx.ops[c.dstOp].comm == CommKind::Receive;
             node = add(recv ? ChainRole::Receive : ChainRole::Propagated, c.dstOp, latestBefore(c.key), ChainVia::ClockOnly,
                        "first anomaly of rank " + std::to_string(c.dstRank) + "; no Send/Receive or collective link from a rank "
-                       "reached earlier is in the dump, placed by " + (timed ? "its clock-aligned time" : "execution order"), true);
+                       "reached earlier is in the dump, placed by " + (!timed ? "execution order" : ctx.clocksAligned ? "its clock-aligned time" : "its raw timestamp (clocks not aligned)"), true);
             break;
         }
         }

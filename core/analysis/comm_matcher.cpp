@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
@@ -215,6 +216,33 @@ void matchIteration(const DumpIndex& index, const std::vector<const CommOp*>& op
             if (!used[rank][k]) m.unmatchedSends.push_back(list[k]->op);
 }
 
+// A call's name without its graph-local number ("..._AllReduce-op213" -> "..._AllReduce").
+std::string callScope(std::string_view name) {
+    const std::size_t p = name.rfind("-op");
+    if (p == std::string_view::npos || p + 3 == name.size()) return std::string(name);
+    for (std::size_t i = p + 3; i < name.size(); ++i)
+        if (!std::isdigit(static_cast<unsigned char>(name[i]))) return std::string(name);
+    return std::string(name.substr(0, p));
+}
+
+// Both ops' first outputs are known and carry the same statistics and shape (NaN equal to NaN).
+bool sameResult(const DumpIndex& index, std::uint32_t a, std::uint32_t b) {
+    auto firstOutput = [&](std::uint32_t op) -> const TensorRecord* {
+        const OpRecord& o = index.ops[op];
+        for (std::uint32_t i = 0; i < o.tensorCount; ++i)
+            if (index.tensors[o.firstTensor + i].io == Io::Output) return &index.tensors[o.firstTensor + i];
+        return nullptr;
+    };
+    const TensorRecord* ta = firstOutput(a);
+    const TensorRecord* tb = firstOutput(b);
+    if (!ta || !tb || index.shape(*ta) != index.shape(*tb)) return false;
+    const TensorStats x = index.stats(*ta), y = index.stats(*tb);
+    if (!x.known || x.known != y.known || x.count != y.count) return false;
+    auto same = [](double u, double v) { return (std::isnan(u) && std::isnan(v)) || u == v; };
+    return x.nanCount == y.nanCount && x.posInfCount == y.posInfCount && x.negInfCount == y.negInfCount &&
+           same(x.min, y.min) && same(x.max, y.max) && same(x.mean, y.mean) && same(x.l2, y.l2);
+}
+
 // Collectives. Ranks that run one compiled graph (tensor-parallel peers of a stage, every rank
 // of a msprobe run) give a call the same name on each member: the k-th call of a name is one
 // group. A name no other rank has (stages compile their own graphs, so a collective across
@@ -230,11 +258,34 @@ void groupCollectives(const DumpIndex& index, const std::vector<const CommOp*>& 
         const std::uint32_t k = nameSeen[{c->kind, o.name, o.rank}]++;
         byName[{c->kind, o.name, k}].push_back(c);
     }
-    std::set<std::uint32_t> grouped;
+    // A collective over more ranks than share a graph (a global-norm AllReduce under pipeline x
+    // tensor parallelism) has one name per stage: name groups of the same scope and k-th call
+    // on disjoint ranks whose members came out with the same result (an AllReduce, AllGather or
+    // Broadcast hands every member identical data) are one call.
+    std::vector<std::pair<NameKey, std::vector<const CommOp*>>> named;
+    std::map<std::tuple<CommKind, std::string, std::uint32_t>, std::size_t> byScope;  // -> index in named
     for (const auto& [key, members] : byName) {
         std::set<std::uint32_t> ranks;
         for (const CommOp* c : members) ranks.insert(index.ops[c->op].rank);
         if (ranks.size() < 2) continue;
+        const CommKind kind = std::get<0>(key);
+        if (kind == CommKind::AllReduce || kind == CommKind::AllGather || kind == CommKind::Broadcast) {
+            const auto [it, fresh] = byScope.try_emplace({kind, callScope(index.strings.view(std::get<1>(key))), std::get<2>(key)}, named.size());
+            if (!fresh) {
+                auto& into = named[it->second].second;
+                const bool disjoint = std::none_of(into.begin(), into.end(), [&](const CommOp* c) {
+                    return ranks.count(index.ops[c->op].rank) != 0;
+                });
+                if (disjoint && sameResult(index, into.front()->op, members.front()->op)) {
+                    into.insert(into.end(), members.begin(), members.end());
+                    continue;
+                }
+            }
+        }
+        named.push_back({key, members});
+    }
+    std::set<std::uint32_t> grouped;
+    for (const auto& [key, members] : named) {
         const std::size_t g = m.groups.size();
         m.groups.push_back({std::get<0>(key), iteration, {}});
         for (const CommOp* c : members) {

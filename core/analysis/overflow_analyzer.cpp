@@ -4,10 +4,12 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "core/analysis/analysis_context.h"
 #include "core/analysis/causal_order.h"
 #include "core/analysis/chain_builder.h"
+#include "core/analysis/index_warnings.h"
 #include "core/analysis/op_replay.h"
 #include "core/analysis/stage_map.h"
 #include "core/analysis/tensor_anomaly.h"
@@ -258,10 +260,14 @@ std::uint32_t pickOrigin(const AnalysisContext& ctx, std::uint32_t iter, Analysi
 
 // The index's warnings travel with the verdict; with nothing readable there is no verdict.
 void judgeReadability(const DumpIndex& idx, AnalysisResult& res) {
+    std::set<std::string_view> unreadable;
     for (const IndexWarning& w : idx.warnings) {
         res.fileWarnings.push_back({w.path, w.reason});
-        if (!w.path.empty()) ++res.unreadableFiles;
+        const bool lost = !w.path.empty() && warningMeansUnreadable(w.reason);
+        res.fileWarningUnreadable.push_back(lost);
+        if (lost) unreadable.insert(w.path);
     }
+    res.unreadableFiles = unreadable.size();
     const bool opdebugRecords = !idx.overflows.empty();
     res.noData = res.readableTensors == 0 && !opdebugRecords;
 }
@@ -281,10 +287,18 @@ void describeChain(AnalysisResult& res) {
         res.evidence.push_back(e);
     }
     if (!clockOnly.empty()) {
-        std::string e = "no Send/Receive, collective or weight-update link explains the anomaly of";
-        for (const std::string& c : clockOnly) e += " " + c + ",";
-        e.back() = ';';
-        res.evidence.push_back(e + (res.chainOrderedByClock ? " placed by clock-aligned time only" : " placed by execution order only"));
+        std::string which;
+        for (const std::string& c : clockOnly) which += " " + c + ",";
+        which.pop_back();
+        const std::string e = "no Send/Receive, collective or weight-update link explains the anomaly of" + which + ";";
+        res.evidence.push_back(e + (!res.chainOrderedByClock ? " placed by execution order only"
+                                    : res.clocksAligned ? " placed by clock-aligned time only"
+                                                        : " placed by raw timestamps only"));
+        // Nothing in the dump relates the ranks' clocks: unsynchronised clocks may put an effect
+        // before its cause, so this part of the order is not evidence.
+        if (res.chainOrderedByClock && !res.clocksAligned)
+            res.warnings.push_back("the chain's order of" + which + " comes from raw timestamps of unsynchronised rank clocks (no Send/Receive or collective "
+                                   "in the dump to align them): it may not be the order the damage travelled");
     }
     for (const ChainStep& s : res.chain) {
         if (s.causedBy < 0 || !res.chainOrderedByClock) continue;
@@ -332,6 +346,7 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
     if (opt.stop.stop_requested()) return cancelled();
     estimateClockOffsets(ctx, res.evidence);
     res.clockOffsetUs = ctx.clockOffsetUs;
+    res.clocksAligned = ctx.clocksAligned;
     iterationStatuses(ctx, res);
     for (const IterationStatus& s : res.iterations)
         if (s.overflow && !res.firstBadIteration) res.firstBadIteration = s.iteration;

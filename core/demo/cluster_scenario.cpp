@@ -85,38 +85,51 @@ bool writeClusterScenario(const std::string& root, ClusterScenario s, ClusterSce
 
 bool writeClusterScenario(const std::string& root, ClusterScenario s, const ClusterScenarioOptions& options,
                           ClusterScenarioTruth& truth, std::string& error) {
+    if (!writeClusterRun(root, specOf(s), options, truth, error)) {
+        error = std::string("cluster scenario ") + clusterScenarioName(s) + ": " + error;
+        return false;
+    }
+    truth.scenario = s;
+    return true;
+}
+
+bool writeClusterRun(const std::string& root, const ClusterSpec& given, const ClusterScenarioOptions& options,
+                     ClusterScenarioTruth& truth, std::string& error) {
     try {
-        ClusterSpec spec = specOf(s);
+        ClusterSpec spec = given;
         const int ranks = spec.pipelineStages * spec.tensorParallel;
         spec.baseTimestampUs = options.baseTimestampUs;
-        spec.rankClockOffsetUs = options.rankClockOffsetUs.empty() ? defaultOffsets(ranks) : options.rankClockOffsetUs;
+        if (!options.rankClockOffsetUs.empty()) spec.rankClockOffsetUs = options.rankClockOffsetUs;
+        if (spec.rankClockOffsetUs.empty()) spec.rankClockOffsetUs = defaultOffsets(ranks);
         if (spec.origin == ClusterOrigin::HeadSqrtGrad && !calibrate(spec, error)) return false;
         ClusterSim sim(spec);
         sim.run();
         truth = ClusterScenarioTruth{};
-        truth.scenario = s;
         if (!deriveClusterTruth(sim.trace, truth, error)) return false;
         truth.rankClockOffsetUs = spec.rankClockOffsetUs;
-        // The story must be the one the scenario promises: one overflow, where and when intended.
+        // The story must be the one the spec promises: one overflow, where and when intended.
         const bool head = spec.origin == ClusterOrigin::HeadSqrtGrad;
         const int originRank = head ? ranks - spec.tensorParallel : 1 * spec.tensorParallel;
         const char* originType = head ? "SqrtGrad" : "Add";
-        if (truth.spontaneousOverflows != 1 || truth.origin.opType != originType || truth.origin.rank != originRank ||
+        // A forward origin overflows on every TP lane of its stage at once (the lanes hold the
+        // AllReduce's identical sum); the head's SqrtGrad only on lane 0.
+        const std::size_t spontaneous = head ? 1 : std::size_t(spec.tensorParallel);
+        if (truth.spontaneousOverflows != spontaneous || truth.origin.opType != originType || truth.origin.rank != originRank ||
             truth.origin.iteration != spec.originIteration) {
-            error = std::string("cluster scenario ") + clusterScenarioName(s) + ": expected one overflow at " +
-                    originType + " on rank " + std::to_string(originRank) + " in iteration " +
-                    std::to_string(spec.originIteration) + ", simulated " + std::to_string(truth.spontaneousOverflows) +
-                    " starting at " + truth.origin.fullName + " on rank " + std::to_string(truth.origin.rank) +
-                    " in iteration " + std::to_string(truth.origin.iteration);
+            error = "expected " + std::to_string(spontaneous) + " overflow(s) at " + originType + " on rank " + std::to_string(originRank) +
+                    " in iteration " + std::to_string(spec.originIteration) + ", simulated " +
+                    std::to_string(truth.spontaneousOverflows) + " starting at " + truth.origin.fullName + " on rank " +
+                    std::to_string(truth.origin.rank) + " in iteration " + std::to_string(truth.origin.iteration);
             return false;
         }
         ClusterWriteOptions w;
         w.netName = options.netName;
         w.writeTensors = options.writeTensors;
         w.stagesInRankTable = options.stagesInRankTable;
+        w.timestamps = options.timestamps;
         return writeClusterDump(root, sim.trace, w, truth.filesWritten, error);
     } catch (const std::exception& e) {
-        error = std::string("cluster scenario ") + clusterScenarioName(s) + ": " + e.what();
+        error = e.what();
         return false;
     }
 }

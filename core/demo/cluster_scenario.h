@@ -34,6 +34,7 @@ std::vector<ClusterScenario> allClusterScenarios();
 struct ClusterScenarioOptions {
     bool writeTensors = false;      // also write the .npy tensors (saved_data "full")
     bool stagesInRankTable = true;  // hccl.json devices carry "stage" (MindSpore's own table has none)
+    bool timestamps = true;         // false: timestamps written as 0, as a dump that lost them
     std::vector<std::int64_t> rankClockOffsetUs;  // empty: 0, +850, -3000, +420 (... -1500, +2200, +300, -700)
     std::int64_t baseTimestampUs = 1700000000000000;
     std::string netName = "Llama";
@@ -93,5 +94,13 @@ bool writeClusterScenario(const std::string& root, ClusterScenario s, ClusterSce
                           std::string& error);
 bool writeClusterScenario(const std::string& root, ClusterScenario s, const ClusterScenarioOptions& options,
                           ClusterScenarioTruth& truth, std::string& error);
+
+// Any cluster (ClusterSpec: PP x TP, origin, global norm, clock offsets) written the same way,
+// for tests of dumps the scenarios above do not cover. Succeeds only when the simulation overflows
+// where the spec says and nowhere else (the SqrtGrad case is calibrated to overflow in
+// spec.originIteration first; a forward origin overflows on every TP lane of stage 1 together).
+struct ClusterSpec;
+bool writeClusterRun(const std::string& root, const ClusterSpec& spec, const ClusterScenarioOptions& options,
+                     ClusterScenarioTruth& truth, std::string& error);
 
 }  // namespace dl::demo

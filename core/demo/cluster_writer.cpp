@@ -43,7 +43,7 @@ public:
                 const auto& list = isOut ? op.outputs : op.inputs;
                 for (std::size_t s = 0; s < list.size(); ++s, ++idx) {
                     const DemoTensor& tensor = *list[s];
-                    const std::int64_t ts = op.tensorTimestampUs.at(idx);
+                    const std::int64_t ts = o_.timestamps ? op.tensorTimestampUs.at(idx) : 0;
                     const DType stored = storedType(tensor.dtype);
                     std::string payload;
                     if (!encodeFloats(tensor.v, stored, payload, error)) return false;

@@ -16,6 +16,7 @@ struct ClusterWriteOptions {
     std::string msVersion = "2.4.1";
     bool writeTensors = false;       // saved_data "full": .npy files next to statistic.csv
     bool stagesInRankTable = true;   // add "stage" to each hccl.json device entry
+    bool timestamps = true;          // false: every timestamp 0 (order only from execution_order and messages)
 };
 
 bool writeClusterDump(const std::string& root, const ClusterTrace& trace, const ClusterWriteOptions& options,

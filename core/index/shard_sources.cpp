@@ -163,7 +163,10 @@ void ShardSources::addOpdebug(const std::string& rootAbs, const ScannedFile& f, 
                               std::uint32_t folder, DumpIndex& out) {
     OpdebugRecord rec;
     std::string error;
-    if (!readOpdebugFile(rootAbs + "/" + f.rel, rec, error)) {
+    const std::string abs = rootAbs + "/" + f.rel;
+    if (!readOpdebugFile(abs, rec, error)) {
+        // The warning names the file by its path in the dump; the reader's absolute prefix repeats it.
+        if (error.rfind(abs + ": ", 0) == 0) error.erase(0, abs.size() + 2);
         out.warnings.push_back({f.rel, "overflow record unreadable: " + error});
         return;
     }

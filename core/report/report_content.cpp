@@ -307,9 +307,18 @@ ReportContent buildReportContent(const DumpIndex& ix, const AnalysisResult& r, c
     c.warningsTotal = r.warnings.size();
     for (const std::string& w : r.warnings)
         if (c.warnings.size() < opt.warningRows) c.warnings.push_back(w);
-    c.unreadableTotal = ix.warnings.size();
-    for (const IndexWarning& w : ix.warnings)
-        if (c.unreadable.size() < opt.unreadableRows) c.unreadable.push_back(w.path + ": " + w.reason);
+    // The appendix holds what could not be read; the index's notes on how it read the rest (ops
+    // ordered by file name, ...) go with the warnings.
+    for (std::size_t i = 0; i < r.fileWarnings.size(); ++i) {
+        const std::string line = r.fileWarnings[i].first + ": " + r.fileWarnings[i].second;
+        if (i < r.fileWarningUnreadable.size() && r.fileWarningUnreadable[i]) {
+            ++c.unreadableTotal;
+            if (c.unreadable.size() < opt.unreadableRows) c.unreadable.push_back(line);
+        } else {
+            ++c.warningsTotal;
+            if (c.warnings.size() < opt.warningRows) c.warnings.push_back(line);
+        }
+    }
     return c;
 }
 

@@ -209,3 +209,23 @@ TEST_F(ChainProperty, EveryStepComesAfterTheStepItCameFrom) {
     }
     EXPECT_GE(chains, 4u);  // every overflowing demo variant has a chain
 }
+
+// An overflow-only dump holds no Send/Receive: nothing relates the ranks' clocks, so a step
+// placed by time is placed by raw timestamps, and the chain must say that order is weak. Rank 1's
+// raw clock runs 3 ms behind, putting its (later) anomaly first on the raw clock.
+TEST(ChainOrder, RawClocksWithoutMessagesAreFlagged) {
+    IndexBuilder b;
+    const std::int64_t t0 = 1700000000000000;
+    b.op(0, 1, "SqrtGrad", "SqrtGrad-op11", {t(Io::Input, dataStats(0.25)), t(Io::Output, kInf)}, t0 + 5000);
+    b.op(1, 1, "MatMul", "MatMul-op2", {t(Io::Input, kInf), t(Io::Output, kInf)}, t0 + 5200 - 3000);
+    const AnalysisResult r = analyze(b.idx);
+    ASSERT_TRUE(r.firstOverflow);
+    ASSERT_EQ(r.chain.size(), 2u) << toText(b.idx, r);
+    EXPECT_EQ(r.chain[1].via, ChainVia::ClockOnly);
+    EXPECT_FALSE(r.clocksAligned);
+    EXPECT_NE(r.chain[1].note.find("raw timestamp"), std::string::npos) << r.chain[1].note;
+    const auto raw = std::find_if(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
+        return w.find("raw timestamps of unsynchronised rank clocks") != std::string::npos && w.find("rank 1") != std::string::npos;
+    });
+    EXPECT_NE(raw, r.warnings.end()) << toText(b.idx, r);
+}

@@ -107,6 +107,26 @@ TEST(CommMatcher, CollectivesGroupByOccurrence) {
     EXPECT_EQ(m.groups[1].ops, (std::vector<std::uint32_t>{1, 3, 5}));
 }
 
+// PP2 x TP2 with clip by global norm: each stage compiles its own graph, so the global-norm
+// AllReduce has one name per stage (shared by the TP lanes). Its result is the same on all four
+// ranks, so it is one call; the TP AllReduce of each stage (different results) stays per stage.
+TEST(CommMatcher, GlobalNormAcrossStagesIsOneCallUnderTensorParallel) {
+    IndexBuilder b;
+    const char* tpName[2] = {"layer_AllReduce-op12", "layer_AllReduce-op31"};  // one scope, different results
+    const char* normName[2] = {"clip_grad-ClipByGlobalNorm_AllReduce-op78", "clip_grad-ClipByGlobalNorm_AllReduce-op183"};
+    std::vector<std::uint32_t> tp, norm;
+    for (std::uint32_t r = 0; r < 4; ++r) {
+        const std::uint32_t stage = r / 2;
+        tp.push_back(b.op(r, 0, "AllReduce", tpName[stage], {tensor(Io::Input, dataStats(1.0 + r)), tensor(Io::Output, dataStats(10.0 + stage))}));
+        norm.push_back(b.op(r, 0, "AllReduce", normName[stage], {tensor(Io::Input, dataStats(1.0 + r)), tensor(Io::Output, dataStats(7.5))}));
+    }
+    const CommMatch m = matchCommunication(b.idx, findCommOps(b.idx), StageMap{});
+    ASSERT_EQ(m.groups.size(), 3u);
+    EXPECT_EQ(m.groups[std::size_t(m.group[norm[0]])].ops, norm);
+    EXPECT_EQ(m.groups[std::size_t(m.group[tp[0]])].ops, (std::vector<std::uint32_t>{tp[0], tp[1]}));
+    EXPECT_EQ(m.groups[std::size_t(m.group[tp[2]])].ops, (std::vector<std::uint32_t>{tp[2], tp[3]}));
+}
+
 TEST(StageMap, ParsesSpecs) {
     StageMap m;
     std::string error;

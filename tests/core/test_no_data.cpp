@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
@@ -105,4 +107,78 @@ TEST(NoData, PartlyUnreadableCleanRunSaysHowMuchWasRead) {
     const CliRun t = cli("analyze " + q(d.dir.path) + " --no-cache");
     EXPECT_NE(t.output.find("Verdict: clean among"), std::string::npos) << t.output;
     EXPECT_NE(t.output.find("file(s) could not be read"), std::string::npos) << t.output;
+}
+
+// A dump read in full whose index only notes how it coped (no timestamps and no order source:
+// ops ordered by file name) is clean without "files could not be read"; the note still shows.
+TEST(NoData, IndexNotesAreNotUnreadableFiles) {
+    TempDir d;
+    const std::string half1(reinterpret_cast<const char*>("\x00\x3c\x00\x3c\x00\x3c\x00\x3c"), 8);  // four fp16 1.0
+    for (const char* op : {"Default--network--MatMul-op1", "Default--network--Add-op2"})
+        writeFile(d.path / "llama" / "device_0" / "iteration_1" / (std::string(op) + "_output_0_shape_4_Float16_DefaultFormat.bin"), half1);
+    writeFile(d.path / ".metadata" / "data_dump.json",
+              R"({"common_dump_settings":{"dump_mode":0,"path":"/d","net_name":"llama","iteration":1,)"
+              R"("input_output":2,"kernels":[],"support_device":[0]},"e2e_dump_settings":{"enable":true}})");
+    const CliRun j = cli("analyze " + q(d.path) + " --json --no-cache");
+    ASSERT_EQ(j.code, 0) << j.output;
+    const auto doc = nlohmann::json::parse(j.output);
+    EXPECT_EQ(doc["verdict"], "clean");
+    EXPECT_EQ(doc["counts"]["readable_tensors"], 2);
+    EXPECT_EQ(doc["unreadable_files"], 0) << doc["warnings"];
+    for (const auto& w : doc["warnings"]) EXPECT_EQ(w["unreadable"], false) << w;
+    const bool noted = std::any_of(doc["warnings"].begin(), doc["warnings"].end(), [](const nlohmann::json& w) {
+        return w["path"].is_string() && w["reason"].get<std::string>().find("ordered by file name") != std::string::npos;
+    });
+    EXPECT_TRUE(noted) << doc["warnings"];
+    const CliRun t = cli("analyze " + q(d.path) + " --no-cache");
+    EXPECT_NE(t.output.find("Verdict: clean  ("), std::string::npos) << t.output;
+    EXPECT_EQ(t.output.find("could not be read"), std::string::npos) << t.output;
+    EXPECT_NE(t.output.find("Index notes:"), std::string::npos) << t.output;
+}
+
+// Truncated npy, a bad statistic.csv row and a broken Opdebug record on an overflowing run: every
+// one in analyze --json as {"path","reason"}, counted once per file, and the text ends with them.
+TEST(NoData, EveryUnreadableKindIsCarriedThroughAnOverflow) {
+    TempDir d;
+    dl::demo::DemoOptions o;
+    o.layout = dl::demo::DemoLayout::Ms24KernelByKernel;
+    o.mode = dl::demo::OverflowMode::InfNan;
+    o.iterations = 6;
+    dl::demo::DemoVariantInfo info;
+    std::string error;
+    ASSERT_TRUE(dl::demo::writeDemoVariant(d.path.string(), o, info, error)) << error;
+    std::string npy, csv;
+    for (const auto& e : fs::recursive_directory_iterator(d.path / "rank_1")) {
+        if (npy.empty() && e.path().extension() == ".npy") npy = fs::relative(e.path(), d.path).string();
+        if (csv.empty() && e.path().filename() == "statistic.csv") csv = fs::relative(e.path(), d.path).string();
+    }
+    ASSERT_FALSE(npy.empty() || csv.empty());
+    fs::resize_file(d.path / npy, 20);
+    std::string text;
+    {
+        std::ifstream in(d.path / csv);
+        std::stringstream s;
+        s << in.rdbuf();
+        text = s.str();
+    }
+    const std::size_t second = text.find('\n', text.find('\n') + 1);
+    writeFile(d.path / csv, text.substr(0, second + 1) + "Add,Default_Add-op1,0,0,x,output,0,8,float16\n" + text.substr(second + 1));
+    const std::string opdebug = "rank_3/Baichuan2/0/2/Opdebug.Node_OpDebug.99.0.1700000000000001.output.0.json";
+    writeFile(d.path / opdebug, "{\"AI Core\": {broken");
+    const CliRun j = cli("analyze " + q(d.path) + " --json --no-cache");
+    ASSERT_EQ(j.code, 0);
+    const auto doc = nlohmann::json::parse(j.output);
+    EXPECT_EQ(doc["verdict"], "overflow");
+    EXPECT_EQ(doc["unreadable_files"], 3) << doc["warnings"];
+    for (const std::string& p : {npy, csv, opdebug}) {
+        const bool listed = std::any_of(doc["warnings"].begin(), doc["warnings"].end(), [&](const nlohmann::json& w) {
+            return w["path"] == p && w["unreadable"] == true && !w["reason"].get<std::string>().empty() &&
+                   w["reason"].get<std::string>().find(d.path.string()) == std::string::npos;  // named once, relative
+        });
+        EXPECT_TRUE(listed) << p << " not in " << doc["warnings"];
+    }
+    const CliRun t = cli("analyze " + q(d.path) + " --no-cache");
+    const std::size_t tail = t.output.rfind("3 file(s) could not be read:");
+    ASSERT_NE(tail, std::string::npos) << t.output;
+    for (const std::string& p : {npy, csv, opdebug}) EXPECT_NE(t.output.find(p, tail), std::string::npos) << p;
 }

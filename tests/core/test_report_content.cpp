@@ -1,6 +1,7 @@
 // The report content model on the demo dumps: the motivating case and its clean bf16 twin.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -167,3 +168,22 @@ TEST_F(ReportContentTest, SourceIsSaidToBeMissingWithoutGraphs) {
 }
 
 }  // namespace
+
+// The appendix lists what could not be read; the index's notes on how it read the rest (here:
+// ops ordered by file name) are warnings, not unreadable files.
+TEST(ReportContentAppendix, NotesAreWarningsNotUnreadableFiles) {
+    DumpIndex ix;
+    ix.root = "/dump";
+    ix.warnings.push_back({"device_0/iteration_1", "no timestamps in the file names and no execution_order/"
+                                                   "ms_execution_order_graph_N.csv or graphs/*.ir listing its ops for rank 0: "
+                                                   "ops are ordered by file name"});
+    ix.warnings.push_back({"rank_0/a.npy", "not an npy file (bad magic)"});
+    const AnalysisResult r = analyze(ix);
+    EXPECT_EQ(r.unreadableFiles, 1u);
+    const ReportContent c = buildReportContent(ix, r);
+    ASSERT_EQ(c.unreadable.size(), 1u);
+    EXPECT_EQ(c.unreadable[0], "rank_0/a.npy: not an npy file (bad magic)");
+    EXPECT_EQ(c.unreadableTotal, 1u);
+    EXPECT_TRUE(std::any_of(c.warnings.begin(), c.warnings.end(),
+                            [](const std::string& w) { return w.find("ordered by file name") != std::string::npos; }));
+}

@@ -207,14 +207,15 @@ private slots:
                     break;
                 }
                 case Expect::NotClean:
-                    // Refused with a reason, or opened without claiming the dump is clean. Checked
-                    // after the loop, so every later case still runs.
-                    if (opened ? saysClean : !w.statusBar()->currentMessage().contains(QStringLiteral("Could not open")))
+                    // Refused with a reason, or opened with the neutral "Nothing readable" banner
+                    // (never "Clean"). Checked after the loop, so every later case still runs.
+                    if (opened ? saysClean || !banner.contains(QStringLiteral("<b>Nothing readable</b>")) ||
+                                     (w.session()->analysis() && !w.session()->analysis()->noData)
+                               : !w.statusBar()->currentMessage().contains(QStringLiteral("Could not open")))
                         nothingReadable << msg;
                     break;
             }
         }
-        // Needs the core "no data" verdict (AnalysisResult) and its banner, in progress elsewhere.
         QVERIFY2(nothingReadable.isEmpty(), qPrintable(nothingReadable.join(QStringLiteral("\n"))));
     }
 
