@@ -185,8 +185,10 @@ bool isHeadName(std::string_view nameOrScope) {
     return w.find("normhead") != std::string::npos || w.find("lm_head") != std::string::npos;
 }
 
-// Ranks holding a loss or head op; each string is tested once, a rank's ops are skipped once found.
-std::set<std::uint32_t> lossRanksOf(const DumpIndex& index) {
+}  // namespace
+
+// Each string is tested once; a rank's remaining ops are skipped once it holds one.
+std::set<std::uint32_t> lossOrHeadRanks(const DumpIndex& index) {
     NameMemo<bool> lossType(index.strings), headName(index.strings);
     std::set<std::uint32_t> out;
     bool found = false;
@@ -201,8 +203,6 @@ std::set<std::uint32_t> lossRanksOf(const DumpIndex& index) {
     }
     return out;
 }
-
-}  // namespace
 
 bool isLossOrHeadOp(const DumpIndex& index, const OpRecord& op) {
     return isLossType(index.strings.view(op.type)) || isHeadName(index.strings.view(op.name)) ||
@@ -233,7 +233,7 @@ StageMap inferStageMap(const DumpIndex& index, const std::vector<CommOp>& comm, 
         finish(m);
         return m;
     }
-    const std::set<std::uint32_t> lossRanks = lossRanksOf(index);
+    const std::set<std::uint32_t> lossRanks = lossOrHeadRanks(index);
     if (fromRankTable(index, m) || fromTopology(index, comm, lossRanks, m)) { finish(m); return m; }
     m = StageMap{};
     const bool anyP2p = std::any_of(comm.begin(), comm.end(),
