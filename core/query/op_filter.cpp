@@ -1,12 +1,14 @@
 #include "core/query/op_filter.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <regex>
 #include <span>
 #include <string_view>
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 
@@ -92,30 +94,47 @@ bool filterRows(const QueryContext& ctx, const OpFilter& f, std::vector<std::uin
     std::vector<char> opOk;
     if (!matchOps(index, f, opOk, error)) return false;
     const StrId typeId = f.type.empty() ? 0 : index.strings.find(f.type);
-    for (std::size_t i = 0; i < index.ops.size(); ++i) {
-        if (!opOk[i]) continue;
-        const OpRecord& o = index.ops[i];
-        if (!f.type.empty() && o.type != typeId) opOk[i] = 0;
-        else if (f.rank && o.rank != *f.rank) opOk[i] = 0;
-        else if (f.iteration && o.iteration != *f.iteration) opOk[i] = 0;
-        else if (f.stage && ctx.stageOfOp(static_cast<std::uint32_t>(i)) != *f.stage) opOk[i] = 0;
-    }
-    // Tensors in blocks on all cores, each block's rows kept in index order, joined in block order.
-    constexpr std::size_t kBlock = 1 << 16;
-    const std::size_t blocks = (index.tensors.size() + kBlock - 1) / kBlock;
-    std::vector<std::vector<std::uint32_t>> parts(blocks);
-    tbb::parallel_for(std::size_t(0), blocks, [&](std::size_t b) {
+    // A finalized index lays each op's tensors out as one run, op after op: then only the runs of
+    // the kept ops are visited (a tensor record is 144 bytes; reading 10M of them for their op
+    // field was most of a filter). Anything else falls back to a pass over every tensor.
+    std::atomic<bool> runs{index.ops.empty() ||
+                           (index.ops.front().firstTensor == 0 &&
+                            std::uint64_t(index.ops.back().firstTensor) + index.ops.back().tensorCount == index.tensors.size())};
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, index.ops.size()), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t i = r.begin(); i < r.end(); ++i) {
+            const OpRecord& o = index.ops[i];
+            if (i && o.firstTensor != std::uint64_t(index.ops[i - 1].firstTensor) + index.ops[i - 1].tensorCount) runs = false;
+            if (!opOk[i]) continue;
+            if ((!f.type.empty() && o.type != typeId) || (f.rank && o.rank != *f.rank) ||
+                (f.iteration && o.iteration != *f.iteration) ||
+                (f.stage && ctx.stageOfOp(static_cast<std::uint32_t>(i)) != *f.stage))
+                opOk[i] = 0;
+        }
+    });
+    // A tensor of the origin op shows "origin", and still counts under its own state when that is
+    // not normal (its near-limit input is one of the banner's near-limit tensors).
+    const auto keep = [&](std::size_t t, std::uint32_t op) {
+        const OpState own = t < ctx.states.tensor.size() ? ctx.states.tensor[t] : OpState::Normal;
+        const OpState shown = op < ctx.states.op.size() && ctx.states.op[op] == OpState::Origin ? OpState::Origin : own;
+        return (f.stateMask & (opStateBit(shown) | (own != OpState::Normal ? opStateBit(own) : 0u))) != 0;
+    };
+    // Blocks on all cores, each block's rows in index order, joined in block order.
+    constexpr std::size_t kBlock = 1 << 14;
+    const std::size_t count = runs ? index.ops.size() : index.tensors.size();
+    std::vector<std::vector<std::uint32_t>> parts((count + kBlock - 1) / kBlock);
+    tbb::parallel_for(std::size_t(0), parts.size(), [&](std::size_t b) {
         std::vector<std::uint32_t>& part = parts[b];
-        const std::size_t end = std::min(index.tensors.size(), (b + 1) * kBlock);
-        for (std::size_t t = b * kBlock; t < end; ++t) {
-            const std::uint32_t op = index.tensors[t].op;
-            if (op >= opOk.size() || !opOk[op]) continue;
-            // A tensor of the origin op shows "origin", and still counts under its own state when that
-            // is not normal (its near-limit input is one of the banner's near-limit tensors).
-            const auto ti = static_cast<std::uint32_t>(t);
-            const OpState own = t < ctx.states.tensor.size() ? ctx.states.tensor[t] : OpState::Normal;
-            if (f.stateMask & (opStateBit(shownState(ctx, ti)) | (own != OpState::Normal ? opStateBit(own) : 0u)))
-                part.push_back(ti);
+        const std::size_t end = std::min(count, (b + 1) * kBlock);
+        for (std::size_t k = b * kBlock; k < end; ++k) {
+            if (runs) {
+                if (!opOk[k]) continue;
+                const OpRecord& o = index.ops[k];
+                for (std::size_t t = o.firstTensor; t < std::size_t(o.firstTensor) + o.tensorCount; ++t)
+                    if (keep(t, std::uint32_t(k))) part.push_back(static_cast<std::uint32_t>(t));
+            } else {
+                const std::uint32_t op = index.tensors[k].op;
+                if (op < opOk.size() && opOk[op] && keep(k, op)) part.push_back(static_cast<std::uint32_t>(k));
+            }
         }
     });
     rows.clear();

@@ -175,6 +175,26 @@ TEST_P(OpFilterTest, FiltersMatchTheRowByRowReference) {
     }
 }
 
+// Op 0's tensors copied to the end and the op pointed at the copies: the runs no longer follow
+// each other (filterRows then scans every tensor), and the orphaned originals still name op 0.
+TEST(OpFilter, TensorsOutsideTheOpRunsAreFilteredByTheirOpField) {
+    DumpIndex ix = makeIndex(false);
+    OpRecord& first = ix.ops[0];
+    const std::uint32_t moved = std::uint32_t(ix.tensors.size());
+    for (std::uint32_t k = 0; k < first.tensorCount; ++k) ix.tensors.push_back(ix.tensors[first.firstTensor + k]);
+    first.firstTensor = moved;
+    const OpStates st = makeStates(ix);
+    const QueryContext ctx{ix, st, nullptr};
+    for (const std::string text : {"", "layer", "MatMul-op0"}) {
+        OpFilter f;
+        f.text = text;
+        std::vector<std::uint32_t> rows;
+        std::string error;
+        ASSERT_TRUE(filterRows(ctx, f, rows, error)) << error;
+        EXPECT_EQ(rows, referenceFilter(ctx, f)) << text;
+    }
+}
+
 TEST_P(OpFilterTest, EverySortMatchesTheComparatorReference) {
     const DumpIndex ix = makeIndex(GetParam());
     const OpStates st = makeStates(ix);
