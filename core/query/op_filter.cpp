@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cctype>
 #include <cmath>
 #include <regex>
@@ -228,20 +229,26 @@ void sortRows(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColum
         }
         default: break;
     }
-    // Figures. Unknown ones sort last in either direction; NaN (all NaN) ranks above +Inf.
-    struct Figure { double value; std::uint32_t row; bool known; };
-    std::vector<Figure> keyed(rows.size());
+    // Figures, as integers in compareFigures' order: NaN (all NaN) above +Inf, -0 equal to +0;
+    // descending flips the known ones; unknown figures sort last in either direction.
+    constexpr std::uint64_t kUnknown = ~std::uint64_t(0), kNan = kUnknown - 1;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed(rows.size());
     tbb::parallel_for(std::size_t(0), rows.size(), [&](std::size_t k) {
         const auto x = numberOf(ix.stats(ix.tensors[rows[k]]), column);
-        keyed[k] = {x ? *x : 0.0, rows[k], bool(x)};
+        std::uint64_t key = kUnknown;
+        if (x) {
+            if (std::isnan(*x)) {
+                key = kNan;
+            } else {
+                const std::uint64_t bits = std::bit_cast<std::uint64_t>(*x == 0 ? 0.0 : *x);
+                key = bits >> 63 ? ~bits : bits | (std::uint64_t(1) << 63);
+            }
+            if (descending) key = ~key;   // never kUnknown: no known figure has key 0
+        }
+        keyed[k] = {key, rows[k]};
     });
-    tbb::parallel_sort(keyed.begin(), keyed.end(), [&](const Figure& a, const Figure& b) {
-        if (a.known != b.known) return a.known;
-        int c = a.known ? compareFigures(a.value, b.value) : 0;
-        if (descending) c = -c;
-        return c != 0 ? c < 0 : a.row < b.row;
-    });
-    for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = keyed[k].row;
+    tbb::parallel_sort(keyed.begin(), keyed.end());   // (key, row): ties keep index order
+    for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = keyed[k].second;
 }
 
 std::vector<std::string> opTypes(const DumpIndex& index) {
