@@ -11,6 +11,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QTableView>
 #include <QTimer>
@@ -131,6 +132,7 @@ int main(int argc, char** argv) {
     // Filters typed into the table (applied at once; the model resets, the count and the
     // timeline's match marks update).
     dlui::OpTablePanel* table = window.opTable();
+    std::printf("table sorted by column %d\n", table->view()->horizontalHeader()->sortIndicatorSection());
     struct F { const char* label; const char* text; bool regex; };
     for (const F& f : {F{"table filter \"sqrtgrad\"", "sqrtgrad", false}, F{"table filter regex \"Gradients_.*MatMul\"", "Gradients_.*MatMul", true},
                        F{"table filter \"layers_3\" (many rows)", "layers_3", false}, F{"table filter cleared", "", false}}) {

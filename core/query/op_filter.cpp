@@ -206,7 +206,9 @@ void sortRows(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColum
                 }
                 keyed[k] = {descending ? -key : key, t};
             });
-            tbb::parallel_sort(keyed.begin(), keyed.end());   // (key, row): ties keep index order
+            // (key, row): ties keep index order. Rows from filterRows by rank, iteration or order
+            // ascending are in order already (the table re-sorts after every filter).
+            if (!std::is_sorted(keyed.begin(), keyed.end())) tbb::parallel_sort(keyed.begin(), keyed.end());
             for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = keyed[k].second;
             return;
         }
@@ -247,7 +249,7 @@ void sortRows(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColum
         }
         keyed[k] = {key, rows[k]};
     });
-    tbb::parallel_sort(keyed.begin(), keyed.end());   // (key, row): ties keep index order
+    if (!std::is_sorted(keyed.begin(), keyed.end())) tbb::parallel_sort(keyed.begin(), keyed.end());   // ties: index order
     for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = keyed[k].second;
 }
 

@@ -177,15 +177,18 @@ QVariant OpTableModel::headerData(int section, Qt::Orientation o, int role) cons
 }
 
 void OpTableModel::sort(int column, Qt::SortOrder order) {
-    if (column < 0 || column >= columnCount()) return;
-    m_sortColumn = column;
+    if (column >= columnCount()) return;
+    // -1 (QTableView::sortByColumn(-1)): back to execution order. It used to be ignored, so the
+    // Rank sort QTableView asks for when sorting is enabled stayed on and re-ran after every filter.
+    m_sortColumn = column < 0 ? -1 : column;
     m_sortOrder = order;
     if (!m_index) return;
     emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
     const QModelIndexList before = persistentIndexList();
     std::vector<quint32> tensors;
     for (const QModelIndex& i : before) tensors.push_back(m_rows[static_cast<std::size_t>(i.row())]);
-    dl::sortRows({*m_index, *m_states, m_stages}, m_rows, dl::OpColumn(column), order == Qt::DescendingOrder);
+    if (m_sortColumn < 0) std::sort(m_rows.begin(), m_rows.end());
+    else dl::sortRows({*m_index, *m_states, m_stages}, m_rows, dl::OpColumn(column), order == Qt::DescendingOrder);
     reindex();
     QModelIndexList after;
     for (std::size_t k = 0; k < tensors.size(); ++k) after << index(rowOfTensor(tensors[k]), before[static_cast<int>(k)].column());
