@@ -180,6 +180,13 @@ private slots:
         QCOMPARE(m.index(0, static_cast<int>(dl::OpColumn::MaxAbs)).data().toString(), QStringLiteral("65504"));
         QCOMPARE(m.rowOfTensor(m.tensorAt(3)), 3);
         for (int r = 0; r < m.rowCount(); ++r) QCOMPARE(m.rowOfTensor(m.tensorAt(r)), r);
+        // Column -1 (QTableView::sortByColumn(-1)) is execution order again, and stays so after a filter.
+        m.sort(-1, Qt::AscendingOrder);
+        for (int r = 1; r < m.rowCount(); ++r) QVERIFY(m.tensorAt(r - 1) < m.tensorAt(r));
+        f = {};
+        QVERIFY(m.setFilter(f, err));
+        QCOMPARE(m.rowCount(), 20);
+        for (int r = 0; r < m.rowCount(); ++r) QCOMPARE(m.tensorAt(r), quint32(r));
         m.setSource(nullptr, nullptr, nullptr);
         QCOMPARE(m.rowCount(), 0);
     }
