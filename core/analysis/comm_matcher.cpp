@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/analysis/name_memo.h"
 #include "core/util/text.h"
 
 namespace dl {
@@ -124,13 +125,13 @@ std::vector<std::uint32_t> candidatePeers(const DumpIndex& index, const CommOp& 
 
 }  // namespace
 
-CommKind classifyComm(std::string_view type, std::string_view name) {
-    CommKind k = kindOfToken(type);
-    if (k != CommKind::None) return k;
+CommKind commKindOfType(std::string_view type) { return kindOfToken(type); }
+
+CommKind commKindOfName(std::string_view name) {
     // MindSpore names: "AllReduce-op12"; msprobe: "Distributed.all_reduce.0.forward".
     std::string_view head = name.substr(0, name.find("-op"));
     if (head.find('/') == std::string_view::npos && head.find('.') == std::string_view::npos)
-        if ((k = kindOfToken(head)) != CommKind::None) return k;
+        if (const CommKind k = kindOfToken(head); k != CommKind::None) return k;
     for (std::string_view prefix : {"Distributed.", "MintDistributed."}) {
         if (name.rfind(prefix, 0) == 0) {
             std::string_view rest = name.substr(prefix.size());
@@ -140,6 +141,11 @@ CommKind classifyComm(std::string_view type, std::string_view name) {
     return CommKind::None;
 }
 
+CommKind classifyComm(std::string_view type, std::string_view name) {
+    const CommKind k = commKindOfType(type);
+    return k != CommKind::None ? k : commKindOfName(name);
+}
+
 bool isBackwardName(std::string_view s) {
     return s.find("Gradients/") != std::string_view::npos || s.find(".backward") != std::string_view::npos ||
            s.find("gradients/") != std::string_view::npos;
@@ -147,9 +153,12 @@ bool isBackwardName(std::string_view s) {
 
 std::vector<CommOp> findCommOps(const DumpIndex& index) {
     std::vector<CommOp> out;
+    // classifyComm per op lower-cased two strings for every op: answered once per type and name.
+    NameMemo<CommKind> byType(index.strings), byName(index.strings);
     for (std::uint32_t i = 0; i < index.ops.size(); ++i) {
         const OpRecord& op = index.ops[i];
-        const CommKind kind = classifyComm(index.strings.view(op.type), index.strings.view(op.name));
+        CommKind kind = byType.get(op.type, commKindOfType);
+        if (kind == CommKind::None) kind = byName.get(op.name, commKindOfName);
         if (kind == CommKind::None) continue;
         CommOp c;
         c.op = i;

@@ -18,6 +18,8 @@ enum class CommKind : std::uint8_t {
 const char* commKindName(CommKind k);
 // From the op type, falling back to the name (msprobe "Distributed.all_reduce.0.forward").
 CommKind classifyComm(std::string_view type, std::string_view name);
+CommKind commKindOfType(std::string_view type);   // the type's part of classifyComm
+CommKind commKindOfName(std::string_view name);   // the name's part, for a type that names no comm op
 inline bool isCollective(CommKind k) { return k != CommKind::None && k != CommKind::Send && k != CommKind::Receive; }
 
 // Backward ops: MindSpore puts them under a "Gradients/" scope, msprobe names end in ".backward".

@@ -10,6 +10,7 @@
 #include "core/analysis/causal_order.h"
 #include "core/analysis/chain_builder.h"
 #include "core/analysis/index_warnings.h"
+#include "core/analysis/name_memo.h"
 #include "core/analysis/op_replay.h"
 #include "core/analysis/stage_map.h"
 #include "core/analysis/tensor_anomaly.h"
@@ -67,6 +68,8 @@ bool classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResul
     std::vector<TensorAnomaly> anomalies;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> suspects;  // (op, output) at 65504 fed by 65504
     for (const CommOp& c : ctx.comm) ctx.ops[c.op].comm = c.kind;
+    NameMemo<bool> castType(idx.strings);  // replayKernelName builds a string: once per type
+    const auto isCastType = [](std::string_view type) { return replayKernelName(type) == "Cast"; };
     for (std::uint32_t i = 0; i < idx.ops.size(); ++i) {
         if (i % kWorkStride == 0 && i) {
             if (opt.progress) opt.progress(i, idx.ops.size());
@@ -78,7 +81,7 @@ bool classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResul
             res.warnings.push_back("op " + idx.strings.str(o.name) + " points past the tensor table; skipped");
             continue;
         }
-        const bool isCast = replayKernelName(idx.strings.view(o.type)) == "Cast";
+        const bool isCast = castType.get(o.type, isCastType);
         bool castsToFp16 = false;
         for (std::uint32_t k = 0; k < o.tensorCount && isCast; ++k) {
             const TensorRecord& t = idx.tensors[o.firstTensor + k];

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/analysis/name_memo.h"
 #include "core/util/text.h"
 
 namespace dl {
@@ -34,7 +35,9 @@ void finish(StageMap& m) {
 std::set<std::uint32_t> ranksOf(const DumpIndex& index) {
     std::set<std::uint32_t> ranks;
     for (const RankInfo& r : index.ranks) ranks.insert(r.rank);
-    for (const OpRecord& op : index.ops) ranks.insert(op.rank);
+    // Ops come in runs of one rank: a set insertion per run, not per op.
+    for (std::size_t i = 0; i < index.ops.size(); ++i)
+        if (i == 0 || index.ops[i].rank != index.ops[i - 1].rank) ranks.insert(index.ops[i].rank);
     return ranks;
 }
 
@@ -169,11 +172,41 @@ bool parseStageSpec(std::string_view spec, StageMap& out, std::string& error) {
     return true;
 }
 
+namespace {
+
+bool isLossType(std::string_view type) {
+    const std::string t = lower(type);
+    return t.find("crossentropy") != std::string::npos || t.find("nllloss") != std::string::npos;
+}
+
+// Neither word holds the '|' that used to join name and scope, so testing each alone is the same.
+bool isHeadName(std::string_view nameOrScope) {
+    const std::string w = lower(nameOrScope);
+    return w.find("normhead") != std::string::npos || w.find("lm_head") != std::string::npos;
+}
+
+}  // namespace
+
+// Each string is tested once; a rank's remaining ops are skipped once it holds one.
+std::set<std::uint32_t> lossOrHeadRanks(const DumpIndex& index) {
+    NameMemo<bool> lossType(index.strings), headName(index.strings);
+    std::set<std::uint32_t> out;
+    bool found = false;
+    std::uint32_t lastFound = 0;
+    for (const OpRecord& op : index.ops) {
+        if (found && op.rank == lastFound) continue;
+        if (lossType.get(op.type, isLossType) || headName.get(op.name, isHeadName) || headName.get(op.scope, isHeadName)) {
+            out.insert(op.rank);
+            found = true;
+            lastFound = op.rank;
+        }
+    }
+    return out;
+}
+
 bool isLossOrHeadOp(const DumpIndex& index, const OpRecord& op) {
-    const std::string type = lower(index.strings.view(op.type));
-    if (type.find("crossentropy") != std::string::npos || type.find("nllloss") != std::string::npos) return true;
-    const std::string where = lower(index.strings.view(op.name)) + "|" + lower(index.strings.view(op.scope));
-    return where.find("normhead") != std::string::npos || where.find("lm_head") != std::string::npos;
+    return isLossType(index.strings.view(op.type)) || isHeadName(index.strings.view(op.name)) ||
+           isHeadName(index.strings.view(op.scope));
 }
 
 StageMap inferStageMap(const DumpIndex& index, const std::vector<CommOp>& comm, std::string_view spec,
@@ -200,8 +233,7 @@ StageMap inferStageMap(const DumpIndex& index, const std::vector<CommOp>& comm, 
         finish(m);
         return m;
     }
-    std::set<std::uint32_t> lossRanks;
-    for (const OpRecord& op : index.ops) if (isLossOrHeadOp(index, op)) lossRanks.insert(op.rank);
+    const std::set<std::uint32_t> lossRanks = lossOrHeadRanks(index);
     if (fromRankTable(index, m) || fromTopology(index, comm, lossRanks, m)) { finish(m); return m; }
     m = StageMap{};
     const bool anyP2p = std::any_of(comm.begin(), comm.end(),

@@ -1,6 +1,8 @@
 #pragma once
 // Which pipeline stage each rank runs: from --stages, the rank table, the Send/Receive
 // topology or the ops each rank holds (the stage with the loss and the head is last).
+#include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,5 +24,7 @@ StageMap inferStageMap(const DumpIndex& index, const std::vector<CommOp>& comm, 
 
 // Ops only the last stage holds: the loss and the (normalised) LM head.
 bool isLossOrHeadOp(const DumpIndex& index, const OpRecord& op);
+// Ranks holding such an op: the same as isLossOrHeadOp over every op, testing each string once.
+std::set<std::uint32_t> lossOrHeadRanks(const DumpIndex& index);
 
 }  // namespace dl

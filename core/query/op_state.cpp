@@ -1,6 +1,10 @@
 #include "core/query/op_state.h"
 
 #include <algorithm>
+#include <limits>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
 #include "core/analysis/tensor_anomaly.h"
 
@@ -33,13 +37,16 @@ OpStates computeOpStates(const DumpIndex& index, const AnalysisResult* analysis,
     OpStates s;
     s.tensor.resize(index.tensors.size(), OpState::Normal);
     s.op.resize(index.ops.size(), OpState::Normal);
-    for (std::size_t i = 0; i < index.tensors.size(); ++i) s.tensor[i] = stateOf(index, index.tensors[i], nearLimitThreshold);
+    // Near the limit is the analysis's call when there is one (fp16 tensors and fp32 inputs cast
+    // to fp16; a value at 65504 copied from an input is near the limit, not saturated), so that the
+    // table's state and its filter count the tensors the verdict banner counts.
+    const double threshold = analysis ? std::numeric_limits<double>::infinity() : nearLimitThreshold;
+    // Independent per tensor: on all cores (10M tensors are 10M classifications).
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, index.tensors.size(), 1 << 14),
+                      [&](const tbb::blocked_range<std::size_t>& r) {
+                          for (std::size_t i = r.begin(); i < r.end(); ++i) s.tensor[i] = stateOf(index, index.tensors[i], threshold);
+                      });
     if (analysis) {
-        // Near the limit is the analysis's call (fp16 tensors and fp32 inputs cast to fp16; a value
-        // at 65504 copied from an input is near the limit, not saturated), so that the table's
-        // state and its filter count the tensors the verdict banner counts.
-        for (OpState& st : s.tensor)
-            if (st == OpState::NearLimit) st = OpState::Normal;
         for (std::uint32_t t : analysis->nearLimitTensors)
             if (t < s.tensor.size() && s.tensor[t] != OpState::InfNan) s.tensor[t] = OpState::NearLimit;
     }

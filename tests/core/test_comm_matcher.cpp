@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <random>
+#include <set>
+
 #include "analysis_test_builder.h"
 #include "core/analysis/comm_matcher.h"
 #include "core/analysis/stage_map.h"
@@ -182,4 +185,43 @@ TEST(StageMap, LossHoldersAreTheLastBlockWithoutTopology) {
     EXPECT_EQ(m.stageCount, 6);
     EXPECT_EQ(m.stageOf(5), 5);
     EXPECT_FALSE(m.confident);
+}
+
+// findCommOps and the stage map's loss scan answer each interned string once; per op they must
+// give what classifyComm / isLossOrHeadOp give for that op's own strings.
+TEST(CommMatcher, PerStringAnswersEqualThePerOpTests) {
+    const std::vector<std::pair<std::string, std::string>> forms = {
+        {"Send", "Send-op1"}, {"HcomReceive", "Default/pipeline_recv/Receive-op2"}, {"", "Distributed.all_reduce.0.forward"},
+        {"", "MintDistributed.broadcast.3.backward"}, {"", "AllGather-op12"}, {"Mul", "Mul-op3"},
+        {"", "Functional.send_grad.0.forward"}, {"SoftmaxCrossEntropyWithLogits", "loss-op9"},
+        {"MatMul", "Default/network/lm_head-Linear/MatMul-op4"}, {"RmsNorm", "Gradients/NormHead/RmsNorm-op5"},
+        {"Add", "Default/NLLLoss-op6"}, {"nllloss", "x"}, {"Cast", "Cast-op7"},
+    };
+    IndexBuilder b;
+    std::mt19937 rng(11);
+    for (std::uint32_t rank = 0; rank < 6; ++rank)
+        for (std::uint32_t it = 0; it < 3; ++it)
+            for (int k = 0; k < 30; ++k) {
+                // Ranks 0-2 draw from every form, ranks 3-5 never from the loss/head ones.
+                const std::size_t pick = rng() % (rank < 3 ? forms.size() : 7);
+                const auto& [type, name] = forms[pick];
+                b.op(rank, it, type, name, {tensor(Io::Input), tensor(Io::Output)}, 0,
+                     k % 4 == 0 ? "Gradients/Default/" + name : "");
+            }
+    const DumpIndex& ix = b.idx;
+    std::vector<std::pair<std::uint32_t, CommKind>> want;
+    std::set<std::uint32_t> lossRanks;
+    for (std::uint32_t i = 0; i < ix.ops.size(); ++i) {
+        const OpRecord& o = ix.ops[i];
+        const CommKind k = classifyComm(ix.strings.view(o.type), ix.strings.view(o.name));
+        if (k != CommKind::None) want.push_back({i, k});
+        if (isLossOrHeadOp(ix, o)) lossRanks.insert(o.rank);
+    }
+    std::vector<std::pair<std::uint32_t, CommKind>> got;
+    for (const CommOp& c : findCommOps(ix)) got.push_back({c.op, c.kind});
+    EXPECT_EQ(got, want);
+    EXPECT_FALSE(want.empty());
+    EXPECT_EQ(lossOrHeadRanks(ix), lossRanks);
+    EXPECT_FALSE(lossRanks.empty());
+    EXPECT_LT(lossRanks.size(), 6u);
 }

@@ -157,6 +157,16 @@ private slots:
         QString err;
         QVERIFY(m.setFilter(f, err));
         QCOMPARE(m.rowCount(), 4);
+        // Unsorted rows are found by binary search: every row's tensor maps back to its row, every
+        // other tensor to -1, and the matching ops are those of the kept rows.
+        std::vector<quint32> keptOps;
+        for (quint32 t = 0; t < ix.tensors.size(); ++t) {
+            int row = -1;
+            for (int r = 0; r < m.rowCount(); ++r) if (m.tensorAt(r) == t) row = r;
+            QCOMPARE(m.rowOfTensor(t), row);
+            if (row >= 0 && (keptOps.empty() || keptOps.back() != ix.tensors[t].op)) keptOps.push_back(ix.tensors[t].op);
+        }
+        QCOMPARE(m.matchingOps(), keptOps);
         f.text = "([";
         f.regex = true;
         QVERIFY(!m.setFilter(f, err));
@@ -169,6 +179,14 @@ private slots:
         m.sort(static_cast<int>(dl::OpColumn::MaxAbs), Qt::DescendingOrder);
         QCOMPARE(m.index(0, static_cast<int>(dl::OpColumn::MaxAbs)).data().toString(), QStringLiteral("65504"));
         QCOMPARE(m.rowOfTensor(m.tensorAt(3)), 3);
+        for (int r = 0; r < m.rowCount(); ++r) QCOMPARE(m.rowOfTensor(m.tensorAt(r)), r);
+        // Column -1 (QTableView::sortByColumn(-1)) is execution order again, and stays so after a filter.
+        m.sort(-1, Qt::AscendingOrder);
+        for (int r = 1; r < m.rowCount(); ++r) QVERIFY(m.tensorAt(r - 1) < m.tensorAt(r));
+        f = {};
+        QVERIFY(m.setFilter(f, err));
+        QCOMPARE(m.rowCount(), 20);
+        for (int r = 0; r < m.rowCount(); ++r) QCOMPARE(m.tensorAt(r), quint32(r));
         m.setSource(nullptr, nullptr, nullptr);
         QCOMPARE(m.rowCount(), 0);
     }

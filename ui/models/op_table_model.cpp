@@ -32,6 +32,11 @@ void OpTableModel::setSource(const dl::DumpIndex* index, const dl::OpStates* sta
 }
 
 void OpTableModel::reindex() {
+    m_rowsAscending = std::is_sorted(m_rows.begin(), m_rows.end());
+    if (m_rowsAscending) {
+        std::vector<int>().swap(m_rowOf);
+        return;
+    }
     m_rowOf.assign(m_index ? m_index->tensors.size() : 0, -1);
     for (std::size_t i = 0; i < m_rows.size(); ++i) m_rowOf[m_rows[i]] = static_cast<int>(i);
 }
@@ -57,7 +62,11 @@ bool OpTableModel::setFilter(const dl::OpFilter& filter, QString& error) {
     return true;
 }
 
-int OpTableModel::rowOfTensor(quint32 tensor) const { return tensor < m_rowOf.size() ? m_rowOf[tensor] : -1; }
+int OpTableModel::rowOfTensor(quint32 tensor) const {
+    if (!m_rowsAscending) return tensor < m_rowOf.size() ? m_rowOf[tensor] : -1;
+    const auto it = std::lower_bound(m_rows.begin(), m_rows.end(), tensor);
+    return it != m_rows.end() && *it == tensor ? static_cast<int>(it - m_rows.begin()) : -1;
+}
 
 std::size_t OpTableModel::totalTensors() const { return m_index ? m_index->tensors.size() : 0; }
 
@@ -131,10 +140,12 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
 std::vector<quint32> OpTableModel::matchingOps() const {
     std::vector<quint32> ops;
     if (!m_index) return ops;
-    ops.reserve(m_rows.size());
-    for (std::uint32_t t : m_rows) ops.push_back(m_index->tensors[t].op);
-    std::sort(ops.begin(), ops.end());
-    ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+    // A flag per op instead of sorting one op per row (2M rows kept: a sort of 2M entries).
+    std::vector<char> kept(m_index->ops.size(), 0);
+    for (std::uint32_t t : m_rows)
+        if (const std::uint32_t op = m_index->tensors[t].op; op < kept.size()) kept[op] = 1;
+    for (std::size_t op = 0; op < kept.size(); ++op)
+        if (kept[op]) ops.push_back(static_cast<quint32>(op));
     return ops;
 }
 
@@ -166,15 +177,18 @@ QVariant OpTableModel::headerData(int section, Qt::Orientation o, int role) cons
 }
 
 void OpTableModel::sort(int column, Qt::SortOrder order) {
-    if (column < 0 || column >= columnCount()) return;
-    m_sortColumn = column;
+    if (column >= columnCount()) return;
+    // -1 (QTableView::sortByColumn(-1)): back to execution order. It used to be ignored, so the
+    // Rank sort QTableView asks for when sorting is enabled stayed on and re-ran after every filter.
+    m_sortColumn = column < 0 ? -1 : column;
     m_sortOrder = order;
     if (!m_index) return;
     emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
     const QModelIndexList before = persistentIndexList();
     std::vector<quint32> tensors;
     for (const QModelIndex& i : before) tensors.push_back(m_rows[static_cast<std::size_t>(i.row())]);
-    dl::sortRows({*m_index, *m_states, m_stages}, m_rows, dl::OpColumn(column), order == Qt::DescendingOrder);
+    if (m_sortColumn < 0) std::sort(m_rows.begin(), m_rows.end());
+    else dl::sortRows({*m_index, *m_states, m_stages}, m_rows, dl::OpColumn(column), order == Qt::DescendingOrder);
     reindex();
     QModelIndexList after;
     for (std::size_t k = 0; k < tensors.size(); ++k) after << index(rowOfTensor(tensors[k]), before[static_cast<int>(k)].column());
