@@ -129,9 +129,9 @@ TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysi
     // Each lane is sorted and given its LOD by one worker; TSan is told the fork and the join
     // (core/util/tsan_fork_join.h), so what the lanes share is still checked. Without them TSan
     // reports the lanes moved in above as raced by the workers (seen in Cancellation.Timeline*).
+    // The body is built before the fork point is released: a worker reads its captures.
     static int forkedLanes = 0, joinedLanes = 0;
-    DL_FORK_JOIN_RELEASE(&forkedLanes);
-    tbb::parallel_for(std::size_t(0), d.lanes.size(), [&](std::size_t li) {
+    const auto sortLane = [&](std::size_t li) {
         DL_FORK_JOIN_ACQUIRE(&forkedLanes);
         struct Join { ~Join() { DL_FORK_JOIN_RELEASE(&joinedLanes); } } join;
         if (opt.stop.stop_requested()) {   // the lane is left unsorted: the result is dropped below
@@ -147,7 +147,10 @@ TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysi
             d.where[l.items[k].op] = (std::uint64_t(li) << 32) | k;
         }
         l.lod.build(l.items, d.t0, d.t1);
-    });
+    };
+    const std::size_t laneCount = d.lanes.size();
+    DL_FORK_JOIN_RELEASE(&forkedLanes);
+    tbb::parallel_for(std::size_t(0), laneCount, sortLane);
     DL_FORK_JOIN_ACQUIRE(&joinedLanes);
     if (skipped) return cancelled();
     for (const auto& l : d.lanes) d.opsShown += l.items.size();
