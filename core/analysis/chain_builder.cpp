@@ -373,9 +373,11 @@ struct Builder {
         const std::string head = "first anomaly of rank " + std::to_string(c.dstRank) + "; ";
         const ChainStep& from = nodes[std::size_t(parent)];
         if (flow && !linked(c.dstRank, from.at.rank)) {
+            const int to = ctx.stages.stageOf(c.dstRank);
             std::string n = head + "no message in the dump links rank " + std::to_string(c.dstRank) + " and rank " +
-                            std::to_string(from.at.rank) + "; placed by the pipeline's data flow (stage " +
-                            std::to_string(from.at.stage) + " -> stage " + std::to_string(ctx.stages.stageOf(c.dstRank)) + ")";
+                            std::to_string(from.at.rank) + "; placed by the pipeline's data flow (" +
+                            (from.at.stage == to ? "stage " + std::to_string(to) + ", after the rank that carried the damage into it"
+                                                 : "stage " + std::to_string(from.at.stage) + " -> stage " + std::to_string(to)) + ")";
             const std::int64_t a = ctx.rawTime(c.dstOp), b = ctx.rawTime(from.at.op);
             if (timed && a && b)
                 n += "; raw clocks differ by " + std::to_string(a - b) + " us and are not comparable across machines";
