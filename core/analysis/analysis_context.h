@@ -30,6 +30,7 @@ struct AnalysisContext {
     StageMap stages;
     std::map<std::uint32_t, std::int64_t> clockOffsetUs;   // rank -> offset; corrected = raw - offset
     bool clocksAligned = false;  // some Send/Receive or collective constrained the offsets (else all 0: raw clocks)
+    std::map<std::uint32_t, std::uint32_t> clockComponent;  // rank -> lowest rank whose clock its offset is relative to
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::uint32_t, std::uint32_t>> range;  // (rank, iter) -> [begin, end)
 
     explicit AnalysisContext(const DumpIndex& i) : index(i) {}

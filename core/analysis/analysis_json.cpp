@@ -99,11 +99,14 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
         step["via"] = s.causedBy < 0 ? json(nullptr) : json(chainViaName(s.via));
         step["via_detail"] = viaDetailJson(idx, r, s);
         step["peer_ranks"] = s.at.peerRanks;
-        step["aligned_us"] = r.chainOrderedByClock ? json(s.alignedUs) : json(nullptr);
+        // null where no message links the rank's clock to the reference clock: not comparable.
+        step["aligned_us"] = r.chainOrderedByClock && s.clockAligned ? json(s.alignedUs) : json(nullptr);
         step["order_key"] = s.orderKey;
         j["chain"].push_back(step);
     }
-    j["chain_order"] = r.chainOrderedByClock ? "happens_before_then_clock" : "happens_before_then_execution_order";
+    j["chain_order"] = r.chainOrderedByFlow    ? "happens_before_then_pipeline_flow"
+                       : r.chainOrderedByClock ? "happens_before_then_clock"
+                                               : "happens_before_then_execution_order";
     j["replay"] = r.replay ? replayJson(*r.replay) : json(nullptr);
     // Every warning as {"path","reason"}: the files the index could not read, then the analysis'
     // own (path null).

@@ -67,6 +67,7 @@ struct ChainStep {
     int tag = -1;                         // sr_tag of a Send/Receive hop when written
     std::vector<std::uint32_t> groupRanks;  // a collective hop: the ranks of its group
     std::int64_t alignedUs = 0;           // the step's time on the reference clock (0: no timestamps)
+    bool clockAligned = false;            // alignedUs is on the reference clock (a message links the rank's clock to it)
     std::uint64_t orderKey = 0;           // position in happens-before order when there are no timestamps
 };
 
@@ -130,6 +131,7 @@ struct AnalysisResult {
     std::vector<bool> fileWarningUnreadable;  // per fileWarnings entry: data lost (else a note on how it was read)
     bool chainOrderedByClock = false;     // timestamps decided the order where no link did
     bool clocksAligned = false;           // clockOffsetUs comes from Send/Receive or collective timing (else raw clocks)
+    bool chainOrderedByFlow = false;      // unlinked ranks ordered by the pipeline's data flow (stage map), not clocks
     std::optional<OverflowPoint> firstOverflow;
     std::vector<ChainStep> chain;
     StageMap stages;

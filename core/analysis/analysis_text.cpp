@@ -83,7 +83,7 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
             out << "  " << i + 1 << ". " << chainRoleName(s.role) << "  " << where(idx, s.at) << "  "
                 << anomalyKindName(s.at.kind);
             if (s.causedBy >= 0) out << "  <- " << s.causedBy + 1 << " via " << chainViaName(s.via);
-            if (r.chainOrderedByClock && s.alignedUs) out << "  @" << s.alignedUs << " us aligned";
+            if (r.chainOrderedByClock && s.clockAligned && s.alignedUs) out << "  @" << s.alignedUs << " us aligned";
             out << (s.note.empty() ? "" : "  -- " + s.note) << "\n";
         }
     }

@@ -57,12 +57,16 @@ void estimateClockOffsets(AnalysisContext& ctx, std::vector<std::string>& notes)
     for (std::uint32_t root : ranks) {
         if (ctx.clockOffsetUs.count(root)) continue;
         ctx.clockOffsetUs[root] = 0;
+        ctx.clockComponent[root] = root;
         std::queue<std::uint32_t> q;
         q.push(root);
         while (!q.empty()) {
             const std::uint32_t a = q.front(); q.pop();
             for (auto [b, d] : edges[a])
-                if (ctx.clockOffsetUs.emplace(b, ctx.clockOffsetUs[a] + d).second) q.push(b);
+                if (ctx.clockOffsetUs.emplace(b, ctx.clockOffsetUs[a] + d).second) {
+                    ctx.clockComponent[b] = root;
+                    q.push(b);
+                }
         }
     }
     ctx.clocksAligned = used > 0;

@@ -1,6 +1,7 @@
 #include "core/analysis/chain_builder.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <queue>
 #include <set>
@@ -24,15 +25,17 @@ bool isOptimizerType(std::string_view t) {
     return t.find("Optimizer.step") != std::string_view::npos;
 }
 
-// Order of chain steps: iteration, then time on the reference clock (or happens-before position
-// without timestamps); at equal times a hop wins over a clock-only placement.
+// Order of chain steps: iteration, then (only when no message links the ranks) the place of the
+// rank's stage in the pipeline's data flow, then time on the reference clock (or happens-before
+// position without timestamps); at equal times a hop wins over a clock-only placement.
 struct Key {
     std::uint32_t iteration = 0;
+    int flow = 0;
     std::int64_t time = 0;
     int kind = 0;
     std::uint32_t rank = 0, op = 0;
     bool operator<(const Key& o) const {
-        return std::tie(iteration, time, kind, rank, op) < std::tie(o.iteration, o.time, o.kind, o.rank, o.op);
+        return std::tie(iteration, flow, time, kind, rank, op) < std::tie(o.iteration, o.flow, o.time, o.kind, o.rank, o.op);
     }
     bool operator>(const Key& o) const { return o < *this; }
 };
@@ -52,6 +55,13 @@ struct Builder {
     std::size_t maxNodes;
     bool timed = true;                       // every op has a timestamp: order by the aligned clock
     std::vector<std::uint64_t> order;        // happens-before position per op (only when !timed)
+    // Data-flow placement (no message links some ranks): per iteration, the place of each stage in
+    // the order the damage travels, and the ranks that held it when the iteration began.
+    bool flow = false;
+    std::map<std::uint32_t, std::vector<int>> flowPosOf;          // iteration -> [stage] -> place
+    std::map<std::uint32_t, std::set<std::uint32_t>> seededOf;    // iteration -> ranks bad at its start
+    std::map<std::uint32_t, std::uint32_t> linkRoot, clockRoot;   // rank -> its message / clock component
+    std::uint32_t referenceRank = 0;
     std::vector<ChainStep> nodes;            // in creation order; causedBy indexes nodes
     std::vector<Key> keys;
     std::set<std::uint32_t> reached;         // ranks the chain has reached
@@ -86,9 +96,46 @@ struct Builder {
         auto off = ctx.clockOffsetUs.find(o.rank);
         return t && off != ctx.clockOffsetUs.end() ? t - off->second : t;
     }
+    // Two slots per stage: the ranks that carried the damage into the iteration first, then the
+    // ones it reached there (a TP peer after the lane whose weights went bad).
+    int flowOf(std::uint32_t rank, std::uint32_t it) const {
+        if (!flow) return 0;
+        auto p = flowPosOf.find(it);
+        const int stage = ctx.stages.stageOf(rank);
+        if (p == flowPosOf.end() || stage < 0 || std::size_t(stage) >= p->second.size()) return 0;
+        auto s = seededOf.find(it);
+        return 2 * p->second[std::size_t(stage)] + (s != seededOf.end() && s->second.count(rank) ? 0 : 1);
+    }
     Key keyOf(std::uint32_t op, bool arriving, int kind = 0) const {
         const OpRecord& o = ctx.index.ops[op];
-        return {o.iteration, timed ? alignedTime(op, arriving) : std::int64_t(order[op]), kind, o.rank, op};
+        return {o.iteration, flowOf(o.rank, o.iteration), timed ? alignedTime(op, arriving) : std::int64_t(order[op]), kind, o.rank, op};
+    }
+    // Where the damage goes in iteration `it` when no message shows it: after the weights of stage S
+    // went bad, the forward is bad from S to the last stage and its backward brings bad gradients
+    // back down to stage 0 (S..last, S-1..0). In the origin's own iteration a backward origin's
+    // gradient only goes down (S..0; later stages cannot be reached through the pipeline, listed last).
+    void planFlow(std::uint32_t it, int fromStage, bool backwardOnly) {
+        const int n = ctx.stages.stageCount;
+        std::vector<int> seq;
+        if (backwardOnly) {
+            for (int s = fromStage; s >= 0; --s) seq.push_back(s);
+            for (int s = fromStage + 1; s < n; ++s) seq.push_back(s);
+        } else {
+            for (int s = fromStage; s < n; ++s) seq.push_back(s);
+            for (int s = fromStage - 1; s >= 0; --s) seq.push_back(s);
+        }
+        std::vector<int>& pos = flowPosOf[it];
+        pos.assign(std::size_t(n), 0);
+        for (std::size_t k = 0; k < seq.size(); ++k) pos[std::size_t(seq[k])] = int(k);
+        seededOf[it] = reached;
+    }
+    bool clockAlignedRank(std::uint32_t rank) const {
+        auto a = clockRoot.find(rank), b = clockRoot.find(referenceRank);
+        return a != clockRoot.end() && b != clockRoot.end() && a->second == b->second;
+    }
+    bool linked(std::uint32_t a, std::uint32_t b) const {
+        auto x = linkRoot.find(a), y = linkRoot.find(b);
+        return a == b || (x != linkRoot.end() && y != linkRoot.end() && x->second == y->second);
     }
 
     int add(ChainRole role, std::uint32_t op, int parent, ChainVia via, std::string note, bool arriving) {
@@ -99,6 +146,7 @@ struct Builder {
         s.causedBy = parent;
         s.via = via;
         s.alignedUs = timed ? alignedTime(op, arriving) : 0;
+        s.clockAligned = timed && clockAlignedRank(ctx.index.ops[op].rank);
         s.orderKey = timed ? 0 : order[op];
         nodes.push_back(std::move(s));
         keys.push_back(keyOf(op, arriving));
@@ -301,21 +349,44 @@ struct Builder {
             return;
         case CandKind::ClockOnly: {
             const bool recv = ctx.ops[c.dstOp].comm == CommKind::Receive;
-            node = add(recv ? ChainRole::Receive : ChainRole::Propagated, c.dstOp, latestBefore(c.key), ChainVia::ClockOnly,
-                       "first anomaly of rank " + std::to_string(c.dstRank) + "; no Send/Receive or collective link from a rank "
-                       "reached earlier is in the dump, placed by " + (!timed ? "execution order" : ctx.clocksAligned ? "its clock-aligned time" : "its raw timestamp (clocks not aligned)"), true);
+            const int parent = latestBefore(c.key);
+            node = add(recv ? ChainRole::Receive : ChainRole::Propagated, c.dstOp, parent, ChainVia::ClockOnly,
+                       clockOnlyNote(c, parent), true);
             break;
         }
         }
         arrive(c.dstRank, node, c.dstOp);
     }
 
-    // The listed step latest in time at or before `k` (the step a clock-only one follows).
+    // The listed step latest in time at or before `k` (the step a clock-only one follows). Placed
+    // by data flow: the latest step of an earlier place in the flow, so TP peers share it.
     int latestBefore(const Key& k) const {
         int best = 0;
-        for (std::size_t i = 1; i < keys.size(); ++i)
-            if (!(k < keys[i]) && keys[best] < keys[i]) best = int(i);
+        for (std::size_t i = 1; i < keys.size(); ++i) {
+            const bool before = flow ? std::tie(keys[i].iteration, keys[i].flow) < std::tie(k.iteration, k.flow) : !(k < keys[i]);
+            if (before && keys[best] < keys[i]) best = int(i);
+        }
         return best;
+    }
+
+    std::string clockOnlyNote(const Candidate& c, int parent) const {
+        const std::string head = "first anomaly of rank " + std::to_string(c.dstRank) + "; ";
+        const ChainStep& from = nodes[std::size_t(parent)];
+        if (flow && !linked(c.dstRank, from.at.rank)) {
+            const int to = ctx.stages.stageOf(c.dstRank);
+            std::string n = head + "no message in the dump links rank " + std::to_string(c.dstRank) + " and rank " +
+                            std::to_string(from.at.rank) + "; placed by the pipeline's data flow (" +
+                            (from.at.stage == to ? "stage " + std::to_string(to) + ", after the rank that carried the damage into it"
+                                                 : "stage " + std::to_string(from.at.stage) + " -> stage " + std::to_string(to)) + ")";
+            const std::int64_t a = ctx.rawTime(c.dstOp), b = ctx.rawTime(from.at.op);
+            if (timed && a && b)
+                n += "; raw clocks differ by " + std::to_string(a - b) + " us and are not comparable across machines";
+            else if (!timed)
+                n += "; no timestamps";
+            return n;
+        }
+        return head + "no Send/Receive or collective link from a rank reached earlier is in the dump, placed by " +
+               (!timed ? "execution order" : ctx.clocksAligned ? "its clock-aligned time" : "its raw timestamp (clocks not aligned)");
     }
 
 
@@ -336,6 +407,11 @@ struct Builder {
     }
 
     void startIteration(std::uint32_t it) {
+        if (flow && !flowPosOf.count(it)) {
+            int from = ctx.stages.stageCount;
+            for (std::uint32_t r : reached) from = std::min(from, std::max(0, ctx.stages.stageOf(r)));
+            planFlow(it, std::min(from, ctx.stages.stageCount - 1), false);
+        }
         iter = it;
         onRank.clear();
         pendingSeed.clear();
@@ -465,7 +541,38 @@ std::vector<std::uint64_t> happensBeforeOrder(const AnalysisContext& ctx) {
     return L;
 }
 
+// Ranks joined by a matched Send/Receive pair or a collective group: rank -> lowest rank of its component.
+std::map<std::uint32_t, std::uint32_t> linkComponents(const AnalysisContext& ctx) {
+    std::map<std::uint32_t, std::uint32_t> up;
+    for (const auto& [key, r] : ctx.range) up.emplace(key.first, key.first);
+    std::function<std::uint32_t(std::uint32_t)> root = [&](std::uint32_t r) {
+        auto it = up.try_emplace(r, r).first;
+        return it->second == r ? r : (it->second = root(it->second));
+    };
+    auto join = [&](std::uint32_t a, std::uint32_t b) {
+        a = root(a);
+        b = root(b);
+        if (a != b) up[std::max(a, b)] = std::min(a, b);
+    };
+    for (const CommPair& p : ctx.match.pairs) join(ctx.index.ops[p.send].rank, ctx.index.ops[p.recv].rank);
+    for (const CollectiveGroup& g : ctx.match.groups)
+        for (std::uint32_t m : g.ops) join(ctx.index.ops[g.ops.front()].rank, ctx.index.ops[m].rank);
+    std::map<std::uint32_t, std::uint32_t> out;
+    for (const auto& [r, u] : up) out[r] = root(r);
+    return out;
+}
+
 }  // namespace
+
+bool chainOrderedByFlow(const AnalysisContext& ctx) {
+    if (ctx.stages.stageCount < 2) return false;
+    std::set<std::uint32_t> components;
+    for (const auto& [rank, root] : linkComponents(ctx)) {
+        if (ctx.stages.stageOf(rank) < 0) return false;  // a rank the data flow cannot place
+        components.insert(root);
+    }
+    return components.size() > 1;
+}
 
 std::vector<std::uint32_t> tensorParallelPeers(const AnalysisContext& ctx, std::uint32_t op) {
     std::vector<std::uint32_t> peers;
@@ -497,6 +604,18 @@ std::vector<ChainStep> buildChain(const AnalysisContext& ctx, const OverflowPoin
     b.timed = orderedByClock;
     if (!b.timed) b.order = happensBeforeOrder(ctx);
     b.originRank = origin.rank;
+    b.flow = chainOrderedByFlow(ctx);
+    b.linkRoot = linkComponents(ctx);
+    b.clockRoot = ctx.clockComponent;
+    b.referenceRank = ctx.clockOffsetUs.empty() ? origin.rank : ctx.clockOffsetUs.begin()->first;
+    if (b.flow) {
+        // The origin's iteration: a backward origin's gradient goes down, a forward one up and back.
+        const OpRecord& o = ctx.index.ops[origin.op];
+        const bool backward = isBackwardName(ctx.index.strings.view(o.name)) || isBackwardName(ctx.index.strings.view(o.scope));
+        b.reached.insert(origin.rank);
+        b.reached.insert(origin.peerRanks.begin(), origin.peerRanks.end());
+        b.planFlow(origin.iteration, std::max(0, ctx.stages.stageOf(origin.rank)), backward);
+    }
     for (const CommOp& c : ctx.comm)
         if (c.kind == CommKind::Send && c.tag >= 0) b.tagOf[c.op] = c.tag;
     b.startIteration(origin.iteration);

@@ -20,6 +20,12 @@ std::vector<ChainStep> buildChain(const AnalysisContext& ctx, const OverflowPoin
 // no link decides; otherwise by happens-before position (execution order and messages).
 bool chainOrderedByClock(const AnalysisContext& ctx);
 
+// True when no message or collective in the dump links some ranks (an overflow-only dump holds
+// none) and the stage map places every rank: steps of unlinked ranks are then ordered by the
+// pipeline's data flow (stage order), not by clocks that nothing relates; time only breaks ties
+// inside one stage.
+bool chainOrderedByFlow(const AnalysisContext& ctx);
+
 // Ranks in the origin's stage (any rank when stages are unknown) whose op of the same name and
 // type shows an anomaly in the same iteration: tensor-parallel peers that overflowed together.
 std::vector<std::uint32_t> tensorParallelPeers(const AnalysisContext& ctx, std::uint32_t op);

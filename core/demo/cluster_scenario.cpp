@@ -127,6 +127,7 @@ bool writeClusterRun(const std::string& root, const ClusterSpec& given, const Cl
         w.writeTensors = options.writeTensors;
         w.stagesInRankTable = options.stagesInRankTable;
         w.timestamps = options.timestamps;
+        w.overflowOnly = options.overflowOnly;
         return writeClusterDump(root, sim.trace, w, truth.filesWritten, error);
     } catch (const std::exception& e) {
         error = e.what();

@@ -35,6 +35,7 @@ struct ClusterScenarioOptions {
     bool writeTensors = false;      // also write the .npy tensors (saved_data "full")
     bool stagesInRankTable = true;  // hccl.json devices carry "stage" (MindSpore's own table has none)
     bool timestamps = true;         // false: timestamps written as 0, as a dump that lost them
+    bool overflowOnly = false;      // op_debug_mode 3: only ops with an Inf/NaN output, no comm ops
     std::vector<std::int64_t> rankClockOffsetUs;  // empty: 0, +850, -3000, +420 (... -1500, +2200, +300, -700)
     std::int64_t baseTimestampUs = 1700000000000000;
     std::string netName = "Llama";

@@ -35,8 +35,12 @@ public:
         StatisticCsvWriter csv(StatCsvStyle::Ms23Plus, kCategories);
         if (!csv.valid(error)) return false;
         std::string stats = csv.header() + "\n", mapping;
+        std::size_t rows = 0;
         for (const ClusterOp& op : t_.ops) {
             if (op.rank != rank || op.iteration != it) continue;
+            if (o_.overflowOnly && (!op.badOutput || op.kind == ClusterOpKind::Send || op.kind == ClusterOpKind::Receive ||
+                                    op.kind == ClusterOpKind::Collective))
+                continue;
             const std::uint32_t stream = op.stream == StreamKind::Comm ? 1 : 0;
             std::size_t idx = 0;
             for (int isOut = 0; isOut < 2; ++isOut) {
@@ -63,9 +67,11 @@ public:
                     StatCsvRow row{op.type, fileKernelName(op.fullName), 0, stream, ts, isOut != 0, std::uint32_t(s),
                                    payload.size(), std::string(dtypeName(tensor.dtype)), tensor.shape};
                     stats += csv.row(row, tensor.v) + "\n";
+                    ++rows;
                 }
             }
         }
+        if (o_.overflowOnly && rows == 0) return true;  // nothing overflowed here: nothing dumped
         if (!text(dir + "/statistic.csv", stats, error)) return false;
         return mapping.empty() || text(dir + "/mapping.csv", mapping, error);
     }
@@ -80,7 +86,7 @@ public:
             {"input_output", 0},
             {"kernels", nlohmann::ordered_json::array()},
             {"support_device", {0, 1, 2, 3, 4, 5, 6, 7}},
-            {"op_debug_mode", 0},
+            {"op_debug_mode", o_.overflowOnly ? 3 : 0},
             {"statistic_category", kCategories}};
         nlohmann::ordered_json j = {
             {"common_dump_settings", common},
