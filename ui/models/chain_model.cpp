@@ -58,7 +58,10 @@ QVariant ChainModel::data(const QModelIndex& index, int role) const {
                                                  QString::fromStdString(m_index->strings.str(m_index->ops[p.op].type)));
         case Kind: return QString::fromLatin1(dl::anomalyKindName(p.kind));
         case Time:
-            if (!m_analysis->chainOrderedByClock) return QStringLiteral("–");
+            // No time difference where no message ties the step's clock to the origin's (overflow-only
+            // dumps): raw clocks of different machines are not comparable.
+            if (!m_analysis->chainOrderedByClock || !s.clockAligned || !m_analysis->chain.front().clockAligned)
+                return QStringLiteral("–");
         {
             const qint64 d = s.alignedUs - m_analysis->chain.front().alignedUs;
             return (d >= 0 ? QStringLiteral("+%L1") : QStringLiteral("%L1")).arg(d);
