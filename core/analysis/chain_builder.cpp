@@ -491,7 +491,8 @@ std::vector<std::uint64_t> happensBeforeOrder(const AnalysisContext& ctx) {
     std::vector<char> done(n, 0);
     std::map<std::uint32_t, std::vector<std::pair<std::uint32_t, std::uint32_t>>> byIter;  // iter -> ranges
     for (const auto& [key, r] : ctx.range) byIter[key.second].push_back(r);
-    for (auto& [it, ranges] : byIter) {
+    for (auto& entry : byIter) {
+        auto& ranges = entry.second;   // a plain reference: clang 14 cannot capture a structured binding
         std::vector<std::uint32_t> cur(ranges.size());
         std::map<std::uint32_t, std::size_t> slotOfRank;
         for (std::size_t k = 0; k < ranges.size(); ++k) {
