@@ -98,9 +98,15 @@ struct Case {
 
 class ChainOverflowOnly : public ::testing::TestWithParam<std::size_t> {
 protected:
-    static void SetUpTestSuite() {
-        dir_ = std::make_unique<dltest::TempDir>("dumplens_chainoo_");
-        for (std::size_t k = 0; k < specs().size(); ++k) {
+    static void SetUpTestSuite() { dir_ = std::make_unique<dltest::TempDir>("dumplens_chainoo_"); }
+    // Each dump is built on first use: ctest runs every test in its own process, so building all
+    // of them in SetUpTestSuite would build every dump for every test.
+    static const Case& at(std::size_t k) {
+        if (!cases_.count(k)) build(k);
+        return *cases_.at(k);   // throws (a failed test) when build() stopped at an assertion
+    }
+    static void build(std::size_t k) {
+        {
             const Spec& sp = specs()[k];
             auto c = std::make_unique<Case>();
             ClusterSpec spec;
@@ -133,7 +139,7 @@ std::map<std::size_t, std::unique_ptr<Case>> ChainOverflowOnly::cases_;
 // The dump is what the test claims: no communication op, only anomalous ops, and clocks skewed
 // so that raw time orders the ranks differently from the true order.
 TEST_P(ChainOverflowOnly, DumpHoldsNoMessageAndRawClocksMisorder) {
-    const Case& c = *cases_.at(GetParam());
+    const Case& c = at(GetParam());
     EXPECT_EQ(c.result.commPairs, 0u);
     for (const OpRecord& o : c.index.ops) {
         const std::string type = c.index.strings.str(o.type);
@@ -144,7 +150,7 @@ TEST_P(ChainOverflowOnly, DumpHoldsNoMessageAndRawClocksMisorder) {
 }
 
 TEST_P(ChainOverflowOnly, OriginIsTheSimulatedOne) {
-    const Case& c = *cases_.at(GetParam());
+    const Case& c = at(GetParam());
     ASSERT_TRUE(c.result.firstOverflow) << toText(c.index, c.result);
     std::string flat = c.truth.origin.fullName;
     std::replace(flat.begin(), flat.end(), '/', '_');
@@ -155,14 +161,14 @@ TEST_P(ChainOverflowOnly, OriginIsTheSimulatedOne) {
 
 // The whole chain: every rank, in the order the damage reached it, TP peers of one hop together.
 TEST_P(ChainOverflowOnly, RanksInTheTrueReachOrder) {
-    const Case& c = *cases_.at(GetParam());
+    const Case& c = at(GetParam());
     EXPECT_EQ(reachOrder(c.result), truthReachOrder(c.truth)) << toText(c.index, c.result);
 }
 
 // Honest about it: placed by data flow (via clock_only, saying so), a warning, no aligned times
 // across clocks nothing links, and each step after the step it came from.
 TEST_P(ChainOverflowOnly, SaysTheOrderIsInferredFromTheStages) {
-    const Case& c = *cases_.at(GetParam());
+    const Case& c = at(GetParam());
     const AnalysisResult& r = c.result;
     EXPECT_TRUE(r.chainOrderedByFlow);
     EXPECT_TRUE(r.chainOrderedByClock);

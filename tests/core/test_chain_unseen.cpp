@@ -72,9 +72,15 @@ struct Case {
 
 class ChainUnseen : public ::testing::TestWithParam<std::size_t> {
 protected:
-    static void SetUpTestSuite() {
-        dir_ = std::make_unique<dltest::TempDir>("dumplens_chainunseen_");
-        for (std::size_t k = 0; k < specs().size(); ++k) {
+    static void SetUpTestSuite() { dir_ = std::make_unique<dltest::TempDir>("dumplens_chainunseen_"); }
+    // Each dump is built on first use: ctest runs every test in its own process, so building all
+    // of them in SetUpTestSuite would build every dump for every test.
+    static const Case& at(std::size_t k) {
+        if (!cases_.count(k)) build(k);
+        return *cases_.at(k);   // throws (a failed test) when build() stopped at an assertion
+    }
+    static void build(std::size_t k) {
+        {
             const Spec& sp = specs()[k];
             auto c = std::make_unique<Case>();
             ClusterSpec spec;
@@ -117,7 +123,7 @@ std::map<std::size_t, std::unique_ptr<Case>> ChainUnseen::cases_;
 }  // namespace
 
 TEST_P(ChainUnseen, OriginIsTheSimulatedOne) {
-    const Case& c = *cases_.at(GetParam());
+    const Case& c = at(GetParam());
     ASSERT_TRUE(c.result.firstOverflow) << toText(c.index, c.result);
     const OverflowPoint& p = *c.result.firstOverflow;
     EXPECT_EQ(int(p.rank), c.truth.origin.rank);
@@ -127,7 +133,7 @@ TEST_P(ChainUnseen, OriginIsTheSimulatedOne) {
 
 // Ranks reached first, step by step, in the true order, by the true kind of hop.
 TEST_P(ChainUnseen, RanksAreReachedInTheTrueOrder) {
-    const Case& c = *cases_.at(GetParam());
+    const Case& c = at(GetParam());
     std::ostringstream got, want;
     std::set<std::uint32_t> seen;
     for (const ChainStep& s : c.result.chain) {
@@ -151,7 +157,7 @@ TEST_P(ChainUnseen, RanksAreReachedInTheTrueOrder) {
 
 // Every truth step is in the chain with its ranks, its via and its link.
 TEST_P(ChainUnseen, EveryTrueStepWithItsLink) {
-    const Case& c = *cases_.at(GetParam());
+    const Case& c = at(GetParam());
     const nlohmann::json j = toJson(c.index, c.result);
     for (std::size_t t = 0; t < c.truth.chain.size(); ++t) {
         const ClusterChainStep& ts = c.truth.chain[t];
@@ -189,7 +195,7 @@ TEST_P(ChainUnseen, EveryTrueStepWithItsLink) {
 // every step comes after its caused_by in the list and on the aligned clock (without timestamps:
 // in happens-before position within an iteration).
 TEST_P(ChainUnseen, CausedByLeadsToATrueCause) {
-    const Case& c = *cases_.at(GetParam());
+    const Case& c = at(GetParam());
     const auto& chain = c.result.chain;
     ASSERT_EQ(c.result.chainOrderedByClock, specs()[GetParam()].timestamps);
     for (std::size_t i = 1; i < chain.size(); ++i) {
