@@ -45,7 +45,7 @@ echo "ok: a process with an empty folder does not sink the job"
 # A process killed after it listed its folders: process 0 waits out the timeout and reports them.
 cp -r "$RUN/rank_2" "$W/node2/"
 rm -f "$W/partial.dlx"
-sed -i 's/--mpi-timeout 60/--mpi-timeout 20/' "$W/launch.sh"
+sed -i 's/--mpi-timeout 60/--mpi-timeout 8/' "$W/launch.sh"
 # Open MPI ends the whole job when a process dies unless told not to (Slurm: srun --no-kill).
 DUMPLENS_TEST_MPI_KILL_RANK=2 timeout 120 "$MPIEXEC" --mca orte_abort_on_non_zero_status 0 -x DUMPLENS_TEST_MPI_KILL_RANK -np 4 "$W/launch.sh" > "$W/kill.log" 2>&1 || true
 [ -f "$W/partial.dlx" ] || { cat "$W/kill.log"; fail "no index written when a process was killed"; }
