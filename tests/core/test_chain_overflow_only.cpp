@@ -18,6 +18,7 @@
 #include "core/demo/cluster_sim.h"
 #include "core/index/dump_indexer.h"
 #include "tests/core/shared_demo.h"
+#include "tests/core/cluster_run.h"
 #include "tests/core/temp_dir.h"
 
 using namespace dl;
@@ -118,11 +119,7 @@ protected:
             o.overflowOnly = true;
             const std::string root = (dir_->path / sp.name).string();
             std::string error;
-            ASSERT_TRUE(writeClusterRun(root, spec, o, c->truth, error)) << sp.name << ": " << error;
-            IndexOptions io;
-            io.useCache = false;
-            IndexReport rep;
-            ASSERT_TRUE(indexDump(root, io, c->index, rep, error)) << error;
+            ASSERT_TRUE(dltest::writeAndIndexCluster(root, spec, o, c->truth, c->index, error)) << sp.name << ": " << error;
             c->result = analyze(c->index);
             cases_[k] = std::move(c);
         }
