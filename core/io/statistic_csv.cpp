@@ -81,8 +81,53 @@ bool isNullSpelling(std::string_view s) {
     return s.empty() || iequals(s, "null") || iequals(s, "none") || s == "N/A";
 }
 
-Cell parseDouble(std::string_view s, double& v) {
+// Clinger's fast path for the short %g cells writers print ("135.061", "-1.11155", "1e-05"): at
+// most 19 digits whose value is at most 2^53 and a decimal exponent within +-22, so that the
+// mantissa and the power of ten are exact doubles and one multiplication or division rounds
+// correctly (strtod's answer). False for anything else (inf/nan spellings, long mantissas, big
+// exponents, '+', blanks), which goes to the general parser.
+constexpr double kPow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                               1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+inline bool isDigit(char c) { return unsigned(static_cast<unsigned char>(c)) - unsigned('0') <= 9u; }
+
+inline bool parseShortDecimal(std::string_view s, double& v) {
+    const char* p = s.data();
+    const char* const e = p + s.size();
+    const bool neg = p < e && *p == '-';
+    p += neg;
+    std::uint64_t m = 0;
+    const char* const digits = p;
+    while (p < e && isDigit(*p)) m = m * 10 + std::uint64_t(*p++ - '0');
+    std::ptrdiff_t count = p - digits;
+    bool any = count > 0;
+    int exp10 = 0;
+    if (p < e && *p == '.') {
+        const char* const frac = ++p;
+        while (p < e && isDigit(*p)) m = m * 10 + std::uint64_t(*p++ - '0');
+        exp10 = -int(p - frac);
+        count += p - frac;
+        any = any || p != frac;
+    }
+    if (!any || count > 19) return false;  // no digits, or m may have wrapped
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        ++p;
+        const bool eneg = p < e && *p == '-';
+        if (p < e && (*p == '-' || *p == '+')) ++p;
+        const char* const ed = p;
+        int x = 0;
+        while (p < e && isDigit(*p) && x < 1000) x = x * 10 + (*p++ - '0');
+        if (p == ed) return false;
+        exp10 += eneg ? -x : x;
+    }
+    if (p != e || m > (std::uint64_t(1) << 53) || exp10 < -22 || exp10 > 22) return false;
+    const double d = exp10 < 0 ? double(m) / kPow10[-exp10] : double(m) * kPow10[exp10];
+    v = neg ? -d : d;
+    return true;
+}
+
+inline Cell parseDouble(std::string_view s, double& v) {
     s = trimCell(s);
+    if (parseShortDecimal(s, v)) return Cell::Value;
     if (s.empty() || !startsNumber(s.front())) {  // a number starts with a digit or '-': no spelling to check
         if (isNullSpelling(s)) return Cell::Null;
         if (iequals(s, "true")) { v = 1; return Cell::Value; }
@@ -102,9 +147,57 @@ Cell parseDouble(std::string_view s, double& v) {
     return ec == std::errc() ? Cell::Value : Cell::Bad;
 }
 
+// Plain decimal digits (what every writer prints for ids, timestamps, sizes and counts), up to 19
+// of them so that the value cannot wrap: no sign, no blanks, no exponent. Anything else is left to
+// the general path below.
+// Eight ASCII digits at once (little-endian loads; fast_float's SWAR form): false unless all
+// eight bytes are '0'..'9'.
+inline bool eightDigits(const char* p, std::uint64_t& out) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    if (((v + 0x4646464646464646ull) | (v - 0x3030303030303030ull)) & 0x8080808080808080ull) return false;
+    v -= 0x3030303030303030ull;
+    v = v * 10 + (v >> 8);
+    v = ((v & 0x000000FF000000FFull) * 0x000F424000000064ull +
+         ((v >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull) >> 32;
+    out = std::uint32_t(v);
+    return true;
+#else
+    std::uint64_t x = 0;
+    for (int i = 0; i < 8; ++i) {
+        const unsigned d = unsigned(static_cast<unsigned char>(p[i])) - unsigned('0');
+        if (d > 9) return false;
+        x = x * 10 + d;
+    }
+    out = x;
+    return true;
+#endif
+}
+
+template <class T>
+inline bool parseDigits(std::string_view s, T& v) {
+    if (s.empty() || s.size() > 19) return false;
+    std::uint64_t x = 0;
+    std::size_t i = 0;
+    for (std::uint64_t eight; i + 8 <= s.size(); i += 8) {  // timestamps: 16 digits
+        if (!eightDigits(s.data() + i, eight)) return false;
+        x = x * 100000000ull + eight;
+    }
+    for (; i < s.size(); ++i) {
+        const unsigned d = unsigned(static_cast<unsigned char>(s[i])) - unsigned('0');
+        if (d > 9) return false;
+        x = x * 10 + d;
+    }
+    if (x > std::uint64_t(std::numeric_limits<T>::max())) return false;
+    v = T(x);
+    return true;
+}
+
 template <class T>
 Cell parseInt(std::string_view s, T& v) {
     s = trimCell(s);
+    if (parseDigits(s, v)) return Cell::Value;
     if (s.empty() || !startsNumber(s.front()))
         if (isNullSpelling(s)) return Cell::Null;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -127,207 +220,23 @@ bool parseShape(std::string_view s, std::vector<std::int64_t>& dims) {
     s = s.substr(1, s.size() - 2);
     std::size_t pos = 0;
     while (pos < s.size()) {
-        std::size_t c = s.find(',', pos);
-        std::string_view d = trimCell(s.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos));
-        pos = (c == std::string_view::npos) ? s.size() : c + 1;
+        std::size_t c = pos;
+        while (c < s.size() && s[c] != ',') ++c;
+        const std::string_view d = trimCell(s.substr(pos, c - pos));
+        pos = c + 1;
         if (d.empty()) {
-            if (c == std::string_view::npos) break;  // trailing comma "(2,)"
+            if (c == s.size()) break;  // trailing comma "(2,)"
             return false;
         }
         std::int64_t v = 0;
-        auto [p, ec] = std::from_chars(d.data(), d.data() + d.size(), v);
-        if (ec != std::errc() || p != d.data() + d.size()) return false;
+        if (!parseDigits(d, v)) {
+            auto [p, ec] = std::from_chars(d.data(), d.data() + d.size(), v);
+            if (ec != std::errc() || p != d.data() + d.size()) return false;
+        }
         dims.push_back(v);
     }
     return true;
 }
-
-class Parser {
-public:
-    Parser(const std::function<void(StatisticRow&)>& onRow, std::vector<StatisticCsvWarning>& warnings,
-           std::size_t maxWarnings)
-        : onRow_(onRow), warnings_(warnings), maxWarnings_(maxWarnings) {}
-
-    void setHeader(const std::vector<std::string_view>& fields, std::vector<std::string>& names) {
-        cols_.clear();
-        names.clear();
-        shapeCol_ = SIZE_MAX;
-        hasCol_.fill(false);
-        for (std::string_view f : fields) {
-            names.emplace_back(trimCell(f));
-            Col c = columnFor(f);
-            if (c == Col::Shape) shapeCol_ = cols_.size();
-            if (c == Col::Ignored && !trimCell(f).empty()) warn(0, "ignored unknown column '" + names.back() + "'");
-            hasCol_[std::size_t(c)] = true;
-            cols_.push_back(c);
-        }
-        // A 2.3+ header never ends with an empty name; drop one if the header itself had a trailing comma.
-        while (!cols_.empty() && names.back().empty()) { cols_.pop_back(); names.pop_back(); }
-    }
-    bool headerUsable() const {
-        return has(Col::OpType) && has(Col::OpName) && has(Col::Io) && has(Col::Slot);
-    }
-    std::size_t shapeCol() const { return shapeCol_; }
-
-    void row(std::uint32_t line, std::vector<std::string_view>& f) {
-        if (f.size() == cols_.size() + 1 && trimCell(f.back()).empty()) f.pop_back();  // 2.3+ trailing comma
-        if (f.size() != cols_.size()) {
-            warn(line, "has " + std::to_string(f.size()) + " fields, header has " + std::to_string(cols_.size()));
-            return;
-        }
-        StatisticRow& r = row_;
-        resetKeepingCapacity(r);  // a callback that does not move the row lets buffers be reused
-        r.line = line;
-        std::string bad;
-        Cell ioCell = Cell::Null, slotCell = Cell::Null;
-        double mx = 0, mn = 0;
-        Cell mxCell = Cell::Null, mnCell = Cell::Null;
-        // Locals the compiler can keep in registers (the row's strings could alias f's members).
-        const std::string_view* cells = f.data();
-        const std::size_t n = f.size();
-        const Col* cols = cols_.data();
-        for (std::size_t i = 0; i < n; ++i) {
-            if (!bad.empty()) break;
-            const std::string_view v = cells[i];
-            switch (cols[i]) {
-            case Col::Ignored: break;
-            case Col::OpType: r.opType = trimCell(v); break;
-            case Col::OpName: r.opName = trimCell(v); break;
-            case Col::TaskId: if (parseInt(v, r.taskId) == Cell::Bad) bad = "Task ID is not a number"; break;
-            case Col::StreamId: if (parseInt(v, r.streamId) == Cell::Bad) bad = "Stream ID is not a number"; break;
-            case Col::Timestamp: if (parseInt(v, r.timestampUs) == Cell::Bad) bad = "Timestamp is not a number"; break;
-            case Col::Io: ioCell = parseIoCell(trimCell(v), r.io); if (ioCell != Cell::Value) bad = "IO is not input/output"; break;
-            case Col::Slot: slotCell = parseInt(v, r.slot); if (slotCell != Cell::Value) bad = "Slot is not a number"; break;
-            case Col::DataSize: if (parseInt(v, r.dataBytes) == Cell::Bad) bad = "Data Size is not a number"; break;
-            case Col::DataType: setDtype(r, trimCell(v)); break;
-            case Col::Format: r.format = trimCell(v); break;
-            case Col::Shape:
-                if (isNullSpelling(trimCell(v))) break;
-                if (!parseShape(v, r.shape)) bad = "Shape is not a (d0,d1,...) tuple";
-                r.hasShape = bad.empty();
-                break;
-            case Col::Md5: r.md5 = trimCell(v); break;
-            case Col::Max: mxCell = parseDouble(v, mx); if (mxCell == Cell::Bad) bad = "Max Value is not a number"; break;
-            case Col::Min: mnCell = parseDouble(v, mn); if (mnCell == Cell::Bad) bad = "Min Value is not a number"; break;
-            case Col::Avg: setFinite(v, r.stats.mean, stat::Mean, r.stats, "Avg Value", bad); break;
-            case Col::L2: setFinite(v, r.stats.l2, stat::L2, r.stats, "L2Norm Value", bad); break;
-            case Col::Count: setCount(v, r.stats.count, stat::Count, r.stats, "Count", bad); break;
-            case Col::NegCount: setCount(v, r.stats.negCount, stat::NegCount, r.stats, "Negative Zero Count", bad); break;
-            case Col::PosCount: setCount(v, r.stats.posCount, stat::PosCount, r.stats, "Positive Zero Count", bad); break;
-            case Col::NanCount: setCount(v, r.stats.nanCount, stat::NanCount, r.stats, "NaN Count", bad); break;
-            case Col::NegInfCount: setCount(v, r.stats.negInfCount, stat::NegInfCount, r.stats, "Negative Inf Count", bad); break;
-            case Col::PosInfCount: setCount(v, r.stats.posInfCount, stat::PosInfCount, r.stats, "Positive Inf Count", bad); break;
-            case Col::ZeroCount: setCount(v, r.stats.zeroCount, stat::ZeroCount, r.stats, "Zero Count", bad); break;
-            }
-        }
-        if (!bad.empty()) { warn(line, std::move(bad)); return; }
-        if (r.opName.empty()) { warn(line, "empty Op Name"); return; }
-        applyRange(r, mxCell, mx, mnCell, mn);
-        onRow_(r);
-    }
-
-    void warn(std::uint32_t line, std::string reason) {
-        if (warnings_.size() - firstWarning_ < maxWarnings_) warnings_.push_back({line, std::move(reason)});
-        else ++suppressed_;
-    }
-    void finish() {
-        if (suppressed_) warnings_.push_back({0, std::to_string(suppressed_) + " more malformed rows not listed"});
-    }
-
-private:
-    bool has(Col c) const { return hasCol_[std::size_t(c)]; }
-
-    // Field by field, keeping the strings' and the shape's buffers: no allocation per row once
-    // the longest name has been seen.
-    static void resetKeepingCapacity(StatisticRow& r) {
-        r.opType.clear(), r.opName.clear(), r.dtypeRaw.clear(), r.format.clear(), r.md5.clear(), r.shape.clear();
-        r.taskId = 0, r.streamId = 0, r.timestampUs = 0, r.io = Io::Output, r.slot = 0, r.dataBytes = 0;
-        r.dtype = DType::Unknown;
-        r.hasShape = false;
-        r.stats = TensorStats{};
-        r.nonFinite = 0;
-        r.lowerBoundCounts = 0;
-    }
-
-    static Cell parseIoCell(std::string_view v, Io& io) {
-        if (v == "input" || v == "Input") { io = Io::Input; return Cell::Value; }
-        if (v == "output" || v == "Output") { io = Io::Output; return Cell::Value; }
-        return Cell::Bad;
-    }
-
-    void setDtype(StatisticRow& r, std::string_view raw) {
-        if (raw != lastDtypeRaw_) {  // rows repeat a handful of dtypes: skip the allocating lookup
-            lastDtypeRaw_ = raw;
-            lastDtype_ = parseDTypeName(raw).value_or(DType::Unknown);
-        }
-        r.dtypeRaw = raw;
-        r.dtype = lastDtype_;
-    }
-
-    static void setFinite(std::string_view v, double& dst, std::uint32_t bit, TensorStats& s, const char* what,
-                          std::string& bad) {
-        double d = 0;
-        Cell c = parseDouble(v, d);
-        if (c == Cell::Bad) bad = std::string(what) + " is not a number";
-        // Non-finite Avg/L2 carry no usable figure; the Max/Min cells carry the evidence.
-        if (c == Cell::Value && std::isfinite(d) && std::fabs(d) < kDblMaxSentinel) { dst = d; s.known |= bit; }
-    }
-
-    static void setCount(std::string_view v, std::uint64_t& dst, std::uint32_t bit, TensorStats& s, const char* what,
-                         std::string& bad) {
-        Cell c = parseInt(v, dst);
-        if (c == Cell::Bad) bad = std::string(what) + " is not a count";
-        if (c == Cell::Value) s.known |= bit;
-    }
-
-    // Max/Min: finite values become figures; nan/inf become evidence (see NonFiniteSeen).
-    void applyRange(StatisticRow& r, Cell mxCell, double mx, Cell mnCell, double mn) {
-        TensorStats& s = r.stats;
-        const bool mxOk = mxCell == Cell::Value, mnOk = mnCell == Cell::Value;
-        if ((mxOk && std::isnan(mx)) || (mnOk && std::isnan(mn))) r.nonFinite |= SeenNan;
-        const bool emptyMarker = mxOk && mnOk && mx < mn;  // initial -inf/+inf or -DBL_MAX/+DBL_MAX
-        const bool nonEmpty = (mnOk && !std::isnan(mn) && !emptyMarker) || (s.has(stat::Count) && s.count > 0);
-        const bool nonEmptyMax = (mxOk && !std::isnan(mx) && !emptyMarker) || (s.has(stat::Count) && s.count > 0);
-        if (mxOk && std::isinf(mx)) {
-            if (mx > 0) r.nonFinite |= SeenPosInf;
-            else if (nonEmpty) r.nonFinite |= SeenNegInf;  // max -inf: every element is -inf
-        }
-        if (mnOk && std::isinf(mn)) {
-            if (mn < 0) r.nonFinite |= SeenNegInf;
-            else if (nonEmptyMax) r.nonFinite |= SeenPosInf;
-        }
-        if (!emptyMarker) {
-            if (mxOk && std::isfinite(mx) && std::fabs(mx) < kDblMaxSentinel) { s.max = mx; s.known |= stat::Max; }
-            if (mnOk && std::isfinite(mn) && std::fabs(mn) < kDblMaxSentinel) { s.min = mn; s.known |= stat::Min; }
-        }
-        if (s.has(stat::Max | stat::Min)) {
-            s.maxAbs = std::max(std::fabs(s.max), std::fabs(s.min));
-            s.known |= stat::MaxAbs;
-        }
-        lowerBound(r, SeenNan, stat::NanCount, s.nanCount, Col::NanCount);
-        lowerBound(r, SeenPosInf, stat::PosInfCount, s.posInfCount, Col::PosInfCount);
-        lowerBound(r, SeenNegInf, stat::NegInfCount, s.negInfCount, Col::NegInfCount);
-    }
-
-    void lowerBound(StatisticRow& r, std::uint8_t seen, std::uint32_t bit, std::uint64_t& count, Col col) {
-        if (!(r.nonFinite & seen) || has(col)) return;
-        count = 1;
-        r.stats.known |= bit;
-        r.lowerBoundCounts |= bit;
-    }
-
-    const std::function<void(StatisticRow&)>& onRow_;
-    std::vector<StatisticCsvWarning>& warnings_;
-    std::size_t maxWarnings_;
-    std::size_t firstWarning_ = warnings_.size();
-    std::size_t suppressed_ = 0;
-    std::vector<Col> cols_;
-    std::array<bool, 32> hasCol_{};
-    std::size_t shapeCol_ = SIZE_MAX;
-    StatisticRow row_;
-    std::string lastDtypeRaw_ = "\x01";
-    DType lastDtype_ = DType::Unknown;
-};
 
 // Positions of the next ',' or '\n' in the text, found 64 bytes at a time (SSE2 compares into a
 // bit mask), so splitting a row into cells and finding its end is one pass over its bytes.
@@ -382,6 +291,243 @@ std::size_t scanLineEnd(std::string_view text, std::size_t from) {
     return nl ? std::size_t(static_cast<const char*>(nl) - text.data()) : text.size();
 }
 
+class Parser {
+public:
+    Parser(const std::function<void(StatisticRow&)>& onRow, std::vector<StatisticCsvWarning>& warnings,
+           std::size_t maxWarnings)
+        : onRow_(onRow), warnings_(warnings), maxWarnings_(maxWarnings) {}
+
+    void setHeader(const std::vector<std::string_view>& fields, std::vector<std::string>& names) {
+        cols_.clear();
+        names.clear();
+        shapeCol_ = SIZE_MAX;
+        hasCol_.fill(false);
+        for (std::string_view f : fields) {
+            names.emplace_back(trimCell(f));
+            Col c = columnFor(f);
+            if (c == Col::Shape) shapeCol_ = cols_.size();
+            if (c == Col::Ignored && !trimCell(f).empty()) warn(0, "ignored unknown column '" + names.back() + "'");
+            hasCol_[std::size_t(c)] = true;
+            cols_.push_back(c);
+        }
+        // A 2.3+ header never ends with an empty name; drop one if the header itself had a trailing comma.
+        while (!cols_.empty() && names.back().empty()) { cols_.pop_back(); names.pop_back(); }
+    }
+    bool headerUsable() const {
+        return has(Col::OpType) && has(Col::OpName) && has(Col::Io) && has(Col::Slot);
+    }
+    std::size_t shapeCol() const { return shapeCol_; }
+
+    // Parses the data line starting at `pos` cell by cell as the scanner finds its commas (no
+    // vector of cells, no copies: the row's strings are views into `text`) and hands it to the
+    // callback, or warns with the line number. Returns the position of the line's end (its '\n'
+    // or the end of the text). Quoting as in splitLine below.
+    std::size_t row(std::string_view text, std::size_t pos, DelimiterScanner& scan, std::uint32_t line) {
+        StatisticRow& r = row_;
+        resetKeepingCapacity(r);
+        r.line = line;
+        const char* t = text.data();
+        const std::size_t n = text.size();
+        const Col* cols = cols_.data();
+        const std::size_t ncols = cols_.size();
+        const char* bad = nullptr;  // the first bad cell's reason; later cells are only counted
+        Cell mxCell = Cell::Null, mnCell = Cell::Null;
+        double mx = 0, mn = 0;
+        std::string_view extra;  // the cell after the last column (a 2.3+ trailing comma leaves it empty)
+        bool quotedFirst = false;
+        std::size_t i = 0;
+        std::size_t end;
+        for (;; ++i) {
+            std::size_t start = pos;
+            while (start < n && t[start] == ' ') ++start;
+            const char open = start < n ? t[start] : 0;
+            const char close = open == '"' ? '"' : (open == '(' && i == shapeCol_) ? ')' : 0;
+            std::string_view v;
+            if (close) {
+                std::size_t at = start + 1;
+                while (at < n && t[at] != close && t[at] != '\n') ++at;
+                if (at >= n || t[at] != close) {
+                    warn(line, "unclosed quote or parenthesis");
+                    return at;
+                }
+                v = open == '"' ? text.substr(start + 1, at - start - 1) : text.substr(start, at - start + 1);
+                if (i == 0) quotedFirst = true;
+                end = scan.next(at + 1);
+            } else {
+                end = scan.next(pos);
+                v = text.substr(start, end > start ? end - start : 0);
+            }
+            if (i < ncols) {
+                if (!bad) bad = cell(r, cols[i], v, mxCell, mx, mnCell, mn);
+            } else if (i == ncols) {
+                extra = v;
+            }
+            if (end >= n || t[end] == '\n') break;
+            pos = end + 1;
+        }
+        std::size_t fields = i + 1;
+        if (fields == 1 && !quotedFirst && trimCell(text.substr(pos, end - pos)).empty()) return end;  // blank line
+        if (fields == ncols + 1 && trimCell(extra).empty()) fields = ncols;  // 2.3+ trailing comma
+        if (fields != ncols) {
+            warn(line, "has " + std::to_string(fields) + " fields, header has " + std::to_string(ncols));
+            return end;
+        }
+        if (bad) {
+            warn(line, bad);
+            return end;
+        }
+        if (r.opName.empty()) {
+            warn(line, "empty Op Name");
+            return end;
+        }
+        applyRange(r, mxCell, mx, mnCell, mn);
+        onRow_(r);
+        return end;
+    }
+
+    void warn(std::uint32_t line, std::string reason) {
+        if (warnings_.size() - firstWarning_ < maxWarnings_) warnings_.push_back({line, std::move(reason)});
+        else ++suppressed_;
+    }
+    void finish() {
+        if (suppressed_) warnings_.push_back({0, std::to_string(suppressed_) + " more malformed rows not listed"});
+    }
+
+private:
+    bool has(Col c) const { return hasCol_[std::size_t(c)]; }
+
+    // Field by field, keeping the shape's buffer: no allocation per row once the longest shape has
+    // been seen.
+    static void resetKeepingCapacity(StatisticRow& r) {
+        r.opType = {}, r.opName = {}, r.dtypeRaw = {}, r.format = {}, r.md5 = {}, r.shape.clear();
+        r.taskId = 0, r.streamId = 0, r.timestampUs = 0, r.io = Io::Output, r.slot = 0, r.dataBytes = 0;
+        r.dtype = DType::Unknown;
+        r.hasShape = false;
+        r.stats = TensorStats{};
+        r.nonFinite = 0;
+        r.lowerBoundCounts = 0;
+    }
+
+    static Cell parseIoCell(std::string_view v, Io& io) {
+        if (v == "input" || v == "Input") { io = Io::Input; return Cell::Value; }
+        if (v == "output" || v == "Output") { io = Io::Output; return Cell::Value; }
+        return Cell::Bad;
+    }
+
+    void setDtype(StatisticRow& r, std::string_view raw) {
+        if (raw != lastDtypeRaw_) {  // rows repeat a handful of dtypes: skip the allocating lookup
+            lastDtypeRaw_ = raw;
+            lastDtype_ = parseDTypeName(raw).value_or(DType::Unknown);
+        }
+        r.dtypeRaw = raw;
+        r.dtype = lastDtype_;
+    }
+
+    // One cell into the row; the reason when it is malformed, else nullptr.
+    [[gnu::always_inline]] const char* cell(StatisticRow& r, Col c, std::string_view v, Cell& mxCell, double& mx, Cell& mnCell, double& mn) {
+        switch (c) {
+        case Col::Ignored: return nullptr;
+        case Col::OpType: r.opType = trimCell(v); return nullptr;
+        case Col::OpName: r.opName = trimCell(v); return nullptr;
+        case Col::TaskId: return parseInt(v, r.taskId) == Cell::Bad ? "Task ID is not a number" : nullptr;
+        case Col::StreamId: return parseInt(v, r.streamId) == Cell::Bad ? "Stream ID is not a number" : nullptr;
+        case Col::Timestamp: return parseInt(v, r.timestampUs) == Cell::Bad ? "Timestamp is not a number" : nullptr;
+        case Col::Io: return parseIoCell(trimCell(v), r.io) != Cell::Value ? "IO is not input/output" : nullptr;
+        case Col::Slot: return parseInt(v, r.slot) != Cell::Value ? "Slot is not a number" : nullptr;
+        case Col::DataSize: return parseInt(v, r.dataBytes) == Cell::Bad ? "Data Size is not a number" : nullptr;
+        case Col::DataType: setDtype(r, trimCell(v)); return nullptr;
+        case Col::Format: r.format = trimCell(v); return nullptr;
+        case Col::Shape:
+            if (isNullSpelling(trimCell(v))) return nullptr;
+            if (!parseShape(v, r.shape)) return "Shape is not a (d0,d1,...) tuple";
+            r.hasShape = true;
+            return nullptr;
+        case Col::Md5: r.md5 = trimCell(v); return nullptr;
+        case Col::Max: mxCell = parseDouble(v, mx); return mxCell == Cell::Bad ? "Max Value is not a number" : nullptr;
+        case Col::Min: mnCell = parseDouble(v, mn); return mnCell == Cell::Bad ? "Min Value is not a number" : nullptr;
+        case Col::Avg: return setFinite(v, r.stats.mean, stat::Mean, r.stats) ? nullptr : "Avg Value is not a number";
+        case Col::L2: return setFinite(v, r.stats.l2, stat::L2, r.stats) ? nullptr : "L2Norm Value is not a number";
+        case Col::Count: return setCount(v, r.stats.count, stat::Count, r.stats) ? nullptr : "Count is not a count";
+        case Col::NegCount:
+            return setCount(v, r.stats.negCount, stat::NegCount, r.stats) ? nullptr : "Negative Zero Count is not a count";
+        case Col::PosCount:
+            return setCount(v, r.stats.posCount, stat::PosCount, r.stats) ? nullptr : "Positive Zero Count is not a count";
+        case Col::NanCount:
+            return setCount(v, r.stats.nanCount, stat::NanCount, r.stats) ? nullptr : "NaN Count is not a count";
+        case Col::NegInfCount:
+            return setCount(v, r.stats.negInfCount, stat::NegInfCount, r.stats) ? nullptr : "Negative Inf Count is not a count";
+        case Col::PosInfCount:
+            return setCount(v, r.stats.posInfCount, stat::PosInfCount, r.stats) ? nullptr : "Positive Inf Count is not a count";
+        case Col::ZeroCount:
+            return setCount(v, r.stats.zeroCount, stat::ZeroCount, r.stats) ? nullptr : "Zero Count is not a count";
+        }
+        return nullptr;
+    }
+
+    // False when the cell is malformed.
+    static bool setFinite(std::string_view v, double& dst, std::uint32_t bit, TensorStats& s) {
+        double d = 0;
+        const Cell c = parseDouble(v, d);
+        // Non-finite Avg/L2 carry no usable figure; the Max/Min cells carry the evidence.
+        if (c == Cell::Value && std::isfinite(d) && std::fabs(d) < kDblMaxSentinel) { dst = d; s.known |= bit; }
+        return c != Cell::Bad;
+    }
+
+    static bool setCount(std::string_view v, std::uint64_t& dst, std::uint32_t bit, TensorStats& s) {
+        const Cell c = parseInt(v, dst);
+        if (c == Cell::Value) s.known |= bit;
+        return c != Cell::Bad;
+    }
+
+    // Max/Min: finite values become figures; nan/inf become evidence (see NonFiniteSeen).
+    void applyRange(StatisticRow& r, Cell mxCell, double mx, Cell mnCell, double mn) {
+        TensorStats& s = r.stats;
+        const bool mxOk = mxCell == Cell::Value, mnOk = mnCell == Cell::Value;
+        if ((mxOk && std::isnan(mx)) || (mnOk && std::isnan(mn))) r.nonFinite |= SeenNan;
+        const bool emptyMarker = mxOk && mnOk && mx < mn;  // initial -inf/+inf or -DBL_MAX/+DBL_MAX
+        const bool nonEmpty = (mnOk && !std::isnan(mn) && !emptyMarker) || (s.has(stat::Count) && s.count > 0);
+        const bool nonEmptyMax = (mxOk && !std::isnan(mx) && !emptyMarker) || (s.has(stat::Count) && s.count > 0);
+        if (mxOk && std::isinf(mx)) {
+            if (mx > 0) r.nonFinite |= SeenPosInf;
+            else if (nonEmpty) r.nonFinite |= SeenNegInf;  // max -inf: every element is -inf
+        }
+        if (mnOk && std::isinf(mn)) {
+            if (mn < 0) r.nonFinite |= SeenNegInf;
+            else if (nonEmptyMax) r.nonFinite |= SeenPosInf;
+        }
+        if (!emptyMarker) {
+            if (mxOk && std::isfinite(mx) && std::fabs(mx) < kDblMaxSentinel) { s.max = mx; s.known |= stat::Max; }
+            if (mnOk && std::isfinite(mn) && std::fabs(mn) < kDblMaxSentinel) { s.min = mn; s.known |= stat::Min; }
+        }
+        if (s.has(stat::Max | stat::Min)) {
+            s.maxAbs = std::max(std::fabs(s.max), std::fabs(s.min));
+            s.known |= stat::MaxAbs;
+        }
+        lowerBound(r, SeenNan, stat::NanCount, s.nanCount, Col::NanCount);
+        lowerBound(r, SeenPosInf, stat::PosInfCount, s.posInfCount, Col::PosInfCount);
+        lowerBound(r, SeenNegInf, stat::NegInfCount, s.negInfCount, Col::NegInfCount);
+    }
+
+    void lowerBound(StatisticRow& r, std::uint8_t seen, std::uint32_t bit, std::uint64_t& count, Col col) {
+        if (!(r.nonFinite & seen) || has(col)) return;
+        count = 1;
+        r.stats.known |= bit;
+        r.lowerBoundCounts |= bit;
+    }
+
+    const std::function<void(StatisticRow&)>& onRow_;
+    std::vector<StatisticCsvWarning>& warnings_;
+    std::size_t maxWarnings_;
+    std::size_t firstWarning_ = warnings_.size();
+    std::size_t suppressed_ = 0;
+    std::vector<Col> cols_;
+    std::array<bool, 32> hasCol_{};
+    std::size_t shapeCol_ = SIZE_MAX;
+    StatisticRow row_;
+    std::string lastDtypeRaw_ = "\x01";
+    DType lastDtype_ = DType::Unknown;
+};
+
 // Splits the line starting at `pos` into cells at commas and returns the position of its end (its
 // '\n' or the end of the text). Double-quoted cells keep their commas; at `shapeCol` an unquoted
 // "(2,3)" (msprobe C++ writer) is kept whole up to the closing ')'. A quote or parenthesis is closed
@@ -432,6 +578,10 @@ bool parseStatisticCsv(std::string_view text, const std::function<void(Statistic
         ++lineNo;
         const std::string_view rest = text.substr(pos);
         const bool isHeader = rest.starts_with("Op Type,") || rest.starts_with("\"Op Type\",");
+        if (haveHeader && !isHeader) {  // a data line: the hot path
+            pos = parser.row(text, pos, scan, lineNo) + 1;
+            continue;
+        }
         bool unclosed = false;
         const std::size_t end = splitLine(text, pos, scan, isHeader ? SIZE_MAX : parser.shapeCol(), fields, unclosed);
         std::string_view line = text.substr(pos, end - pos);
@@ -455,11 +605,8 @@ bool parseStatisticCsv(std::string_view text, const std::function<void(Statistic
             haveHeader = true;
             continue;
         }
-        if (!haveHeader) {
-            error = "statistic.csv: first non-empty line is not a header starting with 'Op Type,'";
-            return false;
-        }
-        parser.row(lineNo, fields);
+        error = "statistic.csv: first non-empty line is not a header starting with 'Op Type,'";
+        return false;
     }
     if (!haveHeader) {
         error = "statistic.csv: no header line";
@@ -469,16 +616,36 @@ bool parseStatisticCsv(std::string_view text, const std::function<void(Statistic
     return true;
 }
 
-bool parseStatisticCsv(std::string_view text, StatisticCsvResult& out, std::string& error) {
+namespace {
+bool parseOwned(std::shared_ptr<const std::string> text, StatisticCsvResult& out, std::string& error) {
     out = StatisticCsvResult{};
+    out.text = std::move(text);
     return parseStatisticCsv(
-        text, [&](StatisticRow& r) { out.rows.push_back(std::move(r)); }, out.columns, out.warnings, error);
+        *out.text, [&](StatisticRow& r) { out.rows.push_back(r); }, out.columns, out.warnings, error);
+}
+}  // namespace
+
+bool parseStatisticCsv(std::string_view text, StatisticCsvResult& out, std::string& error) {
+    return parseOwned(std::make_shared<const std::string>(text), out, error);
+}
+
+std::size_t countLines(std::string_view text) {
+    std::size_t n = 0, i = 0;
+#if defined(__SSE2__)
+    const __m128i nl = _mm_set1_epi8('\n');
+    for (; i + 16 <= text.size(); i += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+        n += std::size_t(__builtin_popcount(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)))));
+    }
+#endif
+    for (; i < text.size(); ++i) n += text[i] == '\n';
+    return n;
 }
 
 bool readStatisticCsv(const std::string& path, StatisticCsvResult& out, std::string& error) {
     std::string text;
     if (!readFileText(path, text, error)) return false;
-    if (!parseStatisticCsv(text, out, error)) {
+    if (!parseOwned(std::make_shared<const std::string>(std::move(text)), out, error)) {
         error = path + ": " + error;
         return false;
     }

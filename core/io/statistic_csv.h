@@ -4,6 +4,7 @@
 // Format, unquoted "(2,3)" shapes). docs/formats.md 1.6 and 3.8.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,10 +23,12 @@ enum NonFiniteSeen : std::uint8_t {
     SeenNegInf = 1u << 2,  // Min is -inf (or Max is -inf on a non-empty tensor)
 };
 
+// The text fields are views into the parsed text (no copy per row): they stay valid while that text
+// lives. StatisticCsvResult keeps its own copy of the text for its rows.
 struct StatisticRow {
     std::uint32_t line = 0;          // 1-based line number in the file
-    std::string opType;
-    std::string opName;              // as in the tensor file names of that era
+    std::string_view opType;
+    std::string_view opName;         // as in the tensor file names of that era
     std::uint32_t taskId = 0;
     std::uint32_t streamId = 0;
     std::int64_t timestampUs = 0;
@@ -33,11 +36,11 @@ struct StatisticRow {
     std::uint16_t slot = 0;
     std::uint64_t dataBytes = 0;     // "Data Size" (bytes); 0 when the column is absent
     DType dtype = DType::Unknown;
-    std::string dtypeRaw;            // "float16", "FLOAT16", "unsupported(12)" ...
-    std::string format;              // msprobe "Format" column; empty otherwise
+    std::string_view dtypeRaw;       // "float16", "FLOAT16", "unsupported(12)" ...
+    std::string_view format;         // msprobe "Format" column; empty otherwise
     std::vector<std::int64_t> shape; // "()" -> {} (scalar)
     bool hasShape = false;
-    std::string md5;                 // "MD5" / "MD5 Value" when present
+    std::string_view md5;            // "MD5" / "MD5 Value" when present
     // Figures the row supports, with `known` bits. Max/Min/Avg/L2 are finite-only: a nan/inf cell
     // leaves the figure unknown and sets `nonFinite` instead. maxAbs is set when Max and Min are.
     TensorStats stats;
@@ -62,18 +65,22 @@ struct StatisticCsvWarning {
 };
 
 struct StatisticCsvResult {
+    std::shared_ptr<const std::string> text;   // what the rows' views point into (stable across moves)
     std::vector<std::string> columns;          // header names as read
     std::vector<StatisticRow> rows;            // in file order
     std::vector<StatisticCsvWarning> warnings; // malformed rows (skipped) and ignored columns
 };
 
-// Per-row callback form, for big files: `onRow` receives each parsed row (the object is reused;
-// move from it if you keep it). Returns false only when no usable header was found (`error` set);
+// Per-row callback form, for big files: `onRow` receives each parsed row (the object is reused,
+// its views point into `text`; copy what you keep). Returns false only when no usable header was found (`error` set);
 // malformed rows become warnings (at most `maxWarnings`, then one summary warning).
 bool parseStatisticCsv(std::string_view text, const std::function<void(StatisticRow&)>& onRow,
                        std::vector<std::string>& columns, std::vector<StatisticCsvWarning>& warnings,
                        std::string& error, std::size_t maxWarnings = 1000);
 bool parseStatisticCsv(std::string_view text, StatisticCsvResult& out, std::string& error);
+
+// Number of '\n' in `text` (16 bytes a step): sizes the drafts of a file before it is parsed.
+std::size_t countLines(std::string_view text);
 
 // Reads a whole file and parses it (error names the path on I/O failure).
 bool readStatisticCsv(const std::string& path, StatisticCsvResult& out, std::string& error);
