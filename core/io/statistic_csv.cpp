@@ -29,7 +29,7 @@ inline std::string_view trimCell(std::string_view s) {
     std::size_t a = 0, b = s.size();
     while (a < b && isBlank(s[a])) ++a;
     while (b > a && isBlank(s[b - 1])) --b;
-    return s.substr(a, b - a);
+    return {s.data() + a, b - a};
 }
 inline bool startsNumber(char c) { return (c >= '0' && c <= '9') || c == '-'; }
 
@@ -259,13 +259,18 @@ public:
 private:
     void load(std::size_t block) {
         m_block = block;
-        const char* p = m_p + block;
+        if (block + 64 <= m_n) [[likely]]
+            m_mask = mask64(m_p + block);
+        else
+            loadTail(block);
+    }
+    [[gnu::cold, gnu::noinline]] void loadTail(std::size_t block) {  // the last block: never read past the text
         char tail[64];
-        if (block + 64 > m_n) {  // the last block: never read past the text
-            std::memset(tail, 0, sizeof tail);
-            std::memcpy(tail, p, m_n - block);
-            p = tail;
-        }
+        std::memset(tail, 0, sizeof tail);
+        std::memcpy(tail, m_p + block, m_n - block);
+        m_mask = mask64(tail);
+    }
+    static std::uint64_t mask64(const char* p) {
 #if defined(__SSE2__)
         const __m128i comma = _mm_set1_epi8(','), nl = _mm_set1_epi8('\n');
         std::uint64_t m = 0;
@@ -278,7 +283,7 @@ private:
         std::uint64_t m = 0;
         for (int k = 0; k < 64; ++k) m |= std::uint64_t(p[k] == ',' || p[k] == '\n') << k;
 #endif
-        m_mask = m;
+        return m;
     }
     const char* m_p;
     std::size_t m_n;
@@ -350,12 +355,12 @@ public:
                     warn(line, "unclosed quote or parenthesis");
                     return at;
                 }
-                v = open == '"' ? text.substr(start + 1, at - start - 1) : text.substr(start, at - start + 1);
+                v = open == '"' ? std::string_view(t + start + 1, at - start - 1) : std::string_view(t + start, at - start + 1);
                 if (i == 0) quotedFirst = true;
                 end = scan.next(at + 1);
             } else {
                 end = scan.next(pos);
-                v = text.substr(start, end > start ? end - start : 0);
+                v = std::string_view(t + start, end > start ? end - start : 0);
             }
             if (i < ncols) {
                 if (!bad) bad = cell(r, cols[i], v, mxCell, mx, mnCell, mn);
@@ -369,7 +374,7 @@ public:
         if (fields == 1 && !quotedFirst && trimCell(text.substr(pos, end - pos)).empty()) return end;  // blank line
         if (fields == ncols + 1 && trimCell(extra).empty()) fields = ncols;  // 2.3+ trailing comma
         if (fields != ncols) {
-            warn(line, "has " + std::to_string(fields) + " fields, header has " + std::to_string(ncols));
+            warnFieldCount(line, fields);
             return end;
         }
         if (bad) {
@@ -385,7 +390,10 @@ public:
         return end;
     }
 
-    void warn(std::uint32_t line, std::string reason) {
+    [[gnu::cold, gnu::noinline]] void warnFieldCount(std::uint32_t line, std::size_t fields) {
+        warn(line, "has " + std::to_string(fields) + " fields, header has " + std::to_string(cols_.size()));
+    }
+    [[gnu::cold, gnu::noinline]] void warn(std::uint32_t line, std::string reason) {
         if (warnings_.size() - firstWarning_ < maxWarnings_) warnings_.push_back({line, std::move(reason)});
         else ++suppressed_;
     }
@@ -577,7 +585,8 @@ bool parseStatisticCsv(std::string_view text, const std::function<void(Statistic
     while (pos < text.size()) {
         ++lineNo;
         const std::string_view rest = text.substr(pos);
-        const bool isHeader = rest.starts_with("Op Type,") || rest.starts_with("\"Op Type\",");
+        const bool isHeader = (rest[0] == 'O' || rest[0] == '"') &&
+                              (rest.starts_with("Op Type,") || rest.starts_with("\"Op Type\","));
         if (haveHeader && !isHeader) {  // a data line: the hot path
             pos = parser.row(text, pos, scan, lineNo) + 1;
             continue;
