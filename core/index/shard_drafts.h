@@ -103,7 +103,10 @@ inline bool sameKey(const Draft& d, const DraftKey& k) {
 struct ShardDrafts {
     std::vector<Draft> drafts;
     StringPool keys;                       // op types, names and formats of the drafts
-    std::vector<std::uint32_t> table;      // open addressing over drafts: id + 1, 0 = empty
+    // Open addressing over drafts: id + 1 in the low 32 bits (0 = empty), the key hash's high 32
+    // bits above, so that a probe passing an occupied slot compares the tag, not the draft (a
+    // random read of a draft per probe was the hot miss of a statistics-only shard).
+    std::vector<std::uint64_t> table;
     std::vector<std::int64_t> csvDims;     // shapes from statistic.csv rows (Draft::csvDims)
     std::vector<TensorStats> csvWide;      // CSV figures a PackedStats cannot hold exactly
     // The last op type and name interned: a CSV row repeats them for every tensor of an op.
@@ -117,6 +120,8 @@ struct ShardDrafts {
         }
         return lastId;
     }
+
+    static std::uint64_t tagOf(std::uint64_t hash) { return hash & 0xffffffff00000000ull; }
 
     void reserveDrafts(std::size_t n) {
         if (n > drafts.capacity()) {
@@ -132,36 +137,54 @@ struct ShardDrafts {
         table.assign(cap, 0);
         for (std::uint32_t id = 0; id < drafts.size(); ++id) {
             const Draft& d = drafts[id];
-            const DraftKey k{d.folder, d.opType, d.opName, d.taskId, d.streamId, d.timestampUs, d.io, d.slot};
-            for (std::size_t i = hashKey(k) & (cap - 1);; i = (i + 1) & (cap - 1))
-                if (!table[i]) { table[i] = id + 1; break; }
+            const std::uint64_t h =
+                hashKey({d.folder, d.opType, d.opName, d.taskId, d.streamId, d.timestampUs, d.io, d.slot});
+            for (std::size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1))
+                if (!table[i]) { table[i] = tagOf(h) | (id + 1); break; }
         }
     }
 
+    // The key of a tensor with the op type and name interned, and its hash: a reader that knows
+    // the next key early can `prefetch` its slot and call draftAt later.
+    DraftKey keyFor(std::uint32_t folder, std::string_view opType, std::string_view opName, std::uint32_t taskId,
+                    std::uint32_t streamId, std::int64_t timestampUs, Io io, std::uint16_t slot) {
+        return {folder, keyOf(opType, lastType, lastTypeId), keyOf(opName, lastName, lastNameId),
+                taskId, streamId, timestampUs, io, slot};
+    }
+    void prefetch(std::uint64_t hash) const {
+        if (!table.empty()) __builtin_prefetch(table.data() + (hash & (table.size() - 1)));
+    }
+
     // The draft of a tensor, made on first sight. No allocation per call beyond the drafts' growth.
-    std::uint32_t draftFor(std::uint32_t folder, std::string_view opType, std::string_view opName, std::uint32_t taskId,
-                           std::uint32_t streamId, std::int64_t timestampUs, Io io, std::uint16_t slot) {
-        const DraftKey k{folder, keyOf(opType, lastType, lastTypeId), keyOf(opName, lastName, lastNameId),
-                         taskId, streamId, timestampUs, io, slot};
+    std::uint32_t draftAt(const DraftKey& k, std::uint64_t hash) {
         if (2 * (drafts.size() + 1) > table.size()) rehash(std::max<std::size_t>(16, table.size() * 2));
         const std::size_t mask = table.size() - 1;
-        std::size_t i = hashKey(k) & mask;
+        const std::uint64_t tag = tagOf(hash);
+        std::size_t i = hash & mask;
         for (; table[i]; i = (i + 1) & mask)
-            if (sameKey(drafts[table[i] - 1], k)) return table[i] - 1;
+            if (tagOf(table[i]) == tag) {
+                const std::uint32_t id = std::uint32_t(table[i]) - 1;
+                if (sameKey(drafts[id], k)) return id;
+            }
         const auto id = std::uint32_t(drafts.size());
-        table[i] = id + 1;
+        table[i] = tag | (id + 1);
         Draft& d = drafts.emplace_back();
-        d.folder = folder;
+        d.folder = k.folder;
         d.opType = k.opType;
         d.opName = k.opName;
-        d.taskId = taskId;
-        d.streamId = streamId;
-        d.timestampUs = timestampUs;
-        d.io = io;
-        d.slot = slot;
+        d.taskId = k.taskId;
+        d.streamId = k.streamId;
+        d.timestampUs = k.timestampUs;
+        d.io = k.io;
+        d.slot = k.slot;
         return id;
     }
 
+    std::uint32_t draftFor(std::uint32_t folder, std::string_view opType, std::string_view opName, std::uint32_t taskId,
+                           std::uint32_t streamId, std::int64_t timestampUs, Io io, std::uint16_t slot) {
+        const DraftKey k = keyFor(folder, opType, opName, taskId, streamId, timestampUs, io, slot);
+        return draftAt(k, hashKey(k));
+    }
 };
 
 }  // namespace dl

@@ -17,6 +17,13 @@ class StatisticCsvReader final : public ShardReader {
 public:
     explicit StatisticCsvReader(ShardContext& shard) : s(shard) {}
 
+    // The bytes of all statistic.csv files of the shard: the first file's bytes per line then
+    // size the drafts for all of them at once (one allocation, no moves of the drafts).
+    void collect(const std::vector<const ScannedFile*>& files, std::vector<char>&) override {
+        for (const ScannedFile* f : files)
+            if (f->rel == "statistic.csv" || f->rel.ends_with("/statistic.csv")) csvBytesLeft += f->size;
+    }
+
     bool addNamed(const ScannedFile& f, std::string_view base) override {
         if (base != "statistic.csv") return false;
         read(f);
@@ -24,9 +31,61 @@ public:
     }
 
 private:
+    // A parsed row waiting for its draft: the table slot of its key is prefetched when it is
+    // parsed and looked up one row later, when the slot has arrived in the cache.
+    struct Pending {
+        DraftKey key{};
+        std::uint64_t hash = 0;
+        std::uint32_t line = 0;
+        TensorStats stats;
+        bool hasShape = false;
+        std::vector<std::int64_t> shape;
+        DType dtype = DType::Unknown;
+        std::uint64_t dataBytes = 0;
+        std::string_view format;  // into the file's text, alive until the file is done
+    };
     void read(const ScannedFile& f);
+    void reserveFor(const std::string& text, std::uint64_t fileBytes);
+    void apply(const Pending& p, const std::string& fileRel);
     ShardContext& s;
+    std::uint64_t csvBytesLeft = 0;
 };
+
+void StatisticCsvReader::reserveFor(const std::string& text, std::uint64_t fileBytes) {
+    const std::size_t lines = countLines(text) + 1;
+    std::size_t want = s.drafts.size() + lines;
+    if (csvBytesLeft > fileBytes && !text.empty())  // the other files at this file's bytes per line, +10%
+        want += std::size_t(double(csvBytesLeft - fileBytes) * double(lines) / double(text.size()) * 1.1);
+    csvBytesLeft = csvBytesLeft > fileBytes ? csvBytesLeft - fileBytes : 0;
+    if (s.drafts.size() + lines > s.drafts.capacity())
+        s.reserveDrafts(std::max(want, s.drafts.capacity() + s.drafts.capacity() / 2));
+}
+
+void StatisticCsvReader::apply(const Pending& p, const std::string& fileRel) {
+    const auto id = s.draftAt(p.key, p.hash);
+    Draft& d = s.drafts[id];
+    if (d.hasCsv) {
+        s.warn(fileRel, "line " + std::to_string(p.line) + ": duplicate row for the same tensor, kept the first");
+        return;
+    }
+    d.hasCsv = true;
+    if (!d.csvStats.pack(p.stats)) {
+        d.csvStats = PackedStats();
+        d.csvWide = true;
+        d.csvStats.count = std::uint32_t(s.csvWide.size());
+        s.csvWide.push_back(p.stats);
+    }
+    if (p.hasShape) {
+        d.csvHasShape = true;
+        d.csvDims = std::uint32_t(s.csvDims.size());
+        d.csvNdim = std::uint8_t(std::min<std::size_t>(p.shape.size(), 255));
+        s.csvDims.insert(s.csvDims.end(), p.shape.begin(), p.shape.begin() + d.csvNdim);
+    }
+    d.csvDtype = p.dtype;
+    d.csvBytes = p.dataBytes;
+    if (d.origDtype == DType::Unknown) d.origDtype = p.dtype;
+    if (d.format == 0 && !p.format.empty()) d.format = s.keys.intern(p.format);
+}
 
 void StatisticCsvReader::read(const ScannedFile& f) {
     const std::uint32_t folder = s.folderOf(f.rel);
@@ -37,44 +96,35 @@ void StatisticCsvReader::read(const ScannedFile& f) {
         s.warn(f.rel, error);
         return;
     }
-    // Room for every line of the file at once (one move of the drafts, not several).
-    const std::size_t lines = std::size_t(std::count(text.begin(), text.end(), '\n')) + 1;
-    if (s.drafts.size() + lines > s.drafts.capacity())
-        s.reserveDrafts(std::max(s.drafts.size() + lines, s.drafts.capacity() + s.drafts.capacity() / 2));
+    reserveFor(text, f.size);
+    Pending pending[2];
+    int cur = 0;
+    bool waiting = false;  // pending[cur ^ 1] holds the previous row
     const bool ok = parseStatisticCsv(
         text,
         [&](StatisticRow& row) {
-            const auto id = s.draftFor(folder, row.opType, row.opName, row.taskId, row.streamId, row.timestampUs,
-                                     row.io, row.slot);
-            Draft& d = s.drafts[id];
-            if (d.hasCsv) {
-                s.warn(f.rel, "line " + std::to_string(row.line) + ": duplicate row for the same tensor, kept the first");
-                return;
-            }
-            d.hasCsv = true;
-            if (!d.csvStats.pack(row.stats)) {
-                d.csvStats = PackedStats();
-                d.csvWide = true;
-                d.csvStats.count = std::uint32_t(s.csvWide.size());
-                s.csvWide.push_back(row.stats);
-            }
-            if (row.hasShape) {
-                d.csvHasShape = true;
-                d.csvDims = std::uint32_t(s.csvDims.size());
-                d.csvNdim = std::uint8_t(std::min<std::size_t>(row.shape.size(), 255));
-                s.csvDims.insert(s.csvDims.end(), row.shape.begin(), row.shape.begin() + d.csvNdim);
-            }
-            d.csvDtype = row.dtype;
-            d.csvBytes = row.dataBytes;
-            if (d.origDtype == DType::Unknown) d.origDtype = row.dtype;
-            if (d.format == 0 && !row.format.empty()) d.format = s.keys.intern(row.format);
+            Pending& p = pending[cur];
+            p.key = s.keyFor(folder, row.opType, row.opName, row.taskId, row.streamId, row.timestampUs, row.io,
+                             row.slot);
+            p.hash = hashKey(p.key);
+            s.prefetch(p.hash);
+            p.line = row.line;
+            p.stats = row.stats;
+            p.hasShape = row.hasShape;
+            if (row.hasShape) p.shape.assign(row.shape.begin(), row.shape.end());
+            p.dtype = row.dtype;
+            p.dataBytes = row.dataBytes;
+            p.format = row.format;
+            if (waiting) apply(pending[cur ^ 1], f.rel);
+            waiting = true;
+            cur ^= 1;
         },
         columns, warnings, error);
+    if (waiting) apply(pending[cur ^ 1], f.rel);
     if (!ok) s.warn(f.rel, error);
     for (const auto& w : warnings)
         s.warn(f.rel, (w.line ? "line " + std::to_string(w.line) + ": " : std::string()) + w.reason);
 }
-
 
 }  // namespace
 
