@@ -203,8 +203,9 @@ Cell parseInt(std::string_view s, T& v) {
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec == std::errc() && p == s.data() + s.size()) return Cell::Value;
     double d = 0;  // device-mode writers may print counts as "2.0"
+    // Below 2^digits, not <= double(max): that rounds up to 2^63 / 2^64, whose conversion is undefined.
     if (parseDouble(s, d) == Cell::Value && std::isfinite(d) && d >= double(std::numeric_limits<T>::min()) &&
-        d <= double(std::numeric_limits<T>::max()) && d == std::floor(d)) {
+        d < std::ldexp(1.0, std::numeric_limits<T>::digits) && d == std::floor(d)) {
         v = T(d);
         return Cell::Value;
     }
