@@ -1,6 +1,7 @@
 #include "core/analysis/comm_matcher.h"
 
 #include <algorithm>
+#include <span>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -69,10 +70,11 @@ int intAfter(std::string_view s, std::string_view key) {
     return -1;
 }
 
-// Shape and dtype of the data a comm op moves; empty when nothing was dumped.
+// Shape and dtype of the data a comm op moves; empty when nothing was dumped. The shape is a view
+// of the index's dims: made once per comm op, not per compared pair.
 struct Signature {
     DType dtype = DType::Unknown;
-    std::vector<std::int64_t> shape;
+    std::span<const std::int64_t> shape;
     bool known = false;
 };
 
@@ -82,7 +84,7 @@ Signature signatureOf(const DumpIndex& index, const OpRecord& op, bool wantInput
         const TensorRecord& t = index.tensors[op.firstTensor + i];
         if ((t.io == Io::Input) != wantInput || t.dtype == DType::Unknown) continue;
         sig.dtype = t.dtype;
-        sig.shape = index.shape(t);
+        sig.shape = {index.dims.data() + t.shapeOffset, t.ndim};
         sig.known = true;
         break;
     }
@@ -90,7 +92,8 @@ Signature signatureOf(const DumpIndex& index, const OpRecord& op, bool wantInput
 }
 
 bool compatible(const Signature& a, const Signature& b) {
-    return !a.known || !b.known || (a.dtype == b.dtype && a.shape == b.shape);
+    return !a.known || !b.known ||
+           (a.dtype == b.dtype && std::equal(a.shape.begin(), a.shape.end(), b.shape.begin(), b.shape.end()));
 }
 
 // Ranks sorted per stage, to pair the k-th rank of one stage with the k-th of its neighbour.
@@ -100,28 +103,46 @@ std::map<int, std::vector<std::uint32_t>> ranksByStage(const StageMap& stages) {
     return by;
 }
 
-// Ranks that may sit at the other end of `c` (empty: unknown, any rank).
-std::vector<std::uint32_t> candidatePeers(const DumpIndex& index, const CommOp& c, const StageMap& stages,
-                                          const std::map<int, std::vector<std::uint32_t>>& by) {
-    if (c.explicitPeer >= 0) return {std::uint32_t(c.explicitPeer)};
+// Ranks that may sit at the other end of a comm op: an explicit peer, or up to two neighbouring
+// stages' ranks (none: unknown, any rank).
+struct Peers {
+    std::uint32_t n = 0;
+    std::uint32_t rank[2] = {0, 0};
+    bool empty() const { return n == 0; }
+    bool has(std::uint32_t r) const { return (n > 0 && rank[0] == r) || (n > 1 && rank[1] == r); }
+};
+
+Peers candidatePeers(const DumpIndex& index, const CommOp& c, const StageMap& stages,
+                     const std::map<int, std::vector<std::uint32_t>>& by) {
+    Peers peers;
+    if (c.explicitPeer >= 0) {
+        peers.rank[peers.n++] = std::uint32_t(c.explicitPeer);
+        return peers;
+    }
     const std::uint32_t rank = index.ops[c.op].rank;
     const int s = stages.stageOf(rank);
-    if (s < 0) return {};
+    if (s < 0) return peers;
     auto own = by.find(s);
     const std::size_t pos = std::find(own->second.begin(), own->second.end(), rank) - own->second.begin();
-    std::vector<int> targets;
+    int targets[2];
+    int nt = 0;
     const bool towardsNext = (c.kind == CommKind::Send) != c.backward;
     if (c.backward || c.kind == CommKind::Send || c.kind == CommKind::Receive)
-        targets.push_back(towardsNext ? s + 1 : s - 1);
+        targets[nt++] = towardsNext ? s + 1 : s - 1;
     // Without a scope we cannot tell forward from backward traffic: allow both neighbours.
-    if (!c.backward && index.ops[c.op].scope == 0) targets.push_back(towardsNext ? s - 1 : s + 1);
-    std::vector<std::uint32_t> peers;
-    for (int t : targets) {
-        auto it = by.find(t);
-        if (it != by.end() && !it->second.empty()) peers.push_back(it->second[pos % it->second.size()]);
+    if (!c.backward && index.ops[c.op].scope == 0) targets[nt++] = towardsNext ? s - 1 : s + 1;
+    for (int k = 0; k < nt; ++k) {
+        auto it = by.find(targets[k]);
+        if (it != by.end() && !it->second.empty()) peers.rank[peers.n++] = it->second[pos % it->second.size()];
     }
     return peers;
 }
+
+// What matchIteration needs of each point-to-point op, computed once (by position in `comm`).
+struct P2p {
+    Signature sig;   // a Send's input, a Receive's output
+    Peers peers;
+};
 
 }  // namespace
 
@@ -151,10 +172,33 @@ bool isBackwardName(std::string_view s) {
            s.find("gradients/") != std::string_view::npos;
 }
 
+namespace {
+// The peer rank per key ("dest_rank", "src_rank", "peer_rank", "peer") and "sr_tag" in one
+// lower-cased string, and whether it names backward traffic.
+struct NameFacts {
+    int peer[4] = {-1, -1, -1, -1};
+    int tag = -1;
+    bool backward = false;
+};
+NameFacts factsOf(std::string_view s) {
+    NameFacts f;
+    const std::string text = lower(s);
+    const std::string_view keys[4] = {"dest_rank", "src_rank", "peer_rank", "peer"};
+    for (int k = 0; k < 4; ++k) f.peer[k] = intAfter(text, keys[k]);
+    f.tag = intAfter(text, "sr_tag");
+    f.backward = isBackwardName(s);
+    return f;
+}
+}  // namespace
+
 std::vector<CommOp> findCommOps(const DumpIndex& index) {
     std::vector<CommOp> out;
     // classifyComm per op lower-cased two strings for every op: answered once per type and name.
     NameMemo<CommKind> byType(index.strings), byName(index.strings);
+    // The peer / tag search per string too. A key never spans name and scope (no '|' in a key,
+    // and '|' ends the digits after one), so searching "name|scope" is the name's answer, else
+    // the scope's.
+    NameMemo<NameFacts> facts(index.strings);
     for (std::uint32_t i = 0; i < index.ops.size(); ++i) {
         const OpRecord& op = index.ops[i];
         CommKind kind = byType.get(op.type, commKindOfType);
@@ -163,11 +207,11 @@ std::vector<CommOp> findCommOps(const DumpIndex& index) {
         CommOp c;
         c.op = i;
         c.kind = kind;
-        const std::string text = lower(index.strings.view(op.name)) + "|" + lower(index.strings.view(op.scope));
-        for (std::string_view key : {"dest_rank", "src_rank", "peer_rank", "peer"})
-            if ((c.explicitPeer = intAfter(text, key)) >= 0) break;
-        c.tag = intAfter(text, "sr_tag");
-        c.backward = isBackwardName(index.strings.view(op.name)) || isBackwardName(index.strings.view(op.scope));
+        const NameFacts n = facts.get(op.name, factsOf), sc = facts.get(op.scope, factsOf);
+        for (int k = 0; k < 4; ++k)
+            if ((c.explicitPeer = n.peer[k] >= 0 ? n.peer[k] : sc.peer[k]) >= 0) break;
+        c.tag = n.tag >= 0 ? n.tag : sc.tag;
+        c.backward = n.backward || sc.backward;
         out.push_back(c);
     }
     return out;
@@ -175,9 +219,10 @@ std::vector<CommOp> findCommOps(const DumpIndex& index) {
 
 namespace {
 
-// Pairs the Receives of one iteration with its Sends.
-void matchIteration(const DumpIndex& index, const std::vector<const CommOp*>& ops, const StageMap& stages,
-                    const std::map<int, std::vector<std::uint32_t>>& by, CommMatch& m) {
+// Pairs the Receives of one iteration with its Sends. `p2p[c - base]` holds each op's signature
+// and candidate peers.
+void matchIteration(const DumpIndex& index, const std::vector<const CommOp*>& ops, const CommOp* base,
+                    const std::vector<P2p>& p2p, CommMatch& m) {
     std::map<std::uint32_t, std::vector<const CommOp*>> sends;  // rank -> sends in order
     std::vector<const CommOp*> recvs;
     for (const CommOp* c : ops) {
@@ -186,35 +231,37 @@ void matchIteration(const DumpIndex& index, const std::vector<const CommOp*>& op
     }
     std::map<std::uint32_t, std::vector<bool>> used;
     for (auto& [rank, list] : sends) used[rank].assign(list.size(), false);
+    std::vector<std::uint32_t> from;
     for (const CommOp* r : recvs) {
         const std::uint32_t recvRank = index.ops[r->op].rank;
-        const Signature rsig = signatureOf(index, index.ops[r->op], false);
-        std::vector<std::uint32_t> from = candidatePeers(index, *r, stages, by);
+        const P2p& rp = p2p[std::size_t(r - base)];
+        from.assign(rp.peers.rank, rp.peers.rank + rp.peers.n);
         if (from.empty())
             for (const auto& [rank, list] : sends) if (rank != recvRank) from.push_back(rank);
-        std::vector<std::pair<std::uint32_t, std::size_t>> options;  // (sender rank, send position)
+        std::pair<std::uint32_t, std::size_t> first{0, 0};  // (sender rank, send position) of the first option
+        std::size_t options = 0;
         for (std::uint32_t a : from) {
             auto it = sends.find(a);
             if (it == sends.end()) continue;
+            std::vector<bool>& usedOfA = used[a];
             for (std::size_t k = 0; k < it->second.size(); ++k) {
                 const CommOp* s = it->second[k];
-                if (used[a][k]) continue;
+                if (usedOfA[k]) continue;
                 if (s->explicitPeer >= 0 && std::uint32_t(s->explicitPeer) != recvRank) continue;
                 if (s->tag >= 0 && r->tag >= 0 && s->tag != r->tag) continue;
                 if (s->backward != r->backward) continue;  // forward activations vs backward gradients
-                if (!compatible(signatureOf(index, index.ops[s->op], true), rsig)) continue;
-                std::vector<std::uint32_t> to = candidatePeers(index, *s, stages, by);
-                if (!to.empty() && std::find(to.begin(), to.end(), recvRank) == to.end()) continue;
-                options.emplace_back(a, k);  // FIFO: the first unused send of the channel
+                const P2p& sp = p2p[std::size_t(s - base)];
+                if (!compatible(sp.sig, rp.sig)) continue;
+                if (!sp.peers.empty() && !sp.peers.has(recvRank)) continue;
+                if (options++ == 0) first = {a, k};  // FIFO: the first unused send of the channel
                 break;
             }
         }
-        if (options.empty()) { m.unmatchedReceives.push_back(r->op); continue; }
+        if (options == 0) { m.unmatchedReceives.push_back(r->op); continue; }
         // Several senders possible: take the lowest rank and flag the pair as a guess.
-        const auto& pick = options.front();
-        const CommOp* s = sends[pick.first][pick.second];
-        used[pick.first][pick.second] = true;
-        const bool confident = options.size() == 1;
+        const CommOp* s = sends[first.first][first.second];
+        used[first.first][first.second] = true;
+        const bool confident = options == 1;
         if (!confident) ++m.ambiguous;
         m.partner[s->op] = std::int32_t(r->op);
         m.partner[r->op] = std::int32_t(s->op);
@@ -258,6 +305,7 @@ bool sameResult(const DumpIndex& index, std::uint32_t a, std::uint32_t b) {
 // stages has a different name on each) falls back to the k-th remaining call of its kind.
 void groupCollectives(const DumpIndex& index, const std::vector<const CommOp*>& ops, std::uint32_t iteration,
                       CommMatch& m) {
+    const std::size_t firstGroup = m.groups.size();
     using NameKey = std::tuple<CommKind, StrId, std::uint32_t>;  // (kind, name, k-th call of that name)
     std::map<std::tuple<CommKind, StrId, std::uint32_t>, std::uint32_t> nameSeen;  // (kind, name, rank) -> count
     std::map<NameKey, std::vector<const CommOp*>> byName;
@@ -313,8 +361,9 @@ void groupCollectives(const DumpIndex& index, const std::vector<const CommOp*>& 
         m.groups[it->second].ops.push_back(c->op);
         m.group[c->op] = std::int32_t(it->second);
     }
-    for (CollectiveGroup& g : m.groups)
-        if (g.iteration == iteration) std::sort(g.ops.begin(), g.ops.end());
+    // This iteration's groups are the ones added above (a scan of every group per iteration was
+    // quadratic in the iterations).
+    for (std::size_t g = firstGroup; g < m.groups.size(); ++g) std::sort(m.groups[g].ops.begin(), m.groups[g].ops.end());
 }
 
 }  // namespace
@@ -326,8 +375,13 @@ CommMatch matchCommunication(const DumpIndex& index, const std::vector<CommOp>& 
     std::map<std::uint32_t, std::vector<const CommOp*>> byIteration;
     for (const CommOp& c : comm) byIteration[index.ops[c.op].iteration].push_back(&c);
     const auto by = ranksByStage(stages);
+    std::vector<P2p> p2p(comm.size());
+    for (std::size_t i = 0; i < comm.size(); ++i)
+        if (comm[i].kind == CommKind::Send || comm[i].kind == CommKind::Receive)
+            p2p[i] = {signatureOf(index, index.ops[comm[i].op], comm[i].kind == CommKind::Send),
+                      candidatePeers(index, comm[i], stages, by)};
     for (const auto& [iteration, ops] : byIteration) {
-        matchIteration(index, ops, stages, by, m);
+        matchIteration(index, ops, comm.data(), p2p, m);
         groupCollectives(index, ops, iteration, m);
     }
     return m;

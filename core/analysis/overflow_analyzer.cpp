@@ -102,7 +102,11 @@ bool classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResul
             const TensorRecord& t = idx.tensors[ti];
             const TensorAnomaly& a = anomalies[k];
             ++res.tensorsExamined;
-            if (!(t.flags & ReadError) && (idx.stats(t).known != 0 || (t.flags & (HasData | HasCsvStats)))) ++res.readableTensors;
+            // The known bits without unpacking the figures again (classifyTensor did once).
+            if (!(t.flags & ReadError) &&
+                ((t.flags & (HasData | HasCsvStats)) ||
+                 (t.packedStats.wide ? idx.wideStats[t.packedStats.count].known : t.packedStats.known) != 0))
+                ++res.readableTensors;
             if (t.io == Io::Input) st.inputsDumped = true;
             const bool carried = a.weak && (t.io == Io::Input || inputAtLimit || st.comm != CommKind::None);
             if (carried && t.io == Io::Output && inputAtLimit && st.comm == CommKind::None) suspects.push_back({i, ti});
