@@ -225,3 +225,61 @@ TEST(CommMatcher, PerStringAnswersEqualThePerOpTests) {
     EXPECT_FALSE(lossRanks.empty());
     EXPECT_LT(lossRanks.size(), 6u);
 }
+
+// findCommOps reads the peer rank, tag and direction once per interned name and scope; the answer
+// must equal the per-op search of "lower(name)|lower(scope)" (first key in order that is followed
+// by separators and digits, the name's occurrence before the scope's).
+TEST(CommMatcher, PerStringPeerAndTagEqualTheSearchOfNameAndScope) {
+    const std::vector<std::string> names = {
+        "Send-op1", "Receive-op2", "Send_dest_rank_3-op4", "Receive-SRC_RANK=5-op5", "Send-peer:7_sr_tag_2-op6",
+        "Receive-peer_rank-op7", "Send-dest_rank-x9-op8", "Receive-sr_tag:11-op9", "Send-dest_", "Send-peer"};
+    const std::vector<std::string> scopes = {
+        "", "Default/pipeline/send_dest_rank_1", "Gradients/recv/src_rank-2_sr_tag-4", "rank3_Peer=6",
+        "Default/tag_9/peer_rank:0", "Gradients/x", "rank_4/sr_tag_x", "Default/network/peer_rank_12345678"};
+    // The reference: the per-op search the memo replaced.
+    const auto intAfter = [](const std::string& s, const std::string& key) {
+        for (std::size_t pos = s.find(key); pos != std::string::npos; pos = s.find(key, pos + 1)) {
+            std::size_t i = pos + key.size();
+            while (i < s.size() && (s[i] == '=' || s[i] == ':' || s[i] == '_' || s[i] == '-')) ++i;
+            if (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+                int v = 0;
+                while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && v < 1000000)
+                    v = v * 10 + (s[i++] - '0');
+                return v;
+            }
+        }
+        return -1;
+    };
+    const auto lowered = [](std::string s) {
+        for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+        return s;
+    };
+    IndexBuilder b;
+    std::mt19937 rng(13);
+    for (std::uint32_t rank = 0; rank < 4; ++rank)
+        for (std::uint32_t it = 0; it < 2; ++it)
+            for (int k = 0; k < 40; ++k) {
+                const std::string& name = names[rng() % names.size()];
+                b.op(rank, it, name.rfind("Send", 0) == 0 ? "Send" : "Receive", name,
+                     {tensor(Io::Input), tensor(Io::Output)}, 0, scopes[rng() % scopes.size()]);
+            }
+    const DumpIndex& ix = b.idx;
+    const std::vector<CommOp> got = findCommOps(ix);
+    ASSERT_EQ(got.size(), ix.ops.size());
+    int withPeer = 0, withTag = 0;
+    for (const CommOp& c : got) {
+        const OpRecord& o = ix.ops[c.op];
+        const std::string name(ix.strings.view(o.name)), scope(ix.strings.view(o.scope));
+        const std::string text = lowered(name) + "|" + lowered(scope);
+        int peer = -1;
+        for (const char* key : {"dest_rank", "src_rank", "peer_rank", "peer"})
+            if ((peer = intAfter(text, key)) >= 0) break;
+        EXPECT_EQ(c.explicitPeer, peer) << name << " | " << scope;
+        EXPECT_EQ(c.tag, intAfter(text, "sr_tag")) << name << " | " << scope;
+        EXPECT_EQ(c.backward, isBackwardName(name) || isBackwardName(scope)) << name << " | " << scope;
+        withPeer += peer >= 0;
+        withTag += c.tag >= 0;
+    }
+    EXPECT_GT(withPeer, 0);
+    EXPECT_GT(withTag, 0);
+}
