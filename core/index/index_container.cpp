@@ -31,12 +31,13 @@ struct DCtx {
     ~DCtx() { ZSTD_freeDCtx(p); }
 };
 
-// Checksum of the header's first 32 bytes and the tables after it: any flipped bit in the layout is
+// Checksum of the header (but its own 8 bytes at 32) and the tables after it: any flipped bit in the layout is
 // caught before a single offset is followed.
 std::uint64_t tablesHash(const std::uint8_t* header, const std::uint8_t* tables, std::size_t n) {
     XXH3_state_t* st = XXH3_createState();
     XXH3_64bits_reset(st);
     XXH3_64bits_update(st, header, 32);
+    XXH3_64bits_update(st, header + 40, kHeaderBytes - 40);   // all of the header but the hash itself
     XXH3_64bits_update(st, tables, n);
     const std::uint64_t h = XXH3_64bits_digest(st);
     XXH3_freeState(st);
