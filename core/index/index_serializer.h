@@ -30,10 +30,12 @@ struct FolderFingerprint {
 inline constexpr std::uint32_t kIndexFormatVersion = 8;
 
 using IndexEncoding = container::Encoding;
-// The cache: raw arrays (read back at memory speed on the machine that wrote them; measured in
-// docs/PERFORMANCE.md "Index format 8"). A .dlx: zstd, it travels.
+// The merged cache, read on every reopen: raw arrays (read back at memory speed on the machine that
+// wrote them). The shard caches, read only when the dump changed: zstd at its fastest level. A
+// .dlx travels: zstd at a denser level. Measured in docs/PERFORMANCE.md "Index format 8".
 inline constexpr IndexEncoding kCacheEncoding{true, 1};
-inline constexpr IndexEncoding kPortableEncoding{false, 3};
+inline constexpr IndexEncoding kShardCacheEncoding{false, 1};
+inline constexpr IndexEncoding kPortableEncoding{false, 6};
 
 std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, int zstdLevel = 3);
 std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, IndexEncoding enc);

@@ -106,7 +106,9 @@ QString OpTableModel::text(quint32 t, dl::OpColumn c) const {
         case dl::OpColumn::Mean: return figureText(s, dl::StatFigure::Mean);
         case dl::OpColumn::NanInf: return s.nanCount + s.infCount() ? QStringLiteral("%1 / %2").arg(s.nanCount).arg(s.infCount()) : QString();
         case dl::OpColumn::Saturated: return s.satCount ? QString::number(s.satCount) : QString();
-        case dl::OpColumn::State: return stateText(dl::shownState({*m_index, *m_states, m_stages}, t));
+        case dl::OpColumn::State:   // pending until the analysis ran (the table is shown before)
+            if (m_states->tensor.size() != m_index->tensors.size()) return QStringLiteral("…");
+            return stateText(dl::shownState({*m_index, *m_states, m_stages}, t));
         case dl::OpColumn::Count: break;
     }
     return {};
