@@ -256,7 +256,8 @@ private slots:
         });
         w.openFolder(dlx);
         QVERIFY(w.isBusy());
-        QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 600000);
+        // The worker is no longer busy once it has posted its result, before the GUI received it.
+        QTRY_VERIFY_WITH_TIMEOUT(w.session()->dump() && w.session()->dump()->path == dlx && w.session()->analysis(), 600000);
         disconnect(conn);
         QVERIFY2(w.session()->dump() && w.session()->dump()->path == dlx, qPrintable(w.summaryText()));
         QCOMPARE(w.session()->index()->ops.size(), ops);
