@@ -311,7 +311,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
         }
         if (useCache) {
             std::string werr;
-            if (!writeIndexFile(s.cachePath, s.result, s.fingerprint, kShardCacheEncoding, werr))
+            if (!writeIndexFile(s.cachePath, s.result, s.fingerprint, kCacheEncoding, werr))
                 notes[i] = "cache not written: " + werr;
         }
     });

@@ -412,7 +412,7 @@ TEST(DumpIndexer, MergedCacheReopensTheSameRecordsAndFollowsChanges) {
     EXPECT_EQ(changed.stats(changed.tensors[neg->firstTensor]).min, -9.0);
 }
 
-// The merged cache is written raw and the shard caches compressed (format 8); a merged file cut
+// The merged cache and the shard caches are compressed (format 8, zstd chunks); a merged file cut
 // inside a chunk, with a flipped byte, or padded is rebuilt through the shards with a note naming
 // the file and the reason, and the index is the same as before.
 TEST(DumpIndexer, DamagedMergedCacheIsRebuiltWithTheFileAndReasonInTheNote) {
@@ -432,7 +432,7 @@ TEST(DumpIndexer, DamagedMergedCacheIsRebuiltWithTheFileAndReasonInTheNote) {
     }
     ASSERT_FALSE(merged.empty());
     ASSERT_EQ(shards.size(), 2u);
-    // Storage of the tensors section (id 6) in each file: raw (0) merged, zstd (1) shards.
+    // Storage of the tensors section (id 6) in each file: zstd (1), not raw (0).
     const auto tensorStorage = [](const fs::path& p) {
         const std::string b = dltest::readText(p);
         std::uint32_t sections = 0;
@@ -445,7 +445,7 @@ TEST(DumpIndexer, DamagedMergedCacheIsRebuiltWithTheFileAndReasonInTheNote) {
         }
         return -1;
     };
-    EXPECT_EQ(tensorStorage(merged), 0);
+    EXPECT_EQ(tensorStorage(merged), 1);
     for (const fs::path& s : shards) EXPECT_EQ(tensorStorage(s), 1);
     const std::string good = dltest::readText(merged);
     std::uint64_t tensorsAt = 0, tensorsStored = 0;

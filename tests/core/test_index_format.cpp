@@ -232,7 +232,7 @@ TEST(IndexFormat, EveryFieldSurvivesSaveAndLoad) {
 TEST(IndexFormat, RawSectionsAreTheArraysAtAlignedOffsets) {
     Fixture f = makeIndex();
     f.idx.finalize();
-    const auto bytes = serializeIndex(f.idx, {}, kCacheEncoding);
+    const auto bytes = serializeIndex(f.idx, {}, IndexEncoding{true, 1});
     std::uint32_t sections = 0, chunks = 0;
     std::memcpy(&sections, bytes.data() + 12, 4);
     std::memcpy(&chunks, bytes.data() + 24, 4);
@@ -279,7 +279,7 @@ TEST(IndexFormat, ArraysOverManyChunksRoundTripAndNameTheBadChunk) {
         idx.tensors[i].slot = std::uint16_t(i);
         idx.tensors[i].timestampUs = std::int64_t(rng() >> 1);
     }
-    for (const IndexEncoding enc : {kCacheEncoding, kPortableEncoding}) {
+    for (const IndexEncoding enc : {IndexEncoding{true, 1}, kPortableEncoding}) {
         SCOPED_TRACE(enc.raw ? "raw" : "zstd");
         auto bytes = serializeIndex(idx, {}, enc);
         DumpIndex back;
