@@ -2,17 +2,18 @@
 """Writes the crafted seeds of fuzz/corpus/fuzz_torch_file and fuzz/corpus/fuzz_index_file.
 
 They are the hostile cases of tests/core/test_torch_file.cpp (HostileTorch: ZIP sizes and pickle
-bytes that lie) and tests/core/test_hostile_dlx.cpp (an index body whose sections declare 3 GB or
-32 GB), so the fuzzers start at the length checks instead of having to find them. The valid seeds
-(real .pt files, real index bodies) are committed beside them.
+bytes that lie) and tests/core/test_hostile_dlx.cpp (index sections that declare 3 GB or 32 GB, a
+file cut short), so the fuzzers start at the length checks instead of having to find them. The
+valid seeds (real .pt files, real index files) are committed beside them.
 
 Usage: fuzz/make_seeds.py [INDEX.dlx ...]
-  each INDEX.dlx (from `dumplens-cli index -o`) also becomes a seed: the file itself (read with its
-  header) and its decompressed body (wrapped by the fuzz target). Needs the zstd command for those.
+  each INDEX.dlx (from `dumplens-cli index -o`) becomes a seed, the first one (give the smallest)
+  also with its lying and cut variants (the fuzz target reseals their checksums). The committed
+  seeds: an index of tests/data/samples/mindinsight/Ascend_async (no tensors) and one of the
+  demo's bf16_fix variant (`dumplens-cli demo`).
 """
 import pathlib
 import struct
-import subprocess
 import sys
 import zipfile
 
@@ -66,45 +67,37 @@ def torch_seeds():
         (out / name).write_bytes(data)
 
 
-# Sections of an index body in the order index_serializer writes them (see bodyLyingAt in
-# tests/core/test_hostile_dlx.cpp).
-SECTIONS = ["root", "blob", "offsets", "ranks", "ops", "tensors", "dims", "hist", "overflows", "wide",
-            "warnings", "warningPath", "meta"]
+# Format 8 (docs/formats.md 9.1): a 64-byte header, 48-byte section entries, 32-byte chunk entries.
+# A seed only needs the structure: the fuzz target reseals every checksum before it reads.
+HEADER, SECTION, CHUNK = 64, 48, 32
 
 
-def body_lying_at(huge, length):
-    b = bytearray(struct.pack("<QQQ", 0, 0, 0))   # FolderFingerprint
-
-    def put_len(section, honest):
-        b.extend(struct.pack("<Q", length if section == huge else honest))
-        return section == huge
-
-    if put_len("root", 0) or put_len("blob", 0) or put_len("offsets", 2):
-        return bytes(b)
-    b.extend(struct.pack("<II", 0, 0))
-    for s in ("ranks", "ops", "tensors", "dims", "hist", "overflows", "wide"):
-        if put_len(s, 0):
-            return bytes(b)
-    if put_len("warnings", 1) or put_len("warningPath", 0):
-        return bytes(b)
-    put_len("meta", 0)
-    return bytes(b)
+def lying_variants(data):
+    """The file with each section's record count claiming 3 GB and 32 GB (test_hostile_dlx's cases)."""
+    sections, = struct.unpack_from("<I", data, 12)
+    for i in range(sections):
+        at = HEADER + i * SECTION
+        sid, _, elem = struct.unpack_from("<III", data, at)
+        for gb in (3, 32):
+            b = bytearray(data)
+            struct.pack_into("<Q", b, at + 16, (gb << 30) // elem)
+            yield f"section{sid}_{gb}g", bytes(b)
 
 
 def index_seeds(dlx_files):
     out = CORPUS / "fuzz_index_file"
     out.mkdir(parents=True, exist_ok=True)
-    # First byte 1: the zstd frame claims 64 GiB of content, as in the test; 0: it is honest.
-    for s in SECTIONS:
-        (out / f"lying_{s}_3g").write_bytes(b"\x01" + body_lying_at(s, 3 << 30))
-        (out / f"lying_{s}_32g_honest_frame").write_bytes(b"\x00" + body_lying_at(s, 32 << 30))
-    (out / "honest_lengths_cut_short").write_bytes(b"\x00" + body_lying_at(None, 0))
-    for path in map(pathlib.Path, dlx_files):
+    for old in out.iterdir():   # earlier formats' seeds
+        old.unlink()
+    for k, path in enumerate(map(pathlib.Path, dlx_files)):
         data = path.read_bytes()
         assert data[:8] == b"DLINDEX\x1a", path
         (out / f"{path.stem}.dlx").write_bytes(data)
-        body = subprocess.run(["zstd", "-dc"], input=data[40:], capture_output=True, check=True).stdout
-        (out / f"{path.stem}.body").write_bytes(b"\x00" + body)
+        if k:   # the variants of the first (smallest) file only: the corpus stays small
+            continue
+        for name, variant in lying_variants(data):
+            (out / f"{path.stem}_lying_{name}.dlx").write_bytes(variant)
+        (out / f"{path.stem}_cut_short.dlx").write_bytes(data[: len(data) // 2])
 
 
 if __name__ == "__main__":

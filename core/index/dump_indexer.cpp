@@ -74,13 +74,11 @@ std::string cacheFileFor(const std::string& cacheDir, const std::string& rootAbs
 
 // Runs on a worker: a note goes to `note`, the caller adds it to the report in shard order.
 void loadCache(Shard& s, const std::string& rootAbs, std::string& note) {
-    std::vector<std::uint8_t> bytes;
     std::string error;
     if (!fs::exists(s.cachePath)) return;
     FolderFingerprint fp;
-    if (!readWholeFile(s.cachePath, bytes, error) ||
-        !deserializeIndex(bytes.data(), bytes.size(), s.cached, fp, error)) {
-        note = "cache for '" + (s.rel.empty() ? "." : s.rel) + "' rebuilt: " + error;
+    if (!readIndexFile(s.cachePath, s.cached, fp, error)) {
+        note = "cache for '" + (s.rel.empty() ? "." : s.rel) + "' rebuilt: " + s.cachePath + ": " + error;
         return;
     }
     if (s.cached.root != rootAbs) return;  // hash collision: another dump
@@ -118,11 +116,10 @@ bool loadMergedCache(const std::string& path, const std::string& rootAbs, const 
                      DumpIndex& out, std::string& note) {
     std::error_code ec;
     if (!fs::exists(path, ec)) return false;
-    std::vector<std::uint8_t> bytes;
     std::string error;
     FolderFingerprint fp;
-    if (!readWholeFile(path, bytes, error) || !deserializeIndex(bytes.data(), bytes.size(), out, fp, error)) {
-        note = "merged cache rebuilt: " + error;
+    if (!readIndexFile(path, out, fp, error)) {
+        note = "merged cache rebuilt: " + path + ": " + error;
         out = DumpIndex();
         return false;
     }
@@ -314,7 +311,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
         }
         if (useCache) {
             std::string werr;
-            if (!writeFileAtomically(s.cachePath, serializeIndex(s.result, s.fingerprint, 1), werr))
+            if (!writeIndexFile(s.cachePath, s.result, s.fingerprint, kCacheEncoding, werr))
                 notes[i] = "cache not written: " + werr;
         }
     });
@@ -346,7 +343,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     out.root = rootAbs;
     if (!mergedPath.empty()) {
         std::string werr;
-        if (!writeFileAtomically(mergedPath, serializeIndex(out, wholeDump, 1), werr))
+        if (!writeIndexFile(mergedPath, out, wholeDump, kCacheEncoding, werr))
             report.cacheNotes.push_back("merged cache not written: " + werr);
     }
     // Formats: what each rebuilt shard's files were written by, plus the cached shards' ranks.

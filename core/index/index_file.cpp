@@ -24,9 +24,8 @@ bool isIndexFile(const std::string& path) {
 
 bool loadIndexFile(const std::string& path, DumpIndex& out, IndexReport& report, std::string& error) {
     const auto t0 = std::chrono::steady_clock::now();
-    std::vector<std::uint8_t> bytes;
     FolderFingerprint fp;
-    if (!readWholeFile(path, bytes, error) || !deserializeIndex(bytes.data(), bytes.size(), out, fp, error)) {
+    if (!readIndexFile(path, out, fp, error)) {
         error = path + ": " + error;
         return false;
     }
@@ -36,7 +35,7 @@ bool loadIndexFile(const std::string& path, DumpIndex& out, IndexReport& report,
 }
 
 bool saveIndexFile(const std::string& path, const DumpIndex& index, std::string& error) {
-    return writeFileAtomically(path, serializeIndex(index, {}, 6), error);
+    return writeIndexFile(path, index, {}, kPortableEncoding, error);
 }
 
 std::string hostName() {

@@ -1,10 +1,12 @@
 #pragma once
-// Binary form of a DumpIndex (a shard or a merged index): versioned, zstd-compressed,
-// checksummed with XXH64. Used for the cache and for portable index files.
+// Binary form of a DumpIndex (a shard or a merged index): versioned sections in the chunked
+// container of index_container.h (zstd or raw chunks, each checksummed). Used for the cache and for
+// portable index files.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/index/index_container.h"
 #include "core/model/dump_index.h"
 
 namespace dl {
@@ -23,12 +25,31 @@ struct FolderFingerprint {
 //    named once per rank; RankInfo::orderSource (what ordered the rank's ops).
 // 7: TensorRecord 88 bytes: file fields, histogram offset, original-shape length and the kernel-only
 //    counts in DumpIndex::sides (statistics-only tensors have none); PackedStats 56 bytes; shared shapes.
-inline constexpr std::uint32_t kIndexFormatVersion = 7;
+// 8: the same records in a chunked container: one section per array at a 4 KiB boundary, in
+//    independent zstd or raw chunks with an XXH3 each (decoded in parallel, mappable when raw).
+inline constexpr std::uint32_t kIndexFormatVersion = 8;
+
+using IndexEncoding = container::Encoding;
+// The cache (merged and shards): zstd level 3 (8 MiB chunks of the 10M-tensor index decompress ~6%
+// faster than at level 1 and are 15% smaller, for ~1 CPU s more once when written). Raw arrays read
+// back faster only while the file is in the page cache (0.35 CPU s less at 10M tensors), and cost
+// 1.1 GB of disk instead of 0.11 GB and 2.6-4 s instead of 1.0-1.3 s once evicted; measured in
+// docs/PERFORMANCE.md "Index format 8". A .dlx travels: zstd at a denser level.
+inline constexpr IndexEncoding kCacheEncoding{false, 3};
+inline constexpr IndexEncoding kPortableEncoding{false, 6};
 
 std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, int zstdLevel = 3);
+std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, IndexEncoding enc);
 // Returns false with a reason (bad magic, other version, checksum mismatch, truncated, corrupt).
 bool deserializeIndex(const std::uint8_t* data, std::size_t size, DumpIndex& out, FolderFingerprint& fp,
                       std::string& error);
+
+// The same, straight between the index and a file: written atomically, section by section (no
+// image of the file in memory); read with pread into the final arrays. Errors do not name the
+// file (the callers do).
+bool writeIndexFile(const std::string& path, const DumpIndex& index, const FolderFingerprint& fp, IndexEncoding enc,
+                    std::string& error);
+bool readIndexFile(const std::string& path, DumpIndex& out, FolderFingerprint& fp, std::string& error);
 
 // Atomic write: temp file in the same folder, fsync, rename. Creates parent folders.
 bool writeFileAtomically(const std::string& path, const std::vector<std::uint8_t>& bytes, std::string& error);

@@ -12,6 +12,7 @@ namespace dl {
 const TensorSide DumpIndex::kNoSide{};
 
 std::uint64_t DumpIndex::totalDataBytes() const {
+    if (sides.empty()) return 0;   // statistics only: no tensor has data (a pass over 10M records saved)
     std::uint64_t n = 0;
     for (const auto& t : tensors) n += side(t).dataBytes;
     return n;

@@ -1,7 +1,8 @@
-// Crafted index files (.dlx and cache shards) whose sections declare lengths far beyond the bytes
-// they hold: a clear error naming the file, quickly, with little memory; never an abort.
-// The files are built here: a body laid out as index_serializer writes it, in a zstd frame of raw
-// blocks (the frame format needs no compressor), behind the DLINDEX header.
+// Crafted index files (.dlx and cache shards) in the chunked container of format 8: sections that
+// declare lengths far beyond the bytes they hold, a truncated chunk, a flipped byte, records of a
+// foreign size, a padded file. Each is a clear error naming the file, quickly, with little memory;
+// never an abort. The files are a real small index whose tables are edited here and then sealed
+// again (the tables' checksum recomputed), so the reader's structural checks are what refuse them.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -20,97 +21,184 @@
 
 namespace fs = std::filesystem;
 using namespace dl;
+namespace ct = dl::container;
 
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-template <class T> void put(Bytes& b, T v) {
-    const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
-    b.insert(b.end(), p, p + sizeof v);
+template <class T> T get(const Bytes& b, std::size_t at) {
+    T v;
+    std::memcpy(&v, b.data() + at, sizeof v);
+    return v;
+}
+template <class T> void set(Bytes& b, std::size_t at, T v) { std::memcpy(b.data() + at, &v, sizeof v); }
+
+// The table layout as docs/formats.md 9.1 gives it (independent of the writer's code).
+struct Layout {
+    std::uint32_t sections = 0, chunks = 0;
+    std::size_t section(std::uint32_t i) const { return ct::kHeaderBytes + i * ct::kSectionEntryBytes; }
+    std::size_t chunk(std::uint32_t i) const {
+        return ct::kHeaderBytes + sections * ct::kSectionEntryBytes + i * ct::kChunkEntryBytes;
+    }
+};
+Layout layoutOf(const Bytes& f) { return {get<std::uint32_t>(f, 12), get<std::uint32_t>(f, 24)}; }
+
+// Recomputes the tables' XXH3 (the header but its bytes 32-39, then the tables) after an edit.
+void seal(Bytes& f) {
+    const Layout l = layoutOf(f);
+    const std::size_t tables = l.sections * ct::kSectionEntryBytes + l.chunks * ct::kChunkEntryBytes;
+    XXH3_state_t st;
+    XXH3_64bits_reset(&st);
+    XXH3_64bits_update(&st, f.data(), 32);
+    XXH3_64bits_update(&st, f.data() + 40, ct::kHeaderBytes - 40);
+    XXH3_64bits_update(&st, f.data() + ct::kHeaderBytes, tables);
+    set<std::uint64_t>(f, 32, XXH3_64bits_digest(&st));
 }
 
-// A zstd frame of raw blocks declaring `contentSize` (which may exceed the bytes it holds).
-Bytes zstdRawFrame(const Bytes& body, std::uint64_t contentSize) {
-    Bytes f;
-    put<std::uint32_t>(f, 0xFD2FB528u);
-    f.push_back(0xE0);   // 8-byte content size, single segment, no checksum, no dictionary
-    put<std::uint64_t>(f, contentSize);
-    std::size_t at = 0;
-    do {
-        const std::size_t n = std::min<std::size_t>(body.size() - at, 1u << 17);
-        const std::uint32_t last = at + n == body.size() ? 1 : 0;
-        const std::uint32_t header = last | (0u << 1) | std::uint32_t(n) << 3;
-        f.push_back(std::uint8_t(header));
-        f.push_back(std::uint8_t(header >> 8));
-        f.push_back(std::uint8_t(header >> 16));
-        f.insert(f.end(), body.begin() + std::ptrdiff_t(at), body.begin() + std::ptrdiff_t(at + n));
-        at += n;
-    } while (at < body.size());
-    return f;
+// Entry of the section with this id (ids: index_serializer.cpp; 6 = tensors).
+std::size_t sectionEntry(const Bytes& f, std::uint32_t id) {
+    const Layout l = layoutOf(f);
+    for (std::uint32_t i = 0; i < l.sections; ++i)
+        if (get<std::uint32_t>(f, l.section(i)) == id) return l.section(i);
+    ADD_FAILURE() << "no section " << id;
+    return 0;
 }
+constexpr std::uint32_t kFieldsId = 1, kWarningsId = 2, kTensorsId = 6, kLastId = 11;
 
-Bytes indexFile(const Bytes& body, std::uint64_t declaredSize) {
-    const Bytes frame = zstdRawFrame(body, declaredSize);
-    Bytes out = {'D', 'L', 'I', 'N', 'D', 'E', 'X', '\x1a'};
-    put<std::uint32_t>(out, kIndexFormatVersion);
-    put<std::uint32_t>(out, 0);
-    put<std::uint64_t>(out, declaredSize);
-    put<std::uint64_t>(out, frame.size());
-    put<std::uint64_t>(out, XXH64(frame.data(), frame.size(), 0));
-    out.insert(out.end(), frame.begin(), frame.end());
-    return out;
-}
-
-// The sections of an index body, in order; `huge` is the one whose length field lies.
-enum Section { Root, Blob, Offsets, Ranks, Ops, Tensors, Dims, Hist, Overflows, Wide, Warnings, WarningPath, Meta };
-const char* kSectionNames[] = {"root", "blob", "offsets", "ranks", "ops", "tensors", "dims", "hist",
-                               "overflows", "wide", "warnings", "warningPath", "meta"};
-
-Bytes bodyLyingAt(Section huge, std::uint64_t length) {
-    Bytes b;
-    put(b, FolderFingerprint{});
-    auto len = [&](Section s, std::uint64_t honest) {
-        put<std::uint64_t>(b, s == huge ? length : honest);
-        return s == huge;
-    };
-    if (len(Root, 0) || len(Blob, 0)) return b;
-    if (len(Offsets, 2)) return b;
-    put<std::uint32_t>(b, 0);
-    put<std::uint32_t>(b, 0);
-    for (Section s : {Ranks, Ops, Tensors, Dims, Hist, Overflows, Wide})
-        if (len(s, 0)) return b;
-    if (len(Warnings, 1) || len(WarningPath, 0)) return b;
-    len(Meta, 0);
-    return b;
+// An index of a few ops and tensors, one warning, in the given encoding.
+DumpIndex smallIndex() {
+    DumpIndex idx;
+    idx.root = "/dump";
+    for (int k = 0; k < 4; ++k) {
+        OpRecord op;
+        op.type = idx.strings.intern("Add");
+        op.name = idx.strings.intern("Add-op" + std::to_string(k));
+        op.firstTensor = std::uint32_t(idx.tensors.size());
+        op.tensorCount = 2;
+        idx.ops.push_back(op);
+        for (int s = 0; s < 2; ++s) {
+            TensorRecord t;
+            t.op = std::uint32_t(k);
+            t.slot = std::uint16_t(s);
+            TensorStats st;
+            st.max = k + s;
+            st.known = stat::Max;
+            idx.setStats(t, st);
+            idx.tensors.push_back(t);
+        }
+    }
+    idx.warnings.push_back({"a.npy", "truncated"});
+    return idx;
 }
 
 using dltest::maxRssKb;
 
+// loadIndexFile on these bytes: false, the error names the file and contains `reason`.
+void expectRefused(const fs::path& dir, const std::string& name, const Bytes& file, const std::string& reason) {
+    const fs::path p = dir / (name + ".dlx");
+    dltest::writeFile(p, file);
+    DumpIndex idx;
+    IndexReport report;
+    std::string error;
+    EXPECT_FALSE(loadIndexFile(p.string(), idx, report, error)) << name;
+    EXPECT_NE(error.find(p.string()), std::string::npos) << name << ": " << error;
+    EXPECT_NE(error.find(reason), std::string::npos) << name << ": " << error;
+    EXPECT_TRUE(idx.tensors.empty());
+}
+
+// A file whose tensors section claims `bytes` bytes (a lie) with its count and chunk sizes edited
+// to agree, so only the plausibility rules stand in the way.
+Bytes lyingAt(std::uint32_t id, std::uint64_t bytes) {
+    Bytes f = serializeIndex(smallIndex(), {}, IndexEncoding{false, 3});
+    const std::size_t e = sectionEntry(f, id);
+    const auto elem = get<std::uint32_t>(f, e + 8);
+    set<std::uint64_t>(f, e + 16, bytes / elem);
+    seal(f);
+    return f;
+}
+
 }  // namespace
 
-// Each section in turn claims 3 GB and 32 GB in a file of ~100 bytes whose header and zstd frame
-// claim 64 GB: refused with the file named, and peak memory barely moves.
+// Every section in turn claims 3 GB and 32 GB in a file of a few KB: refused with the file named
+// before anything of that size is allocated.
 TEST(HostileDlx, HugeDeclaredLengthsAreRefusedWithLittleMemory) {
     dltest::TempDir dir;
     const long before = maxRssKb();
-    for (int s = Root; s <= Meta; ++s) {
-        for (std::uint64_t length : {std::uint64_t(3) << 30, std::uint64_t(32) << 30}) {
-            const Bytes file = indexFile(bodyLyingAt(Section(s), length), std::uint64_t(64) << 30);
-            EXPECT_LT(file.size(), 200u);
-            const fs::path p = dir.path / (std::string(kSectionNames[s]) + ".dlx");
-            dltest::writeFile(p, file);
-            DumpIndex idx;
-            IndexReport report;
-            std::string error;
-            EXPECT_FALSE(loadIndexFile(p.string(), idx, report, error)) << kSectionNames[s];
-            EXPECT_NE(error.find(p.string()), std::string::npos) << error;
-            EXPECT_NE(error.find("inconsistent"), std::string::npos) << kSectionNames[s] << ": " << error;
-        }
-    }
+    for (std::uint32_t id = kFieldsId; id <= kLastId; ++id)
+        for (std::uint64_t length : {std::uint64_t(3) << 30, std::uint64_t(32) << 30})
+            expectRefused(dir.path, "s" + std::to_string(id) + "_" + std::to_string(length >> 30), lyingAt(id, length),
+                          "declares");
+    // A chunk that claims more than a chunk may hold, its section agreeing.
+    Bytes f = serializeIndex(smallIndex(), {}, IndexEncoding{false, 3});
+    const std::size_t e = sectionEntry(f, kTensorsId);
+    const Layout l = layoutOf(f);
+    const auto first = get<std::uint32_t>(f, e + 40);
+    set<std::uint64_t>(f, l.chunk(first) + 16, std::uint64_t(1) << 40);
+    set<std::uint64_t>(f, e + 16, (std::uint64_t(1) << 40) / 88);
+    seal(f);
+    expectRefused(dir.path, "bigchunk", f, "wrong size");
+    // A zstd chunk whose declared raw size is plausible for its section but not what its frame
+    // holds: decoded, and refused there.
+    Bytes g = serializeIndex(smallIndex(), {}, IndexEncoding{false, 3});
+    const std::size_t ge = sectionEntry(g, kTensorsId);
+    const auto gc = layoutOf(g).chunk(get<std::uint32_t>(g, ge + 40));
+    set<std::uint64_t>(g, gc + 16, get<std::uint64_t>(g, gc + 16) + 88);
+    set<std::uint64_t>(g, ge + 16, get<std::uint64_t>(g, ge + 16) + 1);
+    seal(g);
+    expectRefused(dir.path, "framesize", g, "chunk 0");
     const long grownKb = maxRssKb() - before;
-    std::printf("peak RSS grew by %ld KiB over 26 crafted files\n", grownKb);
+    std::printf("peak RSS grew by %ld KiB over the crafted files\n", grownKb);
     EXPECT_LT(grownKb, 200 * 1024) << "peak memory grew by " << grownKb << " KiB";
+}
+
+// Truncated (a chunk cut off, with and without the header's size edited to agree), padded, a byte
+// flipped in a chunk (zstd and raw), records of another size, tables edited without resealing.
+TEST(HostileDlx, TruncatedCorruptAndForeignFilesNameTheFileAndTheReason) {
+    dltest::TempDir dir;
+    for (const bool raw : {false, true}) {
+        const IndexEncoding enc{raw, 3};
+        const std::string tag = raw ? "raw_" : "zstd_";
+        const Bytes good = serializeIndex(smallIndex(), {}, enc);
+        {
+            DumpIndex back;
+            FolderFingerprint fp;
+            std::string error;
+            ASSERT_TRUE(deserializeIndex(good.data(), good.size(), back, fp, error)) << error;
+        }
+        const std::size_t te = sectionEntry(good, kTensorsId);
+        const auto tensorsAt = get<std::uint64_t>(good, te + 24), tensorsStored = get<std::uint64_t>(good, te + 32);
+        ASSERT_EQ(tensorsAt % ct::kAlign, 0u);
+        // Cut inside the tensors section.
+        Bytes cut(good.begin(), good.begin() + std::ptrdiff_t(tensorsAt + tensorsStored / 2));
+        expectRefused(dir.path, tag + "cut", cut, "truncated or padded");
+        set<std::uint64_t>(cut, 16, cut.size());
+        seal(cut);
+        expectRefused(dir.path, tag + "cut_sealed", cut, "past the end of the file (truncated)");
+        Bytes padded = good;
+        padded.resize(good.size() + 100, 0);
+        expectRefused(dir.path, tag + "padded", padded, "truncated or padded");
+        Bytes flipped = good;
+        flipped[std::size_t(tensorsAt + tensorsStored / 2)] ^= 0x40;
+        expectRefused(dir.path, tag + "flipped", flipped, "index section 'tensors' chunk 0: checksum mismatch");
+        Bytes last = good;
+        last.back() ^= 1;   // the file ends with a section's last stored byte: under a checksum
+        expectRefused(dir.path, tag + "last", last, "checksum mismatch");
+        // 44-byte records, twice as many: the same bytes, another build's layout.
+        Bytes foreign = good;
+        set<std::uint32_t>(foreign, te + 8, 44);
+        set<std::uint64_t>(foreign, te + 16, get<std::uint64_t>(good, te + 16) * 2);
+        seal(foreign);
+        expectRefused(dir.path, tag + "foreign", foreign, "holds 44-byte records, this build reads 88");
+        Bytes unsealed = good;
+        set<std::uint64_t>(unsealed, te + 16, 1);
+        expectRefused(dir.path, tag + "unsealed", unsealed, "checksum mismatch in its section table");
+        Bytes older = good;
+        set<std::uint32_t>(older, 8, kIndexFormatVersion - 1);
+        expectRefused(dir.path, tag + "older",
+                      older, "index format version " + std::to_string(kIndexFormatVersion - 1) + ", this build reads " +
+                                 std::to_string(kIndexFormatVersion));
+    }
 }
 
 // The same files where a cache shard should be: the index is rebuilt with a note, not aborted.
@@ -132,14 +220,15 @@ TEST(HostileDlx, LyingCacheShardIsRebuilt) {
     for (const auto& e : fs::directory_iterator(cache / "shards")) shards.push_back(e.path());
     ASSERT_EQ(shards.size(), 1u);
     const long before = maxRssKb();
-    for (int s = Root; s <= Meta; ++s) {
-        dltest::writeFile(shards[0], indexFile(bodyLyingAt(Section(s), std::uint64_t(32) << 30), std::uint64_t(64) << 30));
+    for (std::uint32_t id = kFieldsId; id <= kLastId; ++id) {
+        dltest::writeFile(shards[0], lyingAt(id, std::uint64_t(32) << 30));
         DumpIndex idx;
         IndexReport r2;
         ASSERT_TRUE(indexDump(dump.string(), o, idx, r2, error)) << error;
         EXPECT_EQ(r2.shardsFromCache, 0u);
-        ASSERT_EQ(r2.cacheNotes.size(), 1u) << kSectionNames[s];
+        ASSERT_EQ(r2.cacheNotes.size(), 1u) << id;
         EXPECT_NE(r2.cacheNotes[0].find("rebuilt"), std::string::npos) << r2.cacheNotes[0];
+        EXPECT_NE(r2.cacheNotes[0].find(shards[0].string()), std::string::npos) << r2.cacheNotes[0];
         EXPECT_EQ(idx.ops.size(), clean.ops.size());
     }
     EXPECT_LT(maxRssKb() - before, 200 * 1024);
@@ -150,7 +239,7 @@ TEST(HostileDlx, LyingCacheShardIsRebuilt) {
 TEST(HostileDlx, CliRefusesLyingIndexFiles) {
     dltest::TempDir dir;
     const fs::path bad = dir.path / "bad.dlx";
-    dltest::writeFile(bad, indexFile(bodyLyingAt(Tensors, std::uint64_t(32) << 30), std::uint64_t(64) << 30));
+    dltest::writeFile(bad, lyingAt(kTensorsId, std::uint64_t(32) << 30));
     const std::string cli = DUMPLENS_CLI_PATH;
     for (const std::string& args : {"analyze " + bad.string(), "compare " + bad.string() + " " + bad.string(),
                                    "merge -o " + (dir.path / "out.dlx").string() + " " + bad.string() + " " + bad.string()}) {

@@ -1,6 +1,7 @@
-// The index format (version 7): every field of every record survives save and load, tensors
-// without files carry no side record, shapes are shared, and a cache of the previous version is
-// refused with its number (the indexer then rebuilds it, see test_dump_indexer).
+// The index format (version 8): every field of every record survives save and load (zstd and raw,
+// in memory and through a file), raw sections are the arrays at 4 KiB boundaries, arrays span
+// chunks, tensors without files carry no side record, shapes are shared, and a cache of the
+// previous version is refused with its number (the indexer then rebuilds it, see test_dump_indexer).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <tuple>
 
 #include "core/index/index_serializer.h"
+#include "tests/core/temp_dir.h"
 
 using namespace dl;
 
@@ -156,15 +158,9 @@ TEST(IndexFormat, RecordsAreSmallAndStatisticsOnlyTensorsHaveNoSide) {
     EXPECT_LT(withSide, f.idx.tensors.size() / 2);
 }
 
-TEST(IndexFormat, EveryFieldSurvivesSaveAndLoad) {
-    Fixture f = makeIndex();
-    f.idx.finalize();   // shares the shapes (checked below through shape())
+// Every field of `f` (finalized) in `b`, read back from a file written with fingerprint {7, 8, 9}.
+void expectEveryField(const Fixture& f, const DumpIndex& b, const FolderFingerprint& fp) {
     const DumpIndex& a = f.idx;
-    const auto bytes = serializeIndex(a, {7, 8, 9});
-    DumpIndex b;
-    FolderFingerprint fp;
-    std::string error;
-    ASSERT_TRUE(deserializeIndex(bytes.data(), bytes.size(), b, fp, error)) << error;
     EXPECT_EQ(fp, (FolderFingerprint{7, 8, 9}));
     EXPECT_EQ(b.root, a.root);
     ASSERT_EQ(b.strings.size(), a.strings.size());
@@ -209,6 +205,117 @@ TEST(IndexFormat, EveryFieldSurvivesSaveAndLoad) {
     EXPECT_EQ(b.meta.opDebugMode, 3);
 }
 
+// In memory and through a file, zstd-compressed and raw: the same records.
+TEST(IndexFormat, EveryFieldSurvivesSaveAndLoad) {
+    Fixture f = makeIndex();
+    f.idx.finalize();   // shares the shapes (checked through shape())
+    dltest::TempDir dir;
+    for (const IndexEncoding enc : {IndexEncoding{false, 3}, IndexEncoding{true, 1}, kCacheEncoding, kPortableEncoding}) {
+        SCOPED_TRACE(enc.raw ? "raw" : "zstd " + std::to_string(enc.zstdLevel));
+        const auto bytes = serializeIndex(f.idx, {7, 8, 9}, enc);
+        DumpIndex b;
+        FolderFingerprint fp;
+        std::string error;
+        ASSERT_TRUE(deserializeIndex(bytes.data(), bytes.size(), b, fp, error)) << error;
+        expectEveryField(f, b, fp);
+        const std::string path = (dir.path / "x.dlx").string();
+        ASSERT_TRUE(writeIndexFile(path, f.idx, {7, 8, 9}, enc, error)) << error;
+        EXPECT_EQ(dltest::readText(path), std::string(bytes.begin(), bytes.end()));   // the same bytes either way
+        DumpIndex c;
+        ASSERT_TRUE(readIndexFile(path, c, fp, error)) << error;
+        expectEveryField(f, c, fp);
+    }
+}
+
+// Sections start at 4 KiB boundaries, and a raw one is byte for byte the array it holds (what a
+// reader that maps the file instead of copying it relies on); the tables are where formats.md says.
+TEST(IndexFormat, RawSectionsAreTheArraysAtAlignedOffsets) {
+    Fixture f = makeIndex();
+    f.idx.finalize();
+    const auto bytes = serializeIndex(f.idx, {}, IndexEncoding{true, 1});
+    std::uint32_t sections = 0, chunks = 0;
+    std::memcpy(&sections, bytes.data() + 12, 4);
+    std::memcpy(&chunks, bytes.data() + 24, 4);
+    ASSERT_EQ(sections, 11u);
+    const auto expectArray = [&](std::uint32_t id, const void* data, std::size_t elem, std::size_t count) {
+        for (std::uint32_t i = 0; i < sections; ++i) {
+            const std::uint8_t* e = bytes.data() + container::kHeaderBytes + i * container::kSectionEntryBytes;
+            std::uint32_t sid = 0, storage = 0, elemSize = 0;
+            std::uint64_t n = 0, offset = 0;
+            std::memcpy(&sid, e, 4);
+            if (sid != id) continue;
+            std::memcpy(&storage, e + 4, 4);
+            std::memcpy(&elemSize, e + 8, 4);
+            std::memcpy(&n, e + 16, 8);
+            std::memcpy(&offset, e + 24, 8);
+            EXPECT_EQ(storage, 0u) << id;
+            EXPECT_EQ(elemSize, elem) << id;
+            EXPECT_EQ(n, count) << id;
+            EXPECT_EQ(offset % 4096, 0u) << id;
+            ASSERT_LE(offset + elem * count, bytes.size()) << id;
+            EXPECT_EQ(std::memcmp(bytes.data() + offset, data, elem * count), 0) << id;
+            return;
+        }
+        ADD_FAILURE() << "no section " << id;
+    };
+    expectArray(5, f.idx.ops.data(), sizeof(OpRecord), f.idx.ops.size());
+    expectArray(6, f.idx.tensors.data(), sizeof(TensorRecord), f.idx.tensors.size());
+    expectArray(7, f.idx.sides.data(), sizeof(TensorSide), f.idx.sides.size());
+    expectArray(8, f.idx.dims.data(), sizeof(std::int64_t), f.idx.dims.size());
+}
+
+// An array over several chunks, the 8 MiB chunk boundaries falling inside 88-byte records: the
+// same records back with either encoding; a flipped byte in the second chunk names that chunk.
+TEST(IndexFormat, ArraysOverManyChunksRoundTripAndNameTheBadChunk) {
+    DumpIndex idx;
+    idx.root = "/big";
+    const std::size_t n = 2 * container::kChunkBytes / sizeof(TensorRecord) + 1000;   // three chunks
+    OpRecord op;
+    op.tensorCount = std::uint32_t(n);
+    idx.ops.push_back(op);
+    std::mt19937_64 rng(8);
+    idx.tensors.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        idx.tensors[i].slot = std::uint16_t(i);
+        idx.tensors[i].timestampUs = std::int64_t(rng() >> 1);
+    }
+    for (const IndexEncoding enc : {IndexEncoding{true, 1}, kPortableEncoding}) {
+        SCOPED_TRACE(enc.raw ? "raw" : "zstd");
+        auto bytes = serializeIndex(idx, {}, enc);
+        DumpIndex back;
+        FolderFingerprint fp;
+        std::string error;
+        ASSERT_TRUE(deserializeIndex(bytes.data(), bytes.size(), back, fp, error)) << error;
+        ASSERT_EQ(back.tensors.size(), n);
+        for (std::size_t i = 0; i < n; ++i)
+            ASSERT_EQ(tensorFields(back.tensors[i]), tensorFields(idx.tensors[i])) << i;
+        // The second chunk of the tensors section: its entry in the chunk table.
+        std::uint32_t sections = 0;
+        std::memcpy(&sections, bytes.data() + 12, 4);
+        std::uint32_t first = ~0u;
+        for (std::uint32_t i = 0; i < sections; ++i) {
+            const std::uint8_t* e = bytes.data() + container::kHeaderBytes + i * container::kSectionEntryBytes;
+            std::uint32_t id = 0, count = 0;
+            std::memcpy(&id, e, 4);
+            std::memcpy(&count, e + 12, 4);
+            if (id == 6) {
+                std::memcpy(&first, e + 40, 4);
+                EXPECT_EQ(count, 3u);
+            }
+        }
+        ASSERT_NE(first, ~0u);
+        const std::uint8_t* c = bytes.data() + container::kHeaderBytes + sections * container::kSectionEntryBytes +
+                                (first + 1) * container::kChunkEntryBytes;
+        std::uint64_t offset = 0, stored = 0;
+        std::memcpy(&offset, c, 8);
+        std::memcpy(&stored, c + 8, 8);
+        bytes[std::size_t(offset + stored / 3)] ^= 1;
+        EXPECT_FALSE(deserializeIndex(bytes.data(), bytes.size(), back, fp, error));
+        EXPECT_EQ(error, "index section 'tensors' chunk 1: checksum mismatch (file corrupt)");
+        EXPECT_TRUE(back.tensors.empty());
+    }
+}
+
 // 120 tensors of 5 distinct shapes (one of them twice, one scalar) plus a device-layout run.
 TEST(IndexFormat, FinalizeKeepsOneCopyOfEachShape) {
     Fixture f = makeIndex();
@@ -231,7 +338,7 @@ TEST(IndexFormat, FinalizeKeepsOneCopyOfEachShape) {
 TEST(IndexFormat, PreviousVersionIsRefusedCleanly) {
     const Fixture f = makeIndex();
     auto bytes = serializeIndex(f.idx, {});
-    const std::uint32_t previous = 6;
+    const std::uint32_t previous = 7;
     ASSERT_EQ(kIndexFormatVersion, previous + 1);
     std::memcpy(bytes.data() + 8, &previous, 4);
     DumpIndex back;
@@ -239,7 +346,7 @@ TEST(IndexFormat, PreviousVersionIsRefusedCleanly) {
     FolderFingerprint fp;
     std::string error;
     EXPECT_FALSE(deserializeIndex(bytes.data(), bytes.size(), back, fp, error));
-    EXPECT_EQ(error, "index format version 6, this build reads 7");
+    EXPECT_EQ(error, "index format version 7, this build reads 8");
     // A side link past the table (a corrupt or foreign file) is refused, not followed.
     DumpIndex bad = makeIndex().idx;
     bad.tensors[0].side = std::uint32_t(bad.sides.size() + 1);

@@ -239,11 +239,35 @@ private slots:
         std::string error;
         QVERIFY2(dl::saveIndexFile(dlx.toStdString(), *w.session()->index(), error), error.c_str());
         const std::size_t ops = w.session()->index()->ops.size();
+        // The table shows the index before the analysis ran: the first dump posted has every
+        // record and pending states ("…" in the State column), no verdict; the last one the states.
+        bool sawPending = false;
+        int rowsWhilePending = -1;
+        QString stateWhilePending;
+        bool analysisWhilePending = true;
+        const auto conn = connect(w.session(), &DumpSession::dumpChanged, this, [&] {
+            const LoadedDumpPtr d = w.session()->dump();
+            if (sawPending || !d || d->path != dlx || !d->statesPending()) return;
+            sawPending = true;
+            analysisWhilePending = d->analysis != nullptr;
+            const QAbstractItemModel* m = w.opTable()->view()->model();
+            rowsWhilePending = m->rowCount();
+            stateWhilePending = m->index(0, int(dl::OpColumn::State)).data().toString();
+        });
         w.openFolder(dlx);
         QVERIFY(w.isBusy());
-        QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 600000);
+        // The worker is no longer busy once it has posted its result, before the GUI received it.
+        QTRY_VERIFY_WITH_TIMEOUT(w.session()->dump() && w.session()->dump()->path == dlx && w.session()->analysis(), 600000);
+        disconnect(conn);
         QVERIFY2(w.session()->dump() && w.session()->dump()->path == dlx, qPrintable(w.summaryText()));
         QCOMPARE(w.session()->index()->ops.size(), ops);
+        QVERIFY(sawPending);
+        QVERIFY(!analysisWhilePending);
+        QCOMPARE(std::size_t(rowsWhilePending), w.session()->index()->tensors.size());
+        QCOMPARE(stateWhilePending, QStringLiteral("…"));
+        QVERIFY(!w.session()->dump()->statesPending());
+        QCOMPARE(w.session()->states()->tensor.size(), w.session()->index()->tensors.size());
+        QVERIFY(w.session()->analysis());
     }
 
     void badFolderIsReportedNotFatal() {

@@ -16,19 +16,35 @@ namespace dlui {
 OpTableModel::OpTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void OpTableModel::setSource(const dl::DumpIndex* index, const dl::OpStates* states, const dl::StageMap* stages) {
+    QString error;
+    setSource(index, states, stages, m_filter, error);
+}
+
+bool OpTableModel::setSource(const dl::DumpIndex* index, const dl::OpStates* states, const dl::StageMap* stages,
+                             const dl::OpFilter& filter, QString& error) {
     beginResetModel();
     m_index = index && states ? index : nullptr;
     m_states = states;
     m_stages = stages;
     m_rows.clear();
+    bool ok = true;
     if (m_index) {
         std::string err;
         const dl::QueryContext ctx{*m_index, *m_states, m_stages};
-        if (!dl::filterRows(ctx, m_filter, m_rows, err)) dl::filterRows(ctx, {}, m_rows, err);
+        if (dl::filterRows(ctx, filter, m_rows, err)) {
+            m_filter = filter;
+        } else {
+            ok = false;
+            error = QString::fromStdString(err);
+            if (!dl::filterRows(ctx, m_filter, m_rows, err)) dl::filterRows(ctx, {}, m_rows, err);
+        }
         if (m_sortColumn >= 0) dl::sortRows(ctx, m_rows, dl::OpColumn(m_sortColumn), m_sortOrder == Qt::DescendingOrder);
+    } else {
+        m_filter = filter;
     }
     reindex();
     endResetModel();
+    return ok;
 }
 
 void OpTableModel::reindex() {
@@ -106,7 +122,9 @@ QString OpTableModel::text(quint32 t, dl::OpColumn c) const {
         case dl::OpColumn::Mean: return figureText(s, dl::StatFigure::Mean);
         case dl::OpColumn::NanInf: return s.nanCount + s.infCount() ? QStringLiteral("%1 / %2").arg(s.nanCount).arg(s.infCount()) : QString();
         case dl::OpColumn::Saturated: return s.satCount ? QString::number(s.satCount) : QString();
-        case dl::OpColumn::State: return stateText(dl::shownState({*m_index, *m_states, m_stages}, t));
+        case dl::OpColumn::State:   // pending until the analysis ran (the table is shown before)
+            if (m_states->tensor.size() != m_index->tensors.size()) return QStringLiteral("…");
+            return stateText(dl::shownState({*m_index, *m_states, m_stages}, t));
         case dl::OpColumn::Count: break;
     }
     return {};
@@ -187,7 +205,11 @@ void OpTableModel::sort(int column, Qt::SortOrder order) {
     const QModelIndexList before = persistentIndexList();
     std::vector<quint32> tensors;
     for (const QModelIndex& i : before) tensors.push_back(m_rows[static_cast<std::size_t>(i.row())]);
-    if (m_sortColumn < 0) std::sort(m_rows.begin(), m_rows.end());
+    // Execution order is index order; rows usually are in it already (a sort of 10M sorted rows
+    // still costs ~0.4 s: QTableView asks for it when a dump opens).
+    if (m_sortColumn < 0) {
+        if (!std::is_sorted(m_rows.begin(), m_rows.end())) std::sort(m_rows.begin(), m_rows.end());
+    }
     else dl::sortRows({*m_index, *m_states, m_stages}, m_rows, dl::OpColumn(column), order == Qt::DescendingOrder);
     reindex();
     QModelIndexList after;

@@ -18,6 +18,10 @@ public:
 
     // index/states/stages may be null (clears the model); they must outlive the model's use of them.
     void setSource(const dl::DumpIndex* index, const dl::OpStates* states, const dl::StageMap* stages);
+    // The same with the filter to apply, in one pass over the rows (setSource then setFilter is
+    // two passes over 10M rows when a dump opens). An invalid filter keeps every row: false + why.
+    bool setSource(const dl::DumpIndex* index, const dl::OpStates* states, const dl::StageMap* stages,
+                   const dl::OpFilter& filter, QString& error);
     // Applies a filter; false (model unchanged) with `error` for an invalid regex.
     bool setFilter(const dl::OpFilter& filter, QString& error);
     int rowOfTensor(quint32 tensor) const;   // -1 when filtered out

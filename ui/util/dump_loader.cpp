@@ -72,7 +72,10 @@ LoadedDumpPtr loadDump(const QString& path, const QString& demoDir, std::stop_to
     }
     result->ok = true;
     result->index = index;
-    result->states = std::make_shared<dl::OpStates>(dl::computeOpStates(*index, nullptr));
+    // Posted at once with empty (pending) states: the table shows the records while the analysis
+    // runs; the states come with the verdict (computing index-only ones first cost 0.4 CPU s at 10M
+    // tensors before anything was on screen, and were replaced a second later).
+    result->states = std::make_shared<dl::OpStates>();
     if (cb.indexed) cb.indexed(std::make_shared<LoadedDump>(*result));
     stage(tr("Analysing…"));
     QElapsedTimer timer;

@@ -19,7 +19,8 @@ struct LoadedDump {
     QString error;                                   // when !ok
     std::shared_ptr<const dl::DumpIndex> index;
     std::shared_ptr<const dl::AnalysisResult> analysis;  // null until the analysis ran
-    std::shared_ptr<const dl::OpStates> states;
+    std::shared_ptr<const dl::OpStates> states;     // empty (pending) until the analysis ran
+    bool statesPending() const { return index && states && states->tensor.size() != index->tensors.size(); }
     dl::IndexReport report;
     double analysisSeconds = 0;
 };

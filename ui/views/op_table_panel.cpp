@@ -126,10 +126,12 @@ void OpTablePanel::onDumpChanged() {
     }
     m_syncing = true;
     m_view->selectionModel()->clear();
-    m_model->setSource(ix, m_session->states(), a ? &a->stages : nullptr);
+    m_debounce->stop();
+    QString error;
+    const bool ok = m_model->setSource(ix, m_session->states(), a ? &a->stages : nullptr, currentFilter(), error);
     m_view->selectionModel()->clear();
     m_syncing = false;
-    applyFilter();
+    showFilterResult(ok, error);
 }
 
 void OpTablePanel::setFilterText(const QString& text, bool regex) {
@@ -143,8 +145,7 @@ void OpTablePanel::flushPendingFilter() {
     if (m_debounce->isActive()) applyFilter();
 }
 
-void OpTablePanel::applyFilter() {
-    m_debounce->stop();
+dl::OpFilter OpTablePanel::currentFilter() const {
     dl::OpFilter f;
     f.text = m_text->text().toStdString();
     f.regex = m_regex->isChecked();
@@ -152,8 +153,18 @@ void OpTablePanel::applyFilter() {
     if (m_rank->currentData().isValid()) f.rank = m_rank->currentData().toUInt();
     if (m_stage->currentData().isValid()) f.stage = m_stage->currentData().toInt();
     f.stateMask = m_state->currentData().toUInt();
+    return f;
+}
+
+void OpTablePanel::applyFilter() {
+    m_debounce->stop();
     QString error;
-    if (!m_model->setFilter(f, error)) {
+    const bool ok = m_model->setFilter(currentFilter(), error);
+    showFilterResult(ok, error);
+}
+
+void OpTablePanel::showFilterResult(bool ok, const QString& error) {
+    if (!ok) {
         // The palette, not a stylesheet: the field keeps its style's look on a dark theme too.
         QPalette p = m_text->palette();
         p.setColor(QPalette::Base, theme::mix(palette().color(QPalette::Base), theme::kStateInfNan, 0.25));

@@ -4,6 +4,8 @@
 #include <QWidget>
 #include <vector>
 
+#include "core/query/op_filter.h"
+
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -43,7 +45,9 @@ signals:
 
 private:
     void onDumpChanged();
+    dl::OpFilter currentFilter() const;   // what the filter bar says
     void applyFilter();
+    void showFilterResult(bool ok, const QString& error);   // count, error colour, matches
     void onSelection(quint32 tensor);
     void onCurrentRow(const QModelIndex& current);
     bool eventFilter(QObject* watched, QEvent* e) override;

@@ -57,6 +57,10 @@ void TimelinePanel::onDumpChanged() {
 void TimelinePanel::rebuild() {
     LoadedDumpPtr dump = m_session->dump();
     if (!dump || !dump->index || !dump->states) return;
+    if (dump->statesPending()) {   // its colours are the states: built once, with the verdict
+        m_bar->setInfo(tr("The timeline follows the analysis…"));
+        return;
+    }
     dl::TimelineOptions opt = m_bar->options();
     opt.perStream = m_perStream->isChecked();
     m_building = true;
