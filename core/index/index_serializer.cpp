@@ -195,6 +195,7 @@ void writeBody(Writer& w, const DumpIndex& idx, const FolderFingerprint& fp) {
     for (const auto& wr : idx.warnings) {
         w.str(wr.path);
         w.str(wr.reason);
+        w.pod(wr.severity);
     }
     w.str(idx.meta.frameworkVersion);
     w.str(idx.meta.deviceTarget);
@@ -217,13 +218,14 @@ bool readBody(Reader& r, DumpIndex& idx, FolderFingerprint& fp) {
             !r.str(rk.indexedOn) || !r.str(rk.dataRoot) || !r.str(rk.orderSource))
             return false;
     if (!r.vec(idx.ops) || !r.vec(idx.tensors) || !r.vec(idx.sides) || !r.vec(idx.dims) || !r.vec(idx.histBytes) ||
-        !r.vec(idx.overflows) || !r.vec(idx.wideStats) || !r.count(n, 2 * 8))
+        !r.vec(idx.overflows) || !r.vec(idx.wideStats) || !r.count(n, 2 * 8 + 1))
         return false;
     idx.warnings.clear();
     idx.warnings.reserve(std::size_t(std::min<std::uint64_t>(n, 1u << 16)));
     for (std::uint64_t i = 0; i < n; ++i) {
         IndexWarning w;
-        if (!r.str(w.path) || !r.str(w.reason)) return false;
+        if (!r.str(w.path) || !r.str(w.reason) || !r.pod(w.severity)) return false;
+        if (w.severity != WarningSeverity::Unreadable && w.severity != WarningSeverity::Note) return false;
         idx.warnings.push_back(std::move(w));
     }
     return r.str(idx.meta.frameworkVersion) && r.str(idx.meta.deviceTarget) && r.str(idx.meta.dumpMode) &&

@@ -23,7 +23,8 @@ struct FolderFingerprint {
 //    named once per rank; RankInfo::orderSource (what ordered the rank's ops).
 // 7: TensorRecord 88 bytes: file fields, histogram offset, original-shape length and the kernel-only
 //    counts in DumpIndex::sides (statistics-only tensors have none); PackedStats 56 bytes; shared shapes.
-inline constexpr std::uint32_t kIndexFormatVersion = 7;
+// 8: IndexWarning::severity (one byte after each warning's reason): unreadable or a note.
+inline constexpr std::uint32_t kIndexFormatVersion = 8;
 
 std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, int zstdLevel = 3);
 // Returns false with a reason (bad magic, other version, checksum mismatch, truncated, corrupt).

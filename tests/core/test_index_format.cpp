@@ -1,4 +1,4 @@
-// The index format (version 7): every field of every record survives save and load, tensors
+// The index format (version 8): every field of every record survives save and load, tensors
 // without files carry no side record, shapes are shared, and a cache of the previous version is
 // refused with its number (the indexer then rebuilds it, see test_dump_indexer).
 #include <gtest/gtest.h>
@@ -131,7 +131,8 @@ Fixture makeIndex() {
     ov.timestampUs = 1'700'000'000'170;
     idx.overflows.push_back(ov);
     idx.ranks.push_back({0, "rank_0", DumpFormat::MindSporeNpy, "host-a", "3", "node7", "/data/dump", "timestamps"});
-    idx.warnings.push_back({"rank_0/x.npy", "truncated"});
+    idx.warnings.push_back({"rank_0/x.npy", "truncated", WarningSeverity::Unreadable});
+    idx.warnings.push_back({"rank_0/statistic.csv", "ignored unknown column 'X'", WarningSeverity::Note});
     idx.meta.frameworkVersion = "2.4.0";
     idx.meta.deviceTarget = "Ascend";
     idx.meta.dumpMode = "statistic";
@@ -200,8 +201,11 @@ TEST(IndexFormat, EveryFieldSurvivesSaveAndLoad) {
     EXPECT_EQ(b.ranks[0].dataRoot, "/data/dump");
     EXPECT_EQ(b.ranks[0].orderSource, "timestamps");
     EXPECT_EQ(b.ranks[0].format, DumpFormat::MindSporeNpy);
-    ASSERT_EQ(b.warnings.size(), 1u);
+    ASSERT_EQ(b.warnings.size(), 2u);
     EXPECT_EQ(b.warnings[0].reason, "truncated");
+    EXPECT_EQ(b.warnings[0].severity, WarningSeverity::Unreadable);
+    EXPECT_EQ(b.warnings[1].path, "rank_0/statistic.csv");
+    EXPECT_EQ(b.warnings[1].severity, WarningSeverity::Note);
     EXPECT_EQ(b.meta.frameworkVersion, "2.4.0");
     EXPECT_EQ(b.meta.deviceTarget, "Ascend");
     EXPECT_EQ(b.meta.dumpMode, "statistic");
@@ -231,7 +235,7 @@ TEST(IndexFormat, FinalizeKeepsOneCopyOfEachShape) {
 TEST(IndexFormat, PreviousVersionIsRefusedCleanly) {
     const Fixture f = makeIndex();
     auto bytes = serializeIndex(f.idx, {});
-    const std::uint32_t previous = 6;
+    const std::uint32_t previous = 7;
     ASSERT_EQ(kIndexFormatVersion, previous + 1);
     std::memcpy(bytes.data() + 8, &previous, 4);
     DumpIndex back;
@@ -239,7 +243,7 @@ TEST(IndexFormat, PreviousVersionIsRefusedCleanly) {
     FolderFingerprint fp;
     std::string error;
     EXPECT_FALSE(deserializeIndex(bytes.data(), bytes.size(), back, fp, error));
-    EXPECT_EQ(error, "index format version 6, this build reads 7");
+    EXPECT_EQ(error, "index format version 7, this build reads 8");
     // A side link past the table (a corrupt or foreign file) is refused, not followed.
     DumpIndex bad = makeIndex().idx;
     bad.tensors[0].side = std::uint32_t(bad.sides.size() + 1);

@@ -34,7 +34,7 @@ void StatisticCsvReader::read(const ScannedFile& f) {
     std::vector<StatisticCsvWarning> warnings;
     std::string error, text;
     if (!readSmallTextFile(s.rootAbs + "/" + f.rel, text, error, std::size_t(16) << 30)) {
-        s.warn(f.rel, error);
+        s.warn(f.rel, error, WarningSeverity::Unreadable);
         return;
     }
     // Room for every line of the file at once (one move of the drafts, not several).
@@ -48,7 +48,9 @@ void StatisticCsvReader::read(const ScannedFile& f) {
                                      row.io, row.slot);
             Draft& d = s.drafts[id];
             if (d.hasCsv) {
-                s.warn(f.rel, "line " + std::to_string(row.line) + ": duplicate row for the same tensor, kept the first");
+                s.warn(f.rel,
+                       "line " + std::to_string(row.line) + ": duplicate row for the same tensor, kept the first",
+                       WarningSeverity::Note);
                 return;
             }
             d.hasCsv = true;
@@ -70,9 +72,9 @@ void StatisticCsvReader::read(const ScannedFile& f) {
             if (d.format == 0 && !row.format.empty()) d.format = s.keys.intern(row.format);
         },
         columns, warnings, error);
-    if (!ok) s.warn(f.rel, error);
+    if (!ok) s.warn(f.rel, error, WarningSeverity::Unreadable);
     for (const auto& w : warnings)
-        s.warn(f.rel, (w.line ? "line " + std::to_string(w.line) + ": " : std::string()) + w.reason);
+        s.warn(f.rel, (w.line ? "line " + std::to_string(w.line) + ": " : std::string()) + w.reason, w.severity);
 }
 
 
