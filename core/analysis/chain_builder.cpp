@@ -29,6 +29,7 @@ int Walk::add(ChainRole role, std::uint32_t op, int parent, ChainVia via, std::s
     ChainStep s;
     s.role = role;
     s.at = ctx.point(op);
+    if (role == ChainRole::Send && s.at.kind == AnomalyKind::None) carried(op, s.at);
     s.note = std::move(note);
     s.causedBy = parent;
     s.via = via;
@@ -57,6 +58,18 @@ std::uint32_t Walk::firstBad(std::uint32_t rank, std::uint32_t it) const {
     for (std::uint32_t i = b; i < e; ++i)
         if (ctx.ops[i].anomalous() || ctx.ops[i].inputBad) return i;
     return kNoIndex;
+}
+
+// A Send's own output (when dumped) is not what it moved: its kind and tensor are those of the
+// bad input it carried, or, inputs not dumped, of what its Receive got.
+void Walk::carried(std::uint32_t op, OverflowPoint& at) const {
+    const OpFindings& f = ctx.ops[op];
+    if (f.inputKind != AnomalyKind::None) {
+        at.kind = f.inputKind;
+        at.tensor = f.badInput;
+    } else if (const std::int32_t p = ctx.match.partner[op]; p >= 0) {
+        at.kind = ctx.ops[std::size_t(p)].kind;
+    }
 }
 
 void Walk::startIteration(std::uint32_t it) {

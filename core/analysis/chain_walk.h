@@ -107,6 +107,7 @@ struct Walk {
     std::int64_t alignedTime(std::uint32_t op, bool arriving) const;
     Key keyOf(std::uint32_t op, bool arriving, int kind = 0) const;
     int add(ChainRole role, std::uint32_t op, int parent, ChainVia via, std::string note, bool arriving);
+    void carried(std::uint32_t op, OverflowPoint& at) const;
     std::uint32_t firstBadCompute(std::uint32_t rank, std::uint32_t it, std::uint32_t from) const;
     std::uint32_t firstBad(std::uint32_t rank, std::uint32_t it) const;
     void startIteration(std::uint32_t it);

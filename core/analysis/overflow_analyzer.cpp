@@ -107,8 +107,10 @@ bool classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResul
             if (carried && t.io == Io::Output && inputAtLimit && st.comm == CommKind::None) suspects.push_back({i, ti});
             if (a.bad() && !carried) {
                 ++res.anomalousTensors;
-                if (t.io == Io::Input) st.inputBad = true;
-                else {
+                if (t.io == Io::Input) {
+                    st.inputBad = true;
+                    if (a.kind > st.inputKind) { st.inputKind = a.kind; st.badInput = ti; }
+                } else {
                     st.outputBad = true;
                     if (a.kind > st.kind) { st.kind = a.kind; st.badTensor = ti; st.weak = a.weak; }
                 }
