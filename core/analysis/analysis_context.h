@@ -17,6 +17,8 @@ namespace dl {
 struct OpFindings {
     AnomalyKind kind = AnomalyKind::None;   // strongest output anomaly, else Opdebug when a record names the op
     std::uint32_t badTensor = kNoIndex;     // first anomalous output
+    AnomalyKind inputKind = AnomalyKind::None;   // strongest input anomaly (what a Send carried)
+    std::uint32_t badInput = kNoIndex;           // its tensor
     bool inputBad = false, outputBad = false, opdebug = false, inputsDumped = false, weak = false;
     CommKind comm = CommKind::None;
     bool anomalous() const { return outputBad || opdebug; }

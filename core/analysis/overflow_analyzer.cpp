@@ -9,7 +9,6 @@
 #include "core/analysis/analysis_context.h"
 #include "core/analysis/causal_order.h"
 #include "core/analysis/chain_builder.h"
-#include "core/analysis/index_warnings.h"
 #include "core/analysis/name_memo.h"
 #include "core/analysis/op_replay.h"
 #include "core/analysis/stage_map.h"
@@ -112,8 +111,10 @@ bool classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResul
             if (carried && t.io == Io::Output && inputAtLimit && st.comm == CommKind::None) suspects.push_back({i, ti});
             if (a.bad() && !carried) {
                 ++res.anomalousTensors;
-                if (t.io == Io::Input) st.inputBad = true;
-                else {
+                if (t.io == Io::Input) {
+                    st.inputBad = true;
+                    if (a.kind > st.inputKind) { st.inputKind = a.kind; st.badInput = ti; }
+                } else {
                     st.outputBad = true;
                     if (a.kind > st.kind) { st.kind = a.kind; st.badTensor = ti; st.weak = a.weak; }
                 }
@@ -270,7 +271,8 @@ void judgeReadability(const DumpIndex& idx, AnalysisResult& res) {
     std::set<std::string_view> unreadable;
     for (const IndexWarning& w : idx.warnings) {
         res.fileWarnings.push_back({w.path, w.reason});
-        const bool lost = !w.path.empty() && warningMeansUnreadable(w.reason);
+        // Set where the warning was written: a note on content read in full is no lost file.
+        const bool lost = !w.path.empty() && w.severity == WarningSeverity::Unreadable;
         res.fileWarningUnreadable.push_back(lost);
         if (lost) unreadable.insert(w.path);
     }

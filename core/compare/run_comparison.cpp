@@ -3,7 +3,6 @@
 #include "core/compare/tensor_checksums.h"
 
 #include <tbb/global_control.h>
-#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <atomic>
@@ -20,6 +19,7 @@
 #include "core/analysis/comm_matcher.h"
 #include "core/analysis/stage_map.h"
 #include "core/io/npy_file.h"
+#include "core/util/parallel_for.h"
 
 namespace dl {
 
@@ -562,7 +562,7 @@ RunComparison compareRuns(const DumpIndex& a, const DumpIndex& b, const CompareO
     std::atomic<std::uint64_t> done{0};
     std::mutex progressMutex;
     if (!cancelled)
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, res.rows.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
+        parallelFor(tbb::blocked_range<std::size_t>(0, res.rows.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
             if (options.stop.stop_requested()) {
                 cancelled = true;
                 return;

@@ -37,7 +37,8 @@ bool indexShards(const std::string& root, const std::vector<std::string>& shardR
         opt.useCache = useCache;
         std::string err;
         if (!indexDump(rel.empty() ? root : root + "/" + rel, opt, shard, report, err)) {
-            out.warnings.push_back({rel.empty() ? "." : rel, "folder not indexed: " + err});
+            out.warnings.push_back(
+                {rel.empty() ? "." : rel, "folder not indexed: " + err, WarningSeverity::Unreadable});
             continue;
         }
         rebaseIndex(shard, rel, root);
@@ -58,21 +59,24 @@ bool mergeIndexFiles(const std::vector<std::string>& paths, DumpIndex& out, std:
         IndexReport report;
         std::string err;
         if (!loadIndexFile(path, part, report, err)) {
-            out.warnings.push_back({path, "index file not merged: " + err});
+            out.warnings.push_back({path, "index file not merged: " + err, WarningSeverity::Unreadable});
             continue;
         }
         bool duplicate = false;
         for (const auto& r : part.ranks)
             if (seenRanks.count({r.folder, r.rank})) duplicate = true;
         if (duplicate) {
-            out.warnings.push_back({path, "holds a rank folder already merged from an earlier file; skipped"});
+            out.warnings.push_back({path, "holds a rank folder already merged from an earlier file; skipped",
+                                    WarningSeverity::Unreadable});
             continue;
         }
         for (const auto& r : part.ranks) seenRanks.insert({r.folder, r.rank});
         if (out.root.empty()) out.root = part.root;
         else if (part.root != out.root)
-            out.warnings.push_back({path, "indexed with dump root " + part.root + " (first file: " + out.root +
-                                              "); its files are reached through its ranks' data roots"});
+            out.warnings.push_back({path,
+                                    "indexed with dump root " + part.root + " (first file: " + out.root +
+                                        "); its files are reached through its ranks' data roots",
+                                    WarningSeverity::Note});
         out.merge(std::move(part));
         ++loaded;
     }

@@ -1,6 +1,5 @@
 #include "core/index/dump_indexer.h"
 
-#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 #include <xxhash.h>
 
@@ -20,7 +19,7 @@
 #include "core/index/readers/format_reader.h"
 #include "core/index/shard_builder.h"
 #include "core/util/huge_pages.h"
-#include "core/util/tsan_fork_join.h"
+#include "core/util/parallel_for.h"
 
 namespace dl {
 namespace fs = std::filesystem;
@@ -213,18 +212,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     tbb::task_arena arena(options.threads ? int(options.threads) : tbb::task_arena::automatic);
     // Shards share nothing until the merge: each is loaded, scanned and finished on its own core.
     auto eachShard = [&](auto&& fn) {
-        // TBB is not instrumented, so TSan is told where the fork and the join are. The points
-        // are static: a worker must not read its closure (the captures) before it acquires.
-        static int forkedShards = 0, joinedShards = 0;
-        const auto body = [&](std::size_t i) {
-            DL_FORK_JOIN_ACQUIRE(&forkedShards);
-            fn(*shardList[i], i);
-            DL_FORK_JOIN_RELEASE(&joinedShards);
-        };
-        const auto run = [&] { tbb::parallel_for(std::size_t(0), shardList.size(), body); };
-        DL_FORK_JOIN_RELEASE(&forkedShards);
-        arena.execute(run);
-        DL_FORK_JOIN_ACQUIRE(&joinedShards);
+        parallelFor(std::size_t(0), shardList.size(), [&](std::size_t i) { fn(*shardList[i], i); }, &arena);
     };
     std::vector<std::string> notes(shardList.size());
     auto flushNotes = [&] {
@@ -258,33 +246,26 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     std::atomic<std::uint64_t> filesDone{0}, bytesDone{0};
     std::mutex progressMutex;
     std::optional<std::chrono::steady_clock::time_point> lastReport;   // the first file is reported at once
-    int forked = 0, joined = 0;   // addresses TSan uses as the fork and join points
-    DL_FORK_JOIN_RELEASE(&forked);
-    arena.execute([&] {
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, jobs.size(), 8), [&](const auto& range) {
-            DL_FORK_JOIN_ACQUIRE(&forked);
-            struct Join { int* at; ~Join() { DL_FORK_JOIN_RELEASE(at); } } join{&joined};
-            std::vector<std::uint8_t> scratch;
-            for (std::size_t i = range.begin(); i != range.end(); ++i) {
-                if (options.stop.stop_requested()) return;
-                Shard& s = *jobs[i].shard;
-                const StatsJob& job = s.builder->jobs()[jobs[i].job];
-                StatsJobResult r = job.reader->run(job, scratch);   // one virtual call per file
-                s.builder->applyJob(job, std::move(r));  // each job fills its own draft: no lock needed
-                const auto fd = ++filesDone;
-                const auto bd = bytesDone += job.fileSize;
-                if (options.progress) {
-                    std::lock_guard lock(progressMutex);
-                    const auto now = std::chrono::steady_clock::now();
-                    if (!lastReport || now - *lastReport > std::chrono::milliseconds(50) || fd == jobs.size()) {
-                        lastReport = now;
-                        options.progress({fd, total.filesTotal, bd, total.bytesTotal});
-                    }
+    parallelFor(tbb::blocked_range<std::size_t>(0, jobs.size(), 8), [&](const tbb::blocked_range<std::size_t>& range) {
+        std::vector<std::uint8_t> scratch;
+        for (std::size_t i = range.begin(); i != range.end(); ++i) {
+            if (options.stop.stop_requested()) return;
+            Shard& s = *jobs[i].shard;
+            const StatsJob& job = s.builder->jobs()[jobs[i].job];
+            StatsJobResult r = job.reader->run(job, scratch);   // one virtual call per file
+            s.builder->applyJob(job, std::move(r));  // each job fills its own draft: no lock needed
+            const auto fd = ++filesDone;
+            const auto bd = bytesDone += job.fileSize;
+            if (options.progress) {
+                std::lock_guard lock(progressMutex);
+                const auto now = std::chrono::steady_clock::now();
+                if (!lastReport || now - *lastReport > std::chrono::milliseconds(50) || fd == jobs.size()) {
+                    lastReport = now;
+                    options.progress({fd, total.filesTotal, bd, total.bytesTotal});
                 }
             }
-        });
-    });
-    DL_FORK_JOIN_ACQUIRE(&joined);
+        }
+    }, &arena);
     report.filesRead = filesDone.load();
     if (filesDone.load() < jobs.size()) return cancelled();   // only a stop leaves jobs undone
 

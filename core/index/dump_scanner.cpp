@@ -21,8 +21,8 @@ struct Walker {
     ScanResult out;
     std::set<std::pair<dev_t, ino_t>> visited;
 
-    void warn(const std::string& rel, const std::string& reason) {
-        out.warnings.push_back({rel.empty() ? root : rel, reason});
+    void warn(const std::string& rel, const std::string& reason, WarningSeverity severity) {
+        out.warnings.push_back({rel.empty() ? root : rel, reason, severity});
     }
 
     void walk(const std::string& rel, int depth) {
@@ -30,7 +30,7 @@ struct Walker {
         const std::string abs = rel.empty() ? root : root + "/" + rel;
         DIR* dir = ::opendir(abs.c_str());
         if (!dir) {
-            warn(rel, std::string("cannot open folder: ") + std::strerror(errno));
+            warn(rel, std::string("cannot open folder: ") + std::strerror(errno), WarningSeverity::Unreadable);
             return;
         }
         std::vector<std::string> subdirs;
@@ -43,12 +43,14 @@ struct Walker {
             if (::stat(childAbs.c_str(), &st) != 0) {
                 struct stat lst{};
                 const bool dangling = ::lstat(childAbs.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode);
-                warn(childRel, dangling ? "broken symbolic link" : std::string("cannot stat: ") + std::strerror(errno));
+                warn(childRel, dangling ? "broken symbolic link" : std::string("cannot stat: ") + std::strerror(errno),
+                     WarningSeverity::Unreadable);
                 continue;
             }
             if (S_ISDIR(st.st_mode)) {
                 if (!visited.insert({st.st_dev, st.st_ino}).second) {
-                    warn(childRel, "folder already visited (symbolic link loop or duplicate link), skipped");
+                    warn(childRel, "folder already visited (symbolic link loop or duplicate link), skipped",
+                         WarningSeverity::Note);
                     continue;
                 }
                 subdirs.push_back(childRel);
@@ -59,13 +61,15 @@ struct Walker {
                 out.files.push_back({childRel, std::uint64_t(st.st_size), stamp[0],
                                      std::int64_t(XXH64(stamp, sizeof stamp, 0))});
             } else {   // never opened: a FIFO would block the reader, a device never end
-                warn(childRel, std::string("not a regular file (a ") + fileTypeName(st.st_mode) + "), skipped");
+                warn(childRel, std::string("not a regular file (a ") + fileTypeName(st.st_mode) + "), skipped",
+                     WarningSeverity::Unreadable);
             }
         }
         ::closedir(dir);
         for (const auto& sub : subdirs) {
             if (depth + 1 > maxDepth)
-                warn(sub, "folder nesting deeper than " + std::to_string(maxDepth) + " levels, not scanned");
+                warn(sub, "folder nesting deeper than " + std::to_string(maxDepth) + " levels, not scanned",
+                     WarningSeverity::Unreadable);
             else
                 walk(sub, depth + 1);
         }

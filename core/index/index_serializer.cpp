@@ -126,18 +126,20 @@ Bytes writeWarnings(const std::vector<IndexWarning>& warnings) {
     for (const auto& wr : warnings) {
         w.str(wr.path);
         w.str(wr.reason);
+        w.pod(wr.severity);
     }
     return w;
 }
 
 bool readWarnings(BytesReader& r, std::vector<IndexWarning>& warnings) {
     std::uint64_t n = 0;
-    if (!r.count(n, 2 * 8)) return false;
+    if (!r.count(n, 2 * 8 + 1)) return false;
     warnings.clear();
     warnings.reserve(std::size_t(n));
     for (std::uint64_t i = 0; i < n; ++i) {
         IndexWarning w;
-        if (!r.str(w.path) || !r.str(w.reason)) return false;
+        if (!r.str(w.path) || !r.str(w.reason) || !r.pod(w.severity)) return false;
+        if (w.severity != WarningSeverity::Unreadable && w.severity != WarningSeverity::Note) return false;
         warnings.push_back(std::move(w));
     }
     return r.atEnd();

@@ -26,7 +26,8 @@ struct FolderFingerprint {
 // 7: TensorRecord 88 bytes: file fields, histogram offset, original-shape length and the kernel-only
 //    counts in DumpIndex::sides (statistics-only tensors have none); PackedStats 56 bytes; shared shapes.
 // 8: the same records in a chunked container: one section per array at a 4 KiB boundary, in
-//    independent zstd or raw chunks with an XXH3 each (decoded in parallel, mappable when raw).
+//    independent zstd or raw chunks with an XXH3 each (decoded in parallel, mappable when raw);
+//    IndexWarning::severity (one byte after each warning's reason): unreadable or a note.
 inline constexpr std::uint32_t kIndexFormatVersion = 8;
 
 using IndexEncoding = container::Encoding;

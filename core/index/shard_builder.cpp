@@ -63,12 +63,14 @@ bool ShardBuilder::scan(const std::vector<const ScannedFile*>& files, std::stop_
         if (name.kind == DumpFileKind::Mapped) {
             const std::string original = m->sources.mappedName(f->rel, name.mappedKey);
             if (original.empty()) {
-                m->warn(f->rel, "numeric file name but no mapping.csv entry for it in its folder");
+                m->warn(f->rel, "numeric file name but no mapping.csv entry for it in its folder",
+                        WarningSeverity::Unreadable);
                 continue;
             }
             DumpFileName mapped;
             if (!parseDumpFileName(original, mapped)) {
-                m->warn(f->rel, "mapping.csv names it '" + original + "', which does not parse: " + mapped.reason);
+                m->warn(f->rel, "mapping.csv names it '" + original + "', which does not parse: " + mapped.reason,
+                        WarningSeverity::Unreadable);
                 continue;
             }
             name = std::move(mapped);
@@ -80,10 +82,14 @@ bool ShardBuilder::scan(const std::vector<const ScannedFile*>& files, std::stop_
         if (std::any_of(m->readers.begin(), m->readers.end(), [&](auto& r) { return r->addFile(*f, name); }))
             continue;
         if (name.kind == DumpFileKind::Unknown) {
-            if (f->rel.ends_with(".bin")) m->warn(f->rel, "tensor file name does not follow the dump grammar: " + name.reason);
+            if (f->rel.ends_with(".bin"))
+                m->warn(f->rel, "tensor file name does not follow the dump grammar: " + name.reason,
+                        WarningSeverity::Unreadable);
         } else {
-            m->warn(f->rel, std::string("dump file kind '") + std::string(dumpFileKindName(name.kind)) +
-                                "' is not indexed by this version");
+            m->warn(f->rel,
+                    std::string("dump file kind '") + std::string(dumpFileKindName(name.kind)) +
+                        "' is not indexed by this version",
+                    WarningSeverity::Unreadable);
         }
     }
     for (auto& r : m->readers) r->endScan();

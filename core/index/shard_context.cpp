@@ -29,7 +29,8 @@ std::optional<std::uint32_t> ShardContext::addTensorFile(const ScannedFile& f, c
                              name.hasIo ? name.io : Io::Output, name.slot);
     Draft& d = drafts[id];
     if (d.hasFile) {
-        warn(f.rel, "same tensor as " + d.file->fileRel + " (identical name fields); kept the first");
+        warn(f.rel, "same tensor as " + d.file->fileRel + " (identical name fields); kept the first",
+             WarningSeverity::Note);
         return std::nullopt;
     }
     d.hasFile = true;
@@ -88,7 +89,8 @@ void ShardContext::applyToDraft(const StatsJob& job, StatsJobResult&& result) {
 }
 
 void ShardContext::warnReadError(const StatsJob& job) {
-    if (drafts[job.draft].file->readError) warn(drafts[job.draft].file->fileRel, drafts[job.draft].file->readErrorText);
+    if (drafts[job.draft].file->readError)
+        warn(drafts[job.draft].file->fileRel, drafts[job.draft].file->readErrorText, WarningSeverity::Unreadable);
 }
 
 }  // namespace dl

@@ -40,7 +40,9 @@ struct ShardContext : ShardDrafts {
     std::size_t reused = 0;                        // files whose figures came from `previous`
 
     std::uint32_t folderOf(const std::string& fileRel);
-    void warn(const std::string& path, const std::string& reason) { out.warnings.push_back({path, reason}); }
+    void warn(const std::string& path, const std::string& reason, WarningSeverity severity) {
+        out.warnings.push_back({path, reason, severity});
+    }
     void noteFormat(std::uint32_t folder, DumpFormat f) {
         formats.insert(f);
         folderFormat.emplace(folder, f);

@@ -43,12 +43,14 @@ void ShardSources::collect(const std::string& rootAbs, const std::vector<const S
             MappingTable table;
             std::vector<std::uint32_t> bad;
             if (!table.read(abs, bad, error)) {
-                warnings.push_back({f->rel, error});
+                warnings.push_back({f->rel, error, WarningSeverity::Unreadable});
                 continue;
             }
             if (!bad.empty())
-                warnings.push_back({f->rel, std::to_string(bad.size()) + " malformed line(s), first at line " +
-                                                std::to_string(bad.front())});
+                warnings.push_back(
+                    {f->rel,
+                     std::to_string(bad.size()) + " malformed line(s), first at line " + std::to_string(bad.front()),
+                     WarningSeverity::Unreadable});
             auto& m = m_mappings[dirName(f->rel)];
             for (const auto& [k, v] : table.entries()) m[k] = v;
         } else if (inFolderNamed(f->rel, "execution_order")) {
@@ -58,7 +60,7 @@ void ShardSources::collect(const std::string& rootAbs, const std::vector<const S
             if (graph < 0 || isGlobal) continue;
             std::vector<std::string> names;
             if (!readSmallTextFile(abs, text, error) || !parseExecutionOrderCsv(text, names, error)) {
-                warnings.push_back({f->rel, error});
+                warnings.push_back({f->rel, error, WarningSeverity::Unreadable});
                 continue;
             }
             OrderFile& order = m_orders[{dirName(dirName(f->rel)), std::uint32_t(graph)}];
@@ -69,7 +71,7 @@ void ShardSources::collect(const std::string& rootAbs, const std::vector<const S
             irs.push_back({dirName(dirName(f->rel)), f->rel, std::uint32_t(graphIrGraphId(base))});
         } else if (inFolderNamed(f->rel, ".dump_metadata") || inFolderNamed(f->rel, ".metadata")) {
             if (!readSmallTextFile(abs, text, error)) {
-                warnings.push_back({f->rel, error});
+                warnings.push_back({f->rel, error, WarningSeverity::Unreadable});
                 continue;
             }
             if (base == "config.json") {
@@ -78,7 +80,7 @@ void ShardSources::collect(const std::string& rootAbs, const std::vector<const S
                     meta.frameworkVersion = cfg.msVersion;
                     meta.deviceTarget = cfg.deviceTarget;
                 } else {
-                    warnings.push_back({f->rel, error});
+                    warnings.push_back({f->rel, error, WarningSeverity::Unreadable});
                 }
             } else if (base == "data_dump.json") {
                 DumpConfig cfg;
@@ -88,7 +90,7 @@ void ShardSources::collect(const std::string& rootAbs, const std::vector<const S
                     meta.dumpMode = cfg.savedData.empty() ? "tensor" : cfg.savedData;
                     if (cfg.opDebugMode > 0 && cfg.opDebugMode != 4) meta.dumpMode += ", overflow only";
                 } else {
-                    warnings.push_back({f->rel, error});
+                    warnings.push_back({f->rel, error, WarningSeverity::Unreadable});
                 }
             } else if (base == "hccl.json") {
                 std::vector<RankTableEntry> table;
@@ -98,7 +100,7 @@ void ShardSources::collect(const std::string& rootAbs, const std::vector<const S
                         m_rankDevices.emplace_back(e.rank, e.deviceId);
                     }
                 } else {
-                    warnings.push_back({f->rel, error});
+                    warnings.push_back({f->rel, error, WarningSeverity::Unreadable});
                 }
             }
         }
@@ -115,11 +117,13 @@ void ShardSources::readGraphIrs(const std::string& rootAbs, const std::vector<Pe
         std::vector<std::string> names;
         std::string error;
         if (!readGraphIrOpOrder(rootAbs + "/" + ir.rel, names, error)) {
-            warnings.push_back({ir.rel, error});
+            warnings.push_back({ir.rel, error, WarningSeverity::Unreadable});
             continue;
         }
         if (names.empty()) {
-            warnings.push_back({ir.rel, "graph IR names no kernel (no full_name_with_scope lines): not used to order ops"});
+            warnings.push_back({ir.rel,
+                                "graph IR names no kernel (no full_name_with_scope lines): not used to order ops",
+                                WarningSeverity::Note});
             continue;
         }
         OrderFile& order = m_orders[{ir.dir, ir.graph}];
@@ -167,7 +171,7 @@ void ShardSources::addOpdebug(const std::string& rootAbs, const ScannedFile& f, 
     if (!readOpdebugFile(abs, rec, error)) {
         // The warning names the file by its path in the dump; the reader's absolute prefix repeats it.
         if (error.rfind(abs + ": ", 0) == 0) error.erase(0, abs.size() + 2);
-        out.warnings.push_back({f.rel, "overflow record unreadable: " + error});
+        out.warnings.push_back({f.rel, "overflow record unreadable: " + error, WarningSeverity::Unreadable});
         return;
     }
     const OverflowCulprit c = overflowCulprit(rec);
@@ -181,7 +185,8 @@ void ShardSources::addOpdebug(const std::string& rootAbs, const ScannedFile& f, 
     r.file = out.strings.intern(f.rel);
     r.timestampUs = name.timestampUs;
     if (c.block == OverflowBlock::None)
-        out.warnings.push_back({f.rel, "overflow record with every status 0 (no overflow reported)"});
+        out.warnings.push_back(
+            {f.rel, "overflow record with every status 0 (no overflow reported)", WarningSeverity::Note});
     out.overflows.push_back(r);
     m_overflows.push_back({folder, std::uint32_t(out.overflows.size() - 1), name.taskId, name.streamId});
 }
@@ -245,15 +250,18 @@ void ShardSources::orderOps(const FolderInfo& folder, DumpIndex& out, std::size_
     const std::uint32_t rank = folder.loc.rank.value_or(0);
     const std::string where = folder.rel.empty() ? std::string(".") : folder.rel;
     if (source == OrderSource::FileName && m_orderWarned.insert({rank, 0}).second)
-        out.warnings.push_back({where, "no timestamps in the file names and no execution_order/"
-                                       "ms_execution_order_graph_N.csv or graphs/*.ir listing its ops for rank " +
-                                           std::to_string(rank) +
-                                           ": ops are ordered by file name, which need not be the order they ran "
-                                           "(the first overflow named may be the wrong op)"});
+        out.warnings.push_back({where,
+                                "no timestamps in the file names and no execution_order/"
+                                "ms_execution_order_graph_N.csv or graphs/*.ir listing its ops for rank " +
+                                    std::to_string(rank) +
+                                    ": ops are ordered by file name, which need not be the order they ran "
+                                    "(the first overflow named may be the wrong op)",
+                                WarningSeverity::Note});
     else if (source != OrderSource::FileName && !timed && unlisted && m_orderWarned.insert({rank, 1}).second)
-        out.warnings.push_back({where, std::to_string(unlisted) + " op(s) without timestamps are not in " +
-                                           tables.front().second->rel +
-                                           ": placed after the listed ops, in file-name order"});
+        out.warnings.push_back({where,
+                                std::to_string(unlisted) + " op(s) without timestamps are not in " +
+                                    tables.front().second->rel + ": placed after the listed ops, in file-name order",
+                                WarningSeverity::Note});
     if (auto [it, inserted] = m_rankOrder.emplace(rank, source); !inserted) it->second = std::min(it->second, source);
 }
 
@@ -275,7 +283,8 @@ void ShardSources::attachOverflows(const std::vector<FolderInfo>& folders, DumpI
         if (it == byIds.end()) {
             out.warnings.push_back({out.strings.str(r.file),
                                     "overflow record names task " + std::to_string(r.taskId) + " stream " +
-                                        std::to_string(r.streamId) + ", which no tensor file in its folder has"});
+                                        std::to_string(r.streamId) + ", which no tensor file in its folder has",
+                                    WarningSeverity::Unreadable});
             continue;
         }
         out.ops[it->second].overflow = std::int32_t(p.record);

@@ -5,12 +5,12 @@
 
 #include "core/io/json_members.h"
 #include "core/io/msprobe_value_text.h"
+#include "core/util/parallel_for.h"
 #include "core/util/read_file.h"
 
 #include <simdjson.h>
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
-#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <atomic>
@@ -405,7 +405,7 @@ bool parseByEntries(const std::string& text, MsprobeDump& out, bool withArgs) {
     out.entries.resize(entries.size());
     tbb::enumerable_thread_specific<simdjson::dom::parser> parsers;
     std::atomic<bool> ok{true};
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, entries.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
+    parallelFor(tbb::blocked_range<std::size_t>(0, entries.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
         simdjson::dom::parser& local = parsers.local();
         std::string key;
         for (std::size_t i = r.begin(); i != r.end() && ok; ++i) {

@@ -312,7 +312,7 @@ public:
             names.emplace_back(trimCell(f));
             Col c = columnFor(f);
             if (c == Col::Shape) shapeCol_ = cols_.size();
-            if (c == Col::Ignored && !trimCell(f).empty()) warn(0, "ignored unknown column '" + names.back() + "'");
+            if (c == Col::Ignored && !trimCell(f).empty()) note(0, "ignored unknown column '" + names.back() + "'");
             hasCol_[std::size_t(c)] = true;
             cols_.push_back(c);
         }
@@ -394,12 +394,22 @@ public:
     [[gnu::cold, gnu::noinline]] void warnFieldCount(std::uint32_t line, std::size_t fields) {
         warn(line, "has " + std::to_string(fields) + " fields, header has " + std::to_string(cols_.size()));
     }
+    // warn: a row (or the file) that could not be read; note: read in full, how it was read.
     [[gnu::cold, gnu::noinline]] void warn(std::uint32_t line, std::string reason) {
-        if (warnings_.size() - firstWarning_ < maxWarnings_) warnings_.push_back({line, std::move(reason)});
+        add(line, std::move(reason), WarningSeverity::Unreadable);
+    }
+    [[gnu::cold, gnu::noinline]] void note(std::uint32_t line, std::string reason) {
+        add(line, std::move(reason), WarningSeverity::Note);
+    }
+    void add(std::uint32_t line, std::string reason, WarningSeverity severity) {
+        if (warnings_.size() - firstWarning_ < maxWarnings_)
+            warnings_.push_back({line, std::move(reason), severity});
         else ++suppressed_;
     }
     void finish() {
-        if (suppressed_) warnings_.push_back({0, std::to_string(suppressed_) + " more malformed rows not listed"});
+        if (suppressed_)
+            warnings_.push_back(
+                {0, std::to_string(suppressed_) + " more malformed rows not listed", WarningSeverity::Unreadable});
     }
 
 private:

@@ -62,6 +62,7 @@ struct StatisticRow {
 struct StatisticCsvWarning {
     std::uint32_t line = 0;   // 1-based; 0 for file-level remarks
     std::string reason;
+    WarningSeverity severity = WarningSeverity::Unreadable;  // Note: the row or file was read in full
 };
 
 struct StatisticCsvResult {

@@ -111,9 +111,16 @@ struct OpRecord {
 };
 static_assert(sizeof(OpRecord) == 80);
 
+// What a warning means for the verdict, set where the warning is written. Unreadable: some content
+// of the file or folder could not be read (counted in "K file(s) could not be read", and a clean
+// verdict says so). Note: it was read in full, and the note says how the index coped (ops ordered
+// by file name, a duplicate kept once, an unknown column ignored, ...).
+enum class WarningSeverity : std::uint8_t { Unreadable = 0, Note = 1 };
+
 struct IndexWarning {
     std::string path;    // file or folder the warning is about
     std::string reason;  // human-readable cause
+    WarningSeverity severity = WarningSeverity::Unreadable;
 };
 
 struct RankInfo {

@@ -9,12 +9,9 @@
 #include <span>
 #include <string_view>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/parallel_sort.h>
-
 #include "core/query/stat_figures.h"
 #include "core/util/op_name.h"
+#include "core/util/parallel_for.h"
 #include "core/util/text.h"
 
 namespace dl {
@@ -53,15 +50,15 @@ bool matchOps(const DumpIndex& index, const OpFilter& f, std::vector<char>& matc
         // Names repeat in every iteration: test each string once (10M rows: ~10^4 strings against
         // 3x10^6 ops), then look the answers up per op.
         std::vector<char> strHit(sp.size(), 0);
-        tbb::parallel_for(std::size_t(1), sp.size(), [&](std::size_t id) { strHit[id] = hit(sp.view(StrId(id))); });
-        tbb::parallel_for(std::size_t(0), index.ops.size(), [&](std::size_t i) {
+        parallelFor(std::size_t(1), sp.size(), [&](std::size_t id) { strHit[id] = hit(sp.view(StrId(id))); });
+        parallelFor(std::size_t(0), index.ops.size(), [&](std::size_t i) {
             const OpRecord& o = index.ops[i];
             const auto at = [&](StrId id) { return id < strHit.size() && strHit[id]; };
             match[i] = at(o.name) || at(o.scope) || at(o.type);
         });
         return true;
     }
-    tbb::parallel_for(std::size_t(0), index.ops.size(), [&](std::size_t i) {
+    parallelFor(std::size_t(0), index.ops.size(), [&](std::size_t i) {
         const OpRecord& o = index.ops[i];
         match[i] = hit(sp.view(o.name)) || hit(sp.view(o.scope)) || hit(sp.view(o.type));
     });
@@ -101,7 +98,7 @@ bool filterRows(const QueryContext& ctx, const OpFilter& f, std::vector<std::uin
     std::atomic<bool> runs{index.ops.empty() ||
                            (index.ops.front().firstTensor == 0 &&
                             std::uint64_t(index.ops.back().firstTensor) + index.ops.back().tensorCount == index.tensors.size())};
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, index.ops.size()), [&](const tbb::blocked_range<std::size_t>& r) {
+    parallelFor(tbb::blocked_range<std::size_t>(0, index.ops.size()), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t i = r.begin(); i < r.end(); ++i) {
             const OpRecord& o = index.ops[i];
             if (i && o.firstTensor != std::uint64_t(index.ops[i - 1].firstTensor) + index.ops[i - 1].tensorCount) runs = false;
@@ -123,7 +120,7 @@ bool filterRows(const QueryContext& ctx, const OpFilter& f, std::vector<std::uin
     constexpr std::size_t kBlock = 1 << 14;
     const std::size_t count = runs ? index.ops.size() : index.tensors.size();
     std::vector<std::vector<std::uint32_t>> parts((count + kBlock - 1) / kBlock);
-    tbb::parallel_for(std::size_t(0), parts.size(), [&](std::size_t b) {
+    parallelFor(std::size_t(0), parts.size(), [&](std::size_t b) {
         std::vector<std::uint32_t>& part = parts[b];
         const std::size_t end = std::min(count, (b + 1) * kBlock);
         for (std::size_t k = b * kBlock; k < end; ++k) {
@@ -189,7 +186,7 @@ void sortRows(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColum
                     rank = stringRanks(sp, std::move(ids), [&](StrId a, StrId b) { return sp.view(a) < sp.view(b); });
             }
             std::vector<std::pair<std::int64_t, std::uint32_t>> keyed(rows.size());
-            tbb::parallel_for(std::size_t(0), rows.size(), [&](std::size_t k) {
+            parallelFor(std::size_t(0), rows.size(), [&](std::size_t k) {
                 const std::uint32_t t = rows[k];
                 const TensorRecord& tr = ix.tensors[t];
                 std::int64_t key = 0;
@@ -208,7 +205,7 @@ void sortRows(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColum
             });
             // (key, row): ties keep index order. Rows from filterRows by rank, iteration or order
             // ascending are in order already (the table re-sorts after every filter).
-            if (!std::is_sorted(keyed.begin(), keyed.end())) tbb::parallel_sort(keyed.begin(), keyed.end());
+            if (!std::is_sorted(keyed.begin(), keyed.end())) parallelSort(keyed.begin(), keyed.end());
             for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = keyed[k].second;
             return;
         }
@@ -221,7 +218,7 @@ void sortRows(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColum
             auto less = [](std::span<const std::int64_t> x, std::span<const std::int64_t> y) {
                 return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
             };
-            tbb::parallel_sort(rows.begin(), rows.end(), [&](std::uint32_t a, std::uint32_t b) {
+            parallelSort(rows.begin(), rows.end(), [&](std::uint32_t a, std::uint32_t b) {
                 const auto da = dims(a), db = dims(b);
                 if (descending ? less(db, da) : less(da, db)) return true;
                 if (descending ? less(da, db) : less(db, da)) return false;
@@ -235,7 +232,7 @@ void sortRows(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColum
     // descending flips the known ones; unknown figures sort last in either direction.
     constexpr std::uint64_t kUnknown = ~std::uint64_t(0), kNan = kUnknown - 1;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed(rows.size());
-    tbb::parallel_for(std::size_t(0), rows.size(), [&](std::size_t k) {
+    parallelFor(std::size_t(0), rows.size(), [&](std::size_t k) {
         const auto x = numberOf(ix.stats(ix.tensors[rows[k]]), column);
         std::uint64_t key = kUnknown;
         if (x) {
@@ -249,7 +246,7 @@ void sortRows(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColum
         }
         keyed[k] = {key, rows[k]};
     });
-    if (!std::is_sorted(keyed.begin(), keyed.end())) tbb::parallel_sort(keyed.begin(), keyed.end());   // ties: index order
+    if (!std::is_sorted(keyed.begin(), keyed.end())) parallelSort(keyed.begin(), keyed.end());   // ties: index order
     for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = keyed[k].second;
 }
 

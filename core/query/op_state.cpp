@@ -4,10 +4,9 @@
 #include <limits>
 
 #include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include "core/analysis/tensor_anomaly.h"
-#include "core/util/tsan_fork_join.h"
+#include "core/util/parallel_for.h"
 
 namespace dl {
 
@@ -42,19 +41,10 @@ OpStates computeOpStates(const DumpIndex& index, const AnalysisResult* analysis,
     // to fp16; a value at 65504 copied from an input is near the limit, not saturated), so that the
     // table's state and its filter count the tensors the verdict banner counts.
     const double threshold = analysis ? std::numeric_limits<double>::infinity() : nearLimitThreshold;
-    // Independent per tensor: on all cores (10M tensors are 10M classifications). TSan is told the
-    // fork and the join (core/util/tsan_fork_join.h): it cannot see TBB's own.
-    // The body and the range are built before the fork point is released: a worker reads them.
-    static int forked = 0, joined = 0;
-    const auto body = [&](const tbb::blocked_range<std::size_t>& r) {
-        DL_FORK_JOIN_ACQUIRE(&forked);
+    // Independent per tensor: on all cores (10M tensors are 10M classifications).
+    parallelFor(tbb::blocked_range<std::size_t>(0, index.tensors.size(), 1 << 14), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t i = r.begin(); i < r.end(); ++i) s.tensor[i] = stateOf(index, index.tensors[i], threshold);
-        DL_FORK_JOIN_RELEASE(&joined);
-    };
-    const tbb::blocked_range<std::size_t> all(0, index.tensors.size(), 1 << 14);
-    DL_FORK_JOIN_RELEASE(&forked);
-    tbb::parallel_for(all, body);
-    DL_FORK_JOIN_ACQUIRE(&joined);
+    });
     if (analysis) {
         for (std::uint32_t t : analysis->nearLimitTensors)
             if (t < s.tensor.size() && s.tensor[t] != OpState::InfNan) s.tensor[t] = OpState::NearLimit;

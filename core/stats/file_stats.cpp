@@ -3,16 +3,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/stats/stats_accumulator.h"
+#include "core/util/parallel_for.h"
 
 namespace dl {
 
@@ -101,14 +102,12 @@ bool computeFileStats(const char* path, std::uint64_t offset, std::uint64_t byte
     const std::size_t nParts = std::size_t((bytes + part - 1) / part);
     std::vector<StatsAccumulator> accs(nParts);
     std::vector<std::string> errors(nParts);
-    auto body = [&] {
-        tbb::parallel_for(std::size_t(0), nParts, [&](std::size_t i) {
-            const std::uint64_t begin = i * part, len = std::min(part, bytes - begin);
-            streamRegion(fd.get(), offset + begin, len, chunk, dtype, bigEndian, accs[i], errors[i]);
-        });
-    };
-    if (options.maxThreads > 0) tbb::task_arena(options.maxThreads).execute(body);
-    else body();
+    std::optional<tbb::task_arena> arena;
+    if (options.maxThreads > 0) arena.emplace(options.maxThreads);
+    parallelFor(std::size_t(0), nParts, [&](std::size_t i) {
+        const std::uint64_t begin = i * part, len = std::min(part, bytes - begin);
+        streamRegion(fd.get(), offset + begin, len, chunk, dtype, bigEndian, accs[i], errors[i]);
+    }, arena ? &*arena : nullptr);
     StatsAccumulator total;
     for (std::size_t i = 0; i < nParts; ++i) {
         if (!errors[i].empty()) { error = errors[i]; return false; }

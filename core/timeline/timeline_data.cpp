@@ -6,10 +6,9 @@
 #include <map>
 #include <tuple>
 
-#include <tbb/parallel_for.h>
 
 #include "core/analysis/comm_matcher.h"
-#include "core/util/tsan_fork_join.h"
+#include "core/util/parallel_for.h"
 
 namespace dl {
 
@@ -126,14 +125,9 @@ TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysi
     if (opt.progress) opt.progress(index.ops.size(), index.ops.size());
     if (opt.stop.stop_requested()) return cancelled();
     std::atomic<bool> skipped{false};
-    // Each lane is sorted and given its LOD by one worker; TSan is told the fork and the join
-    // (core/util/tsan_fork_join.h), so what the lanes share is still checked. Without them TSan
-    // reports the lanes moved in above as raced by the workers (seen in Cancellation.Timeline*).
-    // The body is built before the fork point is released: a worker reads its captures.
-    static int forkedLanes = 0, joinedLanes = 0;
-    const auto sortLane = [&](std::size_t li) {
-        DL_FORK_JOIN_ACQUIRE(&forkedLanes);
-        struct Join { ~Join() { DL_FORK_JOIN_RELEASE(&joinedLanes); } } join;
+    // Each lane is sorted and given its LOD by one worker (parallelFor states the fork and the
+    // join to TSan: without them it reports the lanes moved in above as raced by the workers).
+    parallelFor(std::size_t(0), d.lanes.size(), [&](std::size_t li) {
         if (opt.stop.stop_requested()) {   // the lane is left unsorted: the result is dropped below
             skipped = true;
             return;
@@ -147,11 +141,7 @@ TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysi
             d.where[l.items[k].op] = (std::uint64_t(li) << 32) | k;
         }
         l.lod.build(l.items, d.t0, d.t1);
-    };
-    const std::size_t laneCount = d.lanes.size();
-    DL_FORK_JOIN_RELEASE(&forkedLanes);
-    tbb::parallel_for(std::size_t(0), laneCount, sortLane);
-    DL_FORK_JOIN_ACQUIRE(&joinedLanes);
+    });
     if (skipped) return cancelled();
     for (const auto& l : d.lanes) d.opsShown += l.items.size();
     if (analysis) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <set>
@@ -215,6 +216,32 @@ TEST_P(ChainUnseen, CausedByLeadsToATrueCause) {
         EXPECT_TRUE(got == ts.causedBy || std::count(ts.possibleCauses.begin(), ts.possibleCauses.end(), got))
             << "step " << i + 1 << " leads back to truth step " << got << ", true causes " << ts.causedBy << "\n"
             << toText(c.index, c.result);
+    }
+}
+
+// A Send step shows what it carried (its own output, when dumped, is not what it moved): one of
+// its inputs, whose figures in the index are non-finite, and that anomaly as the step's kind.
+TEST_P(ChainUnseen, SendStepsShowTheBadInputTheyCarried) {
+    const Case& c = at(GetParam());
+    std::size_t sends = 0;
+    for (const ChainStep& s : c.result.chain) {
+        if (s.role != ChainRole::Send || c.index.strings.str(c.index.ops[s.at.op].type) != "Send") continue;
+        ++sends;
+        const std::string op = c.index.strings.str(c.index.ops[s.at.op].name);
+        ASSERT_LT(s.at.tensor, c.index.tensors.size()) << op;
+        const TensorRecord& t = c.index.tensors[s.at.tensor];
+        EXPECT_EQ(t.op, s.at.op) << op;
+        EXPECT_EQ(t.io, Io::Input) << op;
+        const TensorStats st = c.index.stats(t);
+        const bool nan = st.nanCount > 0 || std::isnan(st.max) || std::isnan(st.min);
+        const bool inf = st.infCount() > 0 || std::isinf(st.max) || std::isinf(st.min);
+        EXPECT_TRUE(nan || inf) << op;
+        EXPECT_EQ(s.at.kind, inf ? AnomalyKind::Inf : AnomalyKind::Nan) << op;   // Inf ranks above NaN
+    }
+    const bool hops = std::any_of(c.truth.chain.begin(), c.truth.chain.end(),
+                                  [](const ClusterChainStep& t) { return t.via == ClusterVia::SendReceive; });
+    if (hops) {
+        EXPECT_GT(sends, 0u) << toText(c.index, c.result);
     }
 }
 

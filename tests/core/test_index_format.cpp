@@ -133,7 +133,8 @@ Fixture makeIndex() {
     ov.timestampUs = 1'700'000'000'170;
     idx.overflows.push_back(ov);
     idx.ranks.push_back({0, "rank_0", DumpFormat::MindSporeNpy, "host-a", "3", "node7", "/data/dump", "timestamps"});
-    idx.warnings.push_back({"rank_0/x.npy", "truncated"});
+    idx.warnings.push_back({"rank_0/x.npy", "truncated", WarningSeverity::Unreadable});
+    idx.warnings.push_back({"rank_0/statistic.csv", "ignored unknown column 'X'", WarningSeverity::Note});
     idx.meta.frameworkVersion = "2.4.0";
     idx.meta.deviceTarget = "Ascend";
     idx.meta.dumpMode = "statistic";
@@ -196,8 +197,11 @@ void expectEveryField(const Fixture& f, const DumpIndex& b, const FolderFingerpr
     EXPECT_EQ(b.ranks[0].dataRoot, "/data/dump");
     EXPECT_EQ(b.ranks[0].orderSource, "timestamps");
     EXPECT_EQ(b.ranks[0].format, DumpFormat::MindSporeNpy);
-    ASSERT_EQ(b.warnings.size(), 1u);
+    ASSERT_EQ(b.warnings.size(), 2u);
     EXPECT_EQ(b.warnings[0].reason, "truncated");
+    EXPECT_EQ(b.warnings[0].severity, WarningSeverity::Unreadable);
+    EXPECT_EQ(b.warnings[1].path, "rank_0/statistic.csv");
+    EXPECT_EQ(b.warnings[1].severity, WarningSeverity::Note);
     EXPECT_EQ(b.meta.frameworkVersion, "2.4.0");
     EXPECT_EQ(b.meta.deviceTarget, "Ascend");
     EXPECT_EQ(b.meta.dumpMode, "statistic");

@@ -174,10 +174,12 @@ TEST_F(ReportContentTest, SourceIsSaidToBeMissingWithoutGraphs) {
 TEST(ReportContentAppendix, NotesAreWarningsNotUnreadableFiles) {
     DumpIndex ix;
     ix.root = "/dump";
-    ix.warnings.push_back({"device_0/iteration_1", "no timestamps in the file names and no execution_order/"
-                                                   "ms_execution_order_graph_N.csv or graphs/*.ir listing its ops for rank 0: "
-                                                   "ops are ordered by file name"});
-    ix.warnings.push_back({"rank_0/a.npy", "not an npy file (bad magic)"});
+    ix.warnings.push_back({"device_0/iteration_1",
+                           "no timestamps in the file names and no execution_order/"
+                           "ms_execution_order_graph_N.csv or graphs/*.ir listing its ops for rank 0: "
+                           "ops are ordered by file name",
+                           WarningSeverity::Note});
+    ix.warnings.push_back({"rank_0/a.npy", "not an npy file (bad magic)", WarningSeverity::Unreadable});
     const AnalysisResult r = analyze(ix);
     EXPECT_EQ(r.unreadableFiles, 1u);
     const ReportContent c = buildReportContent(ix, r);

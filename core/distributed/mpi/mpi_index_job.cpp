@@ -114,7 +114,8 @@ int runRoot(const MpiIndexOptions& opt, int size) {
     }
     merged.finalize();
     merged.root = opt.root;
-    for (const auto& m : missing) merged.warnings.push_back({m, "missing from this index (distributed indexing)"});
+    for (const auto& m : missing)
+        merged.warnings.push_back({m, "missing from this index (distributed indexing)", WarningSeverity::Unreadable});
     if (!saveIndexFile(opt.output, merged, error)) {
         std::fprintf(stderr, "dumplens-cli: %s\n", error.c_str());
         return 2;

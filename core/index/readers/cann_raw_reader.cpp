@@ -93,17 +93,19 @@ void CannRawReader::add(const ScannedFile& f, const DumpFileName& name) {
 // Turns the parts of a raw file into tensor drafts (after the parallel jobs: drafts may grow here).
 void CannRawReader::materialize(RawFile& raw) {
     if (!raw.result.ok) {
-        s.warn(raw.rel, "raw CANN dump unreadable: " + raw.result.error);
+        s.warn(raw.rel, "raw CANN dump unreadable: " + raw.result.error, WarningSeverity::Unreadable);
         return;
     }
-    for (const auto& note : raw.result.notes) s.warn(raw.rel, note);
+    for (const auto& note : raw.result.notes) s.warn(raw.rel, note, WarningSeverity::Unreadable);
     const DumpFileName& n = raw.name;
     for (StatsJobPart& p : raw.result.parts) {
         const auto id = s.draftFor(raw.folder, n.opType, n.opName, n.taskId, n.streamId, n.timestampUs, p.io, p.slot);
         Draft& d = s.drafts[id];
         if (d.hasFile) continue;
         if (!p.note.empty())
-            s.warn(raw.rel, std::string(p.io == Io::Input ? "input " : "output ") + std::to_string(p.slot) + ": " + p.note);
+            s.warn(raw.rel,
+                   std::string(p.io == Io::Input ? "input " : "output ") + std::to_string(p.slot) + ": " + p.note,
+                   WarningSeverity::Unreadable);
         d.hasFile = true;
         FileSide& fs = d.fileSide();
         fs.fileRel = raw.rel;

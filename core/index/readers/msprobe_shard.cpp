@@ -99,18 +99,18 @@ void MsprobeShard::readDir(const std::string& rootAbs, const Dir& dir, const std
     MsprobeDump dump;
     const std::string dumpRel = joinRel(dir.rel, "dump.json");
     if (!readText(base + "dump.json", text) && !readText(base + "debug.json", text)) {
-        warnings.push_back({dumpRel, "cannot read dump.json"});
+        warnings.push_back({dumpRel, "cannot read dump.json", WarningSeverity::Unreadable});
         return;
     }
     if (!parseMsprobeDumpJson(text, dump, error)) {
-        warnings.push_back({dumpRel, error});
+        warnings.push_back({dumpRel, error, WarningSeverity::Unreadable});
         return;
     }
     std::unordered_map<std::string, std::string> stacks, parents;
     if (readText(base + "stack.json", text) && !parseMsprobeStackJson(text, stacks, error))
-        warnings.push_back({joinRel(dir.rel, "stack.json"), error});
+        warnings.push_back({joinRel(dir.rel, "stack.json"), error, WarningSeverity::Unreadable});
     if (readText(base + "construct.json", text) && !parseMsprobeConstructJson(text, parents, error))
-        warnings.push_back({joinRel(dir.rel, "construct.json"), error});
+        warnings.push_back({joinRel(dir.rel, "construct.json"), error, WarningSeverity::Unreadable});
     // Saved tensors present on disk (a crash can leave dump.json and the files out of step).
     std::unordered_map<std::string, const ScannedFile*> saved;
     const std::string dataPrefix = joinRel(dir.rel, "dump_tensor_data/");
@@ -200,7 +200,9 @@ void MsprobeShard::readDir(const std::string& rootAbs, const Dir& dir, const std
                         t.flags |= ListedOnly;  // an unknown payload format: figures from dump.json
                     }
                 } else {
-                    warnings.push_back({dumpRel, e.name + ": data_name '" + mt.dataName + "' not found in dump_tensor_data/"});
+                    warnings.push_back({dumpRel,
+                                        e.name + ": data_name '" + mt.dataName + "' not found in dump_tensor_data/",
+                                        WarningSeverity::Unreadable});
                 }
             }
             out.tensors.push_back(t);
@@ -217,7 +219,7 @@ void MsprobeShard::finish(DumpIndex& out) {
         StatsJobResult& r = l.result;
         if (!r.ok) {
             t.flags |= ReadError;
-            out.warnings.push_back({l.rel, r.error.empty() ? "not read" : r.error});
+            out.warnings.push_back({l.rel, r.error.empty() ? "not read" : r.error, WarningSeverity::Unreadable});
             continue;
         }
         t.flags |= HasData;
@@ -228,7 +230,8 @@ void MsprobeShard::finish(DumpIndex& out) {
         out.editSide(t).dataBytes = r.dataBytes;
         out.setStats(t, r.stats);
         if (out.shape(t) != r.shape) {
-            out.warnings.push_back({l.rel, "the file's shape differs from dump.json; using the file's"});
+            out.warnings.push_back(
+                {l.rel, "the file's shape differs from dump.json; using the file's", WarningSeverity::Note});
             t.shapeOffset = std::uint32_t(out.dims.size());
             t.ndim = std::uint8_t(std::min<std::size_t>(r.shape.size(), 255));
             out.dims.insert(out.dims.end(), r.shape.begin(), r.shape.begin() + t.ndim);

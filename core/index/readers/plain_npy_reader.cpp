@@ -42,7 +42,8 @@ void PlainNpyReader::endScan() {
         if (s.grammarFolders.count(s.folderOf(f->rel))) {
             DumpFileName name;
             parseDumpFileName(f->rel.substr(f->rel.rfind('/') + 1), name);
-            s.warn(f->rel, "tensor file name does not follow the dump grammar: " + name.reason);
+            s.warn(f->rel, "tensor file name does not follow the dump grammar: " + name.reason,
+                   WarningSeverity::Unreadable);
         } else {
             add(*f);
         }

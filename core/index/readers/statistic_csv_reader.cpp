@@ -66,7 +66,8 @@ void StatisticCsvReader::apply(const Pending& p, const std::string& fileRel) {
     const auto id = s.draftAt(p.key, p.hash);
     Draft& d = s.drafts[id];
     if (d.hasCsv) {
-        s.warn(fileRel, "line " + std::to_string(p.line) + ": duplicate row for the same tensor, kept the first");
+        s.warn(fileRel, "line " + std::to_string(p.line) + ": duplicate row for the same tensor, kept the first",
+               WarningSeverity::Note);
         return;
     }
     d.hasCsv = true;
@@ -94,7 +95,7 @@ void StatisticCsvReader::read(const ScannedFile& f) {
     std::vector<StatisticCsvWarning> warnings;
     std::string error;
     if (!readSmallTextFile(s.rootAbs + "/" + f.rel, text, error, std::size_t(16) << 30)) {
-        s.warn(f.rel, error);
+        s.warn(f.rel, error, WarningSeverity::Unreadable);
         return;
     }
     reserveFor(text, f.size);
@@ -122,9 +123,9 @@ void StatisticCsvReader::read(const ScannedFile& f) {
         },
         columns, warnings, error);
     if (waiting) apply(pending[cur ^ 1], f.rel);
-    if (!ok) s.warn(f.rel, error);
+    if (!ok) s.warn(f.rel, error, WarningSeverity::Unreadable);
     for (const auto& w : warnings)
-        s.warn(f.rel, (w.line ? "line " + std::to_string(w.line) + ": " : std::string()) + w.reason);
+        s.warn(f.rel, (w.line ? "line " + std::to_string(w.line) + ": " : std::string()) + w.reason, w.severity);
 }
 
 }  // namespace
