@@ -84,6 +84,9 @@ private slots:
         }
         bar.resize(1600, bar.sizeHint().height());   // room again: the whole text, no ellipsis
         QTRY_COMPARE(bar.findChild<QLabel*>(QStringLiteral("timelineInfo"))->text(), info);
+        bar.close();
+        m_w->activateWindow();   // the later tests send shortcuts to the main window
+        QVERIFY(QTest::qWaitForWindowActive(m_w));
     }
 
     void slicesRunToTheNextOpOfTheLane() {
