@@ -120,6 +120,13 @@ struct Worker {
         const TensorRecord &ta = a.tensors[p.a], &tb = b.tensors[p.b];
         TensorMetrics& m = row.metrics;
         computeStatsMetrics(a.stats(ta), b.stats(tb), m);
+        // An unreadable file has no shape or values: its pair is unknown, not a shape divergence.
+        const bool unreadA = (ta.flags & ReadError) && !a.stats(ta).known, unreadB = (tb.flags & ReadError) && !b.stats(tb).known;
+        if (unreadA || unreadB) {
+            m.unreadable = true;
+            row.note = std::string("not compared: run ") + (unreadA ? "A" : "B") + "'s tensor file could not be read";
+            return;
+        }
         const bool shapesEqual = a.shape(ta) == b.shape(tb);
         if (!shapesEqual) m.shapeMismatch = true;
         const bool haveData = (ta.flags & HasData) && (tb.flags & HasData) && a.side(ta).file && b.side(tb).file &&
@@ -460,6 +467,10 @@ Verdict judgeTensor(const TensorMetrics& m, const TensorStats& sa, const TensorS
                     const CompareThresholds& t, const std::string& note, std::string& reason, std::string_view md5A,
                     std::string_view md5B) {
     reason.clear();
+    if (m.unreadable) {
+        reason = note;
+        return Verdict::Unknown;
+    }
     if (m.shapeMismatch) {
         reason = note.rfind("shapes differ", 0) == 0 ? note : "element counts differ";
         return Verdict::Shape;
@@ -581,6 +592,16 @@ RunComparison compareRuns(const DumpIndex& a, const DumpIndex& b, const CompareO
         for (const TensorComparison& row : res.rows) (row.metrics.fromData ? res.fromData : res.fromStats) += 1;
     if (!res.cancelled) applyThresholds(a, b, options.thresholds, res);
     res.warnings.insert(res.warnings.begin(), res.alignment.warnings.begin(), res.alignment.warnings.end());
+    // What the indexes could not read: a comparison that silently skipped it would read as agreement.
+    for (const auto& [run, idx] : {std::pair{"A", &a}, std::pair{"B", &b}}) {
+        std::size_t n = 0;
+        const IndexWarning* first = nullptr;
+        for (const IndexWarning& w : idx->warnings)
+            if (w.severity == WarningSeverity::Unreadable && n++ == 0) first = &w;
+        if (first)
+            res.warnings.push_back("run " + std::string(run) + ": " + std::to_string(n) +
+                                   " file(s) could not be read, not compared (first: " + first->path + ": " + first->reason + ")");
+    }
     if (!res.alignment.onlyOpsA.empty() || !res.alignment.onlyOpsB.empty())
         res.warnings.push_back(std::to_string(res.alignment.onlyOpsA.size()) + " op(s) only in run A, " +
                                std::to_string(res.alignment.onlyOpsB.size()) + " only in run B");

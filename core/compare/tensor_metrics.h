@@ -28,6 +28,7 @@ struct TensorMetrics {
     bool fromData = false;          // data metrics were computed from both tensors' values
     bool nanInfMismatch = false;    // NaN/Inf positions (data) or counts (statistics) disagree
     bool shapeMismatch = false;
+    bool unreadable = false;        // a side's file could not be read: nothing of it to compare
     std::uint64_t elements = 0;
     double cosine = kNA, maxAbsErr = kNA, maxRelErr = kNA;
     double oneThousandthRatio = kNA, fiveThousandthRatio = kNA, eucDist = kNA;

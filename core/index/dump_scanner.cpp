@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <utility>
@@ -20,6 +21,9 @@ struct Walker {
     int maxDepth;
     ScanResult out;
     std::set<std::pair<dev_t, ino_t>> visited;
+    // The root's parent folders up to '/': a symbolic link to one of them holds the whole dump
+    // and everything beside it (a link to '/' would walk the machine, /proc included).
+    std::set<std::pair<dev_t, ino_t>> ancestors;
 
     void warn(const std::string& rel, const std::string& reason, WarningSeverity severity) {
         out.warnings.push_back({rel.empty() ? root : rel, reason, severity});
@@ -48,6 +52,10 @@ struct Walker {
                 continue;
             }
             if (S_ISDIR(st.st_mode)) {
+                if (ancestors.count({st.st_dev, st.st_ino})) {
+                    warn(childRel, "symbolic link to a folder that contains the dump, skipped", WarningSeverity::Note);
+                    continue;
+                }
                 if (!visited.insert({st.st_dev, st.st_ino}).second) {
                     warn(childRel, "folder already visited (symbolic link loop or duplicate link), skipped",
                          WarningSeverity::Note);
@@ -82,6 +90,14 @@ ScanResult scanFolder(const std::string& root, std::stop_token stop, int maxDept
     Walker w{root, stop, maxDepth, {}, {}};
     struct stat st{};
     if (::stat(root.c_str(), &st) == 0) w.visited.insert({st.st_dev, st.st_ino});
+    if (char* real = ::realpath(root.c_str(), nullptr)) {
+        std::string up = real;
+        std::free(real);
+        while (up.size() > 1) {
+            up.resize(std::max<std::size_t>(up.rfind('/'), 1));
+            if (::stat(up.c_str(), &st) == 0) w.ancestors.insert({st.st_dev, st.st_ino});
+        }
+    }
     w.walk("", 0);
     std::sort(w.out.files.begin(), w.out.files.end(), [](const auto& a, const auto& b) { return a.rel < b.rel; });
     return std::move(w.out);

@@ -1,6 +1,7 @@
 #pragma once
 // Lists every regular file under a folder: relative path, size and mtime. Follows symlinked
-// folders once (loop-safe by device/inode), never aborts on an unreadable entry: each becomes a
+// folders once (loop-safe by device/inode), never into a folder that contains the root (a link
+// to '/' or '..'), never aborts on an unreadable entry: each becomes a
 // warning and the walk goes on.
 #include <cstdint>
 #include <stop_token>

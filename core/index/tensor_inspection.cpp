@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/index/readers/tensor_file_job.h"
+#include "core/io/mapping_csv.h"
 #include "core/util/half.h"
 
 namespace dl {
@@ -21,6 +22,16 @@ bool inspectTensorFile(const std::string& path, TensorInspection& out, std::stri
     out.path = path;
     const std::string base = fs::path(path).filename().string();
     parseDumpFileName(base, out.name);
+    if (out.name.kind == DumpFileKind::Mapped) {
+        // "{digits}.npy" (a name over NAME_MAX): the op is in the mapping.csv beside it. Without
+        // it the header said "output 0, timestamp 0" for an op it did not know.
+        MappingTable mapping;
+        std::vector<std::uint32_t> badLines;
+        std::string mapError;
+        const fs::path csv = fs::path(path).parent_path() / "mapping.csv";
+        if (fs::is_regular_file(csv, ec) && mapping.read(csv.string(), badLines, mapError))
+            if (const std::string* original = mapping.lookup(base)) parseDumpFileName(*original, out.name);
+    }
     StatsJob job;
     job.absPath = path;
     job.fileSize = fs::file_size(path, ec);

@@ -246,6 +246,38 @@ TEST(DumpIndexer, SymlinkLoopsAreWarnedNotFollowedForever) {
     EXPECT_TRUE(hasWarningAbout(idx, "loop"));
 }
 
+// A link to '/' or to a parent folder holds the dump itself and everything beside it: walking
+// it indexed the whole machine (/proc included) and never ended. It is skipped with a warning
+// and the dump indexes to exactly what it holds without the links.
+TEST(DumpIndexer, SymlinksToFoldersHoldingTheDumpAreSkipped) {
+    TempDir parent;
+    const fs::path root = parent.path / "run";
+    writeSmallDump(root);
+    writeF16(parent.path / "beside/rank_5/Net/0/1/Abs.Abs-op9.1.1.1700000000000500.output.0.DefaultFormat.npy", {1, 2});
+    IndexOptions opt;
+    opt.useCache = false;
+    DumpIndex plain;
+    IndexReport rep;
+    std::string error;
+    ASSERT_TRUE(indexDump(root.string(), opt, plain, rep, error)) << error;
+
+    fs::create_directory_symlink("/", root / "rank_0/root_link");
+    fs::create_directory_symlink(parent.path, root / "rank_1/up");
+    DumpIndex linked;
+    ASSERT_TRUE(indexDump(root.string(), opt, linked, rep, error)) << error;
+    EXPECT_EQ(linked.tensors.size(), plain.tensors.size());
+    EXPECT_EQ(linked.ops.size(), plain.ops.size());
+    EXPECT_FALSE(findOp(linked, "Abs-op9"));
+    int skipped = 0;
+    for (const IndexWarning& w : linked.warnings)
+        if (w.reason.find("contains the dump") != std::string::npos) {
+            ++skipped;
+            EXPECT_TRUE(w.path == "rank_0/root_link" || w.path == "rank_1/up") << w.path;
+            EXPECT_EQ(w.severity, WarningSeverity::Note) << "a skipped link is a note, not an unreadable file";
+        }
+    EXPECT_EQ(skipped, 2);
+}
+
 TEST(DumpIndexer, CancelledBeforeStartReturnsWithoutCaching) {
     TempDir dump, cache;
     writeSmallDump(dump.path);

@@ -49,6 +49,23 @@ std::vector<float> numericGrad(const std::string& fwd, std::vector<ReplayTensor>
 
 }  // namespace
 
+// An fp16 result that overflowed to Inf where fp32 is finite has an infinite error against fp32;
+// the finite elements alone (here exact) used to make its row read 0, next to "overflow YES".
+TEST(OpReplay, InfOverflowHasInfiniteErrorAgainstFp32) {
+    const ReplayTensor a = t({3}, {60000.f, 1.f, 2.f}), b = t({3}, {60000.f, 1.f, 2.f});
+    ReplayResult r = replayOp("Add", {a, b}, {{3}}, 0, nullptr, DType::Float16, ReplayOptions{});
+    ASSERT_TRUE(r.available) << r.unavailableReason;
+    ASSERT_EQ(r.results.size(), 3u);
+    ASSERT_TRUE(r.results[0].overflow);
+    EXPECT_EQ(r.results[0].infCount, 1u);   // 120000 > 65504
+    EXPECT_TRUE(std::isinf(r.results[0].relErrVsFp32)) << r.results[0].relErrVsFp32;
+    EXPECT_FALSE(r.results[1].overflow);
+    // bf16 keeps 120000 as 119808 (8 bits of mantissa); 2 and 4 are exact.
+    const double want = std::sqrt((120000.0 - 119808.0) * (120000.0 - 119808.0) / (120000.0 * 120000.0 + 4 + 16));
+    EXPECT_NEAR(r.results[1].relErrVsFp32, want, 1e-9);
+    EXPECT_EQ(r.results[2].relErrVsFp32, 0.0);
+}
+
 TEST(OpReplay, SqrtGradMotivatingCaseOverflowsOnlyInFp16) {
     // NormHead backward: y = sqrt(sum W^2) small, dy reached 47580: dx = dy * 0.5 / y = 95160 > 65504.
     const ReplayTensor y = t({4}, {0.25f, 0.25f, 1.0f, 2.0f}), dy = t({4}, {47580.f, 1.f, 47580.f, 2.f});

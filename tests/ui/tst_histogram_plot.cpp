@@ -1,8 +1,11 @@
 // The log2 histogram plot: an empty plot shows a message and no axes; the NaN/Inf bars of the
 // tensor panel count the selected tensor only; a bar of one element is visible on the log axis;
 // limit labels stay above every curve; the NaN/+Inf/-Inf ticks keep apart in a narrow plot.
+#include <QImage>
 #include <QTest>
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "ui/views/log2_histogram_plot.h"
 
@@ -70,6 +73,34 @@ private slots:
         p.finish({});
         QVERIFY(p.emptyMessage().isEmpty());
         QVERIFY(p.xAxis->visible() && p.yAxis->visible());
+    }
+
+    // The placeholder is drawn whole and centred in the plot, whatever the axis rect (hidden
+    // axes) is: every pixel that is not background lies in one box as wide as the text.
+    void emptyMessageIsWholeAndCentred() {
+        Log2HistogramPlot p;
+        p.resize(420, 330);
+        p.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&p));
+        p.clearSeries();
+        p.finish({});
+        p.replot();
+        const QString msg = p.emptyMessage();
+        QVERIFY(!msg.isEmpty());
+        const QImage img = p.grab().toImage();
+        const QRgb bg = img.pixel(1, 1);
+        int x0 = img.width(), x1 = -1, y0 = img.height(), y1 = -1;
+        for (int y = 0; y < img.height(); ++y)
+            for (int x = 0; x < img.width(); ++x)
+                if (img.pixel(x, y) != bg) {
+                    x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+                }
+        QVERIFY2(x1 >= 0, "nothing drawn");
+        const int textWidth = QFontMetrics(p.font()).horizontalAdvance(msg);
+        QVERIFY2(x1 - x0 + 1 >= textWidth * 8 / 10,
+                 qPrintable(QStringLiteral("text drawn %1 px wide, needs about %2").arg(x1 - x0 + 1).arg(textWidth)));
+        QVERIFY2(std::abs((x0 + x1) / 2 - img.width() / 2) < 30 && std::abs((y0 + y1) / 2 - img.height() / 2) < 30,
+                 qPrintable(QStringLiteral("text centred at %1,%2 in %3x%4").arg((x0 + x1) / 2).arg((y0 + y1) / 2).arg(img.width()).arg(img.height())));
     }
 
     void specialsOfTheSelectedTensorOnly() {

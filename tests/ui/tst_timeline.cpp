@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QImage>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QTableView>
@@ -26,6 +27,7 @@
 #include "ui/views/op_context_menu.h"
 #include "ui/views/op_table_panel.h"
 #include "ui/views/timeline_panel.h"
+#include "ui/views/timeline_toolbar.h"
 #include "ui/views/timeline_widget.h"
 
 using namespace dlui;
@@ -58,6 +60,34 @@ private slots:
         m_ix = m_w->session()->index();
     }
     void cleanupTestCase() { delete m_w; }
+
+    // At 1366x768 the info and the search status were clipped mid-word side by side and read as
+    // one line ("1 ops on dump timest0 matching ops on this timeline (Enter / F3: n"). Each now
+    // ends in an ellipsis inside its own width and keeps its full text for info()/status().
+    void infoAndStatusElideInsteadOfRunningTogether() {
+        TimelineToolbar bar;
+        const QString info = QStringLiteral("1 ops on dump timestamps, durations inferred (no end times)");
+        const QString status = QStringLiteral("0 matching ops on this timeline (Enter / F3: next, Shift: previous)");
+        bar.setInfo(info);
+        bar.setStatus(status);
+        bar.resize(360, bar.sizeHint().height());
+        bar.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&bar));
+        QCOMPARE(bar.info(), info);
+        QCOMPARE(bar.status(), status);
+        for (const char* name : {"timelineInfo", "timelineStatus"}) {
+            auto* l = bar.findChild<QLabel*>(QLatin1String(name));
+            QVERIFY2(l, name);
+            QTRY_VERIFY2(l->text().endsWith(QChar(0x2026)), qPrintable(l->text()));
+            QVERIFY2(l->fontMetrics().horizontalAdvance(l->text()) <= l->contentsRect().width(), qPrintable(l->text()));
+            QCOMPARE(l->toolTip(), QString::fromLatin1(name) == QLatin1String("timelineInfo") ? info : status);
+        }
+        bar.resize(1600, bar.sizeHint().height());   // room again: the whole text, no ellipsis
+        QTRY_COMPARE(bar.findChild<QLabel*>(QStringLiteral("timelineInfo"))->text(), info);
+        bar.close();
+        m_w->activateWindow();   // the later tests send shortcuts to the main window
+        QVERIFY(QTest::qWaitForWindowActive(m_w));
+    }
 
     void slicesRunToTheNextOpOfTheLane() {
         const dl::TimelineData* d = m_tw->timeline();

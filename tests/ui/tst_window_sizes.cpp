@@ -2,7 +2,9 @@
 // the longest op names (the kernel-by-kernel variant), in the main window and in the compare window.
 #include <QApplication>
 #include <QDockWidget>
+#include <QLabel>
 #include <QLayout>
+#include <QTableView>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -13,6 +15,7 @@
 #include "ui/compare_window.h"
 #include "ui/mainwindow.h"
 #include "ui/models/dump_session.h"
+#include "ui/views/chain_view.h"
 #include "ui/views/timeline_panel.h"
 
 using namespace dlui;
@@ -53,6 +56,31 @@ private slots:
     void initTestCase() {
         QVERIFY(m_tmp.isValid());
         isolateAppState(m_tmp.path(), QStringLiteral("dumplens-window-sizes"));
+    }
+
+    // A short chain dock (1.5 scale, small screen) scrolls; its title, tables and labels never
+    // overlap (squeezed below its minimum the layout drew the replay title over the chain table).
+    void shortChainDockScrollsInsteadOfOverlapping() {
+        DumpSession session;
+        ChainView v(&session);
+        v.resize(420, 150);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        QTest::qWait(50);
+        std::vector<std::pair<QRect, QString>> parts;
+        for (QWidget* w : v.findChildren<QWidget*>())
+            if ((qobject_cast<QTableView*>(w) || qobject_cast<QLabel*>(w)) && w->isVisible())
+                parts.emplace_back(QRect(w->mapTo(&v, QPoint(0, 0)), w->size()), QString::fromLatin1(w->metaObject()->className()));
+        QVERIFY(parts.size() >= 5);   // title, chain table, replay title, replay table, recommendation
+        for (std::size_t i = 0; i < parts.size(); ++i)
+            for (std::size_t j = i + 1; j < parts.size(); ++j)
+                QVERIFY2(!parts[i].first.intersects(parts[j].first),
+                         qPrintable(parts[i].second + QStringLiteral(" overlaps ") + parts[j].second));
+        // Tall enough: no scrolling, every part in view.
+        v.resize(420, 600);
+        QTest::qWait(50);
+        for (QTableView* t : v.findChildren<QTableView*>())
+            QVERIFY2(QRect(t->mapTo(&v, QPoint(0, 0)), t->size()).bottom() < v.height(), "a table below the fold of a tall dock");
     }
 
     void bothWindowsFitALaptopScreen() {

@@ -2,8 +2,10 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "ui/models/chain_model.h"
 #include "ui/models/dump_session.h"
@@ -12,6 +14,24 @@
 namespace dlui {
 
 namespace {
+
+// What the scroll area asks for: the parts' minimum heights plus the wrapped recommendation at
+// this width. QWidget's own heightForWidth is the layout's preferred height, which made the chain
+// table take its full size hint and pushed the replay below the fold even when all of it fits.
+class ChainContent : public QWidget {
+public:
+    explicit ChainContent(QLabel* wrapped) : m_wrapped(wrapped) {}
+    int heightForWidth(int w) const override {
+        const QMargins m = layout()->contentsMargins();
+        const int wrappedExtra = m_wrapped->heightForWidth(std::max(1, w - m.left() - m.right())) -
+                                 m_wrapped->minimumSizeHint().height();
+        return layout()->minimumSize().height() + std::max(0, wrappedExtra);
+    }
+
+private:
+    QLabel* m_wrapped;
+};
+
 void setupTable(QTableView* v) {
     v->setSelectionBehavior(QAbstractItemView::SelectRows);
     v->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -42,13 +62,27 @@ ChainView::ChainView(DumpSession* session, QWidget* parent)
     m_replayView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_recommendation->setWordWrap(true);
     m_recommendation->setTextFormat(Qt::RichText);
-    auto* lay = new QVBoxLayout(this);
+    // The parts scroll together when the dock is shorter than they need (the wrapped
+    // recommendation grows at a 1.5 scale): squeezed, the layout drew the replay title over the
+    // chain table's last row and scroll bar.
+    auto* content = new ChainContent(m_recommendation);
+    m_content = content;
+    auto* lay = new QVBoxLayout(content);
     lay->setContentsMargins(4, 4, 4, 4);
-    lay->addWidget(new QLabel(tr("<b>First-overflow chain</b> (click a step to select its op)"), this));
+    lay->addWidget(new QLabel(tr("<b>First-overflow chain</b> (click a step to select its op)"), content));
     lay->addWidget(m_chainView, 2);
     lay->addWidget(m_replayTitle);
     lay->addWidget(m_replayView, 0);
     lay->addWidget(m_recommendation);
+    auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("chainScroll"));
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(content);
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(scroll);
     connect(m_session, &DumpSession::dumpChanged, this, &ChainView::onDumpChanged);
     connect(m_session, &DumpSession::selectionChanged, this, [this](quint32 op, quint32) { onSelection(op); });
     connect(m_chainView, &QTableView::clicked, this, [this](const QModelIndex& i) {
@@ -56,6 +90,10 @@ ChainView::ChainView(DumpSession* session, QWidget* parent)
     });
     onDumpChanged();
 }
+
+QSize ChainView::sizeHint() const { return m_content->sizeHint(); }
+
+QSize ChainView::minimumSizeHint() const { return m_content->minimumSizeHint(); }
 
 void ChainView::onSelection(quint32 op) {
     for (int row = 0; row < m_chain->rowCount(); ++row)

@@ -19,6 +19,10 @@ public:
     ChainModel* chainModel() const { return m_chain; }
     ReplayModel* replayModel() const { return m_replay; }
     QTableView* chainTable() const { return m_chainView; }
+    // The parts' own size hints (a scroll area's are smaller), so the dock gets the room it had;
+    // below the minimum the parts scroll instead of overlapping.
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
 
 private:
     void onDumpChanged();
@@ -31,6 +35,7 @@ private:
     QTableView* m_replayView;
     QLabel* m_replayTitle;
     QLabel* m_recommendation;
+    QWidget* m_content = nullptr;   // the parts, inside a scroll area for short docks
 };
 
 }  // namespace dlui

@@ -112,7 +112,10 @@ void Log2HistogramPlot::showEmpty(const QString& message) {
     }
     legend->setVisible(false);
     m_emptyText = new QCPItemText(this);
-    m_emptyText->position->setType(QCPItemPosition::ptAxisRectRatio);
+    // Centred in the whole plot and not clipped to the axis rect: with the axes hidden that rect
+    // can be a sliver (seen as "nsor sel" in the tensor dock of a dump with no origin).
+    m_emptyText->setClipToAxisRect(false);
+    m_emptyText->position->setType(QCPItemPosition::ptViewportRatio);
     m_emptyText->position->setCoords(0.5, 0.5);
     m_emptyText->setPositionAlignment(Qt::AlignCenter);
     m_emptyText->setText(message);

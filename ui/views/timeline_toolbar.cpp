@@ -7,13 +7,41 @@
 #include <QSignalBlocker>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace dlui {
 
+namespace {
+
+// Elides its text at its width ("…"): the info and status labels sit side by side, and clipped
+// mid-word they read as one run-on line ("…dump timest0 matching ops…"). Full text in the tooltip.
+class ElidedLabel : public QLabel {
+public:
+    using QLabel::QLabel;
+    void setFullText(const QString& text) {
+        m_full = text;
+        setToolTip(text);
+        elide();
+    }
+    const QString& fullText() const { return m_full; }
+
+protected:
+    void resizeEvent(QResizeEvent* e) override {
+        QLabel::resizeEvent(e);
+        elide();
+    }
+
+private:
+    void elide() { QLabel::setText(fontMetrics().elidedText(m_full, Qt::ElideRight, std::max(0, contentsRect().width()))); }
+    QString m_full;
+};
+
+}  // namespace
+
 TimelineToolbar::TimelineToolbar(QWidget* parent)
     : QWidget(parent), m_iteration(new QComboBox(this)), m_align(new QCheckBox(tr("Align rank clocks"), this)),
-      m_fit(new QToolButton(this)), m_controls(new QHBoxLayout), m_legends(new QHBoxLayout), m_info(new QLabel(this)),
-      m_status(new QLabel(this)) {
+      m_fit(new QToolButton(this)), m_controls(new QHBoxLayout), m_legends(new QHBoxLayout), m_info(new ElidedLabel(this)),
+      m_status(new ElidedLabel(this)) {
     m_align->setChecked(true);
     m_align->setToolTip(tr("Shift each rank by the clock offset the analysis estimated from Send/Receive pairs"));
     m_iteration->setSizeAdjustPolicy(QComboBox::AdjustToContents);   // "5 (first overflow)" at most
@@ -35,6 +63,7 @@ TimelineToolbar::TimelineToolbar(QWidget* parent)
         l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
         l->setMinimumWidth(40);
     }
+    m_info->setObjectName(QStringLiteral("timelineInfo"));
     m_status->setObjectName(QStringLiteral("timelineStatus"));
     m_status->hide();
     auto* bar2 = new QHBoxLayout;
@@ -58,19 +87,17 @@ void TimelineToolbar::addControl(QWidget* w) { m_controls->addWidget(w); }
 void TimelineToolbar::addLegend(QWidget* w) { m_legends->addWidget(w); }
 
 void TimelineToolbar::setInfo(const QString& text) {
-    m_info->setText(text);
-    m_info->setToolTip(text);   // clipped when the panel is narrow
+    static_cast<ElidedLabel*>(m_info)->setFullText(text);
 }
 
-QString TimelineToolbar::info() const { return m_info->text(); }
+QString TimelineToolbar::info() const { return static_cast<const ElidedLabel*>(m_info)->fullText(); }
 
 void TimelineToolbar::setStatus(const QString& text) {
-    m_status->setText(text);
-    m_status->setToolTip(text);
+    static_cast<ElidedLabel*>(m_status)->setFullText(text);
     m_status->setVisible(!text.isEmpty());
 }
 
-QString TimelineToolbar::status() const { return m_status->text(); }
+QString TimelineToolbar::status() const { return static_cast<const ElidedLabel*>(m_status)->fullText(); }
 
 void TimelineToolbar::setIterations(const std::vector<std::uint32_t>& iterations, std::optional<std::uint32_t> marked,
                                     const QString& markText, bool keepCurrent, int fallback) {
