@@ -4,6 +4,7 @@
 // position); each op owns a contiguous run of tensors (inputs by slot, then outputs by slot).
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/model/packed_stats.h"
@@ -37,6 +38,7 @@ struct OverflowRecord {
     StrId file = 0;                      // path of the record, relative to the index root
     std::int64_t timestampUs = 0;
 };
+static_assert(std::has_unique_object_representations_v<OverflowRecord>);   // raw in .dlx: no padding
 
 // What only some tensors have: a data file (with its fingerprint for incremental re-indexing), a
 // histogram, a device layout's original shape and the kernel-only counts. Statistics-only tensors
@@ -51,8 +53,11 @@ struct TensorSide {
     std::uint32_t histOffset = 0;       // encoded Log2Histogram at DumpIndex::histBytes[histOffset]
     PackedCounts counts;                // the counts of PackedStats that only the kernel computes
     std::uint8_t origNdim = 0;          // DeviceFormat: original-shape dims at dims[shapeOffset + ndim]
+    // Written to the index files as raw bytes: zeroed instead of compiler padding, so that the same
+    // dump always gives the same .dlx bytes.
+    std::uint8_t unusedTail[7] = {};
 };
-static_assert(sizeof(TensorSide) == 64);
+static_assert(sizeof(TensorSide) == 64 && std::has_unique_object_representations_v<TensorSide>);
 
 // 88 bytes; ten million of them are read back from the cache on every reopen.
 struct TensorRecord {
@@ -109,7 +114,7 @@ struct OpRecord {
     // separated by '\x1f'.
     StrId tensorNames = 0;
 };
-static_assert(sizeof(OpRecord) == 80);
+static_assert(sizeof(OpRecord) == 80 && std::has_unique_object_representations_v<OpRecord>);   // raw in .dlx
 
 // What a warning means for the verdict, set where the warning is written. Unreadable: some content
 // of the file or folder could not be read (counted in "K file(s) could not be read", and a clean

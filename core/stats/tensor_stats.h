@@ -47,9 +47,15 @@ struct TensorStats {
     std::uint64_t satCount = 0;
     std::uint64_t subnormalCount = 0;
     std::uint32_t known = 0;
+    // The index files hold these as raw bytes (DumpIndex::wideStats): a named, zeroed tail instead
+    // of 4 bytes of compiler padding, which kept whatever the stack held and made two indexes of
+    // the same dump differ byte for byte.
+    std::uint32_t unusedTail = 0;
 
     bool has(std::uint32_t bits) const { return (known & bits) == bits; }
     std::uint64_t infCount() const { return posInfCount + negInfCount; }
 };
+// No padding: every byte is a member (doubles rule out std::has_unique_object_representations).
+static_assert(sizeof(TensorStats) == 5 * sizeof(double) + 9 * sizeof(std::uint64_t) + 2 * sizeof(std::uint32_t));
 
 }  // namespace dl
