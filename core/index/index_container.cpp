@@ -1,7 +1,6 @@
 #include "core/index/index_container.h"
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
-#include <oneapi/tbb/parallel_for.h>
 #include <xxhash.h>
 #include <zstd.h>
 
@@ -9,6 +8,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "core/util/parallel_for.h"
 #include "core/util/read_file.h"
 
 namespace dl::container {
@@ -106,7 +106,7 @@ bool Writer::write(const Sink& sink, std::string& error) {
     // Compress and checksum every chunk on all cores; a raw chunk is hashed where it lies.
     tbb::enumerable_thread_specific<CCtx> cctxs;
     std::atomic<bool> failed{false};
-    tbb::parallel_for(std::size_t(0), m_chunks.size(), [&](std::size_t i) {
+    parallelFor(std::size_t(0), m_chunks.size(), [&](std::size_t i) {
         Chunk& c = m_chunks[i];
         const Section& s = *owner[i];
         if (s.enc.raw) {
@@ -350,7 +350,7 @@ bool Reader::decodeAll(const std::vector<Job>& jobs, std::string& error) const {
     }
     std::vector<std::string> errors(items.size());
     std::atomic<bool> failed{false};
-    tbb::parallel_for(std::size_t(0), items.size(), [&](std::size_t i) {
+    parallelFor(std::size_t(0), items.size(), [&](std::size_t i) {
         if (failed.load(std::memory_order_relaxed)) return;
         if (!decodeChunk(*items[i].s, items[i].chunk, items[i].dst, errors[i])) failed = true;
     });

@@ -1,6 +1,6 @@
 #include "core/index/index_serializer.h"
 
-#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/blocked_range.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,6 +17,7 @@
 #include "core/index/atomic_file.h"
 #include "core/io/regular_file.h"
 #include "core/util/huge_pages.h"
+#include "core/util/parallel_for.h"
 #include "core/util/read_file.h"
 
 namespace dl {
@@ -151,7 +152,7 @@ bool validate(const DumpIndex& idx) {
     const auto ns = idx.strings.size();
     std::atomic<bool> bad{false};
     const auto blocks = [&](std::size_t n, auto&& check) {
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1u << 16), [&](const auto& range) {
+        parallelFor(tbb::blocked_range<std::size_t>(0, n, 1u << 16), [&](const auto& range) {
             if (bad.load(std::memory_order_relaxed)) return;
             for (std::size_t i = range.begin(); i != range.end(); ++i)
                 if (!check(i)) {
@@ -225,7 +226,7 @@ template <class V> void allocateFaulted(V& v, std::size_t n) {
     const auto p = reinterpret_cast<std::uintptr_t>(v.data());
     const std::uintptr_t b = (p + k2M - 1) & ~(k2M - 1), e = (p + bytes) & ~(std::uintptr_t(4095));
     if (bytes >= 2 * kSlice && e > b)
-        tbb::parallel_for(std::uintptr_t(0), (e - b + kSlice - 1) / kSlice, [&](std::uintptr_t i) {
+        parallelFor(std::uintptr_t(0), (e - b + kSlice - 1) / kSlice, [&](std::uintptr_t i) {
             const std::uintptr_t from = b + i * kSlice, to = std::min(e, from + kSlice);
             ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
         });
