@@ -10,7 +10,9 @@
 #include <emmintrin.h>
 #endif
 
-namespace dl::statistic_csv_cells {
+// Internal linkage, as when this was part of statistic_csv.cpp: the same inlining of the row loop.
+namespace dl {
+namespace {  // NOLINT(google-build-namespaces): included by statistic_csv.cpp only
 
 // Positions of the next ',' or '\n' in the text, found 64 bytes at a time (SSE2 compares into a
 // bit mask), so splitting a row into cells and finding its end is one pass over its bytes.
@@ -65,9 +67,10 @@ private:
     std::uint64_t m_mask = 0;
 };
 
-inline std::size_t scanLineEnd(std::string_view text, std::size_t from) {
+std::size_t scanLineEnd(std::string_view text, std::size_t from) {
     const void* nl = std::memchr(text.data() + from, '\n', text.size() - from);
     return nl ? std::size_t(static_cast<const char*>(nl) - text.data()) : text.size();
 }
 
-}  // namespace dl::statistic_csv_cells
+}  // namespace
+}  // namespace dl

@@ -17,8 +17,6 @@
 namespace dl {
 namespace {
 
-using namespace statistic_csv_cells;
-
 class Parser {
 public:
     Parser(const std::function<void(StatisticRow&)>& onRow, std::vector<StatisticCsvWarning>& warnings,

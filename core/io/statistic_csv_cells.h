@@ -18,7 +18,9 @@
 #define DUMPLENS_FAST_FLOAT 1
 #endif
 
-namespace dl::statistic_csv_cells {
+// Internal linkage, as when this was part of statistic_csv.cpp: the same inlining of the row loop.
+namespace dl {
+namespace {  // NOLINT(google-build-namespaces): included by statistic_csv.cpp only
 
 // trim() of core/util/text.h (blanks, tabs, a stray CR) without its find_first_not_of calls: it
 // runs on every cell of every row.
@@ -55,7 +57,7 @@ constexpr std::array<ColName, 29> kColumns{{
 // DBL_MAX printed with 6 significant digits: MindSpore's initial max/min for empty tensors.
 constexpr double kDblMaxSentinel = 1.79769e308;
 
-inline bool iequals(std::string_view a, std::string_view b) {
+bool iequals(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i) {
         char x = a[i], y = b[i];
@@ -66,7 +68,7 @@ inline bool iequals(std::string_view a, std::string_view b) {
     return true;
 }
 
-inline Col columnFor(std::string_view name) {
+Col columnFor(std::string_view name) {
     name = trimCell(name);
     for (const auto& c : kColumns)
         if (iequals(name, c.name)) return c.col;
@@ -75,7 +77,7 @@ inline Col columnFor(std::string_view name) {
 
 enum class Cell { Value, Null, Bad };
 
-inline bool isNullSpelling(std::string_view s) {
+bool isNullSpelling(std::string_view s) {
     return s.empty() || iequals(s, "null") || iequals(s, "none") || s == "N/A";
 }
 
@@ -211,7 +213,7 @@ Cell parseInt(std::string_view s, T& v) {
 }
 
 // "(2,3)", "()", "(2)", "(2,)", "[2, 3]" -> dims.
-inline bool parseShape(std::string_view s, std::vector<std::int64_t>& dims) {
+bool parseShape(std::string_view s, std::vector<std::int64_t>& dims) {
     dims.clear();
     s = trimCell(s);
     if (s.size() < 2 || !((s.front() == '(' && s.back() == ')') || (s.front() == '[' && s.back() == ']')))
@@ -237,4 +239,5 @@ inline bool parseShape(std::string_view s, std::vector<std::int64_t>& dims) {
     return true;
 }
 
-}  // namespace dl::statistic_csv_cells
+}  // namespace
+}  // namespace dl
