@@ -9,6 +9,7 @@
 #include "core/analysis/tensor_anomaly.h"
 #include "core/io/npy_file.h"
 #include "core/util/half.h"
+#include "core/util/text.h"
 
 namespace dl {
 
@@ -23,11 +24,7 @@ Rounder rounderFor(DType d, bool saturating) {
     return [](float f) { return f; };
 }
 
-std::string fmtNum(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
-}
+std::string fmtNum(double v) { return shortNumber(v); }
 
 // Judges one precision's raw (unrounded) output.
 ReplayPrecisionResult judge(DType d, const std::vector<float>& raw, bool saturating, std::vector<float>& stored) {

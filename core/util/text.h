@@ -3,12 +3,20 @@
 // ASCII; locale-dependent case mapping would make a file parse differently per machine).
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
 namespace dl {
 
 // `s` without the leading and trailing characters in `chars` (blanks and a stray CR by default).
+// A figure in a message: six significant digits, as printf's %g (and an ostream's default).
+inline std::string shortNumber(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
 inline std::string_view trim(std::string_view s, std::string_view chars = " \t\r") {
     const auto a = s.find_first_not_of(chars);
     if (a == std::string_view::npos) return {};
