@@ -11,6 +11,7 @@
 #include "core/index/dump_indexer.h"
 #include "core/io/npy_writer.h"
 #include "tests/core/temp_dir.h"
+#include "tests/core/index_uncached.h"
 
 namespace fs = std::filesystem;
 using namespace dl;
@@ -33,15 +34,7 @@ void writeRun(const fs::path& root) {
     }
 }
 
-DumpIndex indexOf(const fs::path& root) {
-    IndexOptions opt;
-    opt.useCache = false;
-    DumpIndex idx;
-    IndexReport rep;
-    std::string error;
-    EXPECT_TRUE(indexDump(root.string(), opt, idx, rep, error)) << error;
-    return idx;
-}
+DumpIndex indexOf(const fs::path& root) { return dltest::indexUncached(root.string()); }
 
 }  // namespace
 

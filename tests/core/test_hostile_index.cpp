@@ -19,6 +19,7 @@
 #include "core/io/npy_writer.h"
 #include "tests/core/cli_run.h"
 #include "tests/core/temp_dir.h"
+#include "tests/core/index_uncached.h"
 
 namespace fs = std::filesystem;
 using namespace dl;
@@ -35,14 +36,7 @@ std::vector<std::pair<std::string, std::string>> warningsOf(const DumpIndex& idx
 }
 
 DumpIndex indexOnce(const fs::path& root, unsigned threads) {
-    IndexOptions o;
-    o.useCache = false;
-    o.threads = threads;
-    DumpIndex idx;
-    IndexReport report;
-    std::string error;
-    EXPECT_TRUE(indexDump(root.string(), o, idx, report, error)) << error;
-    return idx;
+    return dltest::indexUncached(root.string(), threads);
 }
 
 // A small demo dump whose rank 3, iteration 1 tensor files are all truncated to 0 bytes.

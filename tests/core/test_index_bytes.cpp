@@ -10,6 +10,7 @@
 #include "core/index/index_serializer.h"
 #include "tests/core/cli_run.h"
 #include "tests/core/temp_dir.h"
+#include "tests/core/index_uncached.h"
 
 using namespace dl;
 
@@ -20,14 +21,7 @@ const std::vector<std::string> kDumps = {DUMPLENS_SAMPLES_DIR "/msprobe",
                                          DUMPLENS_SAMPLES_DIR "/mindspore-tests/gpu_dumps/sync_trans_false"};
 
 std::vector<std::uint8_t> indexBytes(const std::string& dump, unsigned threads) {
-    IndexOptions o;
-    o.useCache = false;
-    o.threads = threads;
-    DumpIndex idx;
-    IndexReport report;
-    std::string error;
-    EXPECT_TRUE(indexDump(dump, o, idx, report, error)) << dump << ": " << error;
-    return serializeIndex(idx, {}, 3);
+    return serializeIndex(dltest::indexUncached(dump, threads), {}, 3);
 }
 
 }  // namespace
