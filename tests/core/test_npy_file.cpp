@@ -1,7 +1,6 @@
 #include "core/io/npy_file.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -12,19 +11,17 @@
 
 #include "core/stats/stats_accumulator.h"
 #include "core/util/half.h"
+#include "tests/core/temp_dir.h"
 
 using namespace dl;
 namespace fs = std::filesystem;
 
 namespace {
 
+// One folder for the whole run, removed at exit (it used to be left behind in /tmp).
 fs::path tempDir() {
-    static const fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("dl_npy_test_" + std::to_string(::getpid()));
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
+    static const dltest::TempDir dir("dl_npy_test_");
+    return dir.path;
 }
 
 void writeBytes(const fs::path& p, const std::string& bytes) {
