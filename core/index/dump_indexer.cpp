@@ -34,6 +34,8 @@ struct Shard {
     bool haveCached = false;
     bool fromCache = false;
     std::unique_ptr<ShardBuilder> builder;
+    bool built = false;   // `result` holds the finished shard
+    std::size_t reused = 0;   // its files whose figures came from `cached`
     DumpIndex result;
 };
 
@@ -224,11 +226,31 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
         eachShard([&](Shard& s, std::size_t i) { loadCache(s, rootAbs, notes[i]); });
         flushNotes();
     }
-    // Structure pass (names, csv, records) per shard, then one pool of statistics jobs for all.
-    eachShard([&](Shard& s, std::size_t) {
+    std::vector<std::set<DumpFormat>> shardFormats(shardList.size());
+    const std::string host = hostName();
+    // A builder is freed as soon as its shard is built, so the drafts of all shards and all the
+    // results are never held together.
+    const auto finishShard = [&](Shard& s, std::size_t i) {
+        s.result = s.builder->finish();
+        shardFormats[i] = s.builder->formats();
+        s.reused = s.builder->reusedFiles();
+        s.builder.reset();
+        s.cached = DumpIndex();
+        s.result.root = rootAbs;
+        for (auto& r : s.result.ranks) {
+            r.indexedOn = host;
+            r.dataRoot = rootAbs;
+        }
+        s.built = true;
+    };
+    // Structure pass (names, csv, records) per shard, then one pool of statistics jobs for all. A
+    // shard without jobs (statistics only: its statistic.csv rows are its tensors) is finished at
+    // once, so only the drafts of the shards being parsed are alive, not those of all shards.
+    eachShard([&](Shard& s, std::size_t i) {
         if (s.fromCache) return;
         s.builder = std::make_unique<ShardBuilder>(rootAbs, s.rel, s.haveCached ? &s.cached : nullptr);
-        s.builder->scan(s.files, options.stop);   // false only when stopped
+        if (s.builder->scan(s.files, options.stop) && s.builder->jobs().empty() && !options.stop.stop_requested())
+            finishShard(s, i);
     });
     if (options.stop.stop_requested()) return cancelled();
     struct JobRef { Shard* shard; std::size_t job; };
@@ -236,7 +258,8 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     Progress total;
     for (auto& [rel, s] : shards) {
         if (s.fromCache) continue;
-        report.filesReused += s.builder->reusedFiles();
+        report.filesReused += s.built ? s.reused : s.builder->reusedFiles();
+        if (s.built) continue;
         for (std::size_t j = 0; j < s.builder->jobs().size(); ++j) {
             jobs.push_back({&s, j});
             total.bytesTotal += s.builder->jobs()[j].fileSize;
@@ -272,24 +295,14 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     out = DumpIndex();
     out.root = rootAbs;
     out.warnings = scan.warnings;
-    // Finish every shard (and write its cache) in parallel; a builder is freed as soon as its
-    // shard is built, so the drafts of all shards and all the results are never held together.
-    std::vector<std::set<DumpFormat>> shardFormats(shardList.size());
-    const std::string host = hostName();
+    // Finish every shard not finished yet and write the caches, in parallel (a stopped index has
+    // returned above: it writes no cache).
     eachShard([&](Shard& s, std::size_t i) {
         if (s.fromCache) {
             s.result = std::move(s.cached);
             return;
         }
-        s.result = s.builder->finish();
-        shardFormats[i] = s.builder->formats();
-        s.builder.reset();
-        s.cached = DumpIndex();
-        s.result.root = rootAbs;
-        for (auto& r : s.result.ranks) {
-            r.indexedOn = host;
-            r.dataRoot = rootAbs;
-        }
+        if (!s.built) finishShard(s, i);
         if (useCache) {
             std::string werr;
             if (!writeIndexFile(s.cachePath, s.result, s.fingerprint, kCacheEncoding, werr))
