@@ -1,5 +1,6 @@
 #include "core/index/dump_indexer.h"
 
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/task_arena.h>
 #include <xxhash.h>
 
@@ -230,8 +231,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     const std::string host = hostName();
     // A builder is freed as soon as its shard is built, so the drafts of all shards and all the
     // results are never held together.
-    const auto finishShard = [&](Shard& s, std::size_t i) {
-        s.result = s.builder->finish();
+    const auto finishShard = [&](Shard& s, std::size_t i) {   // after s.result = s.builder->finish()
         shardFormats[i] = s.builder->formats();
         s.reused = s.builder->reusedFiles();
         s.builder.reset();
@@ -246,12 +246,21 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     // Structure pass (names, csv, records) per shard, then one pool of statistics jobs for all. A
     // shard without jobs (statistics only: its statistic.csv rows are its tensors) is finished at
     // once, so only the drafts of the shards being parsed are alive, not those of all shards.
-    eachShard([&](Shard& s, std::size_t i) {
-        if (s.fromCache) return;
-        s.builder = std::make_unique<ShardBuilder>(rootAbs, s.rel, s.haveCached ? &s.cached : nullptr);
-        if (s.builder->scan(s.files, options.stop) && s.builder->jobs().empty() && !options.stop.stop_requested())
-            finishShard(s, i);
-    });
+    {
+        tbb::enumerable_thread_specific<DraftBuffers> buffers;   // freed before the merge
+        eachShard([&](Shard& s, std::size_t i) {
+            if (s.fromCache) return;
+            s.builder = std::make_unique<ShardBuilder>(rootAbs, s.rel, s.haveCached ? &s.cached : nullptr);
+            s.builder->adoptBuffers(std::move(buffers.local()));
+            if (s.builder->scan(s.files, options.stop) && s.builder->jobs().empty() &&
+                !options.stop.stop_requested()) {
+                DraftBuffers& mine = buffers.local();   // the same thread's, unless it was stolen meanwhile
+                s.result = s.builder->finish();
+                mine = s.builder->releaseBuffers();
+                finishShard(s, i);
+            }
+        });
+    }
     if (options.stop.stop_requested()) return cancelled();
     struct JobRef { Shard* shard; std::size_t job; };
     std::vector<JobRef> jobs;
@@ -302,7 +311,10 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
             s.result = std::move(s.cached);
             return;
         }
-        if (!s.built) finishShard(s, i);
+        if (!s.built) {
+            s.result = s.builder->finish();
+            finishShard(s, i);
+        }
         if (useCache) {
             std::string werr;
             if (!writeIndexFile(s.cachePath, s.result, s.fingerprint, kCacheEncoding, werr))

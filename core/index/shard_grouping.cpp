@@ -11,7 +11,7 @@ namespace dl {
 void ShardContext::groupDrafts() {
     out.tensors.reserve(out.tensors.size() + drafts.size());
     adviseHugePages(out.tensors.data(), out.tensors.capacity() * sizeof(TensorRecord));
-    table = {};  // the lookup is done: free it before the records grow
+    table.clear();  // the lookup is done (its capacity may serve the next shard: releaseBuffers)
     // Each key string once into the index; ranks by text let the folder sorts compare ids.
     toOut.resize(keys.size());
     for (StrId i = 0; i < keys.size(); ++i) toOut[i] = out.strings.intern(keys.view(i));
