@@ -1,5 +1,6 @@
 #include "core/index/dump_indexer.h"
 
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/task_arena.h>
 #include <xxhash.h>
 
@@ -34,6 +35,8 @@ struct Shard {
     bool haveCached = false;
     bool fromCache = false;
     std::unique_ptr<ShardBuilder> builder;
+    bool built = false;   // `result` holds the finished shard
+    std::size_t reused = 0;   // its files whose figures came from `cached`
     DumpIndex result;
 };
 
@@ -224,19 +227,48 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
         eachShard([&](Shard& s, std::size_t i) { loadCache(s, rootAbs, notes[i]); });
         flushNotes();
     }
-    // Structure pass (names, csv, records) per shard, then one pool of statistics jobs for all.
-    eachShard([&](Shard& s, std::size_t) {
-        if (s.fromCache) return;
-        s.builder = std::make_unique<ShardBuilder>(rootAbs, s.rel, s.haveCached ? &s.cached : nullptr);
-        s.builder->scan(s.files, options.stop);   // false only when stopped
-    });
+    std::vector<std::set<DumpFormat>> shardFormats(shardList.size());
+    const std::string host = hostName();
+    // A builder is freed as soon as its shard is built, so the drafts of all shards and all the
+    // results are never held together.
+    const auto finishShard = [&](Shard& s, std::size_t i) {   // after s.result = s.builder->finish()
+        shardFormats[i] = s.builder->formats();
+        s.reused = s.builder->reusedFiles();
+        s.builder.reset();
+        s.cached = DumpIndex();
+        s.result.root = rootAbs;
+        for (auto& r : s.result.ranks) {
+            r.indexedOn = host;
+            r.dataRoot = rootAbs;
+        }
+        s.built = true;
+    };
+    // Structure pass (names, csv, records) per shard, then one pool of statistics jobs for all. A
+    // shard without jobs (statistics only: its statistic.csv rows are its tensors) is finished at
+    // once, so only the drafts of the shards being parsed are alive, not those of all shards.
+    {
+        tbb::enumerable_thread_specific<DraftBuffers> buffers;   // freed before the merge
+        eachShard([&](Shard& s, std::size_t i) {
+            if (s.fromCache) return;
+            s.builder = std::make_unique<ShardBuilder>(rootAbs, s.rel, s.haveCached ? &s.cached : nullptr);
+            s.builder->adoptBuffers(std::move(buffers.local()));
+            if (s.builder->scan(s.files, options.stop) && s.builder->jobs().empty() &&
+                !options.stop.stop_requested()) {
+                DraftBuffers& mine = buffers.local();   // the same thread's, unless it was stolen meanwhile
+                s.result = s.builder->finish();
+                mine = s.builder->releaseBuffers();
+                finishShard(s, i);
+            }
+        });
+    }
     if (options.stop.stop_requested()) return cancelled();
     struct JobRef { Shard* shard; std::size_t job; };
     std::vector<JobRef> jobs;
     Progress total;
     for (auto& [rel, s] : shards) {
         if (s.fromCache) continue;
-        report.filesReused += s.builder->reusedFiles();
+        report.filesReused += s.built ? s.reused : s.builder->reusedFiles();
+        if (s.built) continue;
         for (std::size_t j = 0; j < s.builder->jobs().size(); ++j) {
             jobs.push_back({&s, j});
             total.bytesTotal += s.builder->jobs()[j].fileSize;
@@ -272,23 +304,16 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     out = DumpIndex();
     out.root = rootAbs;
     out.warnings = scan.warnings;
-    // Finish every shard (and write its cache) in parallel; a builder is freed as soon as its
-    // shard is built, so the drafts of all shards and all the results are never held together.
-    std::vector<std::set<DumpFormat>> shardFormats(shardList.size());
-    const std::string host = hostName();
+    // Finish every shard not finished yet and write the caches, in parallel (a stopped index has
+    // returned above: it writes no cache).
     eachShard([&](Shard& s, std::size_t i) {
         if (s.fromCache) {
             s.result = std::move(s.cached);
             return;
         }
-        s.result = s.builder->finish();
-        shardFormats[i] = s.builder->formats();
-        s.builder.reset();
-        s.cached = DumpIndex();
-        s.result.root = rootAbs;
-        for (auto& r : s.result.ranks) {
-            r.indexedOn = host;
-            r.dataRoot = rootAbs;
+        if (!s.built) {
+            s.result = s.builder->finish();
+            finishShard(s, i);
         }
         if (useCache) {
             std::string werr;

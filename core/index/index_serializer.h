@@ -31,12 +31,14 @@ struct FolderFingerprint {
 inline constexpr std::uint32_t kIndexFormatVersion = 8;
 
 using IndexEncoding = container::Encoding;
-// The cache (merged and shards): zstd level 3 (8 MiB chunks of the 10M-tensor index decompress ~6%
-// faster than at level 1 and are 15% smaller, for ~1 CPU s more once when written). Raw arrays read
-// back faster only while the file is in the page cache (0.35 CPU s less at 10M tensors), and cost
-// 1.1 GB of disk instead of 0.11 GB and 2.6-4 s instead of 1.0-1.3 s once evicted; measured in
-// docs/PERFORMANCE.md "Index format 8". A .dlx travels: zstd at a denser level.
-inline constexpr IndexEncoding kCacheEncoding{false, 3};
+// The cache (merged and shards): zstd level 1. The first index of a dump writes 2 x 1.14 GB of
+// arrays at 10M tensors: 8 MiB chunks of it compress at ~340-390 MB/s per core at level 1 against
+// ~280 at level 3 (~1.8 CPU s less), for 17% more disk (133 MB against 114) and ~4% slower
+// decompression (~905 against ~940 MB/s per core: ~0.05 s of a reopen). zstd's negative levels
+// gain little more here (420-440 MB/s) at 1.6-2.4x the size. Raw arrays read back faster only while
+// the file is in the page cache and cost 10x the disk (docs/PERFORMANCE.md "Index format 8").
+// A .dlx travels: zstd at a denser level.
+inline constexpr IndexEncoding kCacheEncoding{false, 1};
 inline constexpr IndexEncoding kPortableEncoding{false, 6};
 
 std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, int zstdLevel = 3);

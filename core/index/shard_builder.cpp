@@ -122,4 +122,8 @@ DumpIndex ShardBuilder::finish() {
 
 std::set<DumpFormat> ShardBuilder::formats() const { return m->formats; }
 
+DraftBuffers ShardBuilder::releaseBuffers() { return m->releaseBuffers(); }
+
+void ShardBuilder::adoptBuffers(DraftBuffers&& buffers) { m->adoptBuffers(std::move(buffers)); }
+
 }  // namespace dl

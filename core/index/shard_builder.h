@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/index/dump_scanner.h"
+#include "core/index/shard_drafts.h"
 #include "core/index/stats_job.h"
 #include "core/model/dump_index.h"
 
@@ -41,6 +42,9 @@ public:
     // Writers whose files this shard held (valid after scan).
     std::set<DumpFormat> formats() const;
     DumpIndex finish();
+    // The drafts' buffers of a finished shard, for the next builder (adoptBuffers before its scan).
+    DraftBuffers releaseBuffers();
+    void adoptBuffers(DraftBuffers&& buffers);
 
 private:
     struct Impl;

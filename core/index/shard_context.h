@@ -38,6 +38,9 @@ struct ShardContext : ShardDrafts {
     std::set<DumpFormat> formats;
     std::vector<StatsJob> jobs;
     std::size_t reused = 0;                        // files whose figures came from `previous`
+    // Set by a reader that re-orders ops across folders after grouping (plain .npy): the shard's
+    // ops then stay in first-seen folder order and name order (see emitOrder).
+    bool keepEmitOrder = false;
 
     std::uint32_t folderOf(const std::string& fileRel);
     void warn(const std::string& path, const std::string& reason, WarningSeverity severity) {
@@ -61,7 +64,9 @@ struct ShardContext : ShardDrafts {
 
     // Groups the drafts into op executions appended to `out` (shard_grouping.cpp).
     void groupDrafts();
+    std::vector<std::uint32_t> emitOrder(const std::vector<std::uint32_t>& folderStart) const;
     void emitFolder(std::uint32_t folderId, std::vector<std::uint32_t>& draftIds);
+    void putInExecutionOrder(std::size_t opsBegin);
     std::uint32_t addTensor(const Draft& d, std::uint32_t opIndex);
 };
 

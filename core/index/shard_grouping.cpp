@@ -11,7 +11,7 @@ namespace dl {
 void ShardContext::groupDrafts() {
     out.tensors.reserve(out.tensors.size() + drafts.size());
     adviseHugePages(out.tensors.data(), out.tensors.capacity() * sizeof(TensorRecord));
-    table = {};  // the lookup is done: free it before the records grow
+    table.clear();  // the lookup is done (its capacity may serve the next shard: releaseBuffers)
     // Each key string once into the index; ranks by text let the folder sorts compare ids.
     toOut.resize(keys.size());
     for (StrId i = 0; i < keys.size(); ++i) toOut[i] = out.strings.intern(keys.view(i));
@@ -30,11 +30,32 @@ void ShardContext::groupDrafts() {
     }
     out.ops.reserve(out.ops.size() + drafts.size() / 2);
     adviseHugePages(out.ops.data(), out.ops.capacity() * sizeof(OpRecord));
+    for (std::uint32_t f : emitOrder(start)) {
+        std::vector<std::uint32_t> folderIds(ids.begin() + start[f], ids.begin() + start[f + 1]);
+        emitFolder(f, folderIds);
+    }
+}
+
+// Folders in the order DumpIndex::finalize sorts their ops into, (rank, iteration, graph), when no
+// two folders share that triple: finalize then finds the shard sorted and keeps it in place. In
+// first-seen order iteration "10" came before "2", and finalize re-sorted and copied every op and
+// tensor record of the shard (the largest sort and 2x the records' memory of a statistics-only
+// index). Same records either way: finalize's sort is stable and each folder's ops are one block of
+// equal triples. Folders sharing a triple keep first-seen order (finalize interleaves them).
+std::vector<std::uint32_t> ShardContext::emitOrder(const std::vector<std::uint32_t>& start) const {
+    std::vector<std::uint32_t> order;
     for (std::uint32_t f = 0; f < folders.size(); ++f)
-        if (start[f + 1] > start[f]) {
-            std::vector<std::uint32_t> folderIds(ids.begin() + start[f], ids.begin() + start[f + 1]);
-            emitFolder(f, folderIds);
-        }
+        if (start[f + 1] > start[f]) order.push_back(f);
+    if (keepEmitOrder) return order;
+    const auto triple = [&](std::uint32_t f) {
+        const DumpLocation& l = folders[f].loc;
+        return std::tuple(l.rank.value_or(0), l.iteration.value_or(0), l.graph);
+    };
+    std::vector<std::uint32_t> sorted = order;
+    std::stable_sort(sorted.begin(), sorted.end(), [&](std::uint32_t a, std::uint32_t b) { return triple(a) < triple(b); });
+    for (std::size_t i = 1; i < sorted.size(); ++i)
+        if (triple(sorted[i - 1]) == triple(sorted[i])) return order;
+    return sorted;
 }
 
 std::uint32_t ShardContext::addTensor(const Draft& d, std::uint32_t opIndex) {
@@ -156,6 +177,40 @@ void ShardContext::emitFolder(std::uint32_t folderId, std::vector<std::uint32_t>
         out.ops.push_back(op);
     }
     sources.orderOps(folder, out, opsBegin, out.ops.size());
+    if (!keepEmitOrder) putInExecutionOrder(opsBegin);
+}
+
+// The folder's ops (the last ones in `out`, their tensors the last tensors) moved into execPos
+// order, which orderOps made unique within the folder: what DumpIndex::finalize's stable sort does
+// to them, done here on one folder's records while they are in the cache, so that finalize finds
+// the shard sorted and keeps it in place instead of copying all its records.
+void ShardContext::putInExecutionOrder(std::size_t opsBegin) {
+    const std::size_t n = out.ops.size() - opsBegin;
+    std::vector<std::uint32_t> byPos(n, std::uint32_t(-1));
+    bool inOrder = true;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t p = out.ops[opsBegin + i].execPos;
+        if (p >= n || byPos[p] != std::uint32_t(-1)) return;   // not a permutation: finalize sorts
+        byPos[p] = std::uint32_t(i);
+        inOrder &= p == i;
+    }
+    if (inOrder) return;
+    const std::size_t tensorsBegin = out.ops[opsBegin].firstTensor;
+    const std::vector<OpRecord> ops(out.ops.begin() + std::ptrdiff_t(opsBegin), out.ops.end());
+    const std::vector<TensorRecord> tensors(out.tensors.begin() + std::ptrdiff_t(tensorsBegin), out.tensors.end());
+    std::size_t nextTensor = tensorsBegin;
+    for (std::size_t p = 0; p < n; ++p) {
+        OpRecord op = ops[byPos[p]];
+        const auto opIndex = std::uint32_t(opsBegin + p);
+        const std::size_t from = op.firstTensor - tensorsBegin;
+        op.firstTensor = std::uint32_t(nextTensor);
+        for (std::uint32_t k = 0; k < op.tensorCount; ++k) {
+            TensorRecord t = tensors[from + k];
+            t.op = opIndex;
+            out.tensors[nextTensor++] = t;
+        }
+        out.ops[opIndex] = op;
+    }
 }
 
 }  // namespace dl
