@@ -255,7 +255,8 @@ private slots:
             stateWhilePending = m->index(0, int(dl::OpColumn::State)).data().toString();
         });
         w.openFolder(dlx);
-        QVERIFY(w.isBusy());
+        // No isBusy() check here: a small .dlx can be read and posted before it runs (a race seen
+        // under ctest -j2); the pending dump seen below is what shows the open is asynchronous.
         // The worker is no longer busy once it has posted its result, before the GUI received it.
         QTRY_VERIFY_WITH_TIMEOUT(w.session()->dump() && w.session()->dump()->path == dlx && w.session()->analysis(), 600000);
         disconnect(conn);
