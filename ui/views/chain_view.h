@@ -19,6 +19,7 @@ public:
     ChainModel* chainModel() const { return m_chain; }
     ReplayModel* replayModel() const { return m_replay; }
     QTableView* chainTable() const { return m_chainView; }
+    QTableView* replayTable() const { return m_replayView; }
     // The parts' own size hints (a scroll area's are smaller), so the dock gets the room it had;
     // below the minimum the parts scroll instead of overlapping.
     QSize sizeHint() const override;
