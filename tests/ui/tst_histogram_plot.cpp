@@ -229,7 +229,8 @@ private slots:
             QTest::qWait(20);   // the queued replot(s), no resize in between
             p.replot(QCustomPlot::rpImmediateRefresh);
             const auto labels = limitLabels(p);
-            QVERIFY(labels.size() >= 4);
+            // All four down to 290 px; narrower, the least important make way (the lines stay).
+            QVERIFY2(labels.size() >= (width >= 290 ? 4u : 2u), qPrintable(QStringLiteral("w%1: %2 labels, axis rect %3 px high").arg(width).arg(labels.size()).arg(p.axisRect()->height())));
             const QString clash = firstOverlap(labels);
             QVERIFY2(clash.isEmpty(), qPrintable(QStringLiteral("w%1: %2 overlap").arg(width).arg(clash)));
             for (const auto& [r, text] : labels)   // and none runs off the plot

@@ -230,6 +230,7 @@ void Log2HistogramPlot::finishWith(std::vector<Specials> groups) {
     addLimit(-24, tr("fp16 subnormal 6e-8"), tr("subnormal"), theme::forBackground(theme::kLimitFp16Subnormal, palette()), false);
     m_finished = true;
     m_stalePasses = 0;
+    fitLegend();
     relayout();
     replot(QCustomPlot::rpQueuedReplot);
 }
@@ -238,8 +239,21 @@ void Log2HistogramPlot::resizeEvent(QResizeEvent* e) {
     QCustomPlot::resizeEvent(e);
     if (m_finished) {
         m_stalePasses = 0;
+        fitLegend();
         relayout();
         replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+void Log2HistogramPlot::fitLegend() {
+    // Legend columns as many as fit the plot's width whole (four in a row clipped "output.0
+    // (selected)" and "NaN / +Inf / −Inf" in the tensor dock at a 1.5 scale).
+    int itemW = 1;
+    for (int i = 0; i < legend->itemCount(); ++i) itemW = std::max(itemW, legend->item(i)->minimumOuterSizeHint().width());
+    const int columns = std::clamp((width() - 8) / (itemW + legend->columnSpacing()), 1, 4);
+    if (columns != legend->wrap()) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);   // re-flows the items
     }
 }
 

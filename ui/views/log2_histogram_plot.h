@@ -54,6 +54,7 @@ private:
     };
     void finishWith(std::vector<Specials> groups);
     void relayout();   // positions that depend on the pixel size
+    void fitLegend();  // legend columns for the width (not from afterLayout: it re-flows the layout)
     void applyPalette();
     // A dashed line at log2x with its label (and a short form for narrow plots); a note without a
     // line when `withLine` is false (bf16 max far right of the axis).
