@@ -137,6 +137,10 @@ ChainView::ChainView(DumpSession* session, QWidget* parent)
     onDumpChanged();
 }
 
+QString ChainView::replayTitleText() const { return m_replayTitle->text(); }
+
+QString ChainView::recommendationText() const { return m_recommendation->text(); }
+
 QSize ChainView::sizeHint() const { return m_content->sizeHint(); }
 
 QSize ChainView::minimumSizeHint() const { return m_content->minimumSizeHint(); }
@@ -161,11 +165,19 @@ void ChainView::onDumpChanged() {
         return;
     }
     const dl::ReplayResult& r = *a->replay;
+    // The core's texts open with what the captions already say ("replay unavailable: ", "rule of
+    // thumb, not a replay: "): said once ("not available: replay unavailable: ..." read twice).
+    const auto withoutLead = [](const std::string& text, QLatin1String lead) {
+        QString t = QString::fromStdString(text);
+        if (t.startsWith(lead)) t.remove(0, lead.size());
+        return t.toHtmlEscaped();
+    };
     m_replayTitle->setText(r.available ? tr("<b>Replay of %1</b> in fp16 / bf16 / fp32%2")
                                              .arg(QString::fromStdString(r.opType).toHtmlEscaped(),
                                                   r.reproducesOverflow ? tr(" — the fp16 replay reproduces the overflow") : QString())
-                                       : tr("<b>Replay</b> not available: %1").arg(QString::fromStdString(r.unavailableReason).toHtmlEscaped()));
-    QString rec = QString::fromStdString(r.recommendation).toHtmlEscaped();
+                                       : tr("<b>Replay</b> not available: %1").arg(withoutLead(r.unavailableReason, QLatin1String("replay unavailable: "))));
+    QString rec = r.recommendationFromReplay ? QString::fromStdString(r.recommendation).toHtmlEscaped()
+                                             : withoutLead(r.recommendation, QLatin1String("rule of thumb, not a replay: "));
     if (!rec.isEmpty())
         rec = tr("<b>Recommendation</b>%1: %2").arg(r.recommendationFromReplay ? QString() : tr(" (rule of thumb)"), rec);
     m_recommendation->setText(rec);

@@ -20,6 +20,8 @@ public:
     ReplayModel* replayModel() const { return m_replay; }
     QTableView* chainTable() const { return m_chainView; }
     QTableView* replayTable() const { return m_replayView; }
+    QString replayTitleText() const;
+    QString recommendationText() const;
     // The parts' own size hints (a scroll area's are smaller), so the dock gets the room it had;
     // below the minimum the parts scroll instead of overlapping.
     QSize sizeHint() const override;

@@ -249,7 +249,8 @@ void Log2HistogramPlot::fitLegend() {
     // Legend columns as many as fit the plot's width whole (four in a row clipped "output.0
     // (selected)" and "NaN / +Inf / −Inf" in the tensor dock at a 1.5 scale).
     int itemW = 1;
-    for (int i = 0; i < legend->itemCount(); ++i) itemW = std::max(itemW, legend->item(i)->minimumOuterSizeHint().width());
+    for (int i = 0; i < legend->itemCount(); ++i)   // cells of the grid: a wrapped one may be empty
+        if (const QCPAbstractLegendItem* item = legend->item(i)) itemW = std::max(itemW, item->minimumOuterSizeHint().width());
     const int columns = std::clamp((width() - 8) / (itemW + legend->columnSpacing()), 1, 4);
     if (columns != legend->wrap()) {
         legend->setWrap(columns);
