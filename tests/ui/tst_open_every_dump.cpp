@@ -239,6 +239,11 @@ private slots:
                 const QString replay = w.chainView()->replayTitleText(), rec = w.chainView()->recommendationText();
                 QVERIFY2(replay.count(QStringLiteral("available"), Qt::CaseInsensitive) <= 1, qPrintable(msg + QStringLiteral("\n") + replay));
                 QVERIFY2(rec.count(QStringLiteral("rule of thumb"), Qt::CaseInsensitive) <= 1, qPrintable(msg + QStringLiteral("\n") + rec));
+                // The chain dock shows steps for an overflow, and says why there are none otherwise.
+                const QString noChain = w.chainView()->chainPlaceholder();
+                const dl::AnalysisResult* a = w.session()->analysis();
+                QVERIFY2((a && a->firstOverflow && !a->chain.empty()) == noChain.isEmpty(), qPrintable(msg + QStringLiteral("\n") + noChain));
+                if (a && a->noData) QVERIFY2(noChain.contains(QStringLiteral("nothing in this dump could be read")), qPrintable(msg));
                 sawUnavailable |= replay.contains(QStringLiteral("not available"));
                 sawRuleOfThumb |= rec.contains(QStringLiteral("rule of thumb"));
             }

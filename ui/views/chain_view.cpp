@@ -88,7 +88,7 @@ void setupTable(QTableView* v) {
 ChainView::ChainView(DumpSession* session, QWidget* parent)
     : QWidget(parent), m_session(session), m_chain(new ChainModel(this)), m_replay(new ReplayModel(this)),
       m_chainView(new RowsTable(kChainMinRows, kChainMaxRows, this)), m_replayView(new RowsTable(kReplayRows, kReplayRows, this)), m_replayTitle(new QLabel(this)),
-      m_recommendation(new QLabel(this)) {
+      m_recommendation(new QLabel(this)), m_chainEmpty(new QLabel(this)) {
     m_chainView->setModel(m_chain);
     m_replayView->setModel(m_replay);
     setupTable(m_chainView);
@@ -117,6 +117,10 @@ ChainView::ChainView(DumpSession* session, QWidget* parent)
     lay->setContentsMargins(4, 4, 4, 4);
     lay->addWidget(new QLabel(tr("<b>First-overflow chain</b> (click a step to select its op)"), content));
     lay->addWidget(m_chainView, 2);
+    m_chainEmpty->setObjectName(QStringLiteral("chainEmpty"));
+    m_chainEmpty->setWordWrap(true);
+    m_chainEmpty->setForegroundRole(QPalette::PlaceholderText);
+    lay->addWidget(m_chainEmpty);
     lay->addWidget(m_replayTitle);
     lay->addWidget(m_replayView, 0);
     lay->addWidget(m_recommendation);
@@ -141,6 +145,8 @@ QString ChainView::replayTitleText() const { return m_replayTitle->text(); }
 
 QString ChainView::recommendationText() const { return m_recommendation->text(); }
 
+QString ChainView::chainPlaceholder() const { return m_chainView->isHidden() ? m_chainEmpty->text() : QString(); }
+
 QSize ChainView::sizeHint() const { return m_content->sizeHint(); }
 
 QSize ChainView::minimumSizeHint() const { return m_content->minimumSizeHint(); }
@@ -158,6 +164,14 @@ void ChainView::onDumpChanged() {
     const dl::AnalysisResult* a = m_session->analysis();
     m_chain->setSource(m_session->index(), a);
     m_replay->setSource(a);
+    // An empty table under "click a step" says nothing: say why there is no chain instead.
+    const bool steps = m_chain->rowCount() > 0;
+    m_chainView->setVisible(steps);
+    m_chainEmpty->setVisible(!steps);
+    m_chainEmpty->setText(!a ? (m_session->index() ? tr("No chain yet: the analysis is running.") : tr("No chain: no dump is open."))
+                          : a->noData ? tr("No chain: nothing in this dump could be read (the Issues dock says why).")
+                          : !a->firstOverflow ? tr("No chain: no tensor overflows in this dump.")
+                                              : tr("No chain steps were found for the first overflow."));
     m_replayView->setVisible(m_replay->rowCount() > 0);   // a bare header says nothing
     if (!a || !a->replay) {
         m_replayTitle->setText(tr("<b>Replay</b>: %1").arg(a ? tr("no overflow to replay") : tr("analysis pending")));

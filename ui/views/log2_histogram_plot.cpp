@@ -73,6 +73,8 @@ void Log2HistogramPlot::applyPalette() {
         a->setTickLabelColor(c.plotText);
         a->setLabelColor(c.plotText);
         a->grid()->setPen(QPen(c.plotGrid, 1, Qt::DotLine));
+        // No solid line at 2⁰ = 1 (QCustomPlot's zero line): it read as one more limit, glaring white in dark mode.
+        a->grid()->setZeroLinePen(Qt::NoPen);
     }
 }
 
