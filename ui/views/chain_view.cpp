@@ -124,6 +124,8 @@ ChainView::ChainView(DumpSession* session, QWidget* parent)
     lay->addWidget(m_replayTitle);
     lay->addWidget(m_replayView, 0);
     lay->addWidget(m_recommendation);
+    // Takes the spare height only when the chain table (stretch 2) is hidden: the captions stay together.
+    lay->addStretch(0);
     auto* scroll = new QScrollArea(this);
     scroll->setObjectName(QStringLiteral("chainScroll"));
     scroll->setFrameShape(QFrame::NoFrame);
