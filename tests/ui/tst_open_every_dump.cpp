@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QRegularExpression>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
@@ -26,6 +27,7 @@
 #include "ui/views/chain_view.h"
 #include "ui/views/tensor_panel.h"
 #include "ui/views/timeline_panel.h"
+#include "ui/views/timeline_toolbar.h"
 #include "ui/views/timeline_widget.h"
 #include "ui/views/verdict_banner.h"
 
@@ -239,6 +241,10 @@ private slots:
                 const QString replay = w.chainView()->replayTitleText(), rec = w.chainView()->recommendationText();
                 QVERIFY2(replay.count(QStringLiteral("available"), Qt::CaseInsensitive) <= 1, qPrintable(msg + QStringLiteral("\n") + replay));
                 QVERIFY2(rec.count(QStringLiteral("rule of thumb"), Qt::CaseInsensitive) <= 1, qPrintable(msg + QStringLiteral("\n") + rec));
+                // One of a thing is singular ("1 op", "1 tensor": the junk folder has one op).
+                const QRegularExpression onePlural(QStringLiteral("(^|[^0-9.,])1 (ops|tensors) "));
+                QVERIFY2(!w.timelinePanel()->toolbar()->info().contains(onePlural), qPrintable(msg + w.timelinePanel()->toolbar()->info()));
+                QVERIFY2(!banner.contains(onePlural), qPrintable(msg));
                 // The chain dock shows steps for an overflow, and says why there are none otherwise.
                 const QString noChain = w.chainView()->chainPlaceholder();
                 const dl::AnalysisResult* a = w.session()->analysis();
