@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "ui/util/theme.h"
 #include "ui/views/log2_histogram_plot.h"
 
 using namespace dlui;
@@ -209,6 +210,26 @@ private slots:
                                      qPrintable(at + QStringLiteral("a line at x=%1 crosses \"%2\"").arg(l.x).arg(text)));
                     }
                 }
+    }
+
+    // The NaN/Inf counts over the bars and the limit labels read on a dark palette (the counts
+    // were QCPItemText's default black on the dark plot).
+    void textsReadOnADarkPlot() {
+        Log2HistogramPlot p;
+        p.resize(500, 240);
+        p.setPalette(theme::darkPalette());   // as the app does (--dark), before any data
+        p.addSeries(QStringLiteral("x"), hist({{0, 3}, {15, 1}}, 1, 2, 0), QPen(Qt::blue));
+        p.finish();
+        const QColor bg = theme::ViewColors::fromPalette(p.palette()).plotBackground;
+        QVERIFY(theme::isDark(p.palette()));
+        int counts = 0;
+        for (int i = 0; i < p.itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(p.item(i)); t && t->visible()) {
+                const double contrast = std::abs(t->color().lightnessF() - bg.lightnessF());
+                QVERIFY2(contrast > 0.3, qPrintable(QStringLiteral("\"%1\": lightness %2 on %3").arg(t->text()).arg(t->color().lightnessF()).arg(bg.lightnessF())));
+                counts += t->positionAlignment() == (Qt::AlignHCenter | Qt::AlignBottom);
+            }
+        QCOMPARE(counts, 2);   // NaN 1 and +Inf 2
     }
 
     void labelsKeepApartInTheCompareDock() {

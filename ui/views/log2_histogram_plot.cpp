@@ -76,6 +76,8 @@ void Log2HistogramPlot::applyPalette() {
         // No solid line at 2⁰ = 1 (QCustomPlot's zero line): it read as one more limit, glaring white in dark mode.
         a->grid()->setZeroLinePen(Qt::NoPen);
     }
+    for (QCPItemText* t : m_counts)
+        if (t) t->setColor(c.plotText);
 }
 
 void Log2HistogramPlot::changeEvent(QEvent* e) {
@@ -222,6 +224,7 @@ void Log2HistogramPlot::finishWith(std::vector<Specials> groups) {
         auto* t = new QCPItemText(this);
         t->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
         t->setText(parts.join(QStringLiteral(" | ")));
+        t->setColor(theme::ViewColors::fromPalette(palette()).plotText);   // QCPItemText's black was unreadable in dark mode
         m_counts[k] = t;
     }
     const QColor bf16 = theme::forBackground(theme::kLimitBf16Max, palette());
