@@ -52,6 +52,11 @@ Log2HistogramPlot::Log2HistogramPlot(QWidget* parent) : QCustomPlot(parent) {
     // The axis rect is known only once a replot has laid out the axes and legend for the new
     // content (a fresh selection in a dock of unchanged size gets no resize): if the label rows
     // were packed for another size, pack them again before this replot draws.
+    // The legend's columns follow the width at every replot, before the layout pass (a hidden
+    // plot, as the PDF report's, gets no resize event: its legend stayed in one column).
+    connect(this, &QCustomPlot::beforeReplot, this, [this] {
+        if (m_finished) fitLegend();
+    });
     connect(this, &QCustomPlot::afterLayout, this, [this] {
         if (!m_finished || axisRect()->rect().size() == m_laidOutFor || m_stalePasses >= 3) return;
         ++m_stalePasses;
