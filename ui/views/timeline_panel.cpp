@@ -104,7 +104,9 @@ bool TimelinePanel::gotoMatch(bool backward) { return m_widget->gotoMatch(backwa
 void TimelinePanel::updateStatus() {
     QStringList parts;
     if (!m_matches.empty())
-        parts << tr("%L1 matching ops on this timeline (Enter / F3: next, Shift: previous)").arg(m_widget->matchOrder().size());
+        parts << (m_widget->matchOrder().size() == 1
+                      ? tr("1 matching op on this timeline (Enter / F3: next, Shift: previous)")
+                      : tr("%L1 matching ops on this timeline (Enter / F3: next, Shift: previous)").arg(m_widget->matchOrder().size()));
     if (m_widget->hasArea()) parts << m_widget->areaText();
     m_bar->setStatus(parts.join(QStringLiteral(" · ")));
 }
