@@ -375,9 +375,10 @@ void MainWindow::showWorkspace() {
 }
 
 void MainWindow::applyDefaultDockSizes() {
-    // Timeline gets the left ~60%, tensor over chain on the right, table below.
+    // Timeline gets the left ~60%, tensor over chain (halves: the chain's steps and the replay
+    // need about what the tensor header and histogram need) on the right, table below.
     resizeDocks({m_docks[2]}, {width() * 2 / 5}, Qt::Horizontal);
-    resizeDocks({m_docks[2], m_docks[3]}, {height() * 3 / 5, height() * 2 / 5}, Qt::Vertical);
+    resizeDocks({m_docks[2], m_docks[3]}, {height() / 2, height() / 2}, Qt::Vertical);
     resizeDocks({m_docks[0]}, {height() * 3 / 10}, Qt::Vertical);
 }
 

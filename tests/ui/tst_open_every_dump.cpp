@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QRegularExpression>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
@@ -23,7 +24,10 @@
 #include "tests/ui/isolated_app_state.h"
 #include "ui/mainwindow.h"
 #include "ui/models/dump_session.h"
+#include "ui/views/chain_view.h"
+#include "ui/views/tensor_panel.h"
 #include "ui/views/timeline_panel.h"
+#include "ui/views/timeline_toolbar.h"
 #include "ui/views/timeline_widget.h"
 #include "ui/views/verdict_banner.h"
 
@@ -123,6 +127,19 @@ private slots:
             QVERIFY2(QFileInfo(p).isDir(), qPrintable(p));
             m_variants.push_back({std::string("sample ") + rel, p, Expect::FromAnalysis});
         }
+        // An msprobe statistics-only dump whose linear overflows: no data and no kernel to replay
+        // it, so the chain dock says why and recommends by rule of thumb.
+        const QString stats = m_tmp.path() + QStringLiteral("/msprobe_stats");
+        QVERIFY(QDir().mkpath(stats + QStringLiteral("/step0/rank0")));
+        QFile json(stats + QStringLiteral("/step0/rank0/dump.json"));
+        QVERIFY(json.open(QIODevice::WriteOnly));
+        json.write(R"({"task": "statistics", "level": "L1", "framework": "pytorch", "dump_data_dir": null, "data": {
+            "Functional.linear.0.forward": {"input_args": [{"type": "torch.Tensor", "dtype": "torch.float16", "shape": [2, 2],
+            "Max": 900.0, "Min": -1.0, "Mean": 1.0, "Norm": 2.0, "requires_grad": false}], "input_kwargs": {},
+            "output": [{"type": "torch.Tensor", "dtype": "torch.float16", "shape": [2, 2], "Max": "Infinity", "Min": -1.0,
+            "Mean": "Infinity", "Norm": "Infinity", "requires_grad": false}]}}})");
+        json.close();
+        m_variants.push_back({"msprobe statistics only", stats, Expect::Overflow});
         // An empty folder and a folder of junk: nothing readable, so never "Clean".
         const QString empty = m_tmp.path() + QStringLiteral("/empty");
         QVERIFY(QDir().mkpath(empty));
@@ -152,6 +169,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         GuiWatchdog dog(std::chrono::milliseconds(1000));
         QStringList nothingReadable;
+        bool sawUnavailable = false, sawRuleOfThumb = false;
         for (const Case& c : m_variants) {
             dog.setCase(c.name);
             w.openFolder(c.path);
@@ -215,7 +233,28 @@ private slots:
                         nothingReadable << msg;
                     break;
             }
+            // Captions say a thing once: no empty header field ("float16 · · stats only"), no
+            // "not available: replay unavailable: ...", no "(rule of thumb): rule of thumb, ...".
+            if (opened) {
+                const QString header = w.tensorPanel()->headerText();
+                QVERIFY2(!header.contains(QStringLiteral("· ·")), qPrintable(msg + QStringLiteral("\n") + header));
+                const QString replay = w.chainView()->replayTitleText(), rec = w.chainView()->recommendationText();
+                QVERIFY2(replay.count(QStringLiteral("available"), Qt::CaseInsensitive) <= 1, qPrintable(msg + QStringLiteral("\n") + replay));
+                QVERIFY2(rec.count(QStringLiteral("rule of thumb"), Qt::CaseInsensitive) <= 1, qPrintable(msg + QStringLiteral("\n") + rec));
+                // One of a thing is singular ("1 op", "1 tensor": the junk folder has one op).
+                const QRegularExpression onePlural(QStringLiteral("(^|[^0-9.,])1 (ops|tensors) "));
+                QVERIFY2(!w.timelinePanel()->toolbar()->info().contains(onePlural), qPrintable(msg + w.timelinePanel()->toolbar()->info()));
+                QVERIFY2(!banner.contains(onePlural), qPrintable(msg));
+                // The chain dock shows steps for an overflow, and says why there are none otherwise.
+                const QString noChain = w.chainView()->chainPlaceholder();
+                const dl::AnalysisResult* a = w.session()->analysis();
+                QVERIFY2((a && a->firstOverflow && !a->chain.empty()) == noChain.isEmpty(), qPrintable(msg + QStringLiteral("\n") + noChain));
+                if (a && a->noData) QVERIFY2(noChain.contains(QStringLiteral("nothing in this dump could be read")), qPrintable(msg));
+                sawUnavailable |= replay.contains(QStringLiteral("not available"));
+                sawRuleOfThumb |= rec.contains(QStringLiteral("rule of thumb"));
+            }
         }
+        QVERIFY(sawUnavailable && sawRuleOfThumb);   // the cases above hold both
         QVERIFY2(nothingReadable.isEmpty(), qPrintable(nothingReadable.join(QStringLiteral("\n"))));
     }
 

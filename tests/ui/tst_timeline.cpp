@@ -62,11 +62,11 @@ private slots:
     void cleanupTestCase() { delete m_w; }
 
     // At 1366x768 the info and the search status were clipped mid-word side by side and read as
-    // one line ("1 ops on dump timest0 matching ops on this timeline (Enter / F3: n"). Each now
+    // one line ("1 op on dump timest0 matching ops on this timeline (Enter / F3: n"). Each now
     // ends in an ellipsis inside its own width and keeps its full text for info()/status().
     void infoAndStatusElideInsteadOfRunningTogether() {
         TimelineToolbar bar;
-        const QString info = QStringLiteral("1 ops on dump timestamps, durations inferred (no end times)");
+        const QString info = QStringLiteral("1 op on dump timestamps, durations inferred (no end times)");
         const QString status = QStringLiteral("0 matching ops on this timeline (Enter / F3: next, Shift: previous)");
         bar.setInfo(info);
         bar.setStatus(status);

@@ -19,6 +19,11 @@ public:
     ChainModel* chainModel() const { return m_chain; }
     ReplayModel* replayModel() const { return m_replay; }
     QTableView* chainTable() const { return m_chainView; }
+    QTableView* replayTable() const { return m_replayView; }
+    QString replayTitleText() const;
+    QString recommendationText() const;
+    // Why the chain table is empty (hidden then), or empty when it has steps.
+    QString chainPlaceholder() const;
     // The parts' own size hints (a scroll area's are smaller), so the dock gets the room it had;
     // below the minimum the parts scroll instead of overlapping.
     QSize sizeHint() const override;
@@ -35,6 +40,7 @@ private:
     QTableView* m_replayView;
     QLabel* m_replayTitle;
     QLabel* m_recommendation;
+    QLabel* m_chainEmpty;   // in place of an empty chain table: why there is no chain
     QWidget* m_content = nullptr;   // the parts, inside a scroll area for short docks
 };
 

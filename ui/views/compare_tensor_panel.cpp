@@ -30,7 +30,9 @@ QString shapeText(const dl::DumpIndex& ix, const dl::TensorRecord& t) {
 QString row(const QString& label, const QString& a, const QString& b) {
     const bool diff = a != b;
     const auto cell = [diff](const QString& v) { return diff ? QStringLiteral("<b>%1</b>").arg(v) : v; };
-    return QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td></tr>").arg(label, cell(a), cell(b));
+    // Padded apart: A's "inf" and B's "1198.76" read as one number "inf1198.76" at 1366x768.
+    return QStringLiteral("<tr><td>%1</td><td align=right style='padding-left:10px'>%2</td>"
+                          "<td align=right style='padding-left:10px'>%3</td></tr>").arg(label, cell(a), cell(b));
 }
 
 }  // namespace
@@ -88,8 +90,8 @@ void CompareTensorPanel::show() {
                     : tr("statistics only: relative differences max %1 · min %2 · mean %3 · L2 %4")
                           .arg(num(m.maxRelDiff), num(m.minRelDiff), num(m.meanRelDiff), num(m.l2RelDiff));
     const dl::TensorStats sa = a.stats(ta), sb = b.stats(tb);
-    h += QStringLiteral("<table cellspacing=0 cellpadding=1><tr><th></th><th align=right style='color:%1'>A</th>"
-                        "<th align=right style='color:%2'>B</th></tr>").arg(kRunA.name(), kRunB.name());
+    h += QStringLiteral("<table cellspacing=0 cellpadding=1><tr><th></th><th align=right style='color:%1; padding-left:10px'>A</th>"
+                        "<th align=right style='color:%2; padding-left:10px'>B</th></tr>").arg(kRunA.name(), kRunB.name());
     h += row(tr("dtype"), QString::fromLatin1(dl::dtypeName(ta.dtype).data()), QString::fromLatin1(dl::dtypeName(tb.dtype).data()));
     h += row(tr("shape"), shapeText(a, ta), shapeText(b, tb));
     // Shown figures count infinities (a tensor holding +Inf peaks at inf), as in the main window.

@@ -5,6 +5,7 @@
 
 #include "core/util/half.h"
 #include "ui/util/state_colors.h"
+#include "ui/views/limit_label_layout.h"
 
 namespace dlui {
 
@@ -51,6 +52,11 @@ Log2HistogramPlot::Log2HistogramPlot(QWidget* parent) : QCustomPlot(parent) {
     // The axis rect is known only once a replot has laid out the axes and legend for the new
     // content (a fresh selection in a dock of unchanged size gets no resize): if the label rows
     // were packed for another size, pack them again before this replot draws.
+    // The legend's columns follow the width at every replot, before the layout pass (a hidden
+    // plot, as the PDF report's, gets no resize event: its legend stayed in one column).
+    connect(this, &QCustomPlot::beforeReplot, this, [this] {
+        if (m_finished) fitLegend();
+    });
     connect(this, &QCustomPlot::afterLayout, this, [this] {
         if (!m_finished || axisRect()->rect().size() == m_laidOutFor || m_stalePasses >= 3) return;
         ++m_stalePasses;
@@ -72,7 +78,11 @@ void Log2HistogramPlot::applyPalette() {
         a->setTickLabelColor(c.plotText);
         a->setLabelColor(c.plotText);
         a->grid()->setPen(QPen(c.plotGrid, 1, Qt::DotLine));
+        // No solid line at 2⁰ = 1 (QCustomPlot's zero line): it read as one more limit, glaring white in dark mode.
+        a->grid()->setZeroLinePen(Qt::NoPen);
     }
+    for (QCPItemText* t : m_counts)
+        if (t) t->setColor(c.plotText);
 }
 
 void Log2HistogramPlot::changeEvent(QEvent* e) {
@@ -90,8 +100,7 @@ void Log2HistogramPlot::clearSeries() {
     m_groups.clear();
     m_bars.clear();
     m_counts = {};
-    m_labels.clear();
-    m_bf16Note = nullptr;
+    m_limits.clear();
     m_emptyText = nullptr;
     m_any = m_finished = false;
     m_lo = m_hi = 0;
@@ -160,19 +169,26 @@ std::vector<Log2HistogramPlot::SpecialCounts> Log2HistogramPlot::specialGroups()
     return out;
 }
 
-void Log2HistogramPlot::addLimitLine(double x, const QString& label, const QColor& c, bool labelLeft) {
-    auto* line = new QCPItemStraightLine(this);
-    line->point1->setCoords(x, 1);
-    line->point2->setCoords(x, 2);
-    line->setPen(QPen(c, 1.5, Qt::DashLine));
-    auto* text = new QCPItemText(this);
-    text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    text->position->setCoords(x, 0);
-    text->setPositionAlignment((labelLeft ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
-    text->setText(label);
-    text->setColor(c);
-    text->setPadding(labelLeft ? QMargins(0, 0, 3, 0) : QMargins(3, 0, 0, 0));
-    m_labels.push_back(text);
+void Log2HistogramPlot::addLimit(double x, const QString& label, const QString& brief, const QColor& c, bool labelLeft, bool withLine) {
+    Limit l;
+    l.key = x;
+    l.preferLeft = labelLeft;
+    l.full = label;
+    l.brief = brief;
+    if (withLine) {
+        // From the x axis up to its label's row (set in relayout), so it crosses no other label.
+        l.line = new QCPItemLine(this);
+        for (QCPItemPosition* p : {l.line->start, l.line->end}) p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        l.line->start->setCoords(x, 1.0);
+        l.line->end->setCoords(x, 0.0);
+        l.line->setPen(QPen(c, 1.5, Qt::DashLine));
+    }
+    l.text = new QCPItemText(this);
+    if (withLine) l.text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    else l.text->position->setType(QCPItemPosition::ptAxisRectRatio);
+    l.text->setText(label);
+    l.text->setColor(c);
+    m_limits.push_back(l);
 }
 
 void Log2HistogramPlot::finishWith(std::vector<Specials> groups) {
@@ -213,22 +229,18 @@ void Log2HistogramPlot::finishWith(std::vector<Specials> groups) {
         auto* t = new QCPItemText(this);
         t->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
         t->setText(parts.join(QStringLiteral(" | ")));
+        t->setColor(theme::ViewColors::fromPalette(palette()).plotText);   // QCPItemText's black was unreadable in dark mode
         m_counts[k] = t;
     }
-    addLimitLine(kFp16MaxLog2, tr("fp16 max 65504"), theme::forBackground(theme::kLimitFp16Max, palette()), true);
-    addLimitLine(-14, tr("fp16 min normal 6.1e-5"), theme::forBackground(theme::kLimitFp16MinNormal, palette()), false);
-    addLimitLine(-24, tr("fp16 subnormal 6e-8"), theme::forBackground(theme::kLimitFp16Subnormal, palette()), false);
-    if (m_hi + 6 >= kBf16MaxLog2) {
-        addLimitLine(kBf16MaxLog2, tr("bf16 max 3.4e38"), theme::forBackground(theme::kLimitBf16Max, palette()), true);
-    } else {
-        m_bf16Note = new QCPItemText(this);
-        m_bf16Note->position->setType(QCPItemPosition::ptAxisRectRatio);
-        m_bf16Note->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
-        m_bf16Note->setText(tr("bf16 max 3.4e38 (2¹²⁸) →"));
-        m_bf16Note->setColor(theme::forBackground(theme::kLimitBf16Max, palette()));
-    }
+    const QColor bf16 = theme::forBackground(theme::kLimitBf16Max, palette());
+    addLimit(kFp16MaxLog2, tr("fp16 max 65504"), tr("fp16 max"), theme::forBackground(theme::kLimitFp16Max, palette()), true);
+    if (m_hi + 6 >= kBf16MaxLog2) addLimit(kBf16MaxLog2, tr("bf16 max 3.4e38"), tr("bf16 max"), bf16, true);
+    else addLimit(0, tr("bf16 max 3.4e38 (2¹²⁸) →"), tr("bf16 max →"), bf16, true, false);
+    addLimit(-14, tr("fp16 min normal 6.1e-5"), tr("min normal"), theme::forBackground(theme::kLimitFp16MinNormal, palette()), false);
+    addLimit(-24, tr("fp16 subnormal 6e-8"), tr("subnormal"), theme::forBackground(theme::kLimitFp16Subnormal, palette()), false);
     m_finished = true;
     m_stalePasses = 0;
+    fitLegend();
     relayout();
     replot(QCustomPlot::rpQueuedReplot);
 }
@@ -237,8 +249,22 @@ void Log2HistogramPlot::resizeEvent(QResizeEvent* e) {
     QCustomPlot::resizeEvent(e);
     if (m_finished) {
         m_stalePasses = 0;
+        fitLegend();
         relayout();
         replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+void Log2HistogramPlot::fitLegend() {
+    // Legend columns as many as fit the plot's width whole (four in a row clipped "output.0
+    // (selected)" and "NaN / +Inf / −Inf" in the tensor dock at a 1.5 scale).
+    int itemW = 1;
+    for (int i = 0; i < legend->itemCount(); ++i)   // cells of the grid: a wrapped one may be empty
+        if (const QCPAbstractLegendItem* item = legend->item(i)) itemW = std::max(itemW, item->minimumOuterSizeHint().width());
+    const int columns = std::clamp((width() - 8) / (itemW + legend->columnSpacing()), 1, 4);
+    if (columns != legend->wrap()) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);   // re-flows the items
     }
 }
 
@@ -293,36 +319,33 @@ void Log2HistogramPlot::relayout() {
         for (const Specials& s : m_groups) top = std::max(top, k == 0 ? s.n.nan : k == 1 ? s.n.posInf : s.n.negInf);
         m_counts[k]->position->setCoords(sx + gap * k, top);
     }
-    // Limit labels packed into rows from the top (a label takes the first row where it does not
-    // touch another), in a band above every curve and bar that the y range keeps free.
+    // Limit labels in rows from the top, each beside its line, in a band above every curve and
+    // bar that the y range keeps free (limit_label_layout.h: no label on a line or a label).
     const auto px = [&](double x) { return (x - xMin) / (xMax - xMin) * W; };
-    std::vector<double> rowEnd;
-    const auto place = [&](double x0, double x1) {
-        std::size_t r = 0;
-        while (r < rowEnd.size() && rowEnd[r] + 6 > x0) ++r;
-        if (r == rowEnd.size()) rowEnd.push_back(x1);
-        else rowEnd[r] = x1;
-        return static_cast<double>(r);
-    };
-    std::vector<std::pair<double, QCPItemText*>> byX;
-    for (QCPItemText* t : m_labels) {
-        const double w = fm.horizontalAdvance(t->text()) + 3;
-        const double x = px(t->position->key());
-        byX.emplace_back(t->positionAlignment() & Qt::AlignRight ? x - w : x, t);
-    }
-    std::sort(byX.begin(), byX.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [x0, t] : byX) {
-        const double w = fm.horizontalAdvance(t->text()) + 3;
-        const double row = place(x0, x0 + w);
-        t->position->setCoords(t->position->key(), (2 + row * lineH) / H);
-    }
-    if (m_bf16Note) {
-        const double w = fm.horizontalAdvance(m_bf16Note->text());
-        const double row = place(W - w, W);
-        m_bf16Note->position->setCoords(1.0, (2 + row * lineH) / H);
+    std::vector<LimitLabelBox> boxes;
+    for (const Limit& l : m_limits)
+        boxes.push_back({l.line ? px(l.key) : W, l.line != nullptr, l.preferLeft,
+                         fm.horizontalAdvance(l.full) + 4.0, fm.horizontalAdvance(l.brief) + 4.0});
+    const int maxRows = std::max(1, static_cast<int>(0.5 * H / lineH));
+    const std::vector<LimitLabelPlace> places = placeLimitLabels(boxes, W, maxRows);
+    int rows = 0;
+    for (const LimitLabelPlace& p : places) rows = std::max(rows, p.row + 1);
+    const double bandRatio = std::min(1.0, (2 + rows * lineH) / H);
+    for (std::size_t k = 0; k < m_limits.size(); ++k) {
+        const Limit& l = m_limits[k];
+        const LimitLabelPlace& p = places[k];
+        l.text->setVisible(p.row >= 0);
+        const double top = (2 + p.row * lineH) / H;
+        // A line whose label is left out stops under the band.
+        if (l.line) l.line->end->setCoords(l.key, p.row >= 0 ? top : bandRatio);
+        if (p.row < 0) continue;
+        l.text->setText(p.shortText ? l.brief : l.full);
+        l.text->setPositionAlignment((p.left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+        l.text->setPadding(p.left ? QMargins(0, 0, 3, 0) : QMargins(3, 0, 0, 0));
+        l.text->position->setCoords(l.line ? l.key : 1.0, top);
     }
     // y: log axis from the floor, with headroom for the label rows and the counts over the bars.
-    const double band = (double(rowEnd.size()) + (m_counts[0] || m_counts[1] || m_counts[2] ? 1.2 : 0.3)) * lineH + 4;
+    const double band = (double(rows) + (m_counts[0] || m_counts[1] || m_counts[2] ? 1.2 : 0.3)) * lineH + 4;
     const double f = std::clamp(band / H, 0.1, 0.7);
     const double lm = std::log(std::max(m_maxCount, 1.0) * 1.15), ll = std::log(kFloor);
     const double upper = std::exp((lm - f * ll) / (1 - f));

@@ -69,8 +69,11 @@ void TensorPanel::show(quint32 op, quint32 tensor) {
                     .arg(names.shortName.toHtmlEscaped(), str(o.type), QString::fromStdString(ix->tensorLabel(t))).arg(o.rank).arg(o.iteration);
     // The full name (the header wraps): the short op above says which one it is.
     if (names.full != names.shortName) h += QStringLiteral("<small>%1</small><br>").arg(names.full.toHtmlEscaped());
-    h += tr("shape [%1] · %2 · %3 · %4<br>").arg(dims.join(QLatin1Char(',')), dtype, str(t.format),
-                                                  ix->side(t).file ? fileName(str(ix->side(t).file)) : tr("stats only"));
+    // Statistics-only dumps name no format: no empty field ("float16 · · stats only").
+    QStringList fields{tr("shape [%1]").arg(dims.join(QLatin1Char(','))), dtype};
+    if (!str(t.format).isEmpty()) fields << str(t.format);
+    fields << (ix->side(t).file ? fileName(str(ix->side(t).file)) : tr("stats only"));
+    h += fields.join(QStringLiteral(" · ")) + QStringLiteral("<br>");
     h += tr("min %1 · max %2 · mean %3 · max|x| <b>%4</b> · L2 %5 · NaN %6 · Inf %7 · saturated %8 · elements %9")
              .arg(figureText(s, dl::StatFigure::Min), figureText(s, dl::StatFigure::Max),
                   figureText(s, dl::StatFigure::Mean), figureText(s, dl::StatFigure::MaxAbs),

@@ -81,8 +81,10 @@ void TimelinePanel::onBuilt(LoadedDumpPtr dump, std::shared_ptr<const dl::Timeli
     m_data = std::move(data);
     m_widget->setTimeline(m_data, m_shown->index.get(), m_shown->states.get(), m_shown->analysis.get());
     m_widget->setMatches(m_matches);
-    QString info = m_data->base == dl::TimeBase::Timestamps ? tr("%1 ops on dump timestamps").arg(m_data->opsShown)
-                                                            : tr("%1 ops in execution order (no timestamps)").arg(m_data->opsShown);
+    const bool one = m_data->opsShown == 1;   // "1 op", not "1 ops"
+    QString info = m_data->base == dl::TimeBase::Timestamps
+                       ? (one ? tr("1 op on dump timestamps") : tr("%L1 ops on dump timestamps").arg(m_data->opsShown))
+                       : (one ? tr("1 op in execution order (no timestamps)") : tr("%L1 ops in execution order (no timestamps)").arg(m_data->opsShown));
     if (m_data->anyInferredEnd) info += tr(", durations inferred (no end times)");
     if (m_data->opsWithoutTime) info += tr(", %1 without a timestamp not shown").arg(m_data->opsWithoutTime);
     m_bar->setInfo(info);
@@ -102,7 +104,9 @@ bool TimelinePanel::gotoMatch(bool backward) { return m_widget->gotoMatch(backwa
 void TimelinePanel::updateStatus() {
     QStringList parts;
     if (!m_matches.empty())
-        parts << tr("%L1 matching ops on this timeline (Enter / F3: next, Shift: previous)").arg(m_widget->matchOrder().size());
+        parts << (m_widget->matchOrder().size() == 1
+                      ? tr("1 matching op on this timeline (Enter / F3: next, Shift: previous)")
+                      : tr("%L1 matching ops on this timeline (Enter / F3: next, Shift: previous)").arg(m_widget->matchOrder().size()));
     if (m_widget->hasArea()) parts << m_widget->areaText();
     m_bar->setStatus(parts.join(QStringLiteral(" · ")));
 }

@@ -59,8 +59,10 @@ void VerdictBanner::refresh() {
         setTone(theme::kToneNeutral);
         return;
     }
-    const QString nearLimit = tr("%L1 tensors near the fp16 limit (≥ %2% of 65504)")
-                                  .arg(a->nearLimitTotal).arg(a->nearLimitThreshold * 100, 0, 'f', 0);
+    const QString pct = QString::number(a->nearLimitThreshold * 100, 'f', 0);
+    const QString nearLimit = a->nearLimitTotal == 1   // "1 tensor", not "1 tensors"
+                                  ? tr("1 tensor near the fp16 limit (≥ %1% of 65504)").arg(pct)
+                                  : tr("%L1 tensors near the fp16 limit (≥ %2% of 65504)").arg(a->nearLimitTotal).arg(pct);
     if (a->noData) {
         // Neither clean nor overflow: say what could not be read instead of an all-clear.
         QString reasons;
