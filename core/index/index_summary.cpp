@@ -82,4 +82,15 @@ std::string indexSummaryText(const DumpIndex& index, const IndexReport& report, 
     return s;
 }
 
+std::size_t readableTensorCount(const DumpIndex& index) {
+    std::size_t n = 0;
+    for (const TensorRecord& t : index.tensors)
+        n += !(t.flags & ReadError) &&
+             ((t.flags & (HasData | HasCsvStats)) ||
+              (t.packedStats.wide ? index.wideStats[t.packedStats.count].known : t.packedStats.known) != 0);
+    return n;
+}
+
+bool holdsNothingReadable(const DumpIndex& index) { return readableTensorCount(index) == 0 && index.overflows.empty(); }
+
 }  // namespace dl
