@@ -7,6 +7,7 @@
 
 #include "core/analysis/tensor_anomaly.h"
 #include "core/index/index_summary.h"
+#include "core/index/run_framework.h"
 #include "core/io/graph_ir.h"
 #include "core/util/half.h"
 
@@ -98,7 +99,7 @@ void addRun(const DumpIndex& ix, const AnalysisResult& r, ReportContent& c) {
                                                  : "unknown";
     const std::string dumpMode = ix.meta.dumpMode.empty() ? "unknown" : ix.meta.dumpMode;
     c.run = {{"Dump root", ix.root},
-             {"Framework", ix.meta.frameworkVersion.empty() ? "unknown" : "MindSpore " + ix.meta.frameworkVersion},
+             {"Framework", runFrameworkText(runFramework(ix))},
              {"Dump format", fmt.empty() ? "unknown" : fmt},
              {"Device", ix.meta.deviceTarget.empty() ? "unknown" : ix.meta.deviceTarget},
              {"Ranks", std::to_string(ranks.size()) + (ranks.empty() ? "" : " (" + rankList(ranks) + ")")},

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/index/dump_layout.h"
+#include "core/index/run_framework.h"
 #include "core/io/msprobe_dump.h"
 
 namespace dl {
@@ -106,6 +107,8 @@ void MsprobeShard::readDir(const std::string& rootAbs, const Dir& dir, const std
         warnings.push_back({dumpRel, error, WarningSeverity::Unreadable});
         return;
     }
+    // Task and level, for the report's framework line (the framework itself is each op's net).
+    if (out.meta.dumpMode.empty()) out.meta.dumpMode = msprobeDumpMode(dump.task, dump.level);
     std::unordered_map<std::string, std::string> stacks, parents;
     if (readText(base + "stack.json", text) && !parseMsprobeStackJson(text, stacks, error))
         warnings.push_back({joinRel(dir.rel, "stack.json"), error, WarningSeverity::Unreadable});
