@@ -36,6 +36,8 @@ void setRange(MsprobeTensor& t, bool hasMax, double mx, bool hasMin, double mn) 
     if ((hasMax && std::isnan(mx)) || (hasMin && std::isnan(mn))) { s.nanCount = 1; s.known |= stat::NanCount; }
     if ((hasMax && mx == HUGE_VAL) || (hasMin && mn == HUGE_VAL)) { s.posInfCount = 1; s.known |= stat::PosInfCount; }
     if ((hasMax && mx == -HUGE_VAL) || (hasMin && mn == -HUGE_VAL)) { s.negInfCount = 1; s.known |= stat::NegInfCount; }
+    // dump.json has no counts: Max/Min say only that at least one element is NaN or Inf.
+    if (s.known & (stat::NanCount | stat::PosInfCount | stat::NegInfCount)) s.known |= stat::NonFiniteLowerBound;
     if (hasMax && std::isfinite(mx)) { s.max = mx; s.known |= stat::Max; }
     if (hasMin && std::isfinite(mn)) { s.min = mn; s.known |= stat::Min; }
     if (s.has(stat::Max | stat::Min)) {

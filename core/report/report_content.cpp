@@ -8,6 +8,7 @@
 #include "core/analysis/tensor_anomaly.h"
 #include "core/index/index_summary.h"
 #include "core/index/run_framework.h"
+#include "core/query/stat_figures.h"
 #include "core/io/graph_ir.h"
 #include "core/util/half.h"
 
@@ -39,8 +40,8 @@ std::string dtypeText(const TensorRecord& t) {
 
 std::string maxAbsText(const TensorStats& st) {
     std::string s = st.has(stat::MaxAbs) ? reportNumber(st.maxAbs) : "-";
-    if (st.infCount()) s += " +" + std::to_string(st.infCount()) + " inf";
-    if (st.nanCount) s += " +" + std::to_string(st.nanCount) + " nan";
+    if (st.infCount()) s += " + " + nonFiniteCountText(st, st.infCount()) + " inf";
+    if (st.nanCount) s += " + " + nonFiniteCountText(st, st.nanCount) + " nan";
     return s;
 }
 
