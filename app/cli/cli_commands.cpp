@@ -14,6 +14,7 @@
 #include "core/index/dump_indexer.h"
 #include "core/index/index_file.h"
 #include "core/index/index_summary.h"
+#include "core/index/output_guard.h"
 #include "core/index/tensor_inspection.h"
 #ifdef DUMPLENS_HAVE_MPI
 #include "core/distributed/mpi/mpi_index_job.h"
@@ -43,6 +44,22 @@ bool runIndex(const IndexArgs& args, dl::DumpIndex& index, dl::IndexReport& repo
     return ok;
 }
 
+bool refuseOutputInsideDump(const std::string& output, const std::vector<std::string>& dumps) {
+    if (output.empty() || output == "-") return false;
+    const std::string why = dl::outputInsideDump(output, dumps);
+    if (why.empty()) return false;
+    std::cerr << "dumplens-cli: " << why << "\n";
+    return true;
+}
+
+bool refuseNothingReadable(const dl::DumpIndex& index, const std::string& dir, const char* what) {
+    if (!dl::holdsNothingReadable(index)) return false;
+    std::cerr << "dumplens-cli: No data: nothing readable in " << dir << "; " << what << "\n";
+    for (std::size_t i = 0; i < index.warnings.size() && i < 10; ++i)
+        std::cerr << "  " << index.warnings[i].path << ": " << index.warnings[i].reason << "\n";
+    return true;
+}
+
 void Commands::registerAll(CLI::App& app) {
     addIndex(app);
     addInspect(app);
@@ -53,6 +70,7 @@ void Commands::registerAll(CLI::App& app) {
     addReport(app);
 #endif
     addMerge(app);
+    for (CLI::App* sub : app.get_subcommands(nullptr)) sub->footer(kExitStatusHelp);
 }
 
 void Commands::addIndex(CLI::App& app) {
@@ -62,6 +80,10 @@ void Commands::addIndex(CLI::App& app) {
     sub->add_flag("--mpi", m_indexMpi, "distributed: run under mpirun/srun, process 0 writes --output");
     sub->add_option("--mpi-timeout", m_mpiTimeout, "seconds process 0 waits for the others (default 3600)");
     sub->callback([this] {
+        if (refuseOutputInsideDump(m_indexOutput, {m_index.dir})) {
+            m_exit = kExitFailed;
+            return;
+        }
         if (m_indexMpi) {
             m_exit = runMpiIndex();
             return;
@@ -69,17 +91,19 @@ void Commands::addIndex(CLI::App& app) {
         dl::DumpIndex index;
         dl::IndexReport report;
         if (!runIndex(m_index, index, report)) {
-            m_exit = 2;
+            m_exit = kExitFailed;
             return;
         }
         std::cout << (m_index.json ? dl::indexSummaryJson(index, report) + "\n" : dl::indexSummaryText(index, report));
+        // The summary still lists what was found and why it is unreadable; the exit status says no.
+        if (refuseNothingReadable(index, m_index.dir, m_indexOutput.empty() ? "nothing indexed" : "no index written")) {
+            m_exit = kExitFailed;
+            return;
+        }
         std::string error;
         if (!m_indexOutput.empty() && !dl::saveIndexFile(m_indexOutput, index, error)) {
             std::cerr << "dumplens-cli: " << error << "\n";
-            m_exit = 2;
-        } else if (index.tensors.empty()) {
-            std::cerr << "dumplens-cli: no tensors or statistics found under " << m_index.dir << "\n";
-            m_exit = 1;
+            m_exit = kExitFailed;
         }
     });
 }
@@ -88,7 +112,7 @@ int Commands::runMpiIndex() {
 #ifdef DUMPLENS_HAVE_MPI
     if (m_indexOutput.empty()) {
         std::cerr << "dumplens-cli: --mpi needs -o FILE\n";
-        return 2;
+        return kExitFailed;
     }
     std::error_code ec;
     dl::mpi::MpiIndexOptions opt;
@@ -109,11 +133,28 @@ void Commands::addMerge(CLI::App& app) {
     sub->add_option("SHARD", m_mergeInputs, "index files")->required();
     sub->add_option("-o,--output", m_mergeOutput, "merged index file")->required();
     sub->callback([this] {
+        // Overwriting a shard it reads, or writing into the dump a shard was made of, is refused.
+        std::vector<std::string> dumps = m_mergeInputs;
         dl::DumpIndex merged;
         std::string error;
-        if (!dl::mergeIndexFiles(m_mergeInputs, merged, error) || !dl::saveIndexFile(m_mergeOutput, merged, error)) {
+        if (refuseOutputInsideDump(m_mergeOutput, dumps)) {
+            m_exit = kExitFailed;
+            return;
+        }
+        if (!dl::mergeIndexFiles(m_mergeInputs, merged, error)) {
             std::cerr << "dumplens-cli: " << error << "\n";
-            m_exit = 2;
+            m_exit = kExitFailed;
+            return;
+        }
+        if (!merged.root.empty()) dumps.push_back(merged.root);
+        if (refuseOutputInsideDump(m_mergeOutput, dumps) ||
+            refuseNothingReadable(merged, "the merged shards", "no index written")) {
+            m_exit = kExitFailed;
+            return;
+        }
+        if (!dl::saveIndexFile(m_mergeOutput, merged, error)) {
+            std::cerr << "dumplens-cli: " << error << "\n";
+            m_exit = kExitFailed;
             return;
         }
         std::size_t rejected = 0;   // unreadable or duplicate inputs are warnings of the merged index
@@ -139,7 +180,7 @@ void Commands::addInspect(CLI::App& app) {
         std::string error;
         if (!dl::inspectTensorFile(m_inspectFile, t, error)) {
             std::cerr << "dumplens-cli: " << error << "\n";
-            m_exit = 2;
+            m_exit = kExitFailed;
             return;
         }
         std::cout << (m_inspectJson ? dl::inspectionJson(t) + "\n" : dl::inspectionText(t));

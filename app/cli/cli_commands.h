@@ -13,6 +13,23 @@ struct IndexReport;
 
 namespace dlcli {
 
+// Exit status, one rule for every command (README "Exit status", the --help footer):
+// 0 done on readable data (an overflow found is 0 too: the verdict is in the output);
+// 1 read, but nothing to answer with (compare: no op of run A matched run B);
+// 2 nothing done: a usage error (options, an output inside a dump), an unusable path, nothing
+//   readable in a dump, or a file that could not be written.
+inline constexpr int kExitOk = 0, kExitNoMatch = 1, kExitFailed = 2;
+inline constexpr const char* kExitStatusHelp =
+    "Exit status: 0 done on readable data (an overflow found included); 1 read, but compare matched no op; "
+    "2 usage error (including an output inside a dump), unusable path, nothing readable in a dump, or a file "
+    "not written.\n";
+
+// True (after printing why) when `output` lies inside one of `dumps`: never write into a dump.
+bool refuseOutputInsideDump(const std::string& output, const std::vector<std::string>& dumps);
+// True (after printing "No data: nothing readable in DIR" and the first reasons) when `index`
+// holds nothing readable; `what` says what is not done ("no index written").
+bool refuseNothingReadable(const dl::DumpIndex& index, const std::string& dir, const char* what);
+
 struct IndexArgs {
     std::string dir, cacheDir;
     bool json = false, noCache = false;

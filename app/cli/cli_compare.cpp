@@ -60,13 +60,14 @@ void Commands::addCompare(CLI::App& app) {
 
 int Commands::runCompare() {
     CompareArgs& c = m_compare;
+    if (refuseOutputInsideDump(c.output, {c.a.dir, c.b.dir})) return kExitFailed;
     dl::CompareOptions opt;
     std::string error;
     opt.thresholds = dl::CompareThresholds::defaults(c.rules == "msprobe" ? dl::CompareRules::Msprobe : dl::CompareRules::Precision);
     if (!dl::parseThresholds(c.thresholds, opt.thresholds, error) ||
         (!c.mapping.empty() && !dl::readMappingFile(c.mapping, opt.pins, error))) {
         std::cerr << "dumplens-cli: " << error << "\n";
-        return 2;
+        return kExitFailed;
     }
     if (c.format == "json") c.json = true;
     if (c.format == "csv") c.csv = true;
@@ -80,28 +81,31 @@ int Commands::runCompare() {
     b.dir = c.b.dir;
     dl::DumpIndex ia, ib;
     dl::IndexReport ra, rb;
-    if (!runIndex(c.a, ia, ra) || !runIndex(b, ib, rb)) return 2;
+    if (!runIndex(c.a, ia, ra) || !runIndex(b, ib, rb)) return kExitFailed;
+    // A run with nothing readable has nothing to compare: not "no op matched".
+    if (refuseNothingReadable(ia, c.a.dir, "nothing compared") || refuseNothingReadable(ib, c.b.dir, "nothing compared"))
+        return kExitFailed;
     if (msprobeCsv) {   // msprobe's own table: built from the dump.json files, not from DumpLens's alignment
         std::string table;
         dl::MsprobeTableReport report;
         if (!dl::writeMsprobeTableCsv(ia, ib, opt.iterations, table, report, error)) {
             std::cerr << "dumplens-cli: " << error << "\n";
-            return 2;
+            return kExitFailed;
         }
         for (const std::string& w : report.warnings) std::cerr << "dumplens-cli: warning: " << w << "\n";
-        if (!writeOutput(c.output, table)) return 2;
-        return report.rows ? 0 : 1;
+        if (!writeOutput(c.output, table)) return kExitFailed;
+        return report.rows ? kExitOk : kExitNoMatch;
     }
     const dl::RunComparison result = dl::compareRuns(ia, ib, opt);
     const std::string text = c.json  ? dl::compareJson(result, ia, ib) + "\n"
                              : c.csv ? dl::compareCsv(result, ia, ib)
                                      : dl::compareText(result, ia, ib);
-    if (!writeOutput(c.output, text)) return 2;
+    if (!writeOutput(c.output, text)) return kExitFailed;
     if (result.alignment.ops.empty()) {
         std::cerr << "dumplens-cli: no op of run A could be matched with run B\n";
-        return 1;
+        return kExitNoMatch;
     }
-    return 0;
+    return kExitOk;
 }
 
 }  // namespace dlcli

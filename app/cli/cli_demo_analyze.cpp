@@ -17,7 +17,7 @@ void Commands::addDemo(CLI::App& app) {
         std::string error;
         if (!dl::demo::writeDemoDumps(m_demoDir, summary, error)) {
             std::cerr << "dumplens-cli: " << error << "\n";
-            m_exit = 2;
+            m_exit = kExitFailed;
             return;
         }
         std::cout << "Demo dumps written to " << m_demoDir << ":\n";
@@ -35,7 +35,7 @@ void Commands::addAnalyze(CLI::App& app) {
         dl::DumpIndex index;
         dl::IndexReport report;
         if (!runIndex(m_analyzeIndex, index, report)) {
-            m_exit = 2;
+            m_exit = kExitFailed;
             return;
         }
         dl::AnalysisOptions opt;
@@ -47,7 +47,7 @@ void Commands::addAnalyze(CLI::App& app) {
                       << "\n";
         else
             std::cout << dl::toText(index, result);
-        if (result.noData) m_exit = 2;  // no verdict: a script must not read it as clean
+        if (result.noData) m_exit = kExitFailed;  // no verdict: a script must not read it as clean
     });
 }
 

@@ -23,17 +23,18 @@ int runReport(const ReportArgs& args) {
     QPageSize::PageSizeId pageSize = QPageSize::A4;
     if (!dlui::parsePageSize(QString::fromStdString(args.pageSize), pageSize)) {
         std::cerr << "dumplens-cli: --page-size must be A4 or Letter, not '" << args.pageSize << "'\n";
-        return 2;
+        return kExitFailed;
     }
+    if (refuseOutputInsideDump(args.output, {args.index.dir, args.compareDir})) return kExitFailed;
     dl::DumpIndex index;
     dl::IndexReport indexReport;
-    if (!runIndex(args.index, index, indexReport)) return 2;
+    if (!runIndex(args.index, index, indexReport)) return kExitFailed;
     const dl::AnalysisResult analysis = dl::analyze(index);
     if (analysis.noData) {
         std::cerr << "dumplens-cli: No data: nothing readable in " << args.index.dir << "; no report written\n";
         for (std::size_t i = 0; i < analysis.fileWarnings.size() && i < 10; ++i)
             std::cerr << "  " << analysis.fileWarnings[i].first << ": " << analysis.fileWarnings[i].second << "\n";
-        return 2;
+        return kExitFailed;
     }
     std::vector<std::string> comparison;
     if (!args.compareDir.empty()) {
@@ -41,7 +42,8 @@ int runReport(const ReportArgs& args) {
         other.dir = args.compareDir;
         dl::DumpIndex b;
         dl::IndexReport bReport;
-        if (!runIndex(other, b, bReport)) return 2;
+        if (!runIndex(other, b, bReport) || refuseNothingReadable(b, args.compareDir, "no report written"))
+            return kExitFailed;
         comparison = dl::splitLines(dl::compareText(dl::compareRuns(index, b, {}), index, b));
     }
     if (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") && !std::getenv("QT_QPA_PLATFORM"))
@@ -58,11 +60,11 @@ int runReport(const ReportArgs& args) {
     const QString out = QString::fromStdString(args.output);
     if (!dlui::writeReportPdf(index, analysis, opt, out, info, error)) {
         std::cerr << "dumplens-cli: " << error.toStdString() << "\n";
-        return 2;
+        return kExitFailed;
     }
     std::cout << "Report written to " << args.output << " (" << info.pages << " page" << (info.pages == 1 ? "" : "s")
               << ", " << (analysis.overflow ? "overflow" : "clean") << ")\n";
-    return 0;
+    return kExitOk;
 }
 
 }  // namespace

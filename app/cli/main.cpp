@@ -13,13 +13,15 @@ int main(int argc, char** argv) {
     dlcli::TerminalSafeBuf safeOut(std::cout), safeErr(std::cerr);
     CLI::App app{"DumpLens: find the first fp16 overflow in MindSpore / CANN / msprobe dumps"};
     app.require_subcommand(1);
+    app.footer(dlcli::kExitStatusHelp);
     app.set_version_flag("--version", std::string("dumplens-cli ") + DUMPLENS_VERSION);
     dlcli::Commands cmds;
     cmds.registerAll(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        // --help and --version are 0; every other parse error is a usage error: 2, as the commands'.
+        return app.exit(e) == 0 ? dlcli::kExitOk : dlcli::kExitFailed;
     }
     return cmds.exitCode();
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/analysis/tensor_anomaly.h"
+#include "core/index/run_framework.h"
 
 namespace dl {
 
@@ -89,6 +90,10 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
     json j;
     j["schema"] = "dumplens.analysis/1";
     j["verdict"] = r.overflow ? "overflow" : r.noData ? "no_data" : "clean";
+    const RunFramework fw = runFramework(idx);
+    const auto orNull = [](const std::string& v) { return v.empty() ? json(nullptr) : json(v); };
+    j["framework"] = {{"name", orNull(fw.name)}, {"version", orNull(fw.version)},
+                      {"msprobe_task", orNull(fw.msprobeTask)}, {"msprobe_level", orNull(fw.msprobeLevel)}};
     j["first_overflow"] = r.firstOverflow ? pointJson(idx, *r.firstOverflow) : json(nullptr);
     j["chain"] = json::array();
     for (const ChainStep& s : r.chain) {

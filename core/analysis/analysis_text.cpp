@@ -6,6 +6,7 @@
 
 #include "core/analysis/analysis_json.h"
 #include "core/analysis/tensor_anomaly.h"
+#include "core/index/run_framework.h"
 
 namespace dl {
 
@@ -70,6 +71,7 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
         out << "Verdict: " << (r.overflow ? "OVERFLOW" : "clean") << "  (" << r.tensorsExamined << " tensors, "
             << r.anomalousTensors << " anomalous)\n";
     }
+    out << "Framework: " << runFrameworkText(runFramework(idx)) << "\n";
     if (r.firstOverflow) {
         const OverflowPoint& p = *r.firstOverflow;
         out << "\nFirst overflow: " << where(idx, p) << "\n  kind: " << anomalyKindName(p.kind);

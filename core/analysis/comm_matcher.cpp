@@ -162,6 +162,12 @@ CommKind commKindOfName(std::string_view name) {
     return CommKind::None;
 }
 
+CommKind p2pKindOfScope(std::string_view scope) {
+    if (scope.find("P2POp isend") != std::string_view::npos) return CommKind::Send;
+    if (scope.find("P2POp irecv") != std::string_view::npos) return CommKind::Receive;
+    return CommKind::None;
+}
+
 CommKind classifyComm(std::string_view type, std::string_view name) {
     const CommKind k = commKindOfType(type);
     return k != CommKind::None ? k : commKindOfName(name);
@@ -194,7 +200,7 @@ NameFacts factsOf(std::string_view s) {
 std::vector<CommOp> findCommOps(const DumpIndex& index) {
     std::vector<CommOp> out;
     // classifyComm per op lower-cased two strings for every op: answered once per type and name.
-    NameMemo<CommKind> byType(index.strings), byName(index.strings);
+    NameMemo<CommKind> byType(index.strings), byName(index.strings), byScope(index.strings);
     // The peer / tag search per string too. A key never spans name and scope (no '|' in a key,
     // and '|' ends the digits after one), so searching "name|scope" is the name's answer, else
     // the scope's.
@@ -203,6 +209,7 @@ std::vector<CommOp> findCommOps(const DumpIndex& index) {
         const OpRecord& op = index.ops[i];
         CommKind kind = byType.get(op.type, commKindOfType);
         if (kind == CommKind::None) kind = byName.get(op.name, commKindOfName);
+        if (kind == CommKind::None && op.scope) kind = byScope.get(op.scope, p2pKindOfScope);
         if (kind == CommKind::None) continue;
         CommOp c;
         c.op = i;

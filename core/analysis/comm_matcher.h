@@ -20,6 +20,9 @@ const char* commKindName(CommKind k);
 CommKind classifyComm(std::string_view type, std::string_view name);
 CommKind commKindOfType(std::string_view type);   // the type's part of classifyComm
 CommKind commKindOfName(std::string_view name);   // the name's part, for a type that names no comm op
+// msprobe batch_isend_irecv entries whose P2POps all go one way: the reader writes "P2POp isend
+// peer=N" / "P2POp irecv peer=N" into the op's scope (msprobe_shard.cpp), read here.
+CommKind p2pKindOfScope(std::string_view scope);
 inline bool isCollective(CommKind k) { return k != CommKind::None && k != CommKind::Send && k != CommKind::Receive; }
 
 // Backward ops: MindSpore puts them under a "Gradients/" scope, msprobe names end in ".backward".

@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/name_memo.h"
+#include "core/io/execution_order.h"
+#include "core/util/read_file.h"
 #include "core/util/text.h"
 
 namespace dl {
@@ -69,6 +71,80 @@ bool fromRankTable(const DumpIndex& index, StageMap& m) {
         if (!m.stageOfRank.empty()) { m.source = "hccl.json"; m.confident = true; return true; }
     }
     return false;
+}
+
+// The sr_tag a MindSpore pipeline Send/Receive carries in its scope ("_pipeline_send_sr_tag_3"), -1 none.
+int srTagOf(std::string_view lowerName) {
+    const std::size_t at = lowerName.find("sr_tag");
+    if (at == std::string_view::npos) return -1;
+    std::size_t i = at + 6;
+    while (i < lowerName.size() && (lowerName[i] == '_' || lowerName[i] == '-' || lowerName[i] == '=')) ++i;
+    long v = 0;
+    const auto [p, ec] = std::from_chars(lowerName.data() + i, lowerName.data() + lowerName.size(), v);
+    return ec == std::errc() && p != lowerName.data() + i && v < 1000000 ? int(v) : -1;
+}
+
+// Layers ranks by the Send/Receive kernels their execution order files list (rank folder's
+// execution_order/ms_execution_order_graph_*.csv): an overflow-only or partial dump holds no
+// tensor of them, but every rank's order file names them with their sr_tag. A forward Send of
+// tag t on rank a and a forward Receive of tag t on rank b put b one stage after a (backward
+// traffic, under Gradients/, the other way round when the order files hold no forward pair).
+// Every rank of the dump must be placed, and the layering must be acyclic.
+bool fromExecutionOrder(const DumpIndex& index, const std::set<std::uint32_t>& ranks, StageMap& m) {
+    struct Tags { std::set<int> send, recv; };
+    std::map<std::uint32_t, Tags> fwd, bwd;
+    for (const RankInfo& r : index.ranks) {
+        std::error_code ec;
+        const std::filesystem::path dir = std::filesystem::path(index.root) / r.folder / "execution_order";
+        if (!std::filesystem::is_directory(dir, ec)) continue;
+        for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+            const std::string file = e.path().filename().string();
+            if (!file.starts_with("ms_execution_order_graph_") || !file.ends_with(".csv")) continue;
+            std::string text, error;
+            std::vector<std::string> names;
+            if (!readFileText(e.path().string(), text, error, 1ull << 30) || !parseExecutionOrderCsv(text, names, error))
+                continue;
+            for (const std::string& full : names) {
+                const std::string_view last = std::string_view(full).substr(full.rfind('/') + 1);
+                const std::string_view head = last.substr(0, last.find("-op"));
+                const bool send = head == "Send", recv = head == "Receive";
+                if (!send && !recv) continue;
+                const int tag = srTagOf(lower(full));
+                if (tag < 0) continue;
+                Tags& t = (isBackwardName(full) ? bwd : fwd)[r.rank];
+                (send ? t.send : t.recv).insert(tag);
+            }
+        }
+    }
+    const bool forward = !fwd.empty();
+    std::map<std::uint32_t, Tags>& tags = forward ? fwd : bwd;
+    if (tags.empty()) return false;
+    // Edges earlier stage -> later stage.
+    std::map<std::uint32_t, std::set<std::uint32_t>> next;
+    for (const auto& [a, ta] : tags)
+        for (const auto& [b, tb] : tags) {
+            if (a == b) continue;
+            const std::set<int>& out = forward ? ta.send : tb.send;   // backward: b sends gradients to a
+            const std::set<int>& in = forward ? tb.recv : ta.recv;
+            if (std::any_of(out.begin(), out.end(), [&](int t) { return in.count(t) > 0; })) next[a].insert(b);
+        }
+    std::map<std::uint32_t, int> stage;
+    for (std::uint32_t r : ranks) stage[r] = 0;
+    for (std::size_t round = 0; round <= ranks.size(); ++round) {
+        bool changed = false;
+        for (const auto& [a, bs] : next)
+            for (std::uint32_t b : bs)
+                if (stage.count(a) && stage.count(b) && stage[b] < stage[a] + 1) { stage[b] = stage[a] + 1; changed = true; }
+        if (changed) continue;
+        // Each rank must take part in the pipeline (a rank of no Send/Receive is not placed).
+        for (std::uint32_t r : ranks)
+            if (!tags.count(r)) return false;
+        m.stageOfRank = stage;
+        m.source = "send/receive topology (execution order files)";
+        m.confident = true;
+        return true;
+    }
+    return false;   // a cycle
 }
 
 // Layers ranks along Send->Receive edges. Directed (forward traffic) when the dump tells
@@ -235,6 +311,8 @@ StageMap inferStageMap(const DumpIndex& index, const std::vector<CommOp>& comm, 
     }
     const std::set<std::uint32_t> lossRanks = lossOrHeadRanks(index);
     if (fromRankTable(index, m) || fromTopology(index, comm, lossRanks, m)) { finish(m); return m; }
+    m = StageMap{};
+    if (fromExecutionOrder(index, ranks, m)) { finish(m); return m; }
     m = StageMap{};
     const bool anyP2p = std::any_of(comm.begin(), comm.end(),
                                     [](const CommOp& c) { return c.kind == CommKind::Send || c.kind == CommKind::Receive; });

@@ -108,10 +108,15 @@ void putStats(std::string& out, const TensorStats& s) {
     fig("min", stat::Min, s.min);
     fig("mean", stat::Mean, s.mean);
     fig("l2", stat::L2, s.l2);
+    // A count the dump only bounds ("at least 1") is no count: null, with the bound beside it.
+    const bool bound = s.nonFiniteCountsAreLowerBounds();
+    const bool nanKnown = s.has(stat::NanCount), infKnown = s.known & (stat::PosInfCount | stat::NegInfCount);
     out += ",\"nan\":";
-    out += s.has(stat::NanCount) ? std::to_string(s.nanCount) : "null";
+    out += nanKnown && !(bound && s.nanCount) ? std::to_string(s.nanCount) : "null";
     out += ",\"inf\":";
-    out += s.has(stat::PosInfCount | stat::NegInfCount) ? std::to_string(s.infCount()) : "null";
+    out += s.has(stat::PosInfCount | stat::NegInfCount) && !(bound && s.infCount()) ? std::to_string(s.infCount()) : "null";
+    if (bound && nanKnown && s.nanCount) out += ",\"nan_at_least\":" + std::to_string(s.nanCount);
+    if (bound && infKnown && s.infCount()) out += ",\"inf_at_least\":" + std::to_string(s.infCount());
     out += '}';
 }
 

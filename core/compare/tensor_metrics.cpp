@@ -167,10 +167,12 @@ void computeStatsMetrics(const TensorStats& a, const TensorStats& b, TensorMetri
     fill(stat::Min, a.min, b.min, out.minDiff, out.minRelDiff);
     fill(stat::Mean, a.mean, b.mean, out.meanDiff, out.meanRelDiff);
     fill(stat::L2, a.l2, b.l2, out.l2Diff, out.l2RelDiff);
-    if (a.has(stat::NanCount) && b.has(stat::NanCount) && a.nanCount != b.nanCount)
+    // Exact counts compare as counts; an "at least" count only by presence (below).
+    const bool exact = !a.nonFiniteCountsAreLowerBounds() && !b.nonFiniteCountsAreLowerBounds();
+    if (exact && a.has(stat::NanCount) && b.has(stat::NanCount) && a.nanCount != b.nanCount)
         out.nanInfMismatch = true;
     const std::uint32_t inf = stat::PosInfCount | stat::NegInfCount;
-    if (a.has(inf) && b.has(inf) && (a.posInfCount != b.posInfCount || a.negInfCount != b.negInfCount))
+    if (exact && a.has(inf) && b.has(inf) && (a.posInfCount != b.posInfCount || a.negInfCount != b.negInfCount))
         out.nanInfMismatch = true;
     // One side may only say "NaN/Inf present" (msprobe's inf/NaN Max or Min becomes a count of 1)
     // while the other has finite Max and Min and no counts: presence is what can be compared.

@@ -1,6 +1,7 @@
 #include "core/index/index_summary.h"
 
 #include "core/index/readers/reader_registry.h"
+#include "core/index/run_framework.h"
 #include "core/util/printable.h"
 
 #include <fmt/format.h>
@@ -39,6 +40,9 @@ std::string indexSummaryJson(const DumpIndex& index, const IndexReport& report) 
     j["bytes"] = index.totalDataBytes();
     j["formats"] = report.formats;
     j["framework_version"] = index.meta.frameworkVersion;
+    const RunFramework fw = runFramework(index);
+    j["framework"] = fw.name;
+    j["msprobe_level"] = fw.msprobeLevel;
     j["device_target"] = index.meta.deviceTarget;
     j["seconds"] = report.seconds;
     j["cache"] = {{"shards_from_cache", report.shardsFromCache}, {"shards_indexed", report.shardsIndexed},
@@ -56,8 +60,9 @@ std::string indexSummaryJson(const DumpIndex& index, const IndexReport& report) 
 
 std::string indexSummaryText(const DumpIndex& index, const IndexReport& report, std::size_t maxWarnings) {
     std::string s = fmt::format("Dump      {}\n", printable(index.root));
-    if (!index.meta.frameworkVersion.empty() || !index.meta.deviceTarget.empty())
-        s += fmt::format("Framework MindSpore {} on {}\n", index.meta.frameworkVersion, index.meta.deviceTarget);
+    if (const RunFramework fw = runFramework(index); !fw.name.empty() || !index.meta.deviceTarget.empty())
+        s += fmt::format("Framework {}{}\n", runFrameworkText(fw),
+                         index.meta.deviceTarget.empty() ? "" : " on " + index.meta.deviceTarget);
     std::string formats;
     for (const auto& f : report.formats) formats += (formats.empty() ? "" : ", ") + f;
     if (!formats.empty()) s += fmt::format("Formats   {}\n", formats);
@@ -81,5 +86,16 @@ std::string indexSummaryText(const DumpIndex& index, const IndexReport& report, 
         s += fmt::format("  ... {} more (use --json for all)\n", index.warnings.size() - maxWarnings);
     return s;
 }
+
+std::size_t readableTensorCount(const DumpIndex& index) {
+    std::size_t n = 0;
+    for (const TensorRecord& t : index.tensors)
+        n += !(t.flags & ReadError) &&
+             ((t.flags & (HasData | HasCsvStats)) ||
+              (t.packedStats.wide ? index.wideStats[t.packedStats.count].known : t.packedStats.known) != 0);
+    return n;
+}
+
+bool holdsNothingReadable(const DumpIndex& index) { return readableTensorCount(index) == 0 && index.overflows.empty(); }
 
 }  // namespace dl

@@ -107,9 +107,9 @@ DumpIndex ShardBuilder::finish() {
     m->groupDrafts();
     for (auto& r : m->readers) r->orderOps(out);
     m->sources.attachOverflows(m->folders, out);
-    m->sources.fillRankInfo(m->shardRel, m->folders, out);
+    m->sources.fillRankInfo(m->shardRel, m->folders, m->rankFormats, out);
     for (auto& r : m->readers) r->addRanks(out);
-    // The writer seen in each rank's folders wins over the file-extension guess.
+    // The writer seen in each rank's folders (CANN raw, plain npy) wins over the MindSpore formats.
     for (RankInfo& r : out.ranks)
         for (const auto& [folder, f] : m->folderFormat)
             if (const FormatReader* reader = m->readerOf(f);

@@ -25,6 +25,7 @@ std::optional<std::uint32_t> ShardContext::addTensorFile(const ScannedFile& f, c
     const std::uint32_t folder = folderOf(f.rel);
     grammarFolders.insert(folder);
     noteFormat(folder, format);
+    rankFormats.insert(format);
     const auto id = draftFor(folder, name.opType, name.opName, name.taskId, name.streamId, name.timestampUs,
                              name.hasIo ? name.io : Io::Output, name.slot);
     Draft& d = drafts[id];

@@ -36,6 +36,9 @@ struct ShardContext : ShardDrafts {
     std::set<std::uint32_t> grammarFolders;        // folders holding dump-grammar files
     std::map<std::uint32_t, DumpFormat> folderFormat;
     std::set<DumpFormat> formats;
+    // The MindSpore formats the shard's readers read tensors of (npy, <=1.2 bin, statistic.csv
+    // rows): its ranks' format (ShardSources::fillRankInfo), as the readers know it.
+    std::set<DumpFormat> rankFormats;
     std::vector<StatsJob> jobs;
     std::size_t reused = 0;                        // files whose figures came from `previous`
     // Set by a reader that re-orders ops across folders after grouping (plain .npy): the shard's

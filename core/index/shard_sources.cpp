@@ -292,29 +292,22 @@ void ShardSources::attachOverflows(const std::vector<FolderInfo>& folders, DumpI
 }
 
 void ShardSources::fillRankInfo(const std::string& shardRel, const std::vector<FolderInfo>& folders,
-                                DumpIndex& out) const {
+                                const std::set<DumpFormat>& read, DumpIndex& out) const {
     std::vector<std::uint32_t> ranks;
     for (const auto& op : out.ops) ranks.push_back(op.rank);
     for (const auto& f : folders)
         if (f.loc.rank) ranks.push_back(*f.loc.rank);
     std::sort(ranks.begin(), ranks.end());
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-    bool stats = true, npy = false, bin = false;
-    for (const auto& t : out.tensors) {
-        if (t.flags & HasData) {
-            stats = false;
-            const auto file = out.strings.view(out.side(t).file);
-            (file.ends_with(".bin") ? bin : npy) = true;
-        }
-    }
+    const DumpFormat format = read.count(DumpFormat::MindSporeBin)         ? DumpFormat::MindSporeBin
+                              : read.count(DumpFormat::MindSporeNpy)       ? DumpFormat::MindSporeNpy
+                              : read.count(DumpFormat::MindSporeStatsOnly) ? DumpFormat::MindSporeStatsOnly
+                                                                           : DumpFormat::Unknown;
     for (std::uint32_t r : ranks) {
         RankInfo info;
         info.rank = r;
         info.folder = shardRel;
-        info.format = out.tensors.empty() ? DumpFormat::Unknown
-                      : bin            ? DumpFormat::MindSporeBin
-                      : npy || !stats  ? DumpFormat::MindSporeNpy
-                                       : DumpFormat::MindSporeStatsOnly;
+        info.format = format;
         for (const auto& [rk, host] : m_rankHosts)
             if (rk == r) info.host = host;
         for (const auto& [rk, dev] : m_rankDevices)

@@ -35,7 +35,10 @@ public:
     // order, else the graph IR, else file name (with a warning). Notes the source per rank.
     void orderOps(const FolderInfo& folder, DumpIndex& out, std::size_t begin, std::size_t end);
     void attachOverflows(const std::vector<FolderInfo>& folders, DumpIndex& out);
-    void fillRankInfo(const std::string& shardRel, const std::vector<FolderInfo>& folders, DumpIndex& out) const;
+    // One rank entry per rank of the shard; its format from `read`, the MindSpore formats the
+    // shard's readers read tensors of: <=1.2 bin, else npy, else statistic.csv only.
+    void fillRankInfo(const std::string& shardRel, const std::vector<FolderInfo>& folders,
+                      const std::set<DumpFormat>& read, DumpIndex& out) const;
 
     RunMetadata meta;
 

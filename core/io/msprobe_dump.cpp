@@ -36,6 +36,8 @@ void setRange(MsprobeTensor& t, bool hasMax, double mx, bool hasMin, double mn) 
     if ((hasMax && std::isnan(mx)) || (hasMin && std::isnan(mn))) { s.nanCount = 1; s.known |= stat::NanCount; }
     if ((hasMax && mx == HUGE_VAL) || (hasMin && mn == HUGE_VAL)) { s.posInfCount = 1; s.known |= stat::PosInfCount; }
     if ((hasMax && mx == -HUGE_VAL) || (hasMin && mn == -HUGE_VAL)) { s.negInfCount = 1; s.known |= stat::NegInfCount; }
+    // dump.json has no counts: Max/Min say only that at least one element is NaN or Inf.
+    if (s.known & (stat::NanCount | stat::PosInfCount | stat::NegInfCount)) s.known |= stat::NonFiniteLowerBound;
     if (hasMax && std::isfinite(mx)) { s.max = mx; s.known |= stat::Max; }
     if (hasMin && std::isfinite(mn)) { s.min = mn; s.known |= stat::Min; }
     if (s.has(stat::Max | stat::Min)) {
@@ -88,11 +90,22 @@ public:
             if (m_args && !o["type"].get(type) && type.is_string()) nonTensorArg(o, type.get_string().value_unsafe(), label);
             if (!o["type"].get(type) || !o["class_type"].get(type)) {
                 ++m_e.nonTensorArgs;
-                if (element inner; !o["tensor"].get(inner)) {  // P2POp
+                if (element inner; !o["tensor"].get(inner)) {  // P2POp: {"tensor", "op", "peer", "tag", ...}
                     const auto labelLen = label.size();
+                    const std::size_t first = m_e.tensors.size();
                     label += label.empty() ? "tensor" : ".tensor";
                     walk(inner, io, path += ".tensor", label);
                     label.resize(labelLen);
+                    std::string_view op;
+                    std::int64_t peer = -1, tag = -1;
+                    if (o["op"].get(op)) op = {};
+                    if (o["peer"].get(peer)) peer = -1;
+                    if (o["tag"].get(tag)) tag = -1;
+                    for (std::size_t k = first; k < m_e.tensors.size(); ++k) {
+                        m_e.tensors[k].p2pOp = std::string(op);
+                        m_e.tensors[k].p2pPeer = peer >= 0 && peer < (1 << 24) ? int(peer) : -1;
+                        m_e.tensors[k].p2pTag = tag >= 0 && tag < (1 << 24) ? int(tag) : -1;
+                    }
                 }
                 return;
             }

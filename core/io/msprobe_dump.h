@@ -37,6 +37,10 @@ struct MsprobeTensor {
     TensorStats stats;             // Max/Min/Mean/Norm as given; NaN/Inf Max/Min become counts >= 1
     std::string md5;               // CRC-32 text (task statistics, summary_mode md5)
     std::string dataName;          // file in dump_tensor_data/ ("" when not saved)
+    // The tensor of a P2POp (batch_isend_irecv's list): its "op" ("isend", "irecv"), "peer" rank
+    // and "tag" (msprobe's _analyze_p2pop); empty / -1 for every other tensor.
+    std::string p2pOp;
+    int p2pPeer = -1, p2pTag = -1;
 };
 
 // A value as msprobe's compare table prints it (Python's str() of the JSON value).

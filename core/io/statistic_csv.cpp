@@ -250,7 +250,7 @@ private:
     void lowerBound(StatisticRow& r, std::uint8_t seen, std::uint32_t bit, std::uint64_t& count, Col col) {
         if (!(r.nonFinite & seen) || has(col)) return;
         count = 1;
-        r.stats.known |= bit;
+        r.stats.known |= bit | stat::NonFiniteLowerBound;
         r.lowerBoundCounts |= bit;
     }
 

@@ -104,7 +104,9 @@ void DumpIndex::merge(DumpIndex&& other) {
     RunMetadata keepMeta = std::move(meta);
     *this = std::move(other);
     root = std::move(keepRoot);
-    if (!keepMeta.frameworkVersion.empty()) meta = std::move(keepMeta);
+    // As merge(const&): MindSpore's metadata wins, then an msprobe shard's (dumpMode only).
+    if (!keepMeta.frameworkVersion.empty() || (meta.frameworkVersion.empty() && !keepMeta.dumpMode.empty()))
+        meta = std::move(keepMeta);
     warnings.insert(warnings.begin(), keepWarnings.begin(), keepWarnings.end());
     for (RankInfo& r : keepRanks) {
         auto same = [&](const RankInfo& x) { return x.rank == r.rank && x.folder == r.folder; };
@@ -161,7 +163,9 @@ void DumpIndex::merge(const DumpIndex& other) {
         auto same = [&](const RankInfo& x) { return x.rank == r.rank && x.folder == r.folder; };
         if (std::none_of(ranks.begin(), ranks.end(), same)) ranks.push_back(r);
     }
-    if (meta.frameworkVersion.empty()) meta = other.meta;
+    // MindSpore's metadata wins; an msprobe shard's (dumpMode only) is kept against an empty one.
+    if (meta.frameworkVersion.empty() && (!other.meta.frameworkVersion.empty() || meta.dumpMode.empty()))
+        meta = other.meta;
 }
 
 void DumpIndex::shareShapes() {

@@ -60,4 +60,8 @@ int compareFigures(double a, double b) {
     return a < b ? -1 : (b < a ? 1 : 0);
 }
 
+std::string nonFiniteCountText(const TensorStats& s, std::uint64_t count) {
+    return (s.nonFiniteCountsAreLowerBounds() && count > 0 ? "at least " : "") + std::to_string(count);
+}
+
 }  // namespace dl

@@ -7,6 +7,8 @@
 
 #include "core/analysis/tensor_anomaly.h"
 #include "core/index/index_summary.h"
+#include "core/index/run_framework.h"
+#include "core/query/stat_figures.h"
 #include "core/io/graph_ir.h"
 #include "core/util/half.h"
 
@@ -38,8 +40,8 @@ std::string dtypeText(const TensorRecord& t) {
 
 std::string maxAbsText(const TensorStats& st) {
     std::string s = st.has(stat::MaxAbs) ? reportNumber(st.maxAbs) : "-";
-    if (st.infCount()) s += " +" + std::to_string(st.infCount()) + " inf";
-    if (st.nanCount) s += " +" + std::to_string(st.nanCount) + " nan";
+    if (st.infCount()) s += " + " + nonFiniteCountText(st, st.infCount()) + " inf";
+    if (st.nanCount) s += " + " + nonFiniteCountText(st, st.nanCount) + " nan";
     return s;
 }
 
@@ -98,7 +100,7 @@ void addRun(const DumpIndex& ix, const AnalysisResult& r, ReportContent& c) {
                                                  : "unknown";
     const std::string dumpMode = ix.meta.dumpMode.empty() ? "unknown" : ix.meta.dumpMode;
     c.run = {{"Dump root", ix.root},
-             {"Framework", ix.meta.frameworkVersion.empty() ? "unknown" : "MindSpore " + ix.meta.frameworkVersion},
+             {"Framework", runFrameworkText(runFramework(ix))},
              {"Dump format", fmt.empty() ? "unknown" : fmt},
              {"Device", ix.meta.deviceTarget.empty() ? "unknown" : ix.meta.deviceTarget},
              {"Ranks", std::to_string(ranks.size()) + (ranks.empty() ? "" : " (" + rankList(ranks) + ")")},

@@ -25,6 +25,10 @@ enum Known : std::uint32_t {
     SubnormalCount = 1u << 13,  // 0 < |x| < 2^-14: fp16 subnormal or flushed to zero
     Histogram = 1u << 14,
     AllFromData = (1u << 15) - 1,
+    // Not a figure: the NaN/Inf counts that are set are only "at least" values (1 when a writer's
+    // Max/Min showed NaN/Inf and it wrote no count: msprobe's dump.json, statistic.csv without
+    // count columns). Shown as "at least N", never as an exact count; compared by presence only.
+    NonFiniteLowerBound = 1u << 15,
 };
 }  // namespace stat
 
@@ -54,6 +58,7 @@ struct TensorStats {
 
     bool has(std::uint32_t bits) const { return (known & bits) == bits; }
     std::uint64_t infCount() const { return posInfCount + negInfCount; }
+    bool nonFiniteCountsAreLowerBounds() const { return has(stat::NonFiniteLowerBound); }
 };
 // No padding: every byte is a member (doubles rule out std::has_unique_object_representations).
 static_assert(sizeof(TensorStats) == 5 * sizeof(double) + 9 * sizeof(std::uint64_t) + 2 * sizeof(std::uint32_t));

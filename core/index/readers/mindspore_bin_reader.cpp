@@ -27,7 +27,7 @@ private:
 
 }  // namespace
 
-// Its rank's format is the shard's guess from the tensors it found (ShardSources::fillRankInfo).
+// Its rank's format: what the shard's readers recorded (ShardContext::rankFormats, fillRankInfo).
 extern const FormatReader kMindSporeBinReader{
     DumpFormat::MindSporeBin, "MindSpore <=1.2 bin", false,
     [](ShardContext& s) -> std::unique_ptr<ShardReader> { return std::make_unique<MindSporeBinReader>(s); }};

@@ -21,7 +21,7 @@ public:
 
 }  // namespace
 
-// Its rank's format is the shard's guess from the tensors it found (ShardSources::fillRankInfo).
+// Its rank's format: what the shard's readers recorded (ShardContext::rankFormats, fillRankInfo).
 extern const FormatReader kMindSporeNpyReader{
     DumpFormat::MindSporeNpy, "MindSpore npy", false,
     [](ShardContext& s) -> std::unique_ptr<ShardReader> { return std::make_unique<MindSporeNpyReader>(s); }};

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/index/dump_layout.h"
+#include "core/index/run_framework.h"
 #include "core/io/msprobe_dump.h"
 
 namespace dl {
@@ -38,6 +39,26 @@ std::string_view opTypeOf(const MsprobeEntry& e) {
     case MsprobeEntryKind::Debug: return "debug";
     default: return e.op;
     }
+}
+
+// "P2POp isend peer=3 tag=0" when every P2POp among the entry's inputs goes one way (the peer and
+// tag when they agree too), "" otherwise: a batch that sends and receives is no single Send or
+// Receive (comm_matcher's p2pKindOfScope reads this text).
+std::string p2pScopeOf(const MsprobeEntry& e) {
+    const MsprobeTensor* first = nullptr;
+    bool samePeer = true, sameTag = true;
+    for (const MsprobeTensor& t : e.tensors) {
+        if (t.io != Io::Input || t.p2pOp.empty()) continue;
+        if (!first) { first = &t; continue; }
+        if (t.p2pOp != first->p2pOp) return {};
+        samePeer &= t.p2pPeer == first->p2pPeer;
+        sameTag &= t.p2pTag == first->p2pTag;
+    }
+    if (!first || (first->p2pOp != "isend" && first->p2pOp != "irecv")) return {};
+    std::string s = "P2POp " + first->p2pOp;
+    if (samePeer && first->p2pPeer >= 0) s += " peer=" + std::to_string(first->p2pPeer);
+    if (sameTag && first->p2pTag >= 0) s += " tag=" + std::to_string(first->p2pTag);
+    return s;
 }
 
 }  // namespace
@@ -106,6 +127,8 @@ void MsprobeShard::readDir(const std::string& rootAbs, const Dir& dir, const std
         warnings.push_back({dumpRel, error, WarningSeverity::Unreadable});
         return;
     }
+    // Task and level, for the report's framework line (the framework itself is each op's net).
+    if (out.meta.dumpMode.empty()) out.meta.dumpMode = msprobeDumpMode(dump.task, dump.level);
     std::unordered_map<std::string, std::string> stacks, parents;
     if (readText(base + "stack.json", text) && !parseMsprobeStackJson(text, stacks, error))
         warnings.push_back({joinRel(dir.rel, "stack.json"), error, WarningSeverity::Unreadable});
@@ -152,6 +175,9 @@ void MsprobeShard::readDir(const std::string& rootAbs, const Dir& dir, const std
             op.parent = out.strings.intern(p->second);
             op.scope = chainOf(e.name, chainOf);
         }
+        // batch_isend_irecv: its P2POps' direction and peer, where the comm matcher reads them.
+        if (const std::string p2p = p2pScopeOf(e); !p2p.empty())
+            op.scope = out.strings.intern(op.scope ? std::string(out.strings.view(op.scope)) + "/" + p2p : p2p);
         const auto opIndex = std::uint32_t(out.ops.size());
         // Tensors in the index's order (inputs by slot, then outputs by slot; the walk numbered
         // each io in file order), with msprobe's names for them in the same order.

@@ -102,9 +102,11 @@ void StatisticCsvReader::read(const ScannedFile& f) {
     Pending pending[2];
     int cur = 0;
     bool waiting = false;  // pending[cur ^ 1] holds the previous row
+    bool anyRow = false;
     const bool ok = parseStatisticCsv(
         text,
         [&](StatisticRow& row) {
+            anyRow = true;
             Pending& p = pending[cur];
             p.key = s.keyFor(folder, row.opType, row.opName, row.taskId, row.streamId, row.timestampUs, row.io,
                              row.slot);
@@ -123,6 +125,7 @@ void StatisticCsvReader::read(const ScannedFile& f) {
         },
         columns, warnings, error);
     if (waiting) apply(pending[cur ^ 1], f.rel);
+    if (anyRow) s.rankFormats.insert(DumpFormat::MindSporeStatsOnly);
     if (!ok) s.warn(f.rel, error, WarningSeverity::Unreadable);
     for (const auto& w : warnings)
         s.warn(f.rel, (w.line ? "line " + std::to_string(w.line) + ": " : std::string()) + w.reason, w.severity);
@@ -130,7 +133,7 @@ void StatisticCsvReader::read(const ScannedFile& f) {
 
 }  // namespace
 
-// Its rank's format is the shard's guess from the tensors it found (ShardSources::fillRankInfo).
+// Its rank's format: what the shard's readers recorded (ShardContext::rankFormats, fillRankInfo).
 extern const FormatReader kStatisticCsvReader{DumpFormat::MindSporeStatsOnly, "MindSpore statistic.csv", false,
                                               [](ShardContext& s) -> std::unique_ptr<ShardReader> {
                                                   return std::make_unique<StatisticCsvReader>(s);

@@ -1,0 +1,20 @@
+#pragma once
+// Never write into a user's dump: a command's output (index -o, report -o, compare -o, merge -o) is
+// checked against every dump it reads before anything is written.
+#include <string>
+#include <vector>
+
+namespace dl {
+
+// The folder the user's dump occupies when `dir` was given: `dir` itself (a folder or a .dlx file),
+// or, when `dir` lies within a rank or step folder (rank_N, device_N, rankN, stepN up to four levels
+// up: rank_N/{net}/{graph}/{iteration}), the folder holding that rank or step folder. Symlinks and
+// `..` resolved.
+std::string dumpExtent(const std::string& dir);
+
+// "" when `output` lies outside every dump in `dumps`; else the reason, naming the output (as
+// resolved) and the dump. Symlinks and `..` are resolved in both, so a link that points into the
+// dump is caught.
+std::string outputInsideDump(const std::string& output, const std::vector<std::string>& dumps);
+
+}  // namespace dl
