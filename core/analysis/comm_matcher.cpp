@@ -379,7 +379,9 @@ void groupCollectives(const DumpIndex& index, const std::vector<const CommOp*>& 
 
 }  // namespace
 
-CommMatch matchCommunication(const DumpIndex& index, const std::vector<CommOp>& comm, const StageMap& stages) {
+namespace {
+
+CommMatch match(const DumpIndex& index, const std::vector<CommOp>& comm, const StageMap& stages, bool collectives) {
     CommMatch m;
     m.partner.assign(index.ops.size(), -1);
     m.group.assign(index.ops.size(), -1);
@@ -397,7 +399,7 @@ CommMatch matchCommunication(const DumpIndex& index, const std::vector<CommOp>& 
     parallelFor(std::size_t(0), iterations.size(), [&](std::size_t i) {
         const auto& [iteration, ops] = iterations[i];
         matchIteration(index, *ops, comm.data(), p2p, parts[i], m.partner);
-        groupCollectives(index, *ops, iteration, parts[i], m.group);
+        if (collectives) groupCollectives(index, *ops, iteration, parts[i], m.group);
     });
     for (IterationMatch& part : parts) {
         const auto offset = std::int32_t(m.groups.size());
@@ -411,6 +413,16 @@ CommMatch matchCommunication(const DumpIndex& index, const std::vector<CommOp>& 
         m.ambiguous += part.ambiguous;
     }
     return m;
+}
+
+}  // namespace
+
+CommMatch matchCommunication(const DumpIndex& index, const std::vector<CommOp>& comm, const StageMap& stages) {
+    return match(index, comm, stages, true);
+}
+
+CommMatch matchSendReceive(const DumpIndex& index, const std::vector<CommOp>& comm, const StageMap& stages) {
+    return match(index, comm, stages, false);
 }
 
 }  // namespace dl

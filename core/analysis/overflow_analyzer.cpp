@@ -454,9 +454,11 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
                                    "value pinned at +/-65504, no Opdebug overflow record");
         return res;
     }
+    // Set here (returned above otherwise); value_or spares GCC 12's maybe-uninitialized false alarm.
+    const std::uint32_t analysed = target.value_or(0);
     res.evidence.push_back("first overflowing iteration: " + std::to_string(*res.firstBadIteration) +
-                           (opt.iteration ? "; analysing iteration " + std::to_string(*target) + " as asked" : ""));
-    const std::uint32_t origin = pickOrigin(ctx, *target, res);
+                           (opt.iteration ? "; analysing iteration " + std::to_string(analysed) + " as asked" : ""));
+    const std::uint32_t origin = pickOrigin(ctx, analysed, res);
     if (origin == kNoIndex) return res;
     res.overflow = true;
     OverflowPoint p = ctx.point(origin);
