@@ -454,7 +454,7 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
                                    "value pinned at +/-65504, no Opdebug overflow record");
         return res;
     }
-    // Set here (returned above otherwise); value_or spares GCC 12's maybe-uninitialized false alarm.
+    // Set here (returned above otherwise).
     const std::uint32_t analysed = target.value_or(0);
     res.evidence.push_back("first overflowing iteration: " + std::to_string(*res.firstBadIteration) +
                            (opt.iteration ? "; analysing iteration " + std::to_string(analysed) + " as asked" : ""));
