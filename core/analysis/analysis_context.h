@@ -3,6 +3,7 @@
 // anomaly state, communication pairing, stage map and clock model over one DumpIndex.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct AnalysisContext {
     bool clocksAligned = false;  // some Send/Receive or collective constrained the offsets (else all 0: raw clocks)
     std::map<std::uint32_t, std::uint32_t> clockComponent;  // rank -> lowest rank whose clock its offset is relative to
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::uint32_t, std::uint32_t>> range;  // (rank, iter) -> [begin, end)
+    // chain_detail::linkComponents once `match` and `range` are final: the chain asks three times,
+    // and each pass visits every pair and collective member (~10^6 at 10M tensors).
+    mutable std::optional<std::map<std::uint32_t, std::uint32_t>> linkRoots;
 
     explicit AnalysisContext(const DumpIndex& i) : index(i) {}
     std::int64_t rawTime(std::uint32_t op) const;        // 0 when unknown

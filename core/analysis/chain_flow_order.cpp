@@ -202,14 +202,19 @@ std::vector<std::uint64_t> happensBeforeOrder(const AnalysisContext& ctx) {
 }
 
 // Ranks joined by a matched Send/Receive pair or a collective group: rank -> lowest rank of its component.
-std::map<std::uint32_t, std::uint32_t> linkComponents(const AnalysisContext& ctx) {
+const std::map<std::uint32_t, std::uint32_t>& linkComponents(const AnalysisContext& ctx) {
+    if (ctx.linkRoots) return *ctx.linkRoots;
     std::map<std::uint32_t, std::uint32_t> up;
     for (const auto& [key, r] : ctx.range) up.emplace(key.first, key.first);
     std::function<std::uint32_t(std::uint32_t)> root = [&](std::uint32_t r) {
         auto it = up.try_emplace(r, r).first;
         return it->second == r ? r : (it->second = root(it->second));
     };
+    std::uint32_t lastA = ~0u, lastB = ~0u;   // joined already: a join repeated is a no-op (pairs come in runs)
     auto join = [&](std::uint32_t a, std::uint32_t b) {
+        if (a == lastA && b == lastB) return;
+        lastA = a;
+        lastB = b;
         a = root(a);
         b = root(b);
         if (a != b) up[std::max(a, b)] = std::min(a, b);
@@ -219,7 +224,7 @@ std::map<std::uint32_t, std::uint32_t> linkComponents(const AnalysisContext& ctx
         for (std::uint32_t m : g.ops) join(ctx.index.ops[g.ops.front()].rank, ctx.index.ops[m].rank);
     std::map<std::uint32_t, std::uint32_t> out;
     for (const auto& [r, u] : up) out[r] = root(r);
-    return out;
+    return *(ctx.linkRoots = std::move(out));
 }
 
 }  // namespace chain_detail

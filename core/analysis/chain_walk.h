@@ -48,8 +48,9 @@ struct Candidate {
 bool isOptimizerType(std::string_view t);
 // Happens-before positions per op without timestamps (chain_flow_order.cpp).
 std::vector<std::uint64_t> happensBeforeOrder(const AnalysisContext& ctx);
-// Ranks joined by messages: rank -> lowest rank of its component (chain_flow_order.cpp).
-std::map<std::uint32_t, std::uint32_t> linkComponents(const AnalysisContext& ctx);
+// Ranks joined by messages: rank -> lowest rank of its component (chain_flow_order.cpp). Computed
+// on the first call and kept in ctx (ctx.match and ctx.range must be final by then).
+const std::map<std::uint32_t, std::uint32_t>& linkComponents(const AnalysisContext& ctx);
 
 struct Walk {
     const AnalysisContext& ctx;

@@ -5,10 +5,10 @@
 #include <cctype>
 #include <cmath>
 #include <map>
-#include <set>
 #include <tuple>
 
 #include "core/analysis/name_memo.h"
+#include "core/util/parallel_for.h"
 #include "core/util/text.h"
 
 namespace dl {
@@ -226,10 +226,20 @@ std::vector<CommOp> findCommOps(const DumpIndex& index) {
 
 namespace {
 
+// What one iteration adds to a CommMatch: iterations are matched on all cores, each writing the
+// per-op partner and group of its own ops only, and merged in iteration order (group ids are
+// local until then).
+struct IterationMatch {
+    std::vector<CommPair> pairs;
+    std::vector<CollectiveGroup> groups;
+    std::vector<std::uint32_t> unmatchedSends, unmatchedReceives;
+    std::uint64_t ambiguous = 0;
+};
+
 // Pairs the Receives of one iteration with its Sends. `p2p[c - base]` holds each op's signature
 // and candidate peers.
 void matchIteration(const DumpIndex& index, const std::vector<const CommOp*>& ops, const CommOp* base,
-                    const std::vector<P2p>& p2p, CommMatch& m) {
+                    const std::vector<P2p>& p2p, IterationMatch& m, std::vector<std::int32_t>& partner) {
     std::map<std::uint32_t, std::vector<const CommOp*>> sends;  // rank -> sends in order
     std::vector<const CommOp*> recvs;
     for (const CommOp* c : ops) {
@@ -270,8 +280,8 @@ void matchIteration(const DumpIndex& index, const std::vector<const CommOp*>& op
         used[first.first][first.second] = true;
         const bool confident = options == 1;
         if (!confident) ++m.ambiguous;
-        m.partner[s->op] = std::int32_t(r->op);
-        m.partner[r->op] = std::int32_t(s->op);
+        partner[s->op] = std::int32_t(r->op);
+        partner[r->op] = std::int32_t(s->op);
         m.pairs.push_back({s->op, r->op, confident});
     }
     for (auto& [rank, list] : sends)
@@ -311,8 +321,7 @@ bool sameResult(const DumpIndex& index, std::uint32_t a, std::uint32_t b) {
 // group. A name no other rank has (stages compile their own graphs, so a collective across
 // stages has a different name on each) falls back to the k-th remaining call of its kind.
 void groupCollectives(const DumpIndex& index, const std::vector<const CommOp*>& ops, std::uint32_t iteration,
-                      CommMatch& m) {
-    const std::size_t firstGroup = m.groups.size();
+                      IterationMatch& m, std::vector<std::int32_t>& group) {
     using NameKey = std::tuple<CommKind, StrId, std::uint32_t>;  // (kind, name, k-th call of that name)
     std::map<std::tuple<CommKind, StrId, std::uint32_t>, std::uint32_t> nameSeen;  // (kind, name, rank) -> count
     std::map<NameKey, std::vector<const CommOp*>> byName;
@@ -328,9 +337,12 @@ void groupCollectives(const DumpIndex& index, const std::vector<const CommOp*>& 
     // Broadcast hands every member identical data) are one call.
     std::vector<std::pair<NameKey, std::vector<const CommOp*>>> named;
     std::map<std::tuple<CommKind, std::string, std::uint32_t>, std::size_t> byScope;  // -> index in named
+    std::vector<std::uint32_t> ranks;   // of one name group, sorted and unique
     for (const auto& [key, members] : byName) {
-        std::set<std::uint32_t> ranks;
-        for (const CommOp* c : members) ranks.insert(index.ops[c->op].rank);
+        ranks.clear();
+        for (const CommOp* c : members) ranks.push_back(index.ops[c->op].rank);
+        std::sort(ranks.begin(), ranks.end());
+        ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
         if (ranks.size() < 2) continue;
         const CommKind kind = std::get<0>(key);
         if (kind == CommKind::AllReduce || kind == CommKind::AllGather || kind == CommKind::Broadcast) {
@@ -338,7 +350,7 @@ void groupCollectives(const DumpIndex& index, const std::vector<const CommOp*>& 
             if (!fresh) {
                 auto& into = named[it->second].second;
                 const bool disjoint = std::none_of(into.begin(), into.end(), [&](const CommOp* c) {
-                    return ranks.count(index.ops[c->op].rank) != 0;
+                    return std::binary_search(ranks.begin(), ranks.end(), index.ops[c->op].rank);
                 });
                 if (disjoint && sameResult(index, into.front()->op, members.front()->op)) {
                     into.insert(into.end(), members.begin(), members.end());
@@ -348,34 +360,35 @@ void groupCollectives(const DumpIndex& index, const std::vector<const CommOp*>& 
         }
         named.push_back({key, members});
     }
-    std::set<std::uint32_t> grouped;
+    std::vector<std::uint32_t> grouped;   // ops in a name group, sorted below
     for (const auto& [key, members] : named) {
         const std::size_t g = m.groups.size();
         m.groups.push_back({std::get<0>(key), iteration, {}});
         for (const CommOp* c : members) {
             m.groups[g].ops.push_back(c->op);
-            m.group[c->op] = std::int32_t(g);
-            grouped.insert(c->op);
+            group[c->op] = std::int32_t(g);
+            grouped.push_back(c->op);
         }
     }
+    std::sort(grouped.begin(), grouped.end());
     std::map<std::pair<CommKind, std::uint32_t>, std::uint32_t> seen;  // (kind, rank) -> count
     std::map<std::pair<CommKind, std::uint32_t>, std::size_t> groupAt;  // (kind, k) -> group index
     for (const CommOp* c : ops) {
-        if (!isCollective(c->kind) || grouped.count(c->op)) continue;
+        if (!isCollective(c->kind) || std::binary_search(grouped.begin(), grouped.end(), c->op)) continue;
         const std::uint32_t k = seen[{c->kind, index.ops[c->op].rank}]++;
         auto [it, fresh] = groupAt.try_emplace({c->kind, k}, m.groups.size());
         if (fresh) m.groups.push_back({c->kind, iteration, {}});
         m.groups[it->second].ops.push_back(c->op);
-        m.group[c->op] = std::int32_t(it->second);
+        group[c->op] = std::int32_t(it->second);
     }
-    // This iteration's groups are the ones added above (a scan of every group per iteration was
-    // quadratic in the iterations).
-    for (std::size_t g = firstGroup; g < m.groups.size(); ++g) std::sort(m.groups[g].ops.begin(), m.groups[g].ops.end());
+    for (CollectiveGroup& g : m.groups) std::sort(g.ops.begin(), g.ops.end());
 }
 
 }  // namespace
 
-CommMatch matchCommunication(const DumpIndex& index, const std::vector<CommOp>& comm, const StageMap& stages) {
+namespace {
+
+CommMatch match(const DumpIndex& index, const std::vector<CommOp>& comm, const StageMap& stages, bool collectives) {
     CommMatch m;
     m.partner.assign(index.ops.size(), -1);
     m.group.assign(index.ops.size(), -1);
@@ -387,11 +400,36 @@ CommMatch matchCommunication(const DumpIndex& index, const std::vector<CommOp>& 
         if (comm[i].kind == CommKind::Send || comm[i].kind == CommKind::Receive)
             p2p[i] = {signatureOf(index, index.ops[comm[i].op], comm[i].kind == CommKind::Send),
                       candidatePeers(index, comm[i], stages, by)};
-    for (const auto& [iteration, ops] : byIteration) {
-        matchIteration(index, ops, comm.data(), p2p, m);
-        groupCollectives(index, ops, iteration, m);
+    std::vector<std::pair<std::uint32_t, const std::vector<const CommOp*>*>> iterations;
+    for (const auto& [iteration, ops] : byIteration) iterations.push_back({iteration, &ops});
+    std::vector<IterationMatch> parts(iterations.size());
+    parallelFor(std::size_t(0), iterations.size(), [&](std::size_t i) {
+        const auto& [iteration, ops] = iterations[i];
+        matchIteration(index, *ops, comm.data(), p2p, parts[i], m.partner);
+        if (collectives) groupCollectives(index, *ops, iteration, parts[i], m.group);
+    });
+    for (IterationMatch& part : parts) {
+        const auto offset = std::int32_t(m.groups.size());
+        for (CollectiveGroup& g : part.groups) {
+            for (std::uint32_t op : g.ops) m.group[op] += offset;
+            m.groups.push_back(std::move(g));
+        }
+        m.pairs.insert(m.pairs.end(), part.pairs.begin(), part.pairs.end());
+        m.unmatchedSends.insert(m.unmatchedSends.end(), part.unmatchedSends.begin(), part.unmatchedSends.end());
+        m.unmatchedReceives.insert(m.unmatchedReceives.end(), part.unmatchedReceives.begin(), part.unmatchedReceives.end());
+        m.ambiguous += part.ambiguous;
     }
     return m;
+}
+
+}  // namespace
+
+CommMatch matchCommunication(const DumpIndex& index, const std::vector<CommOp>& comm, const StageMap& stages) {
+    return match(index, comm, stages, true);
+}
+
+CommMatch matchSendReceive(const DumpIndex& index, const std::vector<CommOp>& comm, const StageMap& stages) {
+    return match(index, comm, stages, false);
 }
 
 }  // namespace dl

@@ -63,5 +63,8 @@ struct CommMatch {
 // else the neighbouring pipeline stage (same position within the stage) in the op's direction,
 // else any rank; channels are FIFO and tensor shapes/dtypes must agree. `stages` may be empty.
 CommMatch matchCommunication(const DumpIndex& index, const std::vector<CommOp>& comm, const StageMap& stages);
+// The same without the collectives (groups and group empty): the Send/Receive topology needs only
+// the pairs, and grouping was most of a match at 10M tensors.
+CommMatch matchSendReceive(const DumpIndex& index, const std::vector<CommOp>& comm, const StageMap& stages);
 
 }  // namespace dl

@@ -1,8 +1,10 @@
 #include "core/analysis/overflow_analyzer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string_view>
 
@@ -13,6 +15,7 @@
 #include "core/analysis/op_replay.h"
 #include "core/analysis/stage_map.h"
 #include "core/analysis/tensor_anomaly.h"
+#include "core/util/parallel_for.h"
 
 namespace dl {
 
@@ -60,24 +63,26 @@ void proveCarriedSaturation(AnalysisContext& ctx, const std::vector<std::pair<st
     }
 }
 
-// One pass over all tensors: op states, counts and near-limit candidates. False when stopped.
-bool classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResult& res) {
-    const DumpIndex& idx = ctx.index;
-    ctx.ops.assign(idx.ops.size(), OpFindings{});
-    std::vector<TensorAnomaly> anomalies;
+// What one block of ops found, apart from the op states (written in place): the blocks are merged
+// in op order, so counts, lists and warnings are those of one pass in order.
+struct ClassifyPart {
+    std::uint64_t examined = 0, readable = 0, anomalousTensors = 0, anomalousOps = 0;
+    std::vector<NearLimitEntry> nearLimit;   // in tensor order
     std::vector<std::pair<std::uint32_t, std::uint32_t>> suspects;  // (op, output) at 65504 fed by 65504
-    for (const CommOp& c : ctx.comm) ctx.ops[c.op].comm = c.kind;
-    NameMemo<bool> castType(idx.strings);  // replayKernelName builds a string: once per type
+    std::vector<std::string> warnings;
+};
+
+// Ops [first, last): their states into ctx.ops, the rest into `part`.
+void classifyOps(AnalysisContext& ctx, const AnalysisOptions& opt, SharedNameFlag& castType, std::uint32_t first,
+                 std::uint32_t last, ClassifyPart& part) {
+    const DumpIndex& idx = ctx.index;
     const auto isCastType = [](std::string_view type) { return replayKernelName(type) == "Cast"; };
-    for (std::uint32_t i = 0; i < idx.ops.size(); ++i) {
-        if (i % kWorkStride == 0 && i) {
-            if (opt.progress) opt.progress(i, idx.ops.size());
-            if (opt.stop.stop_requested()) return false;
-        }
+    std::vector<TensorAnomaly> anomalies;
+    for (std::uint32_t i = first; i < last; ++i) {
         const OpRecord& o = idx.ops[i];
         OpFindings& st = ctx.ops[i];
         if (o.firstTensor + std::uint64_t(o.tensorCount) > idx.tensors.size()) {
-            res.warnings.push_back("op " + idx.strings.str(o.name) + " points past the tensor table; skipped");
+            part.warnings.push_back("op " + idx.strings.str(o.name) + " points past the tensor table; skipped");
             continue;
         }
         const bool isCast = castType.get(o.type, isCastType);
@@ -100,17 +105,17 @@ bool classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResul
             const std::uint32_t ti = o.firstTensor + k;
             const TensorRecord& t = idx.tensors[ti];
             const TensorAnomaly& a = anomalies[k];
-            ++res.tensorsExamined;
+            ++part.examined;
             // The known bits without unpacking the figures again (classifyTensor did once).
             if (!(t.flags & ReadError) &&
                 ((t.flags & (HasData | HasCsvStats)) ||
                  (t.packedStats.wide ? idx.wideStats[t.packedStats.count].known : t.packedStats.known) != 0))
-                ++res.readableTensors;
+                ++part.readable;
             if (t.io == Io::Input) st.inputsDumped = true;
             const bool carried = a.weak && (t.io == Io::Input || inputAtLimit || st.comm != CommKind::None);
-            if (carried && t.io == Io::Output && inputAtLimit && st.comm == CommKind::None) suspects.push_back({i, ti});
+            if (carried && t.io == Io::Output && inputAtLimit && st.comm == CommKind::None) part.suspects.push_back({i, ti});
             if (a.bad() && !carried) {
-                ++res.anomalousTensors;
+                ++part.anomalousTensors;
                 if (t.io == Io::Input) {
                     st.inputBad = true;
                     if (a.kind > st.inputKind) { st.inputKind = a.kind; st.badInput = ti; }
@@ -121,19 +126,60 @@ bool classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResul
                 continue;
             }
             const bool cast = t.io == Io::Input && castsToFp16 && !isFp16Like(t);
-            if (a.headroom >= opt.nearLimitThreshold && (isFp16Like(t) || cast)) {
-                ++res.nearLimitTotal;
-                res.nearLimit.push_back({i, ti, a.maxAbs, a.headroom, cast});
-                res.nearLimitTensors.push_back(ti);
-            }
+            if (a.headroom >= opt.nearLimitThreshold && (isFp16Like(t) || cast))
+                part.nearLimit.push_back({i, ti, a.maxAbs, a.headroom, cast});
         }
         if (o.overflow >= 0 && std::size_t(o.overflow) < idx.overflows.size() &&
             opdebugReportsOverflow(idx.overflows[std::size_t(o.overflow)])) {
             st.opdebug = true;
             if (st.kind == AnomalyKind::None) st.kind = AnomalyKind::Opdebug;
         }
-        if (st.anomalous()) ++res.anomalousOps;
+        if (st.anomalous()) ++part.anomalousOps;
     }
+}
+
+// One pass over all tensors: op states, counts and near-limit candidates. False when stopped.
+// Blocks of kWorkStride ops run on all cores; the stop is looked at before each block and the
+// progress reported after it (one call at a time, none once stopped).
+bool classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResult& res) {
+    const DumpIndex& idx = ctx.index;
+    ctx.ops.assign(idx.ops.size(), OpFindings{});
+    for (const CommOp& c : ctx.comm) ctx.ops[c.op].comm = c.kind;
+    SharedNameFlag castType(idx.strings);   // replayKernelName builds a string: once per type
+    const std::uint32_t n = std::uint32_t(idx.ops.size());
+    const std::uint32_t blocks = std::uint32_t((std::uint64_t(n) + kWorkStride - 1) / kWorkStride);
+    std::vector<ClassifyPart> parts(blocks);
+    std::mutex progressLock;
+    std::uint64_t done = 0;
+    std::atomic<bool> stopped{false};
+    parallelFor(std::uint32_t(0), blocks, [&](std::uint32_t b) {
+        if (stopped.load(std::memory_order_relaxed)) return;
+        if (b && opt.stop.stop_requested()) {
+            stopped = true;
+            return;
+        }
+        const std::uint32_t first = b * std::uint32_t(kWorkStride);
+        const std::uint32_t last = std::uint32_t(std::min<std::uint64_t>(n, first + kWorkStride));
+        classifyOps(ctx, opt, castType, first, last, parts[b]);
+        if (!opt.progress) return;
+        const std::lock_guard lock(progressLock);
+        done += last - first;
+        if (done < n && !opt.stop.stop_requested()) opt.progress(done, n);
+    });
+    if (stopped) return false;
+    for (ClassifyPart& p : parts) {
+        res.tensorsExamined += p.examined;
+        res.readableTensors += p.readable;
+        res.anomalousTensors += p.anomalousTensors;
+        res.anomalousOps += p.anomalousOps;
+        for (const NearLimitEntry& e : p.nearLimit) res.nearLimitTensors.push_back(e.tensor);
+        res.nearLimitTotal += p.nearLimit.size();
+        res.nearLimit.insert(res.nearLimit.end(), p.nearLimit.begin(), p.nearLimit.end());
+        for (std::string& w : p.warnings) res.warnings.push_back(std::move(w));
+    }
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> suspects;
+    for (const ClassifyPart& p : parts) suspects.insert(suspects.end(), p.suspects.begin(), p.suspects.end());
+    parts = {};
     if (opt.progress) opt.progress(idx.ops.size(), idx.ops.size());
     if (opt.stop.stop_requested()) return false;
     proveCarriedSaturation(ctx, suspects, res);
@@ -357,13 +403,25 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
     res.nearLimitThreshold = opt.nearLimitThreshold;
     AnalysisContext ctx(index);
     ctx.comm = findCommOps(index);
-    if (!classifyAll(ctx, opt, res)) return cancelled();
-    buildRanges(ctx);
-    ctx.stages = inferStageMap(index, ctx.comm, opt.stages, res.warnings);
+    // The tensors' classification and the stage map with the Send/Receive matching need the comm
+    // ops but not each other: both at once (each also runs on all cores inside). The stage map's
+    // warnings follow the classification's, as when one ran after the other.
+    bool classified = false;
+    std::vector<std::string> stageWarnings;
+    parallelFor(0, 2, [&](int task) {
+        if (task == 0) {
+            classified = classifyAll(ctx, opt, res);
+            if (classified) buildRanges(ctx);
+            return;
+        }
+        ctx.stages = inferStageMap(index, ctx.comm, opt.stages, stageWarnings);
+        ctx.match = matchCommunication(index, ctx.comm, ctx.stages);
+    });
+    if (!classified) return cancelled();
+    for (std::string& w : stageWarnings) res.warnings.push_back(std::move(w));
     res.stages = ctx.stages;
     describeStages(ctx.stages, res);
     if (std::string order = orderSourceEvidence(index.ranks); !order.empty()) res.evidence.push_back(std::move(order));
-    ctx.match = matchCommunication(index, ctx.comm, ctx.stages);
     res.commPairs = ctx.match.pairs.size();
     res.unmatchedReceives = ctx.match.unmatchedReceives.size();
     if (ctx.match.ambiguous)
@@ -396,9 +454,11 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
                                    "value pinned at +/-65504, no Opdebug overflow record");
         return res;
     }
+    // Set here (returned above otherwise).
+    const std::uint32_t analysed = target.value_or(0);
     res.evidence.push_back("first overflowing iteration: " + std::to_string(*res.firstBadIteration) +
-                           (opt.iteration ? "; analysing iteration " + std::to_string(*target) + " as asked" : ""));
-    const std::uint32_t origin = pickOrigin(ctx, *target, res);
+                           (opt.iteration ? "; analysing iteration " + std::to_string(analysed) + " as asked" : ""));
+    const std::uint32_t origin = pickOrigin(ctx, analysed, res);
     if (origin == kNoIndex) return res;
     res.overflow = true;
     OverflowPoint p = ctx.point(origin);

@@ -151,7 +151,7 @@ bool fromExecutionOrder(const DumpIndex& index, const std::set<std::uint32_t>& r
 // forward from backward; otherwise each pipeline is a path oriented by the loss holder.
 bool fromTopology(const DumpIndex& index, const std::vector<CommOp>& comm, const std::set<std::uint32_t>& lossRanks,
                   StageMap& m) {
-    const CommMatch match = matchCommunication(index, comm, StageMap{});
+    const CommMatch match = matchSendReceive(index, comm, StageMap{});
     if (match.pairs.empty()) return false;
     const bool directionKnown = std::any_of(comm.begin(), comm.end(), [](const CommOp& c) { return c.backward; });
     std::map<std::uint32_t, std::set<std::uint32_t>> fwd, undirected;

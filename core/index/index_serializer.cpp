@@ -215,7 +215,7 @@ bool writeIndex(const DumpIndex& idx, const FolderFingerprint& fp, Encoding enc,
 // Sizes an empty vector for n records with its pages faulted in on all cores first: zeroing ~1.1 GB
 // of fresh pages (the kernel's, on first touch) is the largest cost of a 10M-tensor reopen, and
 // resize() alone would pay it on one thread. Only an optimisation: where the advice is refused,
-// resize() faults the pages as before.
+// resize() faults the pages as before. Only for sections decoded whole (IndexReader::array).
 template <class V> void allocateFaulted(V& v, std::size_t n) {
     using T = std::remove_reference_t<decltype(*v.data())>;
     v.reserve(n);
@@ -231,6 +231,8 @@ template <class V> void allocateFaulted(V& v, std::size_t n) {
             ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
         });
 #endif
+    // Every byte is decoded over next: a RecordVector skips writing default records first.
+    const SkipRecordInit decodedNext;
     v.resize(n);
 }
 

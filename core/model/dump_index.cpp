@@ -244,9 +244,9 @@ void DumpIndex::finalize() {
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return opKey(ops[a]) < opKey(ops[b]); });
-    std::vector<OpRecord> sortedOps;
+    decltype(ops) sortedOps;
     sortedOps.reserve(ops.size());
-    std::vector<TensorRecord> sortedTensors;
+    decltype(tensors) sortedTensors;
     sortedTensors.reserve(tensors.size());
     for (std::uint32_t oldIdx : order) {
         OpRecord op = ops[oldIdx];

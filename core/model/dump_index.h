@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/model/packed_stats.h"
+#include "core/model/record_allocator.h"
 #include "core/model/string_pool.h"
 #include "core/stats/log2_histogram.h"
 #include "core/stats/tensor_stats.h"
@@ -158,9 +159,11 @@ struct DumpIndex {
     std::string root;                // absolute path of what the user opened
     StringPool strings;
     std::vector<RankInfo> ranks;
-    std::vector<OpRecord> ops;
-    std::vector<TensorRecord> tensors;
-    std::vector<TensorSide> sides;       // TensorRecord::side - 1
+    // The big arrays: std::vector with an allocator that lets the index reader skip constructing
+    // records it decodes over at once (core/model/record_allocator.h); otherwise the same.
+    RecordVector<OpRecord> ops;
+    RecordVector<TensorRecord> tensors;
+    RecordVector<TensorSide> sides;      // TensorRecord::side - 1
     std::vector<std::int64_t> dims;
     std::vector<std::uint8_t> histBytes;
     std::vector<OverflowRecord> overflows;

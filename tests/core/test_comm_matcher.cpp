@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <random>
 #include <set>
 
@@ -282,4 +284,52 @@ TEST(CommMatcher, PerStringPeerAndTagEqualTheSearchOfNameAndScope) {
     }
     EXPECT_GT(withPeer, 0);
     EXPECT_GT(withTag, 0);
+}
+
+// Iterations are matched on all cores and merged in order: over 40 iterations of Sends,
+// Receives and two AllReduces on three ranks, each group holds its iteration's calls, group ids
+// are global and in iteration order, and each Receive has its own iteration's Send. The pairs
+// alone (matchSendReceive, for the stage map) are the same, without groups.
+TEST(CommMatcher, ManyIterationsMergeInOrder) {
+    IndexBuilder b;
+    constexpr std::uint32_t kIters = 40;
+    std::vector<std::array<std::uint32_t, 2>> sendRecv;            // per iteration
+    std::vector<std::array<std::vector<std::uint32_t>, 2>> calls;  // per iteration: AllReduce-op1, -op2 of each rank
+    sendRecv.resize(kIters);
+    calls.resize(kIters);
+    for (std::uint32_t r = 0; r < 3; ++r)
+        for (std::uint32_t it = 0; it < kIters; ++it) {
+            const std::int64_t t = 1000 * it;
+            if (r == 0) sendRecv[it][0] = b.op(r, it, "Send", "Send-op3", {payload(Io::Input, {4, 8})}, t + 1);
+            if (r == 1) sendRecv[it][1] = b.op(r, it, "Receive", "Receive-op4", {payload(Io::Output, {4, 8})}, t + 2);
+            calls[it][0].push_back(b.op(r, it, "AllReduce", "AllReduce-op1", {payload(Io::Input, {4}), payload(Io::Output, {4})}, t + 3));
+            calls[it][1].push_back(b.op(r, it, "AllReduce", "AllReduce-op2", {payload(Io::Input, {4}), payload(Io::Output, {4})}, t + 4));
+        }
+    const auto comm = findCommOps(b.idx);
+    const CommMatch m = matchCommunication(b.idx, comm, StageMap{});
+    ASSERT_EQ(m.groups.size(), 2 * kIters);
+    ASSERT_EQ(m.pairs.size(), kIters);
+    for (std::uint32_t it = 0; it < kIters; ++it) {
+        EXPECT_EQ(m.partner[sendRecv[it][0]], std::int32_t(sendRecv[it][1])) << "iteration " << it;
+        EXPECT_EQ(m.pairs[it].send, sendRecv[it][0]);
+        for (std::uint32_t k = 0; k < 2; ++k) {
+            const std::int32_t g = m.group[calls[it][k].front()];
+            ASSERT_GE(g, 0);
+            EXPECT_EQ(std::uint32_t(g), 2 * it + k) << "groups in iteration order";
+            EXPECT_EQ(m.groups[std::size_t(g)].iteration, it);
+            EXPECT_EQ(m.groups[std::size_t(g)].ops, calls[it][k]);
+            for (std::uint32_t op : calls[it][k]) EXPECT_EQ(m.group[op], g);
+        }
+    }
+    const CommMatch p = matchSendReceive(b.idx, comm, StageMap{});
+    EXPECT_TRUE(p.groups.empty());
+    EXPECT_TRUE(std::all_of(p.group.begin(), p.group.end(), [](std::int32_t g) { return g == -1; }));
+    EXPECT_EQ(p.partner, m.partner);
+    ASSERT_EQ(p.pairs.size(), m.pairs.size());
+    for (std::size_t i = 0; i < p.pairs.size(); ++i) {
+        EXPECT_EQ(p.pairs[i].send, m.pairs[i].send);
+        EXPECT_EQ(p.pairs[i].recv, m.pairs[i].recv);
+    }
+    EXPECT_EQ(p.unmatchedReceives, m.unmatchedReceives);
+    EXPECT_EQ(p.unmatchedSends, m.unmatchedSends);
 }

@@ -294,3 +294,59 @@ TEST(OverflowAnalyzer, SingleValueAtLimitCountsOnlyWhereProduced) {
     EXPECT_EQ(r.firstOverflow->kind, AnomalyKind::Saturated);
     EXPECT_TRUE(std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) { return w.find("single value") != std::string::npos; }));
 }
+
+// The classification runs in blocks of kWorkStride ops on all cores: over several blocks, the
+// counts, the near-limit list (ascending tensors, the capped list by headroom), the suspects'
+// proof and the warnings are those of the ops as built, in op order.
+TEST(OverflowAnalyzer, ClassificationOverManyBlocksKeepsOpOrder) {
+    IndexBuilder b;
+    constexpr std::uint32_t kCount = 3 * std::uint32_t(kWorkStride) + 211;
+    std::vector<std::uint32_t> nearTensors;   // fp16 outputs near the limit, and fp32 inputs of Casts to fp16
+    std::uint64_t bad = 0;
+    std::uint32_t firstBadOp = kNoIndex;
+    std::vector<std::uint32_t> skipped;       // ops pointing past the tensor table
+    double largest = 0;
+    constexpr std::uint32_t kHalf = (kCount + 1) / 2;   // rank 0, then rank 1; three iterations each
+    for (std::uint32_t i = 0; i < kCount; ++i) {
+        const std::uint32_t rank = i / kHalf, iter = (i % kHalf) / 2084;
+        const auto first = std::uint32_t(b.idx.tensors.size());
+        if (i % 777 == 5 || i % 1000 == 17) largest = 40000.0 + i;
+        if (i % 777 == 5) {
+            T wide = p(Io::Input, dataStats(40000.0 + i));
+            wide.dtype = DType::Float32;
+            b.op(rank, iter, "Cast", "Cast-op" + std::to_string(i), {wide, p(Io::Output, dataStats(2.0))}, 10 + i);
+            nearTensors.push_back(first);
+        } else if (i % 1000 == 17) {
+            b.op(rank, iter, "MatMul", "MatMul-op" + std::to_string(i), {p(Io::Input), p(Io::Output, dataStats(40000.0 + i))}, 10 + i);
+            nearTensors.push_back(first + 1);
+        } else if (i % 3001 == 2999) {
+            const auto op = b.op(rank, iter, "Exp", "Exp-op" + std::to_string(i), {p(Io::Input), p(Io::Output, kInf)}, 10 + i);
+            ++bad;
+            if (firstBadOp == kNoIndex) firstBadOp = op;
+        } else {
+            b.op(rank, iter, "Mul", "Mul-op" + std::to_string(i), {p(Io::Input), p(Io::Output)}, 10 + i);
+        }
+        if (i == kWorkStride + 3 || i == 2 * kWorkStride + 9) skipped.push_back(i);
+    }
+    // Two Muls in the second and third block point past the tensor table: skipped with a warning each, in op order.
+    for (std::uint32_t op : skipped) b.idx.ops[op].firstTensor = std::uint32_t(b.idx.tensors.size());
+    const AnalysisResult r = analyze(b.idx);
+    ASSERT_FALSE(r.cancelled);
+    EXPECT_EQ(r.tensorsExamined, b.idx.tensors.size() - 2 * skipped.size());
+    EXPECT_EQ(r.anomalousTensors, bad);
+    EXPECT_EQ(r.anomalousOps, bad);
+    EXPECT_EQ(r.nearLimitTensors, nearTensors);
+    EXPECT_EQ(r.nearLimitTotal, nearTensors.size());
+    ASSERT_EQ(r.nearLimit.size(), std::min<std::size_t>(100, nearTensors.size()));
+    EXPECT_TRUE(std::is_sorted(r.nearLimit.begin(), r.nearLimit.end(),
+                               [](const NearLimitEntry& x, const NearLimitEntry& y) { return x.headroom > y.headroom; }));
+    EXPECT_EQ(r.nearLimit.front().maxAbs, largest);
+    std::vector<std::string> skipWarnings;
+    for (const std::string& w : r.warnings)
+        if (w.find("points past the tensor table") != std::string::npos) skipWarnings.push_back(w);
+    ASSERT_EQ(skipWarnings.size(), 2u);
+    EXPECT_NE(skipWarnings[0].find("Mul-op" + std::to_string(skipped[0]) + " "), std::string::npos);
+    EXPECT_NE(skipWarnings[1].find("Mul-op" + std::to_string(skipped[1]) + " "), std::string::npos);
+    ASSERT_TRUE(r.firstOverflow);
+    EXPECT_EQ(r.firstOverflow->op, firstBadOp);
+}
