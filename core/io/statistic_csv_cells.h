@@ -90,7 +90,7 @@ constexpr double kPow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1
                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 inline bool isDigit(char c) { return unsigned(static_cast<unsigned char>(c)) - unsigned('0') <= 9u; }
 
-inline bool parseShortDecimal(std::string_view s, double& v) {
+[[gnu::always_inline]] inline bool parseShortDecimal(std::string_view s, double& v) {
     const char* p = s.data();
     const char* const e = p + s.size();
     const bool neg = p < e && *p == '-';
@@ -125,9 +125,8 @@ inline bool parseShortDecimal(std::string_view s, double& v) {
     return true;
 }
 
-inline Cell parseDouble(std::string_view s, double& v) {
-    s = trimCell(s);
-    if (parseShortDecimal(s, v)) return Cell::Value;
+// The general path of parseDouble, out of line: the inlined fast path stays small in the row loop.
+[[gnu::noinline]] Cell parseDoubleGeneral(std::string_view s, double& v) {
     if (s.empty() || !startsNumber(s.front())) {  // a number starts with a digit or '-': no spelling to check
         if (isNullSpelling(s)) return Cell::Null;
         if (iequals(s, "true")) { v = 1; return Cell::Value; }
@@ -145,6 +144,13 @@ inline Cell parseDouble(std::string_view s, double& v) {
         return Cell::Value;
     }
     return ec == std::errc() ? Cell::Value : Cell::Bad;
+}
+
+[[gnu::always_inline]] inline Cell parseDouble(std::string_view s, double& v) {
+    s = trimCell(s);
+    if (parseShortDecimal(s, v)) [[likely]]
+        return Cell::Value;
+    return parseDoubleGeneral(s, v);
 }
 
 // Plain decimal digits (what every writer prints for ids, timestamps, sizes and counts), up to 19
@@ -176,7 +182,7 @@ inline bool eightDigits(const char* p, std::uint64_t& out) {
 }
 
 template <class T>
-inline bool parseDigits(std::string_view s, T& v) {
+[[gnu::always_inline]] inline bool parseDigits(std::string_view s, T& v) {
     if (s.empty() || s.size() > 19) return false;
     std::uint64_t x = 0;
     std::size_t i = 0;
@@ -194,10 +200,9 @@ inline bool parseDigits(std::string_view s, T& v) {
     return true;
 }
 
+// The general path of parseInt, out of line (see parseDoubleGeneral).
 template <class T>
-Cell parseInt(std::string_view s, T& v) {
-    s = trimCell(s);
-    if (parseDigits(s, v)) return Cell::Value;
+[[gnu::noinline]] Cell parseIntGeneral(std::string_view s, T& v) {
     if (s.empty() || !startsNumber(s.front()))
         if (isNullSpelling(s)) return Cell::Null;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -210,6 +215,14 @@ Cell parseInt(std::string_view s, T& v) {
         return Cell::Value;
     }
     return Cell::Bad;
+}
+
+template <class T>
+[[gnu::always_inline]] inline Cell parseInt(std::string_view s, T& v) {
+    s = trimCell(s);
+    if (parseDigits(s, v)) [[likely]]
+        return Cell::Value;
+    return parseIntGeneral(s, v);
 }
 
 // "(2,3)", "()", "(2)", "(2,)", "[2, 3]" -> dims.
