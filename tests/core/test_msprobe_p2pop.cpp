@@ -12,6 +12,7 @@
 #include "core/analysis/comm_matcher.h"
 #include "core/analysis/overflow_analyzer.h"
 #include "core/index/dump_indexer.h"
+#include "tests/core/index_uncached.h"
 #include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -48,15 +49,7 @@ void writeTwoStages(const fs::path& root, bool mixed = false) {
                        tensor("Infinity") + R"(], "output": [)" + tensor("Infinity") + "]}"));
 }
 
-DumpIndex indexOf(const fs::path& root) {
-    IndexOptions o;
-    o.useCache = false;
-    DumpIndex idx;
-    IndexReport report;
-    std::string error;
-    EXPECT_TRUE(indexDump(root.string(), o, idx, report, error)) << error;
-    return idx;
-}
+DumpIndex indexOf(const fs::path& root) { return dltest::indexUncached(root.string()); }
 
 const CommOp* commOn(const DumpIndex& idx, const std::vector<CommOp>& comm, std::uint32_t rank) {
     const auto it = std::find_if(comm.begin(), comm.end(), [&](const CommOp& c) { return idx.ops[c.op].rank == rank; });

@@ -15,6 +15,7 @@
 #include "core/index/dump_indexer.h"
 #include "core/query/stat_figures.h"
 #include "core/report/report_content.h"
+#include "tests/core/index_uncached.h"
 #include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -34,15 +35,7 @@ std::string dumpJson(const std::string& outMax, const std::string& outMin) {
  }}})";
 }
 
-DumpIndex indexOf(const fs::path& root) {
-    IndexOptions o;
-    o.useCache = false;
-    DumpIndex idx;
-    IndexReport report;
-    std::string error;
-    EXPECT_TRUE(indexDump(root.string(), o, idx, report, error)) << error;
-    return idx;
-}
+DumpIndex indexOf(const fs::path& root) { return dltest::indexUncached(root.string()); }
 
 const TensorRecord& outputOf(const DumpIndex& idx) {
     const auto it = std::find_if(idx.tensors.begin(), idx.tensors.end(), [](const TensorRecord& t) { return t.io == Io::Output; });

@@ -8,6 +8,7 @@
 
 #include "core/index/dump_indexer.h"
 #include "core/io/npy_writer.h"
+#include "tests/core/index_uncached.h"
 #include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -28,12 +29,7 @@ void writeNpy(const fs::path& f) {
 }
 
 DumpFormat rankFormat(const fs::path& root, std::size_t expectRanks = 1) {
-    IndexOptions o;
-    o.useCache = false;
-    DumpIndex idx;
-    IndexReport report;
-    std::string error;
-    EXPECT_TRUE(indexDump(root.string(), o, idx, report, error)) << error;
+    const DumpIndex idx = dltest::indexUncached(root.string());
     EXPECT_EQ(idx.ranks.size(), expectRanks);
     return idx.ranks.empty() ? DumpFormat::Unknown : idx.ranks.front().format;
 }

@@ -14,6 +14,7 @@
 #include "core/index/index_summary.h"
 #include "core/index/run_framework.h"
 #include "core/report/report_content.h"
+#include "tests/core/index_uncached.h"
 #include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -37,15 +38,7 @@ std::string dumpJson(const std::string& framework, const std::string& level) {
 })";
 }
 
-DumpIndex indexOf(const fs::path& root) {
-    IndexOptions o;
-    o.useCache = false;
-    DumpIndex idx;
-    IndexReport report;
-    std::string error;
-    EXPECT_TRUE(indexDump(root.string(), o, idx, report, error)) << error;
-    return idx;
-}
+DumpIndex indexOf(const fs::path& root) { return dltest::indexUncached(root.string()); }
 
 std::string reportFramework(const DumpIndex& idx) {
     const ReportContent c = buildReportContent(idx, analyze(idx));

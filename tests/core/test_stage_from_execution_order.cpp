@@ -11,6 +11,7 @@
 #include "core/index/dump_indexer.h"
 #include "core/io/npy_writer.h"
 #include "core/util/text_lines.h"
+#include "tests/core/index_uncached.h"
 #include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -53,12 +54,7 @@ void writeRank(const fs::path& root, std::uint32_t rank, int stage, int stages, 
 }
 
 AnalysisResult analyzeDump(const fs::path& root) {
-    IndexOptions o;
-    o.useCache = false;
-    DumpIndex idx;
-    IndexReport report;
-    std::string error;
-    EXPECT_TRUE(indexDump(root.string(), o, idx, report, error)) << error;
+    const DumpIndex idx = dltest::indexUncached(root.string());
     return analyze(idx);
 }
 
