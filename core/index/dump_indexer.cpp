@@ -17,6 +17,7 @@
 #include "core/index/index_file.h"
 #include "core/index/index_serializer.h"
 #include "core/index/index_summary.h"
+#include "core/index/output_guard.h"
 #include "core/index/readers/format_reader.h"
 #include "core/index/shard_builder.h"
 #include "core/util/huge_pages.h"
@@ -128,13 +129,6 @@ bool loadMergedCache(const std::string& path, const std::string& rootAbs, const 
     if (out.root == rootAbs && fp == want) return true;
     out = DumpIndex();   // the dump changed since (or another dump with the same hash)
     return false;
-}
-
-bool isInsideOrEqual(const fs::path& inner, const fs::path& outer) {
-    auto i = inner.begin();
-    for (auto o = outer.begin(); o != outer.end(); ++o, ++i)
-        if (i == inner.end() || *i != *o) return false;
-    return true;
 }
 
 }  // namespace

@@ -21,13 +21,6 @@ fs::path resolved(const std::string& p) {
     return r;
 }
 
-bool insideOrEqual(const fs::path& inner, const fs::path& outer) {
-    auto i = inner.begin();
-    for (auto o = outer.begin(); o != outer.end(); ++o, ++i)
-        if (i == inner.end() || *i != *o) return false;
-    return true;
-}
-
 bool isRankOrStepFolder(const fs::path& name) {
     const std::string n = name.string();
     return rankFromFolderName(n) || stepFromFolderName(n);
@@ -51,11 +44,18 @@ std::string outputInsideDump(const std::string& output, const std::vector<std::s
     for (const std::string& dump : dumps) {
         if (dump.empty()) continue;
         const fs::path extent = dumpExtent(dump);
-        if (insideOrEqual(out, extent))
+        if (isInsideOrEqual(out, extent))
             return "refusing to write '" + out.string() + "': it lies inside the dump '" + extent.string() +
                    "' (read from '" + dump + "'); DumpLens never writes into a dump, choose a path outside it";
     }
     return {};
+}
+
+bool isInsideOrEqual(const fs::path& inner, const fs::path& outer) {
+    auto i = inner.begin();
+    for (auto o = outer.begin(); o != outer.end(); ++o, ++i)
+        if (i == inner.end() || *i != *o) return false;
+    return true;
 }
 
 }  // namespace dl

@@ -1,6 +1,7 @@
 #pragma once
 // Never write into a user's dump: a command's output (index -o, report -o, compare -o, merge -o) is
 // checked against every dump it reads before anything is written.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -16,5 +17,9 @@ std::string dumpExtent(const std::string& dir);
 // resolved) and the dump. Symlinks and `..` are resolved in both, so a link that points into the
 // dump is caught.
 std::string outputInsideDump(const std::string& output, const std::vector<std::string>& dumps);
+
+// True when `inner` is `outer` or lies below it, component by component (both already absolute
+// and normalised: no symlink or `..` is resolved here).
+bool isInsideOrEqual(const std::filesystem::path& inner, const std::filesystem::path& outer);
 
 }  // namespace dl
