@@ -52,6 +52,13 @@ bool refuseOutputInsideDump(const std::string& output, const std::vector<std::st
     return true;
 }
 
+bool refuseOutputInsideIndexedDumps(const std::string& output, std::initializer_list<const dl::DumpIndex*> indexes) {
+    std::vector<std::string> dumps;
+    for (const dl::DumpIndex* index : indexes)
+        for (std::string& r : dl::dumpRootsOf(*index)) dumps.push_back(std::move(r));
+    return refuseOutputInsideDump(output, dumps);
+}
+
 bool refuseNothingReadable(const dl::DumpIndex& index, const std::string& dir, const char* what) {
     if (!dl::holdsNothingReadable(index)) return false;
     std::cerr << "dumplens-cli: No data: nothing readable in " << dir << "; " << what << "\n";
@@ -96,7 +103,8 @@ void Commands::addIndex(CLI::App& app) {
         }
         std::cout << (m_index.json ? dl::indexSummaryJson(index, report) + "\n" : dl::indexSummaryText(index, report));
         // The summary still lists what was found and why it is unreadable; the exit status says no.
-        if (refuseNothingReadable(index, m_index.dir, m_indexOutput.empty() ? "nothing indexed" : "no index written")) {
+        if (refuseNothingReadable(index, m_index.dir, m_indexOutput.empty() ? "nothing indexed" : "no index written") ||
+            refuseOutputInsideIndexedDumps(m_indexOutput, {&index})) {
             m_exit = kExitFailed;
             return;
         }
@@ -141,12 +149,13 @@ void Commands::addMerge(CLI::App& app) {
             m_exit = kExitFailed;
             return;
         }
-        if (!dl::mergeIndexFiles(m_mergeInputs, merged, error)) {
+        std::vector<std::string> inputDumps;
+        if (!dl::mergeIndexFiles(m_mergeInputs, merged, error, &inputDumps)) {
             std::cerr << "dumplens-cli: " << error << "\n";
             m_exit = kExitFailed;
             return;
         }
-        if (!merged.root.empty()) dumps.push_back(merged.root);
+        for (std::string& r : inputDumps) dumps.push_back(std::move(r));   // every input's dump, skipped ones too
         if (refuseOutputInsideDump(m_mergeOutput, dumps) ||
             refuseNothingReadable(merged, "the merged shards", "no index written")) {
             m_exit = kExitFailed;

@@ -2,6 +2,7 @@
 // Sub-command wiring for dumplens-cli: option structs bound to CLI11 and the core calls they make.
 #include <CLI/CLI.hpp>
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,10 +23,13 @@ inline constexpr int kExitOk = 0, kExitNoMatch = 1, kExitFailed = 2;
 inline constexpr const char* kExitStatusHelp =
     "Exit status: 0 done on readable data (an overflow found included); 1 read, but compare matched no op; "
     "2 usage error (including an output inside a dump), unusable path, nothing readable in a dump, or a file "
-    "not written.\n";
+    "not written; 3 (index --mpi only) an index written with the parts of some processes missing, listed.\n";
 
 // True (after printing why) when `output` lies inside one of `dumps`: never write into a dump.
 bool refuseOutputInsideDump(const std::string& output, const std::vector<std::string>& dumps);
+// The same after indexing, against the dumps the indexes were made from (dl::dumpRootsOf): an
+// index read from a .dlx names a dump the path given did not.
+bool refuseOutputInsideIndexedDumps(const std::string& output, std::initializer_list<const dl::DumpIndex*> indexes);
 // True (after printing "No data: nothing readable in DIR" and the first reasons) when `index`
 // holds nothing readable; `what` says what is not done ("no index written").
 bool refuseNothingReadable(const dl::DumpIndex& index, const std::string& dir, const char* what);

@@ -83,7 +83,8 @@ int Commands::runCompare() {
     dl::IndexReport ra, rb;
     if (!runIndex(c.a, ia, ra) || !runIndex(b, ib, rb)) return kExitFailed;
     // A run with nothing readable has nothing to compare: not "no op matched".
-    if (refuseNothingReadable(ia, c.a.dir, "nothing compared") || refuseNothingReadable(ib, c.b.dir, "nothing compared"))
+    if (refuseNothingReadable(ia, c.a.dir, "nothing compared") || refuseNothingReadable(ib, c.b.dir, "nothing compared") ||
+        refuseOutputInsideIndexedDumps(c.output, {&ia, &ib}))
         return kExitFailed;
     if (msprobeCsv) {   // msprobe's own table: built from the dump.json files, not from DumpLens's alignment
         std::string table;

@@ -28,7 +28,8 @@ int runReport(const ReportArgs& args) {
     if (refuseOutputInsideDump(args.output, {args.index.dir, args.compareDir})) return kExitFailed;
     dl::DumpIndex index;
     dl::IndexReport indexReport;
-    if (!runIndex(args.index, index, indexReport)) return kExitFailed;
+    if (!runIndex(args.index, index, indexReport) || refuseOutputInsideIndexedDumps(args.output, {&index}))
+        return kExitFailed;
     const dl::AnalysisResult analysis = dl::analyze(index);
     if (analysis.noData) {
         std::cerr << "dumplens-cli: No data: nothing readable in " << args.index.dir << "; no report written\n";
@@ -42,7 +43,8 @@ int runReport(const ReportArgs& args) {
         other.dir = args.compareDir;
         dl::DumpIndex b;
         dl::IndexReport bReport;
-        if (!runIndex(other, b, bReport) || refuseNothingReadable(b, args.compareDir, "no report written"))
+        if (!runIndex(other, b, bReport) || refuseNothingReadable(b, args.compareDir, "no report written") ||
+            refuseOutputInsideIndexedDumps(args.output, {&b}))
             return kExitFailed;
         comparison = dl::splitLines(dl::compareText(dl::compareRuns(index, b, {}), index, b));
     }

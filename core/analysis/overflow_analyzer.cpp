@@ -415,6 +415,7 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
             return;
         }
         ctx.stages = inferStageMap(index, ctx.comm, opt.stages, stageWarnings);
+        if (opt.stop.stop_requested()) return;   // a stop does not wait for the whole match
         ctx.match = matchCommunication(index, ctx.comm, ctx.stages);
     });
     if (!classified) return cancelled();

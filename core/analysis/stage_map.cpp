@@ -95,9 +95,14 @@ bool fromExecutionOrder(const DumpIndex& index, const std::set<std::uint32_t>& r
     std::map<std::uint32_t, Tags> fwd, bwd;
     for (const RankInfo& r : index.ranks) {
         std::error_code ec;
-        const std::filesystem::path dir = std::filesystem::path(index.root) / r.folder / "execution_order";
+        // A merged or MPI index keeps each rank's own dump root.
+        const std::filesystem::path dir =
+            std::filesystem::path(r.dataRoot.empty() ? index.root : r.dataRoot) / r.folder / "execution_order";
         if (!std::filesystem::is_directory(dir, ec)) continue;
-        for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        // increment(ec), not a range-for: a folder removed or made unreadable while it is listed
+        // must end the listing, not throw out of the analysis.
+        for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+            const std::filesystem::directory_entry& e = *it;
             const std::string file = e.path().filename().string();
             if (!file.starts_with("ms_execution_order_graph_") || !file.ends_with(".csv")) continue;
             std::string text, error;

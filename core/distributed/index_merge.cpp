@@ -4,6 +4,7 @@
 
 #include "core/index/dump_indexer.h"
 #include "core/index/index_file.h"
+#include "core/index/output_guard.h"
 
 namespace dl {
 
@@ -50,7 +51,8 @@ bool indexShards(const std::string& root, const std::vector<std::string>& shardR
     return true;
 }
 
-bool mergeIndexFiles(const std::vector<std::string>& paths, DumpIndex& out, std::string& error) {
+bool mergeIndexFiles(const std::vector<std::string>& paths, DumpIndex& out, std::string& error,
+                     std::vector<std::string>* inputDumps) {
     out = DumpIndex();
     std::set<std::pair<std::string, std::uint32_t>> seenRanks;  // (folder, rank)
     std::size_t loaded = 0;
@@ -62,6 +64,8 @@ bool mergeIndexFiles(const std::vector<std::string>& paths, DumpIndex& out, std:
             out.warnings.push_back({path, "index file not merged: " + err, WarningSeverity::Unreadable});
             continue;
         }
+        if (inputDumps)
+            for (std::string& r : dumpRootsOf(part)) inputDumps->push_back(std::move(r));
         bool duplicate = false;
         for (const auto& r : part.ranks)
             if (seenRanks.count({r.folder, r.rank})) duplicate = true;

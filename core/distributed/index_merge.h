@@ -19,6 +19,9 @@ bool indexShards(const std::string& root, const std::vector<std::string>& shardR
 
 // Merges index files (.dlx or cache shards). Unreadable files become warnings; false only when
 // none could be read. Ops of a rank that appears in two inputs are kept from the first, with a warning.
-bool mergeIndexFiles(const std::vector<std::string>& paths, DumpIndex& out, std::string& error);
+// `inputDumps`, when given, receives the dumps every readable input was made from (dumpRootsOf),
+// skipped duplicates included: an output must go into none of them.
+bool mergeIndexFiles(const std::vector<std::string>& paths, DumpIndex& out, std::string& error,
+                     std::vector<std::string>* inputDumps = nullptr);
 
 }  // namespace dl

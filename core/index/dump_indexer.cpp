@@ -165,7 +165,9 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     const fs::path cacheAbs = fs::weakly_canonical(
         fs::absolute(options.cacheDir.empty() ? defaultCacheDir() : options.cacheDir, ec), ec);
     const std::string cacheDir = cacheAbs.string();
-    const bool cacheInside = !ec && isInsideOrEqual(cacheAbs, rootPath);
+    // Against the whole dump, not only the folder given: for dump/rank_0 a cache in dump/.cache is
+    // inside the dump too.
+    const bool cacheInside = !ec && isInsideOrEqual(cacheAbs, fs::path(dumpExtent(rootAbs)));
     const bool useCache = options.useCache && !ec && !cacheInside;
     if (options.useCache && ec)
         report.cacheNotes.push_back("cache folder unusable (" + ec.message() + "); cache disabled");

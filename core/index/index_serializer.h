@@ -28,7 +28,10 @@ struct FolderFingerprint {
 // 8: the same records in a chunked container: one section per array at a 4 KiB boundary, in
 //    independent zstd or raw chunks with an XXH3 each (decoded in parallel, mappable when raw);
 //    IndexWarning::severity (one byte after each warning's reason): unreadable or a note.
-inline constexpr std::uint32_t kIndexFormatVersion = 8;
+// 9: the layout of 8; what the readers put in it changed, so an index of 8 would answer differently
+//    from the files: the lower-bound bit of non-finite counts, msprobe's task and level, P2POp peers,
+//    each rank's format as its reader knew it, shard ops in execution order.
+inline constexpr std::uint32_t kIndexFormatVersion = 9;
 
 using IndexEncoding = container::Encoding;
 // The cache (merged and shards): zstd level 1. The first index of a dump writes 2 x 1.14 GB of

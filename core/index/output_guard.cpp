@@ -1,8 +1,10 @@
 #include "core/index/output_guard.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/index/dump_layout.h"
+#include "core/model/dump_index.h"
 
 namespace dl {
 namespace fs = std::filesystem;
@@ -56,6 +58,16 @@ bool isInsideOrEqual(const fs::path& inner, const fs::path& outer) {
     for (auto o = outer.begin(); o != outer.end(); ++o, ++i)
         if (i == inner.end() || *i != *o) return false;
     return true;
+}
+
+std::vector<std::string> dumpRootsOf(const DumpIndex& index) {
+    std::vector<std::string> roots;
+    auto add = [&](const std::string& r) {
+        if (!r.empty() && std::find(roots.begin(), roots.end(), r) == roots.end()) roots.push_back(r);
+    };
+    add(index.root);
+    for (const RankInfo& r : index.ranks) add(r.dataRoot);
+    return roots;
 }
 
 }  // namespace dl

@@ -22,4 +22,9 @@ std::string outputInsideDump(const std::string& output, const std::vector<std::s
 // and normalised: no symlink or `..` is resolved here).
 bool isInsideOrEqual(const std::filesystem::path& inner, const std::filesystem::path& outer);
 
+struct DumpIndex;
+// The dumps an index was made from: its root and every rank's data root (a merged or MPI index
+// spans several), each once. An index read from a .dlx names them although the .dlx lies elsewhere.
+std::vector<std::string> dumpRootsOf(const DumpIndex& index);
+
 }  // namespace dl

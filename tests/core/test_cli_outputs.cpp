@@ -111,3 +111,26 @@ TEST_F(Dumps, ReportOutputInsideEitherDumpIsRefused) {
     expectRefused("report " + q(a) + " -o " + q(a / "report.pdf"), a);
     expectRefused("report " + q(a) + " --compare " + q(b) + " -o " + q(b / "report.pdf"), b);
 }
+
+// A .dlx names the dump it was made from: an output into that dump is refused although the path
+// given (the .dlx) lies elsewhere.
+TEST_F(Dumps, OutputIntoTheDumpADlxWasMadeFromIsRefused) {
+    ASSERT_EQ(dltest::runCli("index " + q(a) + " -o " + q(outside / "a.dlx") + " --no-cache").code, 0);
+    ASSERT_EQ(dltest::runCli("index " + q(b) + " -o " + q(outside / "b.dlx") + " --no-cache").code, 0);
+    const fs::path dlxA = outside / "a.dlx", dlxB = outside / "b.dlx";
+    expectRefused("index " + q(dlxA) + " -o " + q(a / "copy.dlx"), a);
+    expectRefused("compare " + q(dlxA) + " " + q(dlxB) + " --json -o " + q(b / "cmp.json"), b);
+    if (haveReport()) expectRefused("report " + q(dlxA) + " -o " + q(a / "report.pdf"), a);
+    // A merge of shards from two dumps: neither dump may receive the output, not only the first's.
+    expectRefused("merge " + q(dlxA) + " " + q(dlxB) + " -o " + q(b / "merged.dlx"), b, "");
+    const CliRun ok = dltest::runCli("compare " + q(dlxA) + " " + q(dlxB) + " --json -o " + q(outside / "cmp.json"));
+    EXPECT_EQ(ok.code, 0) << ok.output;
+}
+
+// The cache folder is checked against the whole dump, not only the rank folder given.
+TEST_F(Dumps, CacheInsideTheDumpOfARankFolderIsNotWritten) {
+    const CliRun r = dltest::runCli("index " + q(a / "rank_0") + " --cache-dir " + q(a / ".cache"));
+    EXPECT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("cache folder lies inside the dump"), std::string::npos) << r.output;
+    EXPECT_EQ(listing(a), before);
+}

@@ -15,6 +15,7 @@
 #include "core/distributed/shard_plan.h"
 #include "core/index/index_file.h"
 #include "core/index/index_serializer.h"
+#include "core/index/index_summary.h"
 
 namespace dl::mpi {
 namespace {
@@ -116,6 +117,13 @@ int runRoot(const MpiIndexOptions& opt, int size) {
     merged.root = opt.root;
     for (const auto& m : missing)
         merged.warnings.push_back({m, "missing from this index (distributed indexing)", WarningSeverity::Unreadable});
+    // The rule of a plain `index`: nothing readable writes no index and is not success.
+    if (holdsNothingReadable(merged)) {
+        std::fprintf(stderr, "dumplens-cli: No data: nothing readable in %s; no index written\n", opt.root.c_str());
+        for (std::size_t i = 0; i < merged.warnings.size() && i < 10; ++i)
+            std::fprintf(stderr, "  %s: %s\n", merged.warnings[i].path.c_str(), merged.warnings[i].reason.c_str());
+        return 2;
+    }
     if (!saveIndexFile(opt.output, merged, error)) {
         std::fprintf(stderr, "dumplens-cli: %s\n", error.c_str());
         return 2;
