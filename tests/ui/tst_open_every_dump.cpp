@@ -284,7 +284,11 @@ private:
         const QString header = w.tensorPanel()->headerText();
         QVERIFY2(header.contains(QStringLiteral("Inf at least 1")) && !header.contains(QStringLiteral("Inf 1 ")), qPrintable(header));
         QCOMPARE(w.tensorPanel()->plot()->countLabels()[1], QStringLiteral("at least 1"));
-        const QString cell = w.opTable()->model()->text(out, dl::OpColumn::NanInf);
+        const OpTableModel* model = w.opTable()->model();
+        QString cell;
+        for (int row = 0; row < model->rowCount(); ++row)
+            if (model->data(model->index(row, 0), OpTableModel::TensorRole).toUInt() == out)
+                cell = model->data(model->index(row, int(dl::OpColumn::NanInf)), Qt::DisplayRole).toString();
         QVERIFY2(cell.endsWith(QStringLiteral("/ at least 1")), qPrintable(cell));
         const QString tip = w.timelinePanel()->timelineWidget()->tooltipFor(op);
         QVERIFY2(tip.contains(QStringLiteral("Inf at least 1")), qPrintable(tip));

@@ -373,7 +373,8 @@ void TimelinePainter::paintRuler(QPainter& p, const QRect& r, const dl::TimeAxis
     int labelEnd = std::numeric_limits<int>::min();   // right end of the last label drawn
     for (int i = 0; i < ticks.count; ++i) {
         const double t = ticks.at(i);
-        const int x = static_cast<int>(std::lround(axis.toX(t)));
+        // A tick at the very end maps to one past the ruler's last pixel: drawn on that pixel.
+        const int x = std::min(static_cast<int>(std::lround(axis.toX(t))), rr.right());
         p.drawLine(x, rr.bottom() - 6, x, rr.bottom());
         const QString label = timeText(t, ticks.step);
         const int w = fm.horizontalAdvance(label) + 4;
