@@ -214,13 +214,14 @@ ReplayResult replayFromIndex(const DumpIndex& index, std::uint32_t op, std::uint
     const OpRecord& o = index.ops[op];
     r.opType = index.strings.str(o.type);
     r.saturatingFp16 = options.saturatingFp16;
+    // The reason alone ("no replay kernel for X"): its readers say "unavailable" before it.
     auto unavailable = [&](std::string why) {
         r.unavailableReason = std::move(why);
         r.recommendation = headroomRecommendation(index, op);
         r.recommendationFromReplay = false;
         return r;
     };
-    if (replayKernelName(r.opType).empty()) return unavailable("replay unavailable: no replay kernel for " + r.opType);
+    if (replayKernelName(r.opType).empty()) return unavailable("no replay kernel for " + r.opType);
     std::vector<ReplayTensor> inputs;
     std::vector<Shape> outShapes;
     std::size_t slot = 0;
@@ -236,11 +237,11 @@ ReplayResult replayFromIndex(const DumpIndex& index, std::uint32_t op, std::uint
             continue;
         }
         ReplayTensor rt;
-        if (!loadTensor(index, t, rt, error)) return unavailable("replay unavailable: " + error);
+        if (!loadTensor(index, t, rt, error)) return unavailable(error);
         if (inputs.size() <= t.slot) inputs.resize(t.slot + 1);
         inputs[t.slot] = std::move(rt);
     }
-    if (inputs.empty()) return unavailable("replay unavailable: the op's inputs were not dumped");
+    if (inputs.empty()) return unavailable("the op's inputs were not dumped");
     ReplayTensor dumped;
     const bool haveDumped = judged && loadTensor(index, *judged, dumped, error);
     ReplayResult res = replayOp(r.opType, inputs, outShapes, slot, haveDumped ? &dumped : nullptr,
@@ -248,7 +249,7 @@ ReplayResult replayFromIndex(const DumpIndex& index, std::uint32_t op, std::uint
     res.op = op;
     if (!res.available) {
         r.notes = res.notes;
-        return unavailable("replay unavailable: " + res.unavailableReason);
+        return unavailable(res.unavailableReason);
     }
     return res;
 }

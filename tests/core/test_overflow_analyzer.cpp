@@ -112,6 +112,13 @@ TEST(OverflowAnalyzer, BackwardOriginOnLastStageWinsByCausality) {
     EXPECT_FALSE(r.replay->available);
     EXPECT_FALSE(r.replay->recommendationFromReplay);
     EXPECT_NE(r.replay->recommendation.find("not a replay"), std::string::npos);
+    // The text says "unavailable" once, then why ("unavailable: replay unavailable: ..." read twice).
+    const std::string text = toText(pl.b.idx, r);
+    const std::size_t at = text.find("unavailable: ");
+    ASSERT_NE(at, std::string::npos) << text;
+    EXPECT_NE(text.find(r.replay->unavailableReason, at), std::string::npos) << text;
+    EXPECT_EQ(text.find("unavailable", at + 1), std::string::npos) << text;
+    EXPECT_EQ(r.replay->unavailableReason.find("unavailable"), std::string::npos) << r.replay->unavailableReason;
 }
 
 TEST(OverflowAnalyzer, JsonContract) {

@@ -9,9 +9,11 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFontMetrics>
 #include <QImage>
 #include <QLineEdit>
 #include <QSettings>
+#include <QStyle>
 #include <QToolButton>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -328,6 +330,25 @@ private slots:
             prev = v;
         }
         QVERIFY(!model->data(model->index(0, CompareTableModel::Status), Qt::DisplayRole).toString().isEmpty());
+    }
+
+    // No figure of the aligned table is elided: every one fits its column whole (with the text
+    // margins a cell draws), whatever its magnitude.
+    void figuresFitTheirColumns() {
+        QTableView* view = m_cw->table()->view();
+        CompareTableModel* model = m_cw->table()->model();
+        const QFontMetrics fm = view->fontMetrics();
+        const int margin = 2 * (view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1);
+        int checked = 0;
+        for (int r = 0; r < model->rowCount(); ++r)
+            for (int c = CompareTableModel::MaxA; c <= CompareTableModel::FiveThousandth; ++c) {
+                const QString t = model->data(model->index(r, c), Qt::DisplayRole).toString();
+                ++checked;
+                QVERIFY2(fm.horizontalAdvance(t) + margin <= view->columnWidth(c),
+                         qPrintable(QStringLiteral("row %1 column %2: '%3' is %4 px + %5 in %6 px")
+                                        .arg(r).arg(c).arg(t).arg(fm.horizontalAdvance(t)).arg(margin).arg(view->columnWidth(c))));
+            }
+        QVERIFY(checked > 1000);
     }
 
     void unmatchedOpsAreListedAndSelectable() {

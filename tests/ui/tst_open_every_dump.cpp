@@ -24,7 +24,10 @@
 #include "tests/ui/isolated_app_state.h"
 #include "ui/mainwindow.h"
 #include "ui/models/dump_session.h"
+#include "ui/models/op_table_model.h"
 #include "ui/views/chain_view.h"
+#include "ui/views/log2_histogram_plot.h"
+#include "ui/views/op_table_panel.h"
 #include "ui/views/tensor_panel.h"
 #include "ui/views/timeline_panel.h"
 #include "ui/views/timeline_toolbar.h"
@@ -251,6 +254,10 @@ private slots:
                 QVERIFY2((a && a->firstOverflow && !a->chain.empty()) == noChain.isEmpty(), qPrintable(msg + QStringLiteral("\n") + noChain));
                 if (a && a->noData) QVERIFY2(noChain.contains(QStringLiteral("nothing in this dump could be read")), qPrintable(msg));
                 sawUnavailable |= replay.contains(QStringLiteral("not available"));
+                if (c.name == "msprobe statistics only") {
+                    checkLowerBoundCounts(w);
+                    if (QTest::currentTestFailed()) return;
+                }
                 sawRuleOfThumb |= rec.contains(QStringLiteral("rule of thumb"));
             }
         }
@@ -259,6 +266,34 @@ private slots:
     }
 
 private:
+    // The msprobe statistics dump says only Max "Infinity" for the linear's output: at least one
+    // +Inf, not exactly one. Every place the window shows its Inf count says "at least 1".
+    static void checkLowerBoundCounts(MainWindow& w) {
+        const dl::DumpIndex* ix = w.session()->index();
+        QVERIFY(ix);
+        const quint32 op = w.session()->currentOp();
+        QVERIFY(op < ix->ops.size());
+        quint32 out = UINT32_MAX;
+        for (quint32 t = ix->ops[op].firstTensor; t < ix->ops[op].firstTensor + ix->ops[op].tensorCount; ++t)
+            if (ix->tensors[t].io == dl::Io::Output) out = t;
+        QVERIFY(out != UINT32_MAX);
+        const dl::TensorStats st = ix->stats(ix->tensors[out]);
+        QVERIFY(st.nonFiniteCountsAreLowerBounds());
+        QCOMPARE(st.posInfCount, 1u);   // the bound the index keeps: the bar's height
+        QCOMPARE(w.session()->currentTensor(), out);
+        const QString header = w.tensorPanel()->headerText();
+        QVERIFY2(header.contains(QStringLiteral("Inf at least 1")) && !header.contains(QStringLiteral("Inf 1 ")), qPrintable(header));
+        QCOMPARE(w.tensorPanel()->plot()->countLabels()[1], QStringLiteral("at least 1"));
+        const OpTableModel* model = w.opTable()->model();
+        QString cell;
+        for (int row = 0; row < model->rowCount(); ++row)
+            if (model->data(model->index(row, 0), OpTableModel::TensorRole).toUInt() == out)
+                cell = model->data(model->index(row, int(dl::OpColumn::NanInf)), Qt::DisplayRole).toString();
+        QVERIFY2(cell.endsWith(QStringLiteral("/ at least 1")), qPrintable(cell));
+        const QString tip = w.timelinePanel()->timelineWidget()->tooltipFor(op);
+        QVERIFY2(tip.contains(QStringLiteral("Inf at least 1")), qPrintable(tip));
+    }
+
     struct Case {
         std::string name;
         QString path;

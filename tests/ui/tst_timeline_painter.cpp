@@ -63,6 +63,42 @@ private slots:
         const dl::TimeAxis axis = dlui::TimelinePainter::axisFor(r, vp);
         QVERIFY(std::abs(axis.xOf(kEpoch) - dlui::TimelinePainter::lanesRect(r).left()) < 1e-6);
     }
+
+    // A tick at the ruler's right end keeps its label inside the ruler (the PDF report's excerpt
+    // drew "1 µs" past the page's text edge): nothing is painted right of the given rect, and
+    // the labels still say where the ticks are.
+    void rulerLabelsStayInside() {
+        auto d = std::make_shared<dl::TimelineData>();
+        dl::TimelineLane lane;
+        for (int i = 0; i < 2; ++i)
+            lane.items.push_back({std::int64_t(kEpoch + i * 1000), std::int64_t(kEpoch + i * 1000), static_cast<std::uint32_t>(i), dl::OpState::Normal});
+        d->t0 = kEpoch;
+        d->t1 = kEpoch + 1000;
+        lane.lod.build(lane.items, d->t0, d->t1);
+        d->where = {0, 1};
+        d->lanes.push_back(std::move(lane));
+        d->opsShown = 2;
+        dlui::TimelinePainter painter;
+        painter.setData(d, nullptr);
+        dl::TimelineViewport vp;
+        vp.setDataRange(d->t0, d->t1);
+        for (int width : {400, 517, 640, 803, 1000}) {
+            QImage img(width + 60, 120, QImage::Format_ARGB32_Premultiplied);
+            img.fill(Qt::white);
+            const QRect r(0, 0, width, 120);
+            QPainter p(&img);
+            painter.paint(p, r, vp, dlui::TimelinePaintState{});
+            p.end();
+            const QRect ruler = dlui::TimelinePainter::rulerRect(r);
+            int inked = 0;
+            for (int y = ruler.top(); y <= ruler.bottom(); ++y) {
+                for (int x = r.right() + 1; x < img.width(); ++x)
+                    QVERIFY2(img.pixel(x, y) == qRgb(255, 255, 255), qPrintable(QStringLiteral("width %1: ink at x %2 y %3").arg(width).arg(x).arg(y)));
+                for (int x = ruler.left() + 40; x <= ruler.right(); ++x) inked += qGray(img.pixel(x, y)) < 128;
+            }
+            QVERIFY2(inked > 20, qPrintable(QStringLiteral("width %1: no tick labels").arg(width)));
+        }
+    }
 };
 
 QTEST_MAIN(TstTimelinePainter)

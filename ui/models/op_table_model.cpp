@@ -120,7 +120,8 @@ QString OpTableModel::text(quint32 t, dl::OpColumn c) const {
         case dl::OpColumn::Max: return figureText(s, dl::StatFigure::Max);
         case dl::OpColumn::MaxAbs: return figureText(s, dl::StatFigure::MaxAbs);
         case dl::OpColumn::Mean: return figureText(s, dl::StatFigure::Mean);
-        case dl::OpColumn::NanInf: return s.nanCount + s.infCount() ? QStringLiteral("%1 / %2").arg(s.nanCount).arg(s.infCount()) : QString();
+        case dl::OpColumn::NanInf:
+            return s.nanCount + s.infCount() ? QStringLiteral("%1 / %2").arg(countText(s, s.nanCount), countText(s, s.infCount())) : QString();
         case dl::OpColumn::Saturated: return s.satCount ? QString::number(s.satCount) : QString();
         case dl::OpColumn::State:   // pending until the analysis ran (the table is shown before)
             if (m_states->tensor.size() != m_index->tensors.size()) return QStringLiteral("…");

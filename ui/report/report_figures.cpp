@@ -41,6 +41,9 @@ QString viaLabel(const std::string& via) {
     return {};
 }
 
+// Between two rows of boxes: the arrow's drop with its label beside it, then its head.
+int rowGap(int line) { return std::max(kGap / 2, line + 22); }
+
 int boxesPerRow(int width, std::size_t boxes) {
     const int fit = std::max(1, (width + kGap) / (kMinBoxWidth + kGap));
     return static_cast<int>(std::min<std::size_t>(boxes, static_cast<std::size_t>(fit)));
@@ -78,7 +81,7 @@ int chainDiagramHeight(const dl::ReportContent& c, int width, int line) {
     for (std::size_t i = 0; i < c.chain.size(); i += perRow) {
         int row = 0;
         for (std::size_t k = i; k < std::min(c.chain.size(), i + perRow); ++k) row = std::max(row, boxHeight(c.chain[k], line));
-        h += row + kGap / 2;
+        h += row + rowGap(line);
     }
     return h;
 }
@@ -123,27 +126,36 @@ void drawChainDiagram(QCPPainter& p, const QRect& r, const dl::ReportContent& c,
             if (!prev.isNull()) {
                 const bool weights = b.via == "weight_update";
                 p.setPen(QPen(weights ? theme::kWeightUpdate : theme::kEdge, 2, weights ? Qt::DashLine : Qt::SolidLine));
-                QPointF from, to;
-                if (k == i) {  // first box of a new row: arrow from the previous row's last box, down and left
-                    from = QPointF(prev.center().x(), prev.bottom());
-                    to = QPointF(box.center().x(), box.top());
-                } else {
-                    from = QPointF(prev.right(), prev.top() + line);
-                    to = QPointF(box.left(), box.top() + line);
-                }
-                arrow(p, from, to);
-                // Through what the damage crossed: the link of the box's first step.
+                // Through what the damage crossed (the link of the box's first step), beside its
+                // arrow and clear of it and of its head (a label on the line was unreadable).
                 const QString via = viaLabel(b.via);
-                if (!via.isEmpty()) {
-                    p.setPen(weights ? theme::kWeightUpdate : theme::kEdge);
-                    const QPointF mid = (from + to) / 2;
-                    if (k == i) p.drawText(QRectF(mid.x() + 6, mid.y() - line, 260, line), Qt::AlignLeft | Qt::AlignVCenter, via);
-                    else p.drawText(QRectF(from.x(), from.y() + 4, to.x() - from.x(), line * 2), Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, via);
+                const QColor viaColor = weights ? theme::kWeightUpdate : theme::kEdge;
+                if (k == i) {
+                    // First box of a new row: from the previous row's last box down, left along
+                    // the gap and down into the box; the label right of the first drop, where no
+                    // line runs.
+                    const QPointF start(prev.center().x(), prev.bottom());
+                    const double rowAbove = y - rowGap(line);   // the bottom of the row above's tallest box
+                    const double elbowY = rowAbove + line + 6;
+                    p.drawLine(start, QPointF(start.x(), elbowY));
+                    p.drawLine(QPointF(start.x(), elbowY), QPointF(box.center().x(), elbowY));
+                    arrow(p, QPointF(box.center().x(), elbowY), QPointF(box.center().x(), box.top()));
+                    if (!via.isEmpty()) {
+                        p.setPen(viaColor);
+                        p.drawText(QRectF(start.x() + 6, rowAbove + 2, 260, line), Qt::AlignLeft | Qt::AlignVCenter, via);
+                    }
+                } else {
+                    const QPointF from(prev.right(), prev.top() + line), to(box.left(), box.top() + line);
+                    arrow(p, from, to);
+                    if (!via.isEmpty()) {   // under the arrow, below its head's half width (6)
+                        p.setPen(viaColor);
+                        p.drawText(QRectF(from.x(), from.y() + 9, to.x() - from.x(), line * 2), Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, via);
+                    }
                 }
             }
             prev = box;
         }
-        y += rowH + kGap / 2;
+        y += rowH + rowGap(line);
     }
 }
 

@@ -181,8 +181,8 @@ void ChainView::onDumpChanged() {
         return;
     }
     const dl::ReplayResult& r = *a->replay;
-    // The core's texts open with what the captions already say ("replay unavailable: ", "rule of
-    // thumb, not a replay: "): said once ("not available: replay unavailable: ..." read twice).
+    // The core's advice opens with what the caption already says ("rule of thumb, not a replay: "):
+    // said once ("(rule of thumb): rule of thumb, ..." read twice).
     const auto withoutLead = [](const std::string& text, QLatin1String lead) {
         QString t = QString::fromStdString(text);
         if (t.startsWith(lead)) t.remove(0, lead.size());
@@ -191,7 +191,7 @@ void ChainView::onDumpChanged() {
     m_replayTitle->setText(r.available ? tr("<b>Replay of %1</b> in fp16 / bf16 / fp32%2")
                                              .arg(QString::fromStdString(r.opType).toHtmlEscaped(),
                                                   r.reproducesOverflow ? tr(" — the fp16 replay reproduces the overflow") : QString())
-                                       : tr("<b>Replay</b> not available: %1").arg(withoutLead(r.unavailableReason, QLatin1String("replay unavailable: "))));
+                                       : tr("<b>Replay</b> not available: %1").arg(QString::fromStdString(r.unavailableReason).toHtmlEscaped()));
     QString rec = r.recommendationFromReplay ? QString::fromStdString(r.recommendation).toHtmlEscaped()
                                              : withoutLead(r.recommendation, QLatin1String("rule of thumb, not a replay: "));
     if (!rec.isEmpty())

@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QIcon>
@@ -12,6 +13,7 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <set>
 
 #include "ui/models/compare_session.h"
@@ -59,6 +61,13 @@ CompareTablePanel::CompareTablePanel(CompareSession* session, QWidget* parent)
     m_view->setColumnWidth(CompareTableModel::Shape, 90);
     m_view->setColumnWidth(CompareTableModel::DType, 110);
     m_view->setColumnWidth(CompareTableModel::Class, 92);
+    // The figures are printed with six significant digits; their columns fit the widest such
+    // text whole (78 px elided 0.00310723 to "0....", a number read as nothing).
+    const QFontMetrics fm = m_view->fontMetrics();
+    int figureW = 0;
+    for (const char* widest : {"-0.000123457", "-1.23457e+38", "-1.23457e-05"})
+        figureW = std::max(figureW, fm.horizontalAdvance(QLatin1String(widest)));
+    for (int c = CompareTableModel::MaxA; c <= CompareTableModel::FiveThousandth; ++c) m_view->setColumnWidth(c, figureW + 14);
     // Class sits next to Status, ahead of the statistics, so it is on screen at 1366 px.
     m_view->horizontalHeader()->moveSection(CompareTableModel::Class, CompareTableModel::DType + 1);
 

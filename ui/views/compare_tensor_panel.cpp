@@ -99,7 +99,8 @@ void CompareTensorPanel::show() {
                                    std::pair(tr("mean"), dl::StatFigure::Mean)})
         h += row(label, figureText(sa, f), figureText(sb, f));
     h += row(tr("L2 norm"), statCell(sa, dl::stat::L2, sa.l2), statCell(sb, dl::stat::L2, sb.l2));
-    h += row(tr("NaN / Inf"), tr("%1 / %2").arg(sa.nanCount).arg(sa.infCount()), tr("%1 / %2").arg(sb.nanCount).arg(sb.infCount()));
+    h += row(tr("NaN / Inf"), tr("%1 / %2").arg(countText(sa, sa.nanCount), countText(sa, sa.infCount())),
+             tr("%1 / %2").arg(countText(sb, sb.nanCount), countText(sb, sb.infCount())));
     h += QStringLiteral("</table>");
     m_header->setText(h);
 

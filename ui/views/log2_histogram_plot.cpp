@@ -169,6 +169,13 @@ std::vector<Log2HistogramPlot::SpecialCounts> Log2HistogramPlot::specialGroups()
     return out;
 }
 
+std::array<QString, 3> Log2HistogramPlot::countLabels() const {
+    std::array<QString, 3> out;
+    for (int k = 0; k < 3; ++k)
+        if (m_counts[k]) out[k] = m_counts[k]->text();
+    return out;
+}
+
 void Log2HistogramPlot::addLimit(double x, const QString& label, const QString& brief, const QColor& c, bool labelLeft, bool withLine) {
     Limit l;
     l.key = x;
@@ -222,7 +229,7 @@ void Log2HistogramPlot::finishWith(std::vector<Specials> groups) {
         bool any = false;
         for (const Specials& s : m_groups) {
             const double v = k == 0 ? s.n.nan : k == 1 ? s.n.posInf : s.n.negInf;
-            parts << countText(v);
+            parts << (s.n.text[k].isEmpty() ? countText(v) : s.n.text[k]);
             any |= v > 0;
         }
         if (!any) continue;

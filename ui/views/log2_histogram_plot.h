@@ -19,6 +19,9 @@ class Log2HistogramPlot : public QCustomPlot {
 public:
     struct SpecialCounts {
         double nan = 0, posInf = 0, negInf = 0;
+        // The counts over the bars as the caller words them (empty: the number): "at least 1"
+        // where the dump only implies some, so a bar of height 1 is not read as exactly 1.
+        std::array<QString, 3> text{};
     };
     // Bars start here: a bar of one element spans most of two octaves on the log axis.
     static constexpr double kFloor = 0.3;
@@ -37,8 +40,9 @@ public:
     void showEmpty(const QString& message);
     QString emptyMessage() const { return m_emptyText ? m_emptyText->text() : QString(); }
     int seriesCount() const { return static_cast<int>(m_specials.size()); }
-    // The bar groups drawn (for tests).
+    // The bar groups drawn, and the NaN / +Inf / -Inf count labels over them ("" where none) (for tests).
     std::vector<SpecialCounts> specialGroups() const;
+    std::array<QString, 3> countLabels() const;
 
     // The axis and legend texts need not fit whole: a narrow dock still gets a readable plot.
     QSize minimumSizeHint() const override { return {240, minimumHeight()}; }

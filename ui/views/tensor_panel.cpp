@@ -78,7 +78,9 @@ void TensorPanel::show(quint32 op, quint32 tensor) {
              .arg(figureText(s, dl::StatFigure::Min), figureText(s, dl::StatFigure::Max),
                   figureText(s, dl::StatFigure::Mean), figureText(s, dl::StatFigure::MaxAbs),
                   num(s.has(dl::stat::L2) ? s.l2 : NAN))
-             .arg(s.nanCount).arg(s.infCount()).arg(s.satCount).arg(s.count);
+             .arg(countText(s, s.nanCount), countText(s, s.infCount()))
+             .arg(s.satCount)
+             .arg(s.count);
     const dl::TensorAnomaly an = dl::classifyTensor(*ix, t);
     if (an.headroom >= 0) h += tr(" · headroom to fp16 max %1%").arg(an.headroom * 100, 0, 'f', 1);
     m_header->setText(h);
@@ -101,7 +103,9 @@ void TensorPanel::plotOp(quint32 op, quint32 selected) {
     }
     // NaN/Inf bars of the selected tensor alone (its statistics, so stats-only tensors count too).
     const dl::TensorStats st = selected < ix->tensors.size() ? ix->stats(ix->tensors[selected]) : dl::TensorStats{};
-    m_plot->finish({double(st.nanCount), double(st.posInfCount), double(st.negInfCount)});
+    Log2HistogramPlot::SpecialCounts counts{double(st.nanCount), double(st.posInfCount), double(st.negInfCount)};
+    counts.text = {countText(st, st.nanCount), countText(st, st.posInfCount), countText(st, st.negInfCount)};
+    m_plot->finish(counts);
 }
 
 }  // namespace dlui

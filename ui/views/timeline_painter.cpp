@@ -4,6 +4,7 @@
 #include <QPainterPath>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ui/util/op_names.h"
 #include "ui/util/state_colors.h"
@@ -369,12 +370,21 @@ void TimelinePainter::paintRuler(QPainter& p, const QRect& r, const dl::TimeAxis
         if (widest + 12 > ticks.step / tpp) ticks = dl::rulerTicks(axis.from(), axis.to(), tpp * (widest + 12));
     }
     p.setPen(m_colors.axisText);
+    int labelEnd = std::numeric_limits<int>::min();   // right end of the last label drawn
     for (int i = 0; i < ticks.count; ++i) {
         const double t = ticks.at(i);
-        const int x = static_cast<int>(std::lround(axis.toX(t)));
+        // A tick at the very end maps to one past the ruler's last pixel: drawn on that pixel.
+        const int x = std::min(static_cast<int>(std::lround(axis.toX(t))), rr.right());
         p.drawLine(x, rr.bottom() - 6, x, rr.bottom());
         const QString label = timeText(t, ticks.step);
-        p.drawText(QRect(x + 3, rr.top(), fm.horizontalAdvance(label) + 4, rr.height() - 4), Qt::AlignVCenter | Qt::AlignLeft, label);
+        const int w = fm.horizontalAdvance(label) + 4;
+        // Right of its tick; left of it when it would run past the ruler's end (the PDF's excerpt
+        // has no margin there: "1 µs" ran off the page), and left out when that meets the last one.
+        int left = x + 3;
+        if (left + w > rr.right()) left = x - 3 - w;
+        if (left < labelEnd + 6 || left < rr.left()) continue;
+        p.drawText(QRect(left, rr.top(), w, rr.height() - 4), Qt::AlignVCenter | (left > x ? Qt::AlignLeft : Qt::AlignRight), label);
+        labelEnd = left + w;
     }
     p.drawText(QRect(r.left() + 4, rr.top(), kLabelWidth - 8, rr.height()), Qt::AlignVCenter,
                m_data->base == dl::TimeBase::Timestamps ? QObject::tr("time") : QObject::tr("exec order"));

@@ -347,7 +347,7 @@ QString TimelineWidget::tooltipFor(quint32 op) const {
         const QString mx = figureText(st, dl::StatFigure::MaxAbs);
         text += QStringLiteral("<br>%1 %2 max|x| %3").arg(QString::fromStdString(m_index->tensorLabel(tr_)),
                                                           QString::fromLatin1(dl::dtypeName(tr_.dtype).data()), mx);
-        if (st.nanCount + st.infCount()) text += tr(" · NaN %1 Inf %2").arg(st.nanCount).arg(st.infCount());
+        if (st.nanCount + st.infCount()) text += tr(" · NaN %1 Inf %2").arg(countText(st, st.nanCount), countText(st, st.infCount()));
     }
     if (m_tooltipExtra) text += m_tooltipExtra(op);
     return text;
