@@ -4,11 +4,13 @@
 #include "core/util/read_file.h"
 #include "core/util/text.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -38,7 +40,12 @@ public:
         }
         // A 2.3+ header never ends with an empty name; drop one if the header itself had a trailing comma.
         while (!cols_.empty() && names.back().empty()) { cols_.pop_back(); names.pop_back(); }
+        mindSporePrefix_ = fixedLayouts_ && shapeCol_ == kMindSporePrefix.size() - 1 && cols_.size() > shapeCol_ &&
+                           std::equal(kMindSporePrefix.begin(), kMindSporePrefix.end(), cols_.begin());
+        statCols_.clear();
+        for (Col c : cols_) statCols_.push_back(statCol(c));
     }
+    void setFixedLayouts(bool on) { fixedLayouts_ = on; }
     bool headerUsable() const {
         return has(Col::OpType) && has(Col::OpName) && has(Col::Io) && has(Col::Slot);
     }
@@ -49,6 +56,126 @@ public:
     // callback, or warns with the line number. Returns the position of the line's end (its '\n'
     // or the end of the text). Quoting as in splitLine below.
     std::size_t row(std::string_view text, std::size_t pos, DelimiterScanner& scan, std::uint32_t line) {
+        std::size_t end;
+        if (mindSporePrefix_ && mindSporeRow(text, pos, scan, line, end)) [[likely]]
+            return end;
+        return generalRow(text, pos, scan, line);
+    }
+
+    // The ten columns every MindSpore header (1.6-2.2 and 2.3+, formats.md 1.6) starts with, then
+    // its statistics in any order.
+    static constexpr std::array<Col, 10> kMindSporePrefix{Col::OpType, Col::OpName,   Col::TaskId, Col::StreamId,
+                                                          Col::Timestamp, Col::Io, Col::Slot, Col::DataSize,
+                                                          Col::DataType, Col::Shape};
+
+    // One cell as generalRow reads it (blanks skipped, "quoted" or, for the Shape, (parenthesised)),
+    // its ',' or '\n' in `end`. False for an unclosed quote.
+    template <bool IsShape>
+    [[gnu::always_inline]] static bool take(const char* t, std::size_t n, std::size_t pos, DelimiterScanner& scan,
+                                            std::string_view& v, std::size_t& end) {
+        std::size_t start = pos;
+        while (start < n && t[start] == ' ') ++start;
+        const char open = start < n ? t[start] : 0;
+        if (open == '"' || (IsShape && open == '(')) {
+            const char close = open == '"' ? '"' : ')';
+            std::size_t at = start + 1;
+            while (at < n && t[at] != close && t[at] != '\n') ++at;
+            if (at >= n || t[at] != close) return false;
+            v = open == '"' ? std::string_view(t + start + 1, at - start - 1) : std::string_view(t + start, at - start + 1);
+            end = scan.next(at + 1);
+        } else {
+            end = scan.next(pos);
+            v = std::string_view(t + start, end > start ? end - start : 0);
+        }
+        return true;
+    }
+
+    // A row of a MindSpore header: the ten prefix cells as a fixed sequence (no per-cell switch),
+    // the statistics through cell(). False, with nothing handed on, for any row that leaves that
+    // form (cell count, bad cell, unclosed quote, empty name): generalRow then reads it again and
+    // words the warning.
+    bool mindSporeRow(std::string_view text, std::size_t pos, DelimiterScanner& scan, std::uint32_t line,
+                      std::size_t& end) {
+        StatisticRow& r = row_;
+        resetKeepingCapacity(r);
+        r.line = line;
+        const char* t = text.data();
+        const std::size_t n = text.size();
+        Cell mxCell = Cell::Null, mnCell = Cell::Null;
+        double mx = 0, mn = 0;
+        std::string_view v;
+        // Each prefix cell but the last must end in a ','; the loop below checks the rest.
+        auto prefix = [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return ((take<kMindSporePrefix[I] == Col::Shape>(t, n, pos, scan, v, end) &&
+                     !cell(r, kMindSporePrefix[I], v, mxCell, mx, mnCell, mn) &&
+                     (I + 1 == kMindSporePrefix.size() || (end < n && t[end] == ',' && (pos = end + 1, true)))) &&
+                    ...);
+        };
+        if (!prefix(std::make_index_sequence<kMindSporePrefix.size()>{})) return false;
+        const Col* cols = cols_.data();
+        const std::size_t ncols = cols_.size();
+        for (std::size_t i = kMindSporePrefix.size();; ++i) {
+            const bool eol = end >= n || t[end] == '\n';
+            if (i == ncols) {
+                if (!eol) {  // a 2.3+ trailing comma: one more cell, blank, ending the line
+                    if (!take<false>(t, n, end + 1, scan, v, end) || !trimCell(v).empty()) return false;
+                    if (end < n && t[end] != '\n') return false;
+                }
+                break;
+            }
+            if (eol) return false;
+            if (!take<false>(t, n, end + 1, scan, v, end)) return false;
+            const StatCol& s = statCols_[i];
+            if (s.kind == StatCol::Count) {
+                const Cell c = parseInt(v, r.stats.*s.count);
+                if (c == Cell::Bad) return false;
+                if (c == Cell::Value) r.stats.known |= s.bit;
+            } else if (s.kind != StatCol::Other) {
+                double d = 0;
+                const Cell c = parseDouble(v, d);
+                if (c == Cell::Bad) return false;
+                if (s.kind == StatCol::Max) mxCell = c, mx = d;
+                else if (s.kind == StatCol::Min) mnCell = c, mn = d;
+                // As setFinite: non-finite Avg/L2 carry no usable figure.
+                else if (c == Cell::Value && std::isfinite(d) && std::fabs(d) < kDblMaxSentinel)
+                    r.stats.*s.value = d, r.stats.known |= s.bit;
+            } else if (cell(r, cols[i], v, mxCell, mx, mnCell, mn)) {
+                return false;
+            }
+        }
+        if (r.opName.empty()) return false;
+        applyRange(r, mxCell, mx, mnCell, mn);
+        onRow_(r);
+        return true;
+    }
+
+    // A statistics column as mindSporeRow reads it, with no switch: a count, a finite figure (Avg,
+    // L2), Max or Min; Other (MD5, unknown) goes through cell().
+    struct StatCol {
+        enum Kind : std::uint8_t { Other, Count, Finite, Max, Min } kind = Other;
+        std::uint32_t bit = 0;
+        std::uint64_t TensorStats::*count = nullptr;
+        double TensorStats::*value = nullptr;
+    };
+    static StatCol statCol(Col c) {
+        switch (c) {
+        case Col::Max: return {StatCol::Max};
+        case Col::Min: return {StatCol::Min};
+        case Col::Avg: return {StatCol::Finite, stat::Mean, nullptr, &TensorStats::mean};
+        case Col::L2: return {StatCol::Finite, stat::L2, nullptr, &TensorStats::l2};
+        case Col::Count: return {StatCol::Count, stat::Count, &TensorStats::count};
+        case Col::NegCount: return {StatCol::Count, stat::NegCount, &TensorStats::negCount};
+        case Col::PosCount: return {StatCol::Count, stat::PosCount, &TensorStats::posCount};
+        case Col::NanCount: return {StatCol::Count, stat::NanCount, &TensorStats::nanCount};
+        case Col::NegInfCount: return {StatCol::Count, stat::NegInfCount, &TensorStats::negInfCount};
+        case Col::PosInfCount: return {StatCol::Count, stat::PosInfCount, &TensorStats::posInfCount};
+        case Col::ZeroCount: return {StatCol::Count, stat::ZeroCount, &TensorStats::zeroCount};
+        default: return {};
+        }
+    }
+
+    // Any header, any row, with the warnings.
+    std::size_t generalRow(std::string_view text, std::size_t pos, DelimiterScanner& scan, std::uint32_t line) {
         StatisticRow& r = row_;
         resetKeepingCapacity(r);
         r.line = line;
@@ -262,6 +389,9 @@ private:
     std::vector<Col> cols_;
     std::array<bool, 32> hasCol_{};
     std::size_t shapeCol_ = SIZE_MAX;
+    bool fixedLayouts_ = true;
+    bool mindSporePrefix_ = false;  // the header is a MindSpore layout: mindSporeRow first
+    std::vector<StatCol> statCols_;  // per column of cols_
     StatisticRow row_;
     std::string lastDtypeRaw_ = "\x01";
     DType lastDtype_ = DType::Unknown;
@@ -305,9 +435,10 @@ std::size_t splitLine(std::string_view text, std::size_t pos, DelimiterScanner& 
 
 bool parseStatisticCsv(std::string_view text, const std::function<void(StatisticRow&)>& onRow,
                        std::vector<std::string>& columns, std::vector<StatisticCsvWarning>& warnings,
-                       std::string& error, std::size_t maxWarnings) {
+                       std::string& error, std::size_t maxWarnings, bool fixedLayouts) {
     if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 BOM from hand-edited files
     Parser parser(onRow, warnings, maxWarnings);
+    parser.setFixedLayouts(fixedLayouts);
     std::vector<std::string_view> fields;
     DelimiterScanner scan(text);
     bool haveHeader = false;

@@ -75,9 +75,10 @@ struct StatisticCsvResult {
 // Per-row callback form, for big files: `onRow` receives each parsed row (the object is reused,
 // its views point into `text`; copy what you keep). Returns false only when no usable header was found (`error` set);
 // malformed rows become warnings (at most `maxWarnings`, then one summary warning).
+// `fixedLayouts` false reads every row through the general loop (tests compare the two paths).
 bool parseStatisticCsv(std::string_view text, const std::function<void(StatisticRow&)>& onRow,
                        std::vector<std::string>& columns, std::vector<StatisticCsvWarning>& warnings,
-                       std::string& error, std::size_t maxWarnings = 1000);
+                       std::string& error, std::size_t maxWarnings = 1000, bool fixedLayouts = true);
 bool parseStatisticCsv(std::string_view text, StatisticCsvResult& out, std::string& error);
 
 // Number of '\n' in `text` (16 bytes a step): sizes the drafts of a file before it is parsed.
