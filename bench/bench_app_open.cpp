@@ -20,11 +20,11 @@
 #include <fstream>
 #include <vector>
 
-#include "ui/mainwindow.h"
+#include "ui/main_window.h"
 #include "ui/models/dump_session.h"
 #include "ui/views/op_table_panel.h"
-#include "ui/views/timeline_panel.h"
-#include "ui/views/timeline_widget.h"
+#include "ui/views/timeline/timeline_panel.h"
+#include "ui/views/timeline/timeline_widget.h"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "core/index/dump_indexer.h"
-#include "core/io/cann_dump_writer.h"
-#include "core/io/msprobe_dump.h"
+#include "core/formats/cann/cann_dump_writer.h"
+#include "core/formats/msprobe/msprobe_dump.h"
 #include "core/io/npy_writer.h"
 
 namespace fs = std::filesystem;

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/statistic_csv.h"
+#include "core/formats/mindspore/statistic_csv.h"
 
 #if __has_include(<fast_float/fast_float.h>)
 #include <fast_float/fast_float.h>

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/timeline/timeline_data.h"
-#include "ui/views/timeline_painter.h"
+#include "ui/views/timeline/timeline_painter.h"
 
 namespace {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/io/cann_dump_file.h"
-#include "core/io/device_layout.h"
+#include "core/formats/cann/cann_dump_file.h"
+#include "core/formats/cann/device_layout.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     dl::CannDumpHeader h;

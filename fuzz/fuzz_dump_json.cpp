@@ -5,7 +5,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "core/io/msprobe_dump.h"
+#include "core/formats/msprobe/msprobe_dump.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string input(reinterpret_cast<const char*>(data), size);

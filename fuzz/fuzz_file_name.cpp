@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/io/dump_file_name.h"
-#include "core/io/execution_order.h"
+#include "core/formats/mindspore/dump_file_name.h"
+#include "core/formats/mindspore/execution_order.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     std::string_view name(reinterpret_cast<const char*>(data), size);

@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "core/io/execution_order.h"
-#include "core/io/mapping_csv.h"
-#include "core/io/statistic_csv.h"
+#include "core/formats/mindspore/execution_order.h"
+#include "core/formats/mindspore/mapping_csv.h"
+#include "core/formats/mindspore/statistic_csv.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes the crafted seeds of fuzz/corpus/fuzz_torch_file and fuzz/corpus/fuzz_index_file.
 
-They are the hostile cases of tests/core/test_torch_file.cpp (HostileTorch: ZIP sizes and pickle
-bytes that lie) and tests/core/test_hostile_dlx.cpp (index sections that declare 3 GB or 32 GB, a
+They are the hostile cases of tests/core/io/test_torch_file.cpp (HostileTorch: ZIP sizes and pickle
+bytes that lie) and tests/core/index/test_hostile_dlx.cpp (index sections that declare 3 GB or 32 GB, a
 file cut short), so the fuzzers start at the length checks instead of having to find them. The
 valid seeds (real .pt files, real index files) are committed beside them.
 

@@ -22,14 +22,14 @@
 #include "ui/report/report_export.h"
 #include "ui/report/report_renderer.h"
 #include "ui/models/unmatched_ops_model.h"
-#include "ui/util/compare_worker.h"
-#include "ui/views/compare_summary_bar.h"
-#include "ui/views/compare_table_panel.h"
-#include "ui/views/compare_tensor_panel.h"
-#include "ui/views/compare_timelines.h"
+#include "ui/jobs/compare_worker.h"
+#include "ui/views/compare/compare_summary_bar.h"
+#include "ui/views/compare/compare_table_panel.h"
+#include "ui/views/compare/compare_tensor_panel.h"
+#include "ui/views/compare/compare_timelines.h"
 #include "ui/views/data_table_view.h"
 #include "ui/views/loading_page.h"
-#include "ui/util/screen_fit.h"
+#include "ui/style/screen_fit.h"
 
 namespace dlui {
 

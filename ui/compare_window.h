@@ -4,7 +4,7 @@
 // table and the tensor pair (histograms overlaid) as docks.
 #include <QMainWindow>
 
-#include "ui/util/loaded_dump.h"
+#include "ui/jobs/loaded_dump.h"
 
 class QLabel;
 class QStackedWidget;

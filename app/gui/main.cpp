@@ -9,10 +9,10 @@
 #include <cstring>
 
 #include "ui/about_dialog.h"
-#include "ui/mainwindow.h"
+#include "ui/main_window.h"
 #include "ui/models/dump_session.h"
-#include "ui/util/screenshot_taker.h"
-#include "ui/util/theme.h"
+#include "app/gui/screenshot_taker.h"
+#include "ui/style/theme.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/name_memo.h"
-#include "core/io/execution_order.h"
+#include "core/formats/mindspore/execution_order.h"
 #include "core/util/read_file.h"
 #include "core/util/text.h"
 

@@ -14,7 +14,7 @@
 #include "core/compare/tensor_metrics.h"
 #include "core/index/dump_layout.h"
 #include "core/index/tensor_location.h"
-#include "core/io/msprobe_dump.h"
+#include "core/formats/msprobe/msprobe_dump.h"
 #include "core/io/npy_file.h"
 #include "core/util/read_file.h"
 

@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "core/index/dump_layout.h"
-#include "core/io/msprobe_dump.h"
+#include "core/formats/msprobe/msprobe_dump.h"
 #include "core/util/read_file.h"
 
 namespace dl {

@@ -6,7 +6,7 @@
 
 #include "core/demo/demo_file_names.h"
 #include "core/io/npy_writer.h"
-#include "core/io/statistic_csv_writer.h"
+#include "core/formats/mindspore/statistic_csv_writer.h"
 
 namespace dl::demo {
 

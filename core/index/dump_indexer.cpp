@@ -18,7 +18,7 @@
 #include "core/index/index_serializer.h"
 #include "core/index/index_summary.h"
 #include "core/index/output_guard.h"
-#include "core/index/readers/format_reader.h"
+#include "core/index/format_reader.h"
 #include "core/index/shard_builder.h"
 #include "core/util/huge_pages.h"
 #include "core/util/parallel_for.h"

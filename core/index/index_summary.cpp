@@ -1,6 +1,6 @@
 #include "core/index/index_summary.h"
 
-#include "core/index/readers/reader_registry.h"
+#include "core/formats/reader_registry.h"
 #include "core/index/run_framework.h"
 #include "core/util/printable.h"
 

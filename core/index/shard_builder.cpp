@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <string_view>
 
-#include "core/index/readers/format_reader.h"
-#include "core/index/readers/reader_registry.h"
+#include "core/index/format_reader.h"
+#include "core/formats/reader_registry.h"
 #include "core/index/shard_context.h"
 
 namespace dl {

@@ -1,6 +1,6 @@
 #pragma once
 // Builds the index of one shard (one rank folder, or the whole root when it has no rank folders)
-// in three steps: `scan` offers every file to the format readers (core/index/readers/) and reads
+// in three steps: `scan` offers every file to the format readers (core/formats/<format>/) and reads
 // the shard's own files (mapping.csv, execution order, metadata, Opdebug records); the readers list
 // the tensor files whose statistics must be computed; the caller runs those jobs (on all cores,
 // `job.reader->run`) and hands back the figures (`applyJob`); `finish` lets each reader finish its

@@ -1,5 +1,5 @@
 #pragma once
-// What a reader sees of the shard being built (core/index/readers/): the shard's folders, its
+// What a reader sees of the shard being built (core/formats/<format>/): the shard's folders, its
 // tensor drafts, the index the readers append to, the queued statistics jobs and the cached
 // index of the shard (whose figures unchanged files keep). ShardBuilder owns one per shard; it
 // is filled on the shard's thread, workers write only the slot of their job.
@@ -15,7 +15,7 @@
 #include "core/index/shard_drafts.h"
 #include "core/index/shard_sources.h"
 #include "core/index/stats_job.h"
-#include "core/io/dump_file_name.h"
+#include "core/formats/mindspore/dump_file_name.h"
 #include "core/model/dump_index.h"
 
 namespace dl {

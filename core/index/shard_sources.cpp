@@ -5,11 +5,11 @@
 #include <optional>
 #include <tuple>
 
-#include "core/io/dump_metadata.h"
-#include "core/io/execution_order.h"
-#include "core/io/graph_ir.h"
-#include "core/io/mapping_csv.h"
-#include "core/io/opdebug_record.h"
+#include "core/formats/mindspore/dump_metadata.h"
+#include "core/formats/mindspore/execution_order.h"
+#include "core/formats/mindspore/graph_ir.h"
+#include "core/formats/mindspore/mapping_csv.h"
+#include "core/formats/cann/opdebug_record.h"
 
 namespace dl {
 namespace {

@@ -10,8 +10,8 @@
 #include "core/model/dump_index.h"
 #include "core/index/dump_layout.h"
 #include "core/index/dump_scanner.h"
-#include "core/io/dump_file_name.h"
-#include "core/io/execution_order.h"
+#include "core/formats/mindspore/dump_file_name.h"
+#include "core/formats/mindspore/execution_order.h"
 
 namespace dl {
 

@@ -1,7 +1,7 @@
 #pragma once
 // One unit of statistics work: a tensor file whose header is read and whose payload is streamed
 // through the statistics kernel. Jobs run on worker threads; each fills only its own result.
-// How a job is read is up to the reader that queued it (core/index/readers/).
+// How a job is read is up to the reader that queued it (core/formats/<format>/).
 #include <cstdint>
 #include <string>
 #include <vector>

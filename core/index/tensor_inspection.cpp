@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "core/index/readers/tensor_file_job.h"
-#include "core/io/mapping_csv.h"
+#include "core/index/tensor_file_job.h"
+#include "core/formats/mindspore/mapping_csv.h"
 #include "core/util/half.h"
 
 namespace dl {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "core/index/stats_job.h"
-#include "core/io/dump_file_name.h"
+#include "core/formats/mindspore/dump_file_name.h"
 
 namespace dl {
 

@@ -1,5 +1,5 @@
 #pragma once
-// One pass over a CSV text's delimiters for core/io/statistic_csv.cpp: the next ',' or '\n' 64
+// One pass over a CSV text's delimiters for core/formats/mindspore/statistic_csv.cpp: the next ',' or '\n' 64
 // bytes at a time, and a line's end.
 #include <cstddef>
 #include <cstdint>

@@ -9,7 +9,7 @@
 #include "core/index/index_summary.h"
 #include "core/index/run_framework.h"
 #include "core/query/stat_figures.h"
-#include "core/io/graph_ir.h"
+#include "core/formats/mindspore/graph_ir.h"
 #include "core/util/half.h"
 
 namespace dl {

@@ -1,7 +1,7 @@
 #pragma once
 // One current job at a time, each on its own thread: the threading of the GUI's background jobs
-// (ui/util/background_task.h wraps it for Qt), kept free of Qt so ThreadSanitizer can check it
-// (the system Qt is not built with TSan; tests/core/test_latest_job.cpp runs in the tsan-core preset).
+// (ui/jobs/background_task.h wraps it for Qt), kept free of Qt so ThreadSanitizer can check it
+// (the system Qt is not built with TSan; tests/core/util/test_latest_job.cpp runs in the tsan-core preset).
 //
 // Starting a job asks the previous one to stop and lets its thread finish on its own: it is never
 // joined by the owner (a superseded index or timeline build can take a while to reach its next

@@ -152,7 +152,7 @@ inline fs::path entry(const std::string& key, nlohmann::json& meta,
 
 // A demo variant written with `options` (see writeDemoVariant), and the writer's account of it.
 // `appMarker` adds the marker the app's loader checks before writing a bundled variant itself
-// (ui/util/dump_loader.cpp), for GUI tests that link the variant into the app's demo folder.
+// (ui/jobs/dump_loader.cpp), for GUI tests that link the variant into the app's demo folder.
 inline std::string sharedDemoVariant(const dl::demo::DemoOptions& options, dl::demo::DemoVariantInfo& info,
                                      bool appMarker = false) {
     using namespace shared_demo_detail;

@@ -3,8 +3,8 @@
 #include <QColor>
 #include <QFont>
 
-#include "ui/util/op_names.h"
-#include "ui/util/state_colors.h"
+#include "ui/style/op_names.h"
+#include "ui/style/state_colors.h"
 
 namespace dlui {
 

@@ -1,6 +1,6 @@
 #include "ui/models/compare_session.h"
 
-#include "ui/util/op_names.h"
+#include "ui/style/op_names.h"
 
 namespace dlui {
 

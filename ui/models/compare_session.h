@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "core/compare/compare_overlay.h"
-#include "ui/util/compare_worker.h"
+#include "ui/jobs/compare_worker.h"
 
 namespace dlui {
 

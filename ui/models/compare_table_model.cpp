@@ -7,8 +7,8 @@
 
 #include "core/analysis/tensor_anomaly.h"
 #include "ui/models/compare_session.h"
-#include "ui/util/figure_text.h"
-#include "ui/util/state_colors.h"
+#include "ui/style/figure_text.h"
+#include "ui/style/state_colors.h"
 
 namespace dlui {
 

@@ -3,7 +3,7 @@
 #include <QGuiApplication>
 
 #include <QColor>
-#include "ui/util/theme.h"
+#include "ui/style/theme.h"
 
 namespace dlui {
 

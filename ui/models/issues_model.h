@@ -4,7 +4,7 @@
 #include <QString>
 #include <vector>
 
-#include "ui/util/loaded_dump.h"
+#include "ui/jobs/loaded_dump.h"
 
 namespace dlui {
 

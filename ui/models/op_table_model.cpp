@@ -7,9 +7,9 @@
 #include <cmath>
 
 #include "core/analysis/tensor_anomaly.h"
-#include "ui/util/figure_text.h"
-#include "ui/util/op_names.h"
-#include "ui/util/state_colors.h"
+#include "ui/style/figure_text.h"
+#include "ui/style/op_names.h"
+#include "ui/style/state_colors.h"
 
 namespace dlui {
 

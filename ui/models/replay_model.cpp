@@ -2,7 +2,7 @@
 
 #include <QColor>
 #include <cmath>
-#include "ui/util/theme.h"
+#include "ui/style/theme.h"
 
 namespace dlui {
 

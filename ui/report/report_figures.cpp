@@ -11,10 +11,10 @@
 #include <cmath>
 
 #include "ui/models/dump_session.h"
-#include "ui/util/state_colors.h"
+#include "ui/style/state_colors.h"
 #include "ui/views/log2_histogram_plot.h"
 #include "ui/views/tensor_panel.h"
-#include "ui/util/theme.h"
+#include "ui/style/theme.h"
 
 namespace dlui {
 

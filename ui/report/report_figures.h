@@ -11,7 +11,7 @@
 #include "core/query/op_state.h"
 #include "core/report/report_content.h"
 #include "core/timeline/timeline_data.h"
-#include "ui/views/timeline_painter.h"
+#include "ui/views/timeline/timeline_painter.h"
 
 class QCPPainter;
 class QFont;

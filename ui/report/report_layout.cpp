@@ -8,7 +8,7 @@
 #include <QFontMetricsF>
 #include <algorithm>
 #include <numeric>
-#include "ui/util/theme.h"
+#include "ui/style/theme.h"
 
 namespace dlui {
 

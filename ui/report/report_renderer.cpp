@@ -16,7 +16,7 @@
 #include "core/report/pdf_outline.h"
 #include "ui/report/report_figures.h"
 #include "ui/report/report_layout.h"
-#include "ui/util/theme.h"
+#include "ui/style/theme.h"
 
 namespace dlui {
 

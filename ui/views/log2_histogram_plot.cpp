@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/util/half.h"
-#include "ui/util/state_colors.h"
+#include "ui/style/state_colors.h"
 #include "ui/views/limit_label_layout.h"
 
 namespace dlui {

@@ -12,7 +12,7 @@
 
 #include "core/index/tensor_location.h"
 #include "core/stats/log2_histogram_csv.h"
-#include "ui/util/op_names.h"
+#include "ui/style/op_names.h"
 #include "ui/views/log2_histogram_plot.h"
 
 namespace dlui {

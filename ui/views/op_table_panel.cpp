@@ -18,9 +18,9 @@
 
 #include "ui/models/dump_session.h"
 #include "ui/models/op_table_model.h"
-#include "ui/util/state_colors.h"
+#include "ui/style/state_colors.h"
 #include "ui/views/data_table_view.h"
-#include "ui/util/theme.h"
+#include "ui/style/theme.h"
 #include "ui/views/scoped_name_delegate.h"
 #include "ui/views/op_context_menu.h"
 #include <QKeyEvent>

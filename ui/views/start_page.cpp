@@ -4,7 +4,7 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QVBoxLayout>
-#include "ui/util/theme.h"
+#include "ui/style/theme.h"
 
 namespace dlui {
 

@@ -3,7 +3,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 
-#include "ui/util/theme.h"
+#include "ui/style/theme.h"
 
 namespace dlui {
 

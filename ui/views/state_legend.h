@@ -2,7 +2,7 @@
 // A row of colour swatches with the names of a palette's states (timeline toolbars).
 #include <QWidget>
 
-#include "ui/util/state_colors.h"
+#include "ui/style/state_colors.h"
 
 namespace dlui {
 

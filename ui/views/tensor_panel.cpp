@@ -6,10 +6,10 @@
 
 #include "core/analysis/tensor_anomaly.h"
 #include "ui/models/dump_session.h"
-#include "ui/util/figure_text.h"
-#include "ui/util/op_names.h"
+#include "ui/style/figure_text.h"
+#include "ui/style/op_names.h"
 #include "ui/views/log2_histogram_plot.h"
-#include "ui/util/theme.h"
+#include "ui/style/theme.h"
 #include <iterator>
 
 namespace dlui {

@@ -7,8 +7,8 @@
 #include <algorithm>
 
 #include "ui/models/dump_session.h"
-#include "ui/util/theme.h"
-#include "ui/util/op_names.h"
+#include "ui/style/theme.h"
+#include "ui/style/op_names.h"
 
 namespace dlui {
 

@@ -3,7 +3,7 @@
 // button that jumps to it, and the near-limit count.
 #include <QFrame>
 
-#include "ui/util/theme.h"
+#include "ui/style/theme.h"
 
 class QLabel;
 class QPushButton;

@@ -1,0 +1,479 @@
+#include "ui/main_window.h"
+
+#include <QAbstractItemView>
+#include <QAction>
+#include <QKeyEvent>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "core/index/index_file.h"
+#include "ui/compare_window.h"
+#include "ui/models/compare_session.h"
+#include "ui/models/dump_session.h"
+#include "ui/models/issues_model.h"
+#include "ui/report/report_export.h"
+#include "ui/report/report_renderer.h"
+#include "ui/jobs/load_worker.h"
+#include "ui/style/screen_fit.h"
+#include "ui/views/chain_view.h"
+#include "ui/views/loading_page.h"
+#include "ui/views/op_table_panel.h"
+#include "ui/views/shortcuts_dialog.h"
+#include "ui/views/start_page.h"
+#include "ui/views/tensor_panel.h"
+#include "ui/views/timeline/timeline_panel.h"
+#include "ui/views/verdict_banner.h"
+
+namespace dlui {
+
+namespace {
+constexpr int kMaxRecent = 10;
+// INF/NAN mode: the inf reaches the head weight and, one iteration later, every pipeline stage,
+// so the chain view shows the whole story (in saturation mode the clamped value stays on rank 3).
+const char* kDemoVariant = "ms22_async_infnan";
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_session(new DumpSession(this)), m_worker(new LoadWorker(this)),
+      m_issues(new IssuesModel(this)), m_stack(new QStackedWidget(this)), m_start(new StartPage(this)),
+      m_loading(new LoadingPage(this)), m_workspace(new QWidget(this)), m_banner(new VerdictBanner(m_session, this)),
+      m_timeline(new TimelinePanel(m_session, this)), m_table(new OpTablePanel(m_session, this)),
+      m_tensor(new TensorPanel(m_session, this)), m_chain(new ChainView(m_session, this)),
+      m_issuesView(new QTableView(this)) {
+    setWindowTitle(tr("DumpLens"));
+    setAcceptDrops(true);
+    auto* ws = new QVBoxLayout(m_workspace);
+    ws->setContentsMargins(4, 4, 4, 0);
+    ws->addWidget(m_banner);
+    ws->addWidget(m_timeline, 1);
+    m_stack->addWidget(m_start);
+    m_stack->addWidget(m_loading);
+    m_stack->addWidget(m_workspace);
+    setCentralWidget(m_stack);
+    // The summary is a status-bar widget, not a message: a menu's status tip only covers it for the
+    // hover and it comes back (showMessage's text would be wiped for good). It may shrink to
+    // nothing rather than hold the window wider than the screen.
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("statusSummary"));
+    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    statusBar()->addWidget(m_summary, 1);
+    setupActions();
+    setupDocks();
+    setupMenus();
+    setupWorker();
+    // Item views take '?' (type-ahead search) and Esc (their editor) before any shortcut sees them;
+    // eventFilter gives them to the shortcuts dialog and to clearing the selection.
+    for (QAbstractItemView* v : findChildren<QAbstractItemView*>()) v->installEventFilter(this);
+    connect(m_start, &StartPage::openFolderRequested, this, &MainWindow::chooseFolder);
+    connect(m_start, &StartPage::openDemoRequested, this, &MainWindow::openDemo);
+    connect(m_start, &StartPage::openRecentRequested, this, &MainWindow::openFolder);
+    QSettings s;
+    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) resize(fitToScreen(this, {1500, 920}));
+    refreshRecent();
+    showStart();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::setupActions() {
+    m_openAction = new QAction(tr("&Open dump folder…"), this);
+    m_openAction->setShortcut(QKeySequence::Open);
+    connect(m_openAction, &QAction::triggered, this, &MainWindow::chooseFolder);
+    m_openIndexAction = new QAction(tr("Open &index file (.dlx)…"), this);
+    m_openIndexAction->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O));
+    m_openIndexAction->setStatusTip(tr("Open a portable index written by `dumplens-cli index -o` or `merge`"));
+    connect(m_openIndexAction, &QAction::triggered, this, &MainWindow::chooseIndexFile);
+    m_demoAction = new QAction(tr("Open the bundled &demo dump"), this);
+    connect(m_demoAction, &QAction::triggered, this, &MainWindow::openDemo);
+    m_compareAction = new QAction(tr("&Compare with…"), this);
+    m_compareAction->setEnabled(false);   // enabled once a dump is open
+    m_compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_compareAction->setStatusTip(tr("Align the open run with a second run and find where they diverge"));
+    connect(m_compareAction, &QAction::triggered, this, &MainWindow::chooseCompareFolder);
+    m_compareFixAction = new QAction(tr("Compare the demo with its &bf16 fix"), this);
+    m_compareFixAction->setEnabled(false);   // enabled while the bundled demo is open
+    m_compareFixAction->setStatusTip(tr("The same demo run with the NormHead SqrtGrad in bfloat16"));
+    connect(m_compareFixAction, &QAction::triggered, this, &MainWindow::compareWithDemoFix);
+    m_exportAction = new QAction(tr("&Export report…"), this);
+    m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));   // as in the compare window
+    m_exportAction->setEnabled(false);   // enabled once an analysed dump is open
+    m_exportAction->setStatusTip(tr("Write the overflow report of the open dump as PDF"));
+    connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportReport);
+    connect(m_session, &DumpSession::dumpChanged, this, [this] {
+        m_exportAction->setEnabled(m_session->analysis());
+        m_compareAction->setEnabled(m_session->analysis());
+        m_compareFixAction->setEnabled(m_session->analysis() && m_session->dump()->path.startsWith(demoRoot()));
+        // "Compare this tensor" only while the compare window holds this very dump as run A.
+        m_session->setCanCompare(m_compare && m_session->index() && m_compare->session()->indexA() == m_session->index());
+    });
+    m_quitAction = new QAction(tr("&Quit"), this);
+    m_quitAction->setShortcut(QKeySequence::Quit);
+    connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
+    m_jumpAction = new QAction(tr("&Jump to first overflow"), this);
+    m_jumpAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_J));
+    connect(m_jumpAction, &QAction::triggered, m_banner, &VerdictBanner::jumpToOrigin);
+    m_filterAction = new QAction(tr("&Filter ops…"), this);
+    m_filterAction->setShortcut(QKeySequence::Find);
+    connect(m_filterAction, &QAction::triggered, this, [this] {
+        if (auto* edit = m_table->findChild<QLineEdit*>()) edit->setFocus();
+    });
+    m_shortcutsAction = new QAction(tr("&Keyboard shortcuts"), this);
+    m_shortcutsAction->setShortcuts({QKeySequence(Qt::Key_Question), QKeySequence(Qt::SHIFT | Qt::Key_Question),
+                                     QKeySequence(Qt::SHIFT | Qt::Key_Slash), QKeySequence(Qt::Key_F1)});
+    // Docks are top-level windows once floated: the shortcut must reach them too.
+    m_shortcutsAction->setShortcutContext(Qt::ApplicationShortcut);
+    connect(m_shortcutsAction, &QAction::triggered, this, &MainWindow::showShortcuts);
+    m_clearAction = new QAction(tr("&Clear selection"), this);
+    m_clearAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_clearAction->setShortcutContext(Qt::WindowShortcut);
+    connect(m_clearAction, &QAction::triggered, m_session, &DumpSession::clearSelection);
+    m_nextMatchAction = new QAction(tr("&Next match"), this);
+    m_nextMatchAction->setShortcut(QKeySequence(Qt::Key_F3));
+    m_nextMatchAction->setStatusTip(tr("The next op the table filter matches, centred on the timeline"));
+    // F3 is a window shortcut, so in the filter field it never reaches the field's own key
+    // handling: the text typed just before must be applied here, not after the typing delay.
+    connect(m_nextMatchAction, &QAction::triggered, this, [this] {
+        m_table->flushPendingFilter();
+        m_timeline->gotoMatch(false);
+    });
+    m_prevMatchAction = new QAction(tr("&Previous match"), this);
+    m_prevMatchAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F3));
+    connect(m_prevMatchAction, &QAction::triggered, this, [this] {
+        m_table->flushPendingFilter();
+        m_timeline->gotoMatch(true);
+    });
+    m_resetLayoutAction = new QAction(tr("&Reset layout"), this);
+    m_resetLayoutAction->setStatusTip(tr("Put every panel back where it was when the app started"));
+    connect(m_resetLayoutAction, &QAction::triggered, this, &MainWindow::resetLayout);
+    addActions({m_jumpAction, m_filterAction, m_shortcutsAction, m_clearAction, m_nextMatchAction, m_prevMatchAction});
+    // The table's filter drives the timeline's search.
+    connect(m_table, &OpTablePanel::matchesChanged, m_timeline, &TimelinePanel::setMatches);
+    connect(m_table, &OpTablePanel::nextMatchRequested, m_timeline, &TimelinePanel::gotoMatch);
+    connect(m_session, &DumpSession::compareTensorRequested, this, &MainWindow::compareTensor);
+}
+
+void MainWindow::setupMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_openAction);
+    file->addAction(m_openIndexAction);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(m_demoAction);
+    file->addSeparator();
+    file->addAction(m_compareAction);
+    file->addAction(m_compareFixAction);
+    file->addAction(m_exportAction);
+    file->addSeparator();
+    file->addAction(m_quitAction);
+    QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
+    nav->addAction(m_jumpAction);
+    nav->addAction(m_filterAction);
+    nav->addAction(m_nextMatchAction);
+    nav->addAction(m_prevMatchAction);
+    nav->addAction(m_clearAction);
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* d : m_docks) m_viewMenu->addAction(d->toggleViewAction());
+    m_viewMenu->addSeparator();
+    m_viewMenu->addAction(m_resetLayoutAction);
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(m_shortcutsAction);
+}
+
+QDockWidget* MainWindow::addDock(QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(name);   // needed by saveState/restoreState
+    d->setWidget(w);
+    addDockWidget(area, d);
+    m_docks << d;
+    return d;
+}
+
+void MainWindow::setupDocks() {
+    m_issuesView->setModel(m_issues);
+    m_issuesView->verticalHeader()->hide();
+    m_issuesView->horizontalHeader()->setStretchLastSection(true);
+    m_issuesView->setColumnWidth(IssuesModel::Path, 260);
+    // The right-hand docks run the full height and the table sits under the timeline only, so the
+    // window's minimum height is max(timeline + table, tensor + chain), not their sum.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    QDockWidget* table = addDock(m_table, tr("Ops and tensors"), QStringLiteral("dock.table"), Qt::BottomDockWidgetArea);
+    QDockWidget* issues = addDock(m_issuesView, tr("Issues"), QStringLiteral("dock.issues"), Qt::BottomDockWidgetArea);
+    addDock(m_tensor, tr("Tensor"), QStringLiteral("dock.tensor"), Qt::RightDockWidgetArea);
+    addDock(m_chain, tr("Overflow chain and replay"), QStringLiteral("dock.chain"), Qt::RightDockWidgetArea);
+    // Its captions would hold the dock (and the window) as wide as their text: let them wrap.
+    for (QLabel* l : m_chain->findChildren<QLabel*>()) l->setWordWrap(true);
+    tabifyDockWidget(table, issues);
+    table->raise();
+    for (QDockWidget* d : m_docks) d->hide();   // shown with the first results
+}
+
+void MainWindow::setupWorker() {
+    connect(m_loading, &LoadingPage::cancelRequested, m_worker, &LoadWorker::cancel);
+    connect(m_worker, &LoadWorker::stageChanged, m_loading, &LoadingPage::setStage);
+    connect(m_worker, &LoadWorker::stageChanged, this, &MainWindow::setSummary);
+    connect(m_worker, &LoadWorker::progress, m_loading, &LoadingPage::setProgress);
+    // A selection the user makes while the analysis runs is kept; views re-selecting a row when
+    // the new dump arrives are not the user, so every dump still opens on its origin.
+    connect(m_session, &DumpSession::selectionChanged, this, [this] { m_userPicked = true; });
+    connect(m_worker, &LoadWorker::indexed, this, [this](LoadedDumpPtr d) {
+        m_session->setDump(d);
+        m_issues->setDump(d.get());
+        setPanelsEnabled(true);
+        showWorkspace();
+        // Showing the workspace moves the focus into a table, which then picks its first row.
+        m_userPicked = false;
+    });
+    connect(m_worker, &LoadWorker::finished, this, [this](LoadedDumpPtr d) {
+        m_issues->setDump(d.get());
+        setPanelsEnabled(true);
+        if (!d->ok) {
+            setSummary(d->cancelled ? tr("Opening cancelled") : tr("Could not open %1: %2").arg(d->path, d->error));
+            if (m_session->index()) showWorkspace();
+            else showStart();
+            if (!d->cancelled) {
+                for (QDockWidget* dock : m_docks) dock->setVisible(dock->objectName() == QLatin1String("dock.issues"));
+            }
+            return;
+        }
+        const bool keep = m_userPicked && m_session->dump() && m_session->dump()->path == d->path;
+        const quint32 op = m_session->currentOp(), tensor = m_session->currentTensor();
+        m_session->setDump(d);
+        if (keep && op != dl::kNoIndex) m_session->select(op, tensor);
+        else if (d->analysis && d->analysis->firstOverflow) m_banner->jumpToOrigin();
+        setSummary(tr("%1: %L2 ops, %L3 tensors · indexed in %4 s (%5 shards from cache) · analysed in %6 s")
+                                     .arg(d->path).arg(d->index->ops.size()).arg(d->index->tensors.size())
+                                     .arg(d->report.seconds, 0, 'f', 2).arg(d->report.shardsFromCache)
+                                     .arg(d->analysisSeconds, 0, 'f', 2));
+        setWindowTitle(tr("DumpLens — %1").arg(QFileInfo(d->path).fileName()));
+    });
+}
+
+QString MainWindow::demoRoot() {
+    return QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/demo");
+}
+
+namespace {
+// A .dlx index file (by name, or by its magic whatever it is called).
+bool openableIndexFile(const QFileInfo& f) {
+    return f.isFile() && (f.suffix().compare(QLatin1String("dlx"), Qt::CaseInsensitive) == 0 ||
+                          dl::isIndexFile(f.absoluteFilePath().toStdString()));
+}
+}  // namespace
+
+void MainWindow::openFolder(const QString& path) {
+    const QFileInfo f(path);
+    if (!f.isDir() && !openableIndexFile(f)) {
+        const QString why = f.exists() ? tr("neither a folder nor a .dlx index file") : tr("does not exist");
+        m_issues->addError(tr("open"), path, why);
+        setSummary(tr("Cannot open %1: %2").arg(path, why));
+        return;
+    }
+    addRecent(path);
+    startLoad(path, {});
+}
+
+void MainWindow::openDemo() { openDemoVariant(QLatin1String(kDemoVariant)); }
+
+void MainWindow::openDemoVariant(const QString& variant) {
+    startLoad(demoRoot() + QLatin1Char('/') + variant, demoRoot());
+}
+
+void MainWindow::chooseCompareFolder() {
+    if (!m_session->analysis()) return;
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Compare %1 with").arg(QFileInfo(m_session->dump()->path).fileName()),
+                                                          QFileInfo(m_session->dump()->path).absolutePath());
+    if (!dir.isEmpty()) compareWith(dir);
+}
+
+void MainWindow::compareWith(const QString& pathB, const QString& demoDirB) {
+    if (!m_session->dump() || !m_session->analysis()) return;
+    if (!m_compare) m_compare = new CompareWindow(this);
+    m_compare->start(m_session->dump(), pathB, demoDirB);
+    m_session->setCanCompare(true);
+    m_compare->show();
+    m_compare->raise();
+    m_compare->activateWindow();
+}
+
+void MainWindow::compareTensor(quint32 tensor) {
+    // Only while the compare window holds this dump as run A: its rows are of this index.
+    if (!m_compare || !m_session->dump() || !m_compare->session()->isReady()) return;
+    CompareSession* cs = m_compare->session();
+    if (cs->indexA() != m_session->index()) return;
+    const dl::CompareOverlay* ov = cs->overlay();
+    if (!ov || tensor >= ov->rowOfTensorA.size() || ov->rowOfTensorA[tensor] == dl::kNoIndex) {
+        setSummary(tr("This tensor has no counterpart in run B"));
+        return;
+    }
+    cs->selectRow(ov->rowOfTensorA[tensor]);
+    m_compare->show();
+    m_compare->raise();
+    m_compare->activateWindow();
+}
+
+void MainWindow::compareWithDemoFix() { compareWith(demoRoot() + QStringLiteral("/bf16_fix"), demoRoot()); }
+
+void MainWindow::setPanelsEnabled(bool on) {
+    for (QDockWidget* d : m_docks)
+        if (d->widget() != m_issuesView) d->widget()->setEnabled(on);
+}
+
+void MainWindow::startLoad(const QString& path, const QString& demoDir) {
+    // The old dump's panels stay visible beside the progress page, but not clickable.
+    setPanelsEnabled(false);
+    m_loading->begin(path);
+    m_stack->setCurrentWidget(m_loading);
+    m_worker->start(path, demoDir);
+}
+
+bool MainWindow::isBusy() const { return m_worker->isRunning(); }
+
+void MainWindow::exportReport() {
+    if (!m_session->analysis()) return;
+    exportReportInteractively(this, QFileInfo(m_session->dump()->path).fileName() + QStringLiteral("-report.pdf"),
+                              [this](const QString& path, QString& error) { return writeReport(path, error); });
+}
+
+bool MainWindow::writeReport(const QString& path, QString& error) const {
+    const dl::DumpIndex* ix = m_session->index();
+    const dl::AnalysisResult* an = m_session->analysis();
+    if (!ix || !an) {
+        error = tr("No analysed dump is open.");
+        return false;
+    }
+    ReportRenderOptions opt;
+    opt.pageSize = localePageSize();
+    ReportRenderInfo info;
+    return writeReportPdf(*ix, *an, opt, path, info, error);
+}
+
+void MainWindow::showWorkspace() {
+    m_stack->setCurrentWidget(m_workspace);
+    if (m_docksShown) return;
+    m_docksShown = true;
+    for (QDockWidget* d : m_docks) d->show();
+    m_docks[0]->raise();
+    // The default layout, whatever the saved one is: View > Reset layout returns to it.
+    m_defaultState = saveState();
+    if (!restoreState(QSettings().value(QStringLiteral("window/state")).toByteArray())) {
+        // Deferred: dock sizes only apply once the freshly shown docks are laid out.
+        QTimer::singleShot(100, this, &MainWindow::applyDefaultDockSizes);
+    }
+}
+
+void MainWindow::applyDefaultDockSizes() {
+    // Timeline gets the left ~60%, tensor over chain (halves: the chain's steps and the replay
+    // need about what the tensor header and histogram need) on the right, table below.
+    resizeDocks({m_docks[2]}, {width() * 2 / 5}, Qt::Horizontal);
+    resizeDocks({m_docks[2], m_docks[3]}, {height() / 2, height() / 2}, Qt::Vertical);
+    resizeDocks({m_docks[0]}, {height() * 3 / 10}, Qt::Vertical);
+}
+
+void MainWindow::resetLayout() {
+    if (m_defaultState.isEmpty()) return;   // the workspace was never shown: nothing moved yet
+    restoreState(m_defaultState);
+    for (QDockWidget* d : m_docks) {
+        d->setFloating(false);
+        d->show();
+    }
+    m_docks[0]->raise();
+    applyDefaultDockSizes();
+}
+
+void MainWindow::showStart() { m_stack->setCurrentWidget(m_start); }
+
+void MainWindow::addRecent(const QString& path) {
+    QSettings s;
+    QStringList recent = s.value(QStringLiteral("recent")).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent) recent.removeLast();
+    s.setValue(QStringLiteral("recent"), recent);
+    refreshRecent();
+}
+
+void MainWindow::refreshRecent() {
+    const QStringList recent = QSettings().value(QStringLiteral("recent")).toStringList();
+    m_start->setRecent(recent);
+    m_recentMenu->clear();
+    for (const QString& r : recent) m_recentMenu->addAction(r, this, [this, r] { openFolder(r); });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::chooseFolder() {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open dump folder"));
+    if (!dir.isEmpty()) openFolder(dir);
+}
+
+void MainWindow::chooseIndexFile() {
+    const QString file = QFileDialog::getOpenFileName(this, tr("Open index file"), {},
+                                                      tr("DumpLens index (*.dlx);;All files (*)"));
+    if (!file.isEmpty()) openFolder(file);
+}
+
+void MainWindow::setSummary(const QString& text) {
+    m_summary->setText(text);
+    m_summary->setToolTip(text);   // elided when the window is narrow
+}
+
+QString MainWindow::summaryText() const { return m_summary->text(); }
+
+void MainWindow::showShortcuts() {
+    ShortcutsDialog dlg(this);
+    dlg.exec();
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* e) {
+    if (e->type() == QEvent::ShortcutOverride || e->type() == QEvent::KeyPress) {
+        const auto* k = static_cast<QKeyEvent*>(e);
+        if (k->key() == Qt::Key_Question && !(k->modifiers() & ~(Qt::ShiftModifier | Qt::KeypadModifier))) {
+            if (e->type() == QEvent::KeyPress) m_shortcutsAction->trigger();   // it reached the view after all
+            else e->ignore();   // not overridden: the shortcut may fire
+            return true;
+        }
+        // Esc likewise (an item view keeps it for its editor): the selection goes in every view.
+        if (k->key() == Qt::Key_Escape && k->modifiers() == Qt::NoModifier && e->type() == QEvent::KeyPress) {
+            m_session->clearSelection();
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, e);
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    if (m_docksShown) s.setValue(QStringLiteral("window/state"), saveState());
+    if (m_compare) m_compare->close();
+    m_worker->cancel();
+    e->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+    const auto urls = e->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile()) return;
+    const QFileInfo f(urls.first().toLocalFile());
+    if (f.isDir() || openableIndexFile(f)) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+    const auto urls = e->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile()) return;
+    openFolder(urls.first().toLocalFile());
+    e->acceptProposedAction();
+}
+
+}  // namespace dlui

@@ -1,0 +1,134 @@
+#include "ui/views/timeline/timeline_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QVBoxLayout>
+
+#include "ui/models/dump_session.h"
+#include "ui/jobs/background_task.h"
+#include "ui/views/state_legend.h"
+#include "ui/views/timeline/timeline_toolbar.h"
+#include "ui/views/timeline/timeline_widget.h"
+
+namespace dlui {
+
+TimelinePanel::TimelinePanel(DumpSession* session, QWidget* parent)
+    : QWidget(parent), m_session(session), m_bar(new TimelineToolbar(this)), m_widget(new TimelineWidget(this)),
+      m_perStream(new QCheckBox(tr("Lane per stream"), this)), m_builder(new BackgroundTask(this)) {
+    setObjectName(QStringLiteral("timelinePanel"));
+    m_bar->addControl(m_perStream);
+    m_bar->addLegend(makeStateLegend(StatePalette::overflow(), this));
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(0, 0, 0, 0);
+    lay->setSpacing(0);
+    lay->addWidget(m_bar);
+    lay->addWidget(m_widget, 1);
+    m_widget->setCompareHook([this] { return m_session->canCompare(); },
+                             [this](quint32 tensor) { m_session->requestCompare(tensor); });
+
+    connect(m_session, &DumpSession::dumpChanged, this, &TimelinePanel::onDumpChanged);
+    connect(m_session, &DumpSession::selectionChanged, this, [this](quint32 op, quint32) { onSelection(op); });
+    connect(m_bar, &TimelineToolbar::optionsChanged, this, &TimelinePanel::rebuild);
+    connect(m_perStream, &QCheckBox::toggled, this, &TimelinePanel::rebuild);
+    connect(m_bar, &TimelineToolbar::fitRequested, m_widget, &TimelineWidget::fitAll);
+    connect(m_widget, &TimelineWidget::opClicked, m_session, [this](quint32 op) { m_session->select(op); });
+    connect(m_widget, &TimelineWidget::selectionCleared, m_session, &DumpSession::clearSelection);
+    connect(m_widget, &TimelineWidget::areaChanged, this, &TimelinePanel::updateStatus);
+}
+
+void TimelinePanel::onDumpChanged() {
+    const dl::DumpIndex* ix = m_session->index();
+    m_matches.clear();
+    if (!ix) {
+        m_bar->clearIterations();
+        m_building = false;
+        m_shown.reset();
+        m_data.reset();
+        m_widget->setTimeline(nullptr, nullptr, nullptr, nullptr);
+        updateStatus();
+        return;
+    }
+    const dl::AnalysisResult* a = m_session->analysis();
+    // The first bad iteration, else the first iteration (row 1, after "All").
+    m_bar->setIterations(ix->iterations(), a ? a->firstBadIteration : std::nullopt, tr("first overflow"), false, 1);
+    rebuild();
+}
+
+void TimelinePanel::rebuild() {
+    LoadedDumpPtr dump = m_session->dump();
+    if (!dump || !dump->index || !dump->states) return;
+    if (dump->statesPending()) {   // its colours are the states: built once, with the verdict
+        m_bar->setInfo(tr("The timeline follows the analysis…"));
+        return;
+    }
+    dl::TimelineOptions opt = m_bar->options();
+    opt.perStream = m_perStream->isChecked();
+    m_building = true;
+    m_bar->setInfo(tr("Building the timeline…"));
+    // The job holds the dump, so the index it reads outlives a newer dump being opened meanwhile.
+    m_builder->start([this, dump, opt](std::stop_token stop, const BackgroundTask::Post& post) {
+        auto data = buildRunTimeline(*dump, *dump->states, opt, stop);
+        if (data->cancelled) return;   // superseded by a newer build, which posts instead
+        post([this, dump, data] {
+            if (dump == m_session->dump()) onBuilt(dump, data);
+        });
+    });
+}
+
+void TimelinePanel::onBuilt(LoadedDumpPtr dump, std::shared_ptr<const dl::TimelineData> data) {
+    m_building = false;
+    m_shown = std::move(dump);   // keeps the index the widget points into alive
+    m_data = std::move(data);
+    m_widget->setTimeline(m_data, m_shown->index.get(), m_shown->states.get(), m_shown->analysis.get());
+    m_widget->setMatches(m_matches);
+    const bool one = m_data->opsShown == 1;   // "1 op", not "1 ops"
+    QString info = m_data->base == dl::TimeBase::Timestamps
+                       ? (one ? tr("1 op on dump timestamps") : tr("%L1 ops on dump timestamps").arg(m_data->opsShown))
+                       : (one ? tr("1 op in execution order (no timestamps)") : tr("%L1 ops in execution order (no timestamps)").arg(m_data->opsShown));
+    if (m_data->anyInferredEnd) info += tr(", durations inferred (no end times)");
+    if (m_data->opsWithoutTime) info += tr(", %1 without a timestamp not shown").arg(m_data->opsWithoutTime);
+    m_bar->setInfo(info);
+    updateStatus();
+    if (m_session->currentOp() != dl::kNoIndex) onSelection(m_session->currentOp());
+    emit timelineBuilt();
+}
+
+void TimelinePanel::setMatches(std::vector<quint32> ops) {
+    m_matches = std::move(ops);
+    m_widget->setMatches(m_matches);
+    updateStatus();
+}
+
+bool TimelinePanel::gotoMatch(bool backward) { return m_widget->gotoMatch(backward); }
+
+void TimelinePanel::updateStatus() {
+    QStringList parts;
+    if (!m_matches.empty())
+        parts << (m_widget->matchOrder().size() == 1
+                      ? tr("1 matching op on this timeline (Enter / F3: next, Shift: previous)")
+                      : tr("%L1 matching ops on this timeline (Enter / F3: next, Shift: previous)").arg(m_widget->matchOrder().size()));
+    if (m_widget->hasArea()) parts << m_widget->areaText();
+    m_bar->setStatus(parts.join(QStringLiteral(" · ")));
+}
+
+void TimelinePanel::onSelection(quint32 op) {
+    const dl::DumpIndex* ix = m_session->index();
+    if (!ix) return;
+    if (op >= ix->ops.size()) {   // selection cleared
+        m_widget->clearSelection();
+        return;
+    }
+    std::size_t lane = 0, item = 0;
+    if (m_data && !m_data->locate(op, lane, item)) {
+        // The op lives in another iteration: switch to it (rebuild selects it).
+        QComboBox* it = m_bar->iterationChoice();
+        const int i = it->findData(QVariant::fromValue(ix->ops[op].iteration));
+        if (i >= 0 && i != it->currentIndex()) {
+            it->setCurrentIndex(i);
+            return;
+        }
+    }
+    m_widget->selectOp(op);
+}
+
+}  // namespace dlui

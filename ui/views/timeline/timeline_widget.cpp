@@ -1,0 +1,539 @@
+#include "ui/views/timeline/timeline_widget.h"
+
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMenu>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "core/analysis/tensor_anomaly.h"
+#include "ui/style/figure_text.h"
+#include "ui/style/op_names.h"
+#include "ui/style/state_colors.h"
+#include "ui/style/theme.h"
+#include "ui/views/op_context_menu.h"
+
+namespace dlui {
+
+namespace {
+constexpr quint32 kNone = 0xffffffffu;
+}
+
+TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(true);
+    setMinimumHeight(130);   // overview, ruler and three lanes
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    m_painter.setColors(theme::ViewColors::fromPalette(palette()));
+    m_painter.setFoldable(true);
+}
+
+void TimelineWidget::changeEvent(QEvent* e) {
+    if (e->type() == QEvent::PaletteChange || e->type() == QEvent::ApplicationPaletteChange || e->type() == QEvent::StyleChange) {
+        m_painter.setColors(theme::ViewColors::fromPalette(palette()));
+        update();
+    }
+    QWidget::changeEvent(e);
+}
+
+void TimelineWidget::setTimeline(std::shared_ptr<const dl::TimelineData> data, const dl::DumpIndex* index,
+                                 const dl::OpStates* states, const dl::AnalysisResult* analysis) {
+    m_index = index;
+    m_states = states;
+    m_analysis = analysis;
+    if (data) m_vp.setDataRange(data->t0, data->t1);
+    m_painter.setData(std::move(data), index);
+    m_state.hoveredOp = kNone;
+    m_state.rangeActive = false;
+    m_state.areaActive = false;
+    m_state.scrollY = 0;
+    m_matchOrder.clear();
+    changed();
+    emit areaChanged();
+}
+
+void TimelineWidget::setMatches(const std::vector<quint32>& ops) {
+    m_painter.setMatches(ops);
+    m_matchOrder.clear();
+    const dl::TimelineData* d = m_painter.data();
+    if (d) {
+        std::vector<std::tuple<std::int64_t, std::size_t, quint32>> order;
+        for (quint32 op : ops) {
+            std::size_t lane = 0, item = 0;
+            if (d->locate(op, lane, item)) order.emplace_back(d->lanes[lane].items[item].start, lane, op);
+        }
+        std::sort(order.begin(), order.end());
+        order.erase(std::unique(order.begin(), order.end()), order.end());
+        for (const auto& [t, lane, op] : order) m_matchOrder.push_back(op);
+    }
+    update();
+}
+
+bool TimelineWidget::gotoMatch(bool backward) {
+    const dl::TimelineData* d = m_painter.data();
+    if (!d || m_matchOrder.empty()) return false;
+    // Where we are: the selected op (by its start and lane), else the view's centre.
+    std::int64_t t = m_vp.origin() + static_cast<std::int64_t>(std::llround((m_vp.from() + m_vp.to()) / 2));
+    std::size_t laneHere = backward ? d->lanes.size() : 0;
+    quint32 here = kNone;
+    std::size_t lane = 0, item = 0;
+    if (m_state.selectedOp != kNone && d->locate(m_state.selectedOp, lane, item)) {
+        t = d->lanes[lane].items[item].start;
+        laneHere = lane;
+        here = m_state.selectedOp;
+    }
+    const auto key = [d](quint32 op) {
+        std::size_t l = 0, i = 0;
+        d->locate(op, l, i);
+        return std::make_tuple(d->lanes[l].items[i].start, l, op);
+    };
+    const auto at = std::make_tuple(t, laneHere, here == kNone ? (backward ? kNone : 0u) : here);
+    quint32 pick = kNone;
+    if (!backward) {
+        auto it = std::upper_bound(m_matchOrder.begin(), m_matchOrder.end(), at,
+                                   [&](const auto& v, quint32 op) { return v < key(op); });
+        pick = it == m_matchOrder.end() ? m_matchOrder.front() : *it;   // wraps around
+    } else {
+        auto it = std::lower_bound(m_matchOrder.begin(), m_matchOrder.end(), at,
+                                   [&](quint32 op, const auto& v) { return key(op) < v; });
+        pick = it == m_matchOrder.begin() ? m_matchOrder.back() : *(it - 1);
+    }
+    m_state.selectedOp = pick;
+    if (d->locate(pick, lane, item)) {
+        const auto& x = d->lanes[lane].items[item];
+        m_vp.pan((relTime(x.start) + relTime(x.end)) / 2 - (m_vp.from() + m_vp.to()) / 2);   // centred
+        ensureLaneVisible(lane);
+    }
+    changed();
+    emit opClicked(pick);
+    return true;
+}
+
+void TimelineWidget::selectArea(int laneFrom, int laneTo, double from, double to) {
+    m_state.areaActive = true;
+    m_state.areaLaneFrom = std::min(laneFrom, laneTo);
+    m_state.areaLaneTo = std::max(laneFrom, laneTo);
+    m_state.areaFrom = std::min(from, to);
+    m_state.areaTo = std::max(from, to);
+    update();
+    emit areaChanged();
+}
+
+void TimelineWidget::clearArea() {
+    if (!m_state.areaActive) return;
+    m_state.areaActive = false;
+    update();
+    emit areaChanged();
+}
+
+dl::TimelineAreaSummary TimelineWidget::areaSummary() const {
+    const dl::TimelineData* d = m_painter.data();
+    if (!d || !m_index || !m_state.areaActive) return {};
+    // Window times are relative to the viewport origin (t0 of the data): the same base.
+    const double shift = static_cast<double>(m_vp.origin() - d->t0);
+    return d->summarizeArea(*m_index, static_cast<std::size_t>(m_state.areaLaneFrom), static_cast<std::size_t>(m_state.areaLaneTo),
+                            m_state.areaFrom + shift, m_state.areaTo + shift);
+}
+
+QString TimelineWidget::areaText() const {
+    if (!m_state.areaActive) return {};
+    const dl::TimelineAreaSummary s = areaSummary();
+    const dl::TimelineData* d = m_painter.data();
+    QString text = tr("Area: %L1 ops · %L2 tensors").arg(s.ops).arg(s.tensors);
+    const double span = m_state.areaTo - m_state.areaFrom;
+    text += tr(" · %1 → %2 (%3)").arg(m_painter.timeText(m_state.areaFrom), m_painter.timeText(m_state.areaTo),
+                                     d && d->base == dl::TimeBase::ExecutionOrder ? tr("%L1 positions").arg(std::llround(span))
+                                                                                   : QString::fromStdString(dl::formatTimeOffset(span)));
+    QStringList states;
+    for (int k = dl::kOpStateCount - 1; k >= 0; --k)
+        if (s.states[std::size_t(k)]) states << QStringLiteral("%L1 %2").arg(s.states[std::size_t(k)]).arg(m_painter.palette().name(dl::OpState(k)));
+    if (!states.isEmpty()) text += QStringLiteral(" · ") + states.join(QStringLiteral(", "));
+    return text;
+}
+
+void TimelineWidget::setStageCollapsed(int stage, bool collapsed) {
+    m_painter.setStageCollapsed(stage, collapsed);
+    scrollBy(0);   // the content may have shrunk under the scroll position
+    update();
+}
+
+void TimelineWidget::copySelection() {
+    if (m_state.areaActive) QGuiApplication::clipboard()->setText(areaText());
+    else if (m_index && m_state.selectedOp < m_index->ops.size())
+        QGuiApplication::clipboard()->setText(opNames(*m_index, m_index->ops[m_state.selectedOp]).shortName);
+}
+
+void TimelineWidget::setPalette(const StatePalette* palette) {
+    m_painter.setPalette(palette);
+    update();
+}
+
+void TimelineWidget::setWindow(double from, double to) {
+    m_vp.setWindow(from, to);
+    changed();
+}
+
+QRectF TimelineWidget::opRect(quint32 op) const {
+    std::size_t lane = 0, item = 0;
+    const dl::TimelineData* d = m_painter.data();
+    if (!d || !d->locate(op, lane, item)) return {};
+    const auto& it = d->lanes[lane].items[item];
+    const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
+    const double top = m_painter.laneCenterY(rect(), static_cast<int>(lane), m_state.scrollY) - TimelinePainter::kLaneHeight / 2.0;
+    const double x0 = axis.xOf(it.start);
+    const double x1 = std::max(x0 + 1, axis.xOf(it.end));
+    return QRectF(x0, top, x1 - x0, TimelinePainter::kLaneHeight);
+}
+
+double TimelineWidget::relTime(std::int64_t t) const {
+    return static_cast<double>(t - m_vp.origin());
+}
+
+void TimelineWidget::changed() {
+    update();
+    emit viewChanged();
+}
+
+void TimelineWidget::selectOp(quint32 op) {
+    m_state.selectedOp = op;
+    std::size_t lane = 0, item = 0;
+    const dl::TimelineData* d = m_painter.data();
+    if (d && d->locate(op, lane, item)) {
+        const auto& it = d->lanes[lane].items[item];
+        const double s = relTime(it.start), e = relTime(it.end);
+        if (e < m_vp.from() || s > m_vp.to()) m_vp.pan((s + e) / 2.0 - (m_vp.from() + m_vp.to()) / 2);
+        ensureLaneVisible(lane);
+    }
+    changed();
+}
+
+void TimelineWidget::clearSelection() {
+    m_state.selectedOp = kNone;
+    m_state.rangeActive = false;
+    changed();
+    clearArea();
+}
+
+QRect TimelineWidget::visibleLanesRect() const {
+    // The lanes area as far as it is on screen: a window squeezed below its layout's minimum
+    // clips the widget (the parent's edge, a sibling laid over it), and a lane scrolled "into
+    // view" there would still be hidden.
+    const QRect lr = TimelinePainter::lanesRect(rect());
+    if (!isVisible()) return lr;
+    const QRect shown = lr.intersected(visibleRegion().boundingRect());
+    return shown.height() >= TimelinePainter::kLaneHeight ? shown : lr;
+}
+
+void TimelineWidget::ensureLaneVisible(std::size_t lane) {
+    // Bring the whole lane into vertical view.
+    const QRect lr = visibleLanesRect();
+    const int cy = m_painter.laneCenterY(rect(), static_cast<int>(lane), m_state.scrollY);
+    const int half = TimelinePainter::kLaneHeight / 2;
+    if (cy - half < lr.top() || cy + half > lr.bottom()) scrollBy(cy - (lr.top() + lr.height() / 2));
+}
+
+void TimelineWidget::resizeEvent(QResizeEvent*) {
+    // The selection is made before the final layout: keep its lane on screen as the widget settles.
+    std::size_t lane = 0, item = 0;
+    const dl::TimelineData* d = m_painter.data();
+    if (d && m_state.selectedOp != kNone && d->locate(m_state.selectedOp, lane, item)) ensureLaneVisible(lane);
+}
+
+void TimelineWidget::fitSelection() {
+    std::size_t lane = 0, item = 0;
+    const dl::TimelineData* d = m_painter.data();
+    if (!d) return;
+    if (m_state.selectedOp != kNone && d->locate(m_state.selectedOp, lane, item)) {
+        const auto& it = d->lanes[lane].items[item];
+        // The op plus a margin of twice its length (at least a few units) on each side.
+        const double pad = std::max<double>(3.0 * static_cast<double>(it.end - it.start), 5.0);
+        m_vp.zoomTo(relTime(it.start) - pad, relTime(it.end) + pad);
+    } else {
+        m_vp.fitAll();
+    }
+    changed();
+}
+
+void TimelineWidget::zoomBy(double factor) {
+    m_vp.zoomAt((m_vp.from() + m_vp.to()) / 2, factor);
+    changed();
+}
+
+void TimelineWidget::panBy(double fraction) {
+    m_vp.pan(m_vp.span() * fraction);
+    changed();
+}
+
+void TimelineWidget::undoZoom() {
+    if (m_vp.undo()) changed();
+}
+
+void TimelineWidget::fitAll() {
+    m_vp.fitAll();
+    changed();
+}
+
+void TimelineWidget::scrollBy(int dy) {
+    const QRect lr = TimelinePainter::lanesRect(rect()), shown = visibleLanesRect();
+    const int maxScroll = std::max(0, m_painter.contentHeight() - (shown.bottom() - lr.top() + 1));
+    m_state.scrollY = std::clamp(m_state.scrollY + dy, 0, maxScroll);
+    update();
+}
+
+void TimelineWidget::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    m_painter.paint(p, rect(), m_vp, m_state);
+    if (hasFocus()) {
+        p.setPen(QPen(theme::kFocusFrame, 1));
+        p.drawRect(rect().adjusted(0, 0, -1, -1));
+    }
+}
+
+quint32 TimelineWidget::opAt(const QPoint& pos) const {
+    const dl::TimelineData* d = m_painter.data();
+    if (!d) return kNone;
+    const int lane = m_painter.laneAt(rect(), pos.y(), m_state.scrollY);
+    if (lane < 0 || pos.x() < TimelinePainter::kLabelWidth) return kNone;
+    const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
+    const dl::TimelineItem* it = d->itemAtRelative(static_cast<std::size_t>(lane), axis.toTime(pos.x()), 3 * axis.timePerPixel());
+    return it ? it->op : kNone;
+}
+
+QString TimelineWidget::tooltipFor(quint32 op) const {
+    if (!m_index || op >= m_index->ops.size()) return {};
+    const dl::OpRecord& o = m_index->ops[op];
+    const auto s = [&](dl::StrId id) { return QString::fromStdString(m_index->strings.str(id)).toHtmlEscaped(); };
+    const OpNames names = opNames(*m_index, o);
+    QString text = QStringLiteral("<b>%1</b> <i>%2</i><br>").arg(names.shortName.toHtmlEscaped(), s(o.type));
+    if (names.full != names.shortName) text += QStringLiteral("<small>%1</small><br>").arg(names.full.toHtmlEscaped());
+    const int stage = m_analysis ? m_analysis->stages.stageOf(o.rank) : -1;
+    text += tr("rank %1 · stage %2 · iteration %3 · exec #%4")
+                .arg(o.rank).arg(stage < 0 ? QStringLiteral("?") : QString::number(stage)).arg(o.iteration).arg(o.execPos);
+    // Times as the ruler shows them: from the view's origin, never absolute epoch values.
+    std::size_t lane = 0, item = 0;
+    const dl::TimelineData* d = m_painter.data();
+    if (d && d->locate(op, lane, item)) {
+        const dl::TimelineItem& it = d->lanes[lane].items[item];
+        if (d->base == dl::TimeBase::Timestamps) {
+            text += tr("<br>at %1").arg(m_painter.timeText(relTime(it.start)));
+            const QString dur = QString::fromStdString(dl::formatTimeOffset(double(it.end - it.start)));
+            if (it.inferredEnd && it.endCapped)
+                text += tr(" · duration at most %1 <i>(inferred: the dump has no end times; the gap to the next op on this lane "
+                           "is much longer than usual, so the rest is drawn as idle)</i>").arg(dur);
+            else if (it.inferredEnd && it.end > it.start)
+                text += tr(" · duration %1 <i>(inferred: the dump has no end times, so up to the next op on this lane)</i>").arg(dur);
+            else if (it.inferredEnd)
+                text += tr(" · <i>no duration: the dump has no end times and no op follows on this lane</i>");
+            else
+                text += tr(" · duration %1").arg(dur);
+        } else {
+            text += tr("<br>position %1 in the execution order (no timestamps)").arg(m_painter.timeText(relTime(it.start)));
+        }
+    }
+    if (m_states && op < m_states->op.size())
+        text += tr("<br>state: <span style='color:%1'><b>%2</b></span>")
+                    .arg(theme::forBackground(m_painter.palette().color(m_states->op[op]).darker(115), palette()).name(),
+                         m_painter.palette().name(m_states->op[op]));
+    for (quint32 t = o.firstTensor; t < o.firstTensor + o.tensorCount && t < m_index->tensors.size(); ++t) {
+        const dl::TensorRecord& tr_ = m_index->tensors[t];
+        const dl::TensorStats st = m_index->stats(tr_);
+        const QString mx = figureText(st, dl::StatFigure::MaxAbs);
+        text += QStringLiteral("<br>%1 %2 max|x| %3").arg(QString::fromStdString(m_index->tensorLabel(tr_)),
+                                                          QString::fromLatin1(dl::dtypeName(tr_.dtype).data()), mx);
+        if (st.nanCount + st.infCount()) text += tr(" · NaN %1 Inf %2").arg(countText(st, st.nanCount), countText(st, st.infCount()));
+    }
+    if (m_tooltipExtra) text += m_tooltipExtra(op);
+    return text;
+}
+
+bool TimelineWidget::event(QEvent* e) {
+    if (e->type() == QEvent::ToolTip) {
+        auto* he = static_cast<QHelpEvent*>(e);
+        const quint32 op = opAt(he->pos());
+        if (op != kNone) QToolTip::showText(he->globalPos(), tooltipFor(op), this);
+        else QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+void TimelineWidget::wheelEvent(QWheelEvent* e) {
+    const double steps = e->angleDelta().y() / 120.0;
+    if (e->modifiers() & Qt::ControlModifier) {
+        const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
+        m_vp.zoomAt(axis.toTime(e->position().x()), std::pow(0.8, steps));
+        changed();
+    } else if (e->modifiers() & Qt::ShiftModifier) {
+        panBy(-0.1 * steps);
+    } else {
+        scrollBy(static_cast<int>(-steps * TimelinePainter::kLaneHeight * 2));
+    }
+    e->accept();
+}
+
+void TimelineWidget::keyPressEvent(QKeyEvent* e) {
+    switch (e->key()) {
+        case Qt::Key_W: zoomBy(0.8); break;
+        case Qt::Key_S: zoomBy(1.25); break;
+        case Qt::Key_A: panBy(-0.1); break;
+        case Qt::Key_D: panBy(0.1); break;
+        case Qt::Key_F: fitSelection(); break;
+        case Qt::Key_0:
+        case Qt::Key_Home: fitAll(); break;
+        case Qt::Key_Backspace: undoZoom(); break;
+        case Qt::Key_F3: gotoMatch(e->modifiers() & Qt::ShiftModifier); break;
+        case Qt::Key_C:
+            if (!(e->modifiers() & Qt::ControlModifier)) { QWidget::keyPressEvent(e); return; }
+            copySelection();
+            break;
+        case Qt::Key_Escape:
+            clearSelection();
+            emit selectionCleared();
+            break;
+        default: QWidget::keyPressEvent(e); return;
+    }
+    e->accept();
+}
+
+void TimelineWidget::mousePressEvent(QMouseEvent* e) {
+    setFocus(Qt::MouseFocusReason);
+    m_pressPos = e->pos();
+    m_pressFrom = m_vp.from();
+    m_moved = false;
+    const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
+    const bool onRuler = TimelinePainter::rulerRect(rect()).contains(e->pos());
+    if (TimelinePainter::overviewRect(rect()).contains(e->pos())) {
+        m_drag = Drag::Overview;
+        mouseMoveEvent(e);
+    } else if (e->button() == Qt::LeftButton && (onRuler || (e->modifiers() & Qt::ControlModifier))) {
+        // An area: a drag on the ruler spans every lane, Ctrl+drag the lanes it crosses.
+        m_drag = Drag::Area;
+        m_areaOnRuler = onRuler;
+        const double t = axis.toTime(e->pos().x());
+        const QRect r = rect();
+        const int lane = onRuler ? 0 : std::max(0, m_painter.laneNear(r, e->pos().y(), m_state.scrollY, true));
+        m_state.areaActive = true;
+        m_state.areaFrom = m_state.areaTo = t;
+        m_state.areaLaneFrom = m_state.areaLaneTo = lane;
+        updateArea(e->pos());
+    } else if (e->pos().x() < TimelinePainter::kLabelWidth && e->button() == Qt::LeftButton &&
+               m_painter.headerAt(rect(), e->pos().y(), m_state.scrollY) != TimelinePainter::kNoHeader) {
+        const int stage = m_painter.headerAt(rect(), e->pos().y(), m_state.scrollY);
+        setStageCollapsed(stage, !m_painter.isStageCollapsed(stage));
+        m_drag = Drag::None;
+    } else if (e->button() == Qt::RightButton || (e->modifiers() & Qt::ShiftModifier)) {
+        m_drag = Drag::Range;
+        m_state.rangeActive = true;
+        m_state.rangeFrom = m_state.rangeTo = axis.toTime(e->pos().x());
+    } else if (e->button() == Qt::LeftButton) {
+        m_drag = Drag::Pan;
+    }
+}
+
+void TimelineWidget::mouseMoveEvent(QMouseEvent* e) {
+    if ((e->pos() - m_pressPos).manhattanLength() > 3) m_moved = true;
+    const QRect r = rect();
+    if (m_drag == Drag::Overview) {
+        const QRect o = TimelinePainter::overviewRect(r);
+        const dl::TimeAxis full(m_vp.fullFrom(), m_vp.fullTo(), o.left(), o.width(), m_vp.origin());
+        m_vp.pan(full.toTime(e->pos().x()) - (m_vp.from() + m_vp.to()) / 2);
+        changed();
+    } else if (m_drag == Drag::Pan) {
+        const dl::TimeAxis axis = TimelinePainter::axisFor(r, m_vp);
+        m_vp.pan(m_pressFrom - m_vp.from() - (e->pos().x() - m_pressPos.x()) * axis.timePerPixel());
+        changed();
+    } else if (m_drag == Drag::Range) {
+        m_state.rangeTo = TimelinePainter::axisFor(r, m_vp).toTime(e->pos().x());
+        update();
+    } else if (m_drag == Drag::Area) {
+        updateArea(e->pos());
+    } else {
+        const quint32 op = opAt(e->pos());
+        if (op != m_state.hoveredOp) {
+            m_state.hoveredOp = op;
+            update();
+        }
+    }
+}
+
+void TimelineWidget::updateArea(const QPoint& pos) {
+    const QRect r = rect();
+    m_state.areaTo = TimelinePainter::axisFor(r, m_vp).toTime(pos.x());
+    if (m_areaOnRuler) {
+        m_state.areaLaneFrom = 0;
+        m_state.areaLaneTo = std::max(0, static_cast<int>(timeline() ? timeline()->lanes.size() : 1) - 1);
+    } else {
+        const int startLane = m_painter.laneNear(r, m_pressPos.y(), m_state.scrollY, true);
+        const bool down = pos.y() >= m_pressPos.y();
+        const int endLane = m_painter.laneNear(r, pos.y(), m_state.scrollY, !down);
+        m_state.areaLaneFrom = std::max(0, std::min(startLane, endLane));
+        m_state.areaLaneTo = std::max(0, std::max(startLane, endLane));
+    }
+    update();
+}
+
+void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
+    const Drag drag = m_drag;
+    m_drag = Drag::None;
+    if (drag == Drag::Area) {
+        if (m_moved) selectArea(m_state.areaLaneFrom, m_state.areaLaneTo, m_state.areaFrom, m_state.areaTo);
+        else clearArea();
+        return;
+    }
+    if (drag == Drag::Range) {
+        m_state.rangeActive = false;
+        if (m_moved) m_vp.zoomTo(m_state.rangeFrom, m_state.rangeTo);
+        changed();
+        // A right click that did not drag a range: the op's context menu.
+        if (!m_moved && e->button() == Qt::RightButton) showOpMenu(e->pos(), e->globalPosition().toPoint());
+    } else if (drag == Drag::Pan && !m_moved) {
+        const quint32 op = opAt(e->pos());
+        if (op != kNone) {
+            m_state.selectedOp = op;
+            update();
+            emit opClicked(op);
+        }
+    }
+}
+
+void TimelineWidget::fillOpMenu(QMenu& menu, quint32 op) {
+    if (!m_index || op >= m_index->ops.size()) return;
+    OpMenuHooks hooks;
+    if (m_compare && m_compareAvailable && m_compareAvailable()) hooks.compareTensor = m_compare;
+    // Its flows as "Go to" entries: the Send's Receive (or the Receive's Send), the group's members.
+    if (const dl::TimelineData* d = m_painter.data()) {
+        for (const dl::TimelineFlow& f : d->flowsFor(op)) {
+            const quint32 other = f.fromOp == op ? f.toOp : f.fromOp;
+            const QString what = f.collective ? tr("collective member") : f.fromOp == op ? tr("its Receive") : tr("its Send");
+            hooks.goTo.emplace_back(tr("Go to %1: %2 (rank %3)").arg(what, opNames(*m_index, m_index->ops[other]).shortName)
+                                        .arg(m_index->ops[other].rank), other);
+        }
+    }
+    hooks.goToOp = [this](quint32 target) {
+        selectOp(target);
+        emit opClicked(target);
+    };
+    dlui::fillOpMenu(menu, this, *m_index, op, dl::kNoIndex, hooks);
+}
+
+void TimelineWidget::showOpMenu(const QPoint& pos, const QPoint& globalPos) {
+    const quint32 op = opAt(pos);
+    if (op == kNone || !m_index || op >= m_index->ops.size()) return;
+    QMenu menu(this);
+    fillOpMenu(menu, op);
+    menu.exec(globalPos);
+}
+
+void TimelineWidget::leaveEvent(QEvent*) {
+    m_state.hoveredOp = kNone;
+    update();
+}
+
+}  // namespace dlui
