@@ -95,6 +95,12 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
     j["framework"] = {{"name", orNull(fw.name)}, {"version", orNull(fw.version)},
                       {"msprobe_task", orNull(fw.msprobeTask)}, {"msprobe_level", orNull(fw.msprobeLevel)}};
     j["first_overflow"] = r.firstOverflow ? pointJson(idx, *r.firstOverflow) : json(nullptr);
+    if (r.firstOverflow)
+        j["first_overflow"]["value_made_by"] =
+            r.valueMadeBy ? json{{"op_type", idx.strings.str(idx.ops[*r.valueMadeBy].type)},
+                                 {"op_name", idx.strings.str(idx.ops[*r.valueMadeBy].name)},
+                                 {"op_index", *r.valueMadeBy}}
+                          : json(nullptr);
     j["chain"] = json::array();
     for (const ChainStep& s : r.chain) {
         json step = pointJson(idx, s.at);

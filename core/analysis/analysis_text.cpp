@@ -77,6 +77,9 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
         out << "\nFirst overflow: " << where(idx, p) << "\n  kind: " << anomalyKindName(p.kind);
         if (!p.opdebugStatus.empty()) out << "; Opdebug: " << p.opdebugStatus;
         out << "\n";
+        if (r.valueMadeBy)
+            out << "  value made by: " << idx.strings.str(idx.ops[*r.valueMadeBy].type) << " "
+                << idx.strings.str(idx.ops[*r.valueMadeBy].name) << " (in float32; the Cast only rounded it to fp16)\n";
     }
     if (!r.chain.empty()) {
         out << "\nChain:\n";
