@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/analysis/tensor_anomaly.h"
+#include "core/util/half.h"
 #include "core/index/run_framework.h"
 
 namespace dl {
@@ -142,7 +143,8 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
         near.push_back({{"rank", o.rank}, {"iteration", o.iteration}, {"op_type", idx.strings.str(o.type)},
                         {"op_name", idx.strings.str(o.name)}, {"tensor", tensorName(idx, e.tensor)},
                         {"dtype", std::string(dtypeName(idx.tensors[e.tensor].dtype))}, {"max_abs", e.maxAbs},
-                        {"headroom", e.headroom}, {"cast_to_fp16", e.castToFp16}});
+                        {"headroom", e.headroom}, {"cast_to_fp16", e.castToFp16},
+                        {"past_fp16_max", e.maxAbs > kFp16Max}});
     }
     j["near_limit"] = {{"threshold", r.nearLimitThreshold}, {"total", r.nearLimitTotal}, {"tensors", near}};
     json ranks = json::object();

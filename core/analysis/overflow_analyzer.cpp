@@ -18,6 +18,7 @@
 #include "core/analysis/stage_map.h"
 #include "core/analysis/tensor_anomaly.h"
 #include "core/index/tensor_location.h"
+#include "core/util/half.h"
 #include "core/util/parallel_for.h"
 
 namespace dl {
@@ -519,21 +520,44 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
     }
     const bool confirmed = res.replay && res.replay->available && res.replay->reproducesOverflow;
     const std::string originType = index.strings.str(index.ops[origin].type);
-    if (replayKernelName(originType) == "Cast" && res.replay && res.replay->available && !confirmed) {
-        res.valueMadeBy = castValueMaker(ctx, origin);
-        if (res.valueMadeBy) {
-            const OpRecord& m = index.ops[*res.valueMadeBy];
-            const std::string maker = index.strings.str(m.type) + " " + index.strings.str(m.name);
-            res.evidence.push_back("the Cast's dumped input is byte for byte the dumped output of " + maker +
-                                   ", and replaying the Cast on it gives no inf: that file is not the value the Cast "
-                                   "read (MindSpore CPU ran " + index.strings.str(m.type) +
-                                   " in float32 between Casts it inserted and wrote its output labelled fp16), so " +
-                                   maker + " made the value");
-            res.replay->recommendation = "keep the output of " + maker + " out of fp16: it is computed in float32 and "
-                                         "only the Cast MindSpore inserted after it rounds it to fp16, where it overflows; "
-                                         "run " + index.strings.str(m.type) + " in float32 or bfloat16 end to end, or bound "
-                                         "its input (the Cast itself is not the cause)";
-            res.replay->recommendationFromReplay = false;
+    if (replayKernelName(originType) == "Cast" && res.replay && res.replay->available) {
+        // Two ways a Cast is the first inf without being the cause: its dumped input cannot have made
+        // the inf (MindSpore CPU's mislabelled float32 buffer), or its wider input was already past
+        // 65504 (the Cast only rounds). Either way the op to change is the one that made the input.
+        double inMax = 0;
+        const OpRecord& c = index.ops[origin];
+        for (std::uint32_t k = 0; k < c.tensorCount; ++k) {
+            const TensorRecord& t = index.tensors[c.firstTensor + k];
+            if (t.io == Io::Input) {
+                const TensorAnomaly a = classifyTensor(index, t);
+                if (std::isfinite(a.maxAbs)) inMax = std::max(inMax, a.maxAbs);
+            }
+        }
+        const bool inputPast = inMax > kFp16Max;
+        if (!confirmed || inputPast) {
+            res.valueMadeBy = castValueMaker(ctx, origin);
+            if (res.valueMadeBy) {
+                const OpRecord& m = index.ops[*res.valueMadeBy];
+                const std::string maker = index.strings.str(m.type) + " " + index.strings.str(m.name);
+                res.evidence.push_back(
+                    inputPast ? "the Cast's input, the dumped output of " + maker + ", is already past 65504 (max |x| " +
+                                    std::to_string(inMax) + "): the Cast only rounds it to fp16, so " + maker + " made the value"
+                              : "the Cast's dumped input is byte for byte the dumped output of " + maker +
+                                    ", and replaying the Cast on it gives no inf: that file is not the value the Cast read "
+                                    "(MindSpore CPU ran " + index.strings.str(m.type) +
+                                    " in float32 between Casts it inserted and wrote its output labelled fp16), so " + maker +
+                                    " made the value");
+                res.replay->recommendation = "keep the output of " + maker + " out of fp16: it is computed in a wider type "
+                                             "and only the Cast after it rounds it to fp16, where it overflows; run " +
+                                             index.strings.str(m.type) + " and its consumers in float32 or bfloat16, or "
+                                             "bound its input (the Cast itself is not the cause)";
+                res.replay->recommendationFromReplay = false;
+            } else if (inputPast) {
+                res.replay->recommendation = "the Cast's input is already past 65504 (max |x| " + std::to_string(inMax) +
+                                             ") before it is rounded to fp16: change the op that produced that input "
+                                             "(not found among the dumped outputs), not the Cast";
+                res.replay->recommendationFromReplay = false;
+            }
         }
     }
     if (ctx.ops[origin].weak && !ctx.ops[origin].opdebug)
