@@ -9,10 +9,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "core/index/dump_indexer.h"
+#include "core/io/graph_ir.h"
 #include "core/util/dtype.h"
 #include "tests/core/cli_run.h"
 
@@ -207,5 +210,38 @@ TEST(RealMindSporeDumps, FixedStepAndMultiGraphNetAreClean) {
             ASSERT_TRUE(got.is_object());
             EXPECT_EQ(got["verdict"], "clean");
             EXPECT_TRUE(got["first_overflow"].is_null());
+        }
+}
+
+// The kernel-graph IR MindSpore wrote beside each dump (graphs/ms_output_trace_code_graph_G.ir):
+// every file reads, and its kernels in IR order are the lines of that graph's execution-order
+// file (the IR test data for the dataflow work: tests/data/real/mindspore/<version>/*/rank_0/graphs/).
+TEST(RealMindSporeDumps, GraphIrListsTheExecutionOrderKernels) {
+    for (const char* v : kVersions)
+        for (const char* n : kNets) {
+            SCOPED_TRACE(std::string(v) + "/" + n);
+            const fs::path dir = dumpDir(v, n);
+            const json want = expected(dir);
+            std::size_t irFiles = 0;
+            for (const json& g : want["graph_files"]) {
+                const std::string rel = g;
+                if (!rel.ends_with(".ir")) continue;
+                ++irFiles;
+                std::vector<std::string> names;
+                std::string error;
+                ASSERT_TRUE(readGraphIrOpOrder((dir / rel).string(), names, error)) << rel << ": " << error;
+                const std::int64_t graph = graphIrGraphId(fs::path(rel).filename().string());
+                ASSERT_GE(graph, 0) << rel;
+                const std::string order = "ms_execution_order_graph_" + std::to_string(graph) + ".csv";
+                ASSERT_TRUE(want["execution_order"].contains(order)) << order;
+                std::vector<std::string> lines = want["execution_order"][order];
+                lines.erase(lines.begin());  // the header line
+                std::vector<std::string> kernels;
+                for (const std::string& s : names)
+                    if (std::find(lines.begin(), lines.end(), s) != lines.end()) kernels.push_back(s);
+                EXPECT_EQ(std::set<std::string>(kernels.begin(), kernels.end()),
+                          std::set<std::string>(lines.begin(), lines.end())) << rel;
+            }
+            EXPECT_GT(irFiles, 0u);
         }
 }
