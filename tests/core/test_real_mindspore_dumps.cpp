@@ -16,6 +16,8 @@
 
 #include "core/index/dump_indexer.h"
 #include "core/io/graph_ir.h"
+#include "core/analysis/overflow_analyzer.h"
+#include "core/report/report_content.h"
 #include "core/util/dtype.h"
 #include "tests/core/cli_run.h"
 
@@ -262,4 +264,18 @@ TEST(RealMindSporeDumps, FileOpIdThatDiffersFromTheGraphsStillFindsItsScope) {
             }
         EXPECT_EQ(seen, 3u);  // once per iteration
     }
+}
+
+// The PDF report's summary says the same as analyze: SqrtGrad made the value, not the Cast.
+TEST(RealMindSporeDumps, ReportSummaryNamesTheOpThatMadeTheValue) {
+    Indexed r;
+    indexReal(dumpDir("2.10.0", "train_sqrtgrad"), r);
+    const AnalysisResult a = analyze(r.idx);
+    ASSERT_TRUE(a.valueMadeBy);
+    const ReportContent c = buildReportContent(r.idx, a);
+    std::string summary;
+    for (const std::string& s : c.summary) summary += s + "\n";
+    EXPECT_NE(summary.find("The value was made by SqrtGrad (Gradients_Default_net-SqrtNet_Grad_Sqrt_SqrtGrad-op0)"),
+              std::string::npos) << summary;
+    EXPECT_NE(summary.find("Recommendation: keep the output of SqrtGrad"), std::string::npos) << summary;
 }
