@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/analysis/tensor_anomaly.h"
+#include "core/util/half.h"
 #include "core/index/run_framework.h"
 
 namespace dl {
@@ -95,6 +96,12 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
     j["framework"] = {{"name", orNull(fw.name)}, {"version", orNull(fw.version)},
                       {"msprobe_task", orNull(fw.msprobeTask)}, {"msprobe_level", orNull(fw.msprobeLevel)}};
     j["first_overflow"] = r.firstOverflow ? pointJson(idx, *r.firstOverflow) : json(nullptr);
+    if (r.firstOverflow)
+        j["first_overflow"]["value_made_by"] =
+            r.valueMadeBy ? json{{"op_type", idx.strings.str(idx.ops[*r.valueMadeBy].type)},
+                                 {"op_name", idx.strings.str(idx.ops[*r.valueMadeBy].name)},
+                                 {"op_index", *r.valueMadeBy}}
+                          : json(nullptr);
     j["chain"] = json::array();
     for (const ChainStep& s : r.chain) {
         json step = pointJson(idx, s.at);
@@ -136,7 +143,8 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
         near.push_back({{"rank", o.rank}, {"iteration", o.iteration}, {"op_type", idx.strings.str(o.type)},
                         {"op_name", idx.strings.str(o.name)}, {"tensor", tensorName(idx, e.tensor)},
                         {"dtype", std::string(dtypeName(idx.tensors[e.tensor].dtype))}, {"max_abs", e.maxAbs},
-                        {"headroom", e.headroom}, {"cast_to_fp16", e.castToFp16}});
+                        {"headroom", e.headroom}, {"cast_to_fp16", e.castToFp16},
+                        {"past_fp16_max", e.maxAbs > kFp16Max}});
     }
     j["near_limit"] = {{"threshold", r.nearLimitThreshold}, {"total", r.nearLimitTotal}, {"tensors", near}};
     json ranks = json::object();

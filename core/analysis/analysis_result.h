@@ -146,6 +146,10 @@ struct AnalysisResult {
     // table's "near limit" state and its filter all use (nearLimitTensors.size() == nearLimitTotal).
     std::vector<std::uint32_t> nearLimitTensors;
     std::optional<ReplayResult> replay;
+    // When the first overflow is a Cast to fp16 whose dumped input cannot have made it: the op
+    // whose dumped output is byte for byte that input, i.e. the op that made the value (MindSpore
+    // CPU runs it in float32 between Casts it inserts and writes its output labelled fp16).
+    std::optional<std::uint32_t> valueMadeBy;
     std::uint64_t tensorsExamined = 0, anomalousTensors = 0, anomalousOps = 0;
     std::uint64_t commPairs = 0, unmatchedReceives = 0;
     std::vector<std::string> evidence;    // how the verdict was reached

@@ -6,6 +6,7 @@
 
 #include "core/analysis/analysis_json.h"
 #include "core/analysis/tensor_anomaly.h"
+#include "core/util/half.h"
 #include "core/index/run_framework.h"
 
 namespace dl {
@@ -77,6 +78,9 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
         out << "\nFirst overflow: " << where(idx, p) << "\n  kind: " << anomalyKindName(p.kind);
         if (!p.opdebugStatus.empty()) out << "; Opdebug: " << p.opdebugStatus;
         out << "\n";
+        if (r.valueMadeBy)
+            out << "  value made by: " << idx.strings.str(idx.ops[*r.valueMadeBy].type) << " "
+                << idx.strings.str(idx.ops[*r.valueMadeBy].name) << " (in float32; the Cast only rounded it to fp16)\n";
     }
     if (!r.chain.empty()) {
         out << "\nChain:\n";
@@ -100,13 +104,22 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
         for (const auto& [rank, stage] : r.stages.stageOfRank) out << " " << rank << ":" << stage;
         out << "\n";
     }
-    out << "\nNear the fp16 limit (headroom >= " << num(r.nearLimitThreshold) << "): " << r.nearLimitTotal << " tensor(s)"
-        << (r.nearLimitTotal ? "; an early warning, not an overflow" : "") << "\n";
+    // A wider value going into a Cast to fp16 past 65504 is not "near" the limit: the Cast turns it
+    // into inf (a mock of MindSpore's CPU writer had one 64 times past it listed as an early warning).
+    std::size_t pastLimit = 0;
+    for (const NearLimitEntry& e : r.nearLimit) pastLimit += e.castToFp16 && e.maxAbs > kFp16Max;
+    out << "\nNear the fp16 limit (headroom >= " << num(r.nearLimitThreshold) << "): " << r.nearLimitTotal << " tensor(s)";
+    if (pastLimit)
+        out << "; " << pastLimit << " of them already past 65504 going into a Cast to fp16, which overflows there";
+    if (r.nearLimitTotal > pastLimit) out << (pastLimit ? "; the others" : "") << "; an early warning, not an overflow";
+    out << "\n";
     for (const NearLimitEntry& e : r.nearLimit) {
         if (&e - r.nearLimit.data() >= 10) { out << "  ...\n"; break; }
         const OpRecord& o = idx.ops[e.op];
         out << "  " << idx.strings.str(o.type) << " " << idx.strings.str(o.name) << " " << tensorLabel(idx, idx.tensors[e.tensor])
-            << "  max|x| " << num(e.maxAbs) << "  headroom " << num(e.headroom) << (e.castToFp16 ? "  (cast to fp16)" : "")
+            << "  max|x| " << num(e.maxAbs) << "  headroom " << num(e.headroom)
+            << (e.castToFp16 && e.maxAbs > kFp16Max ? "  (cast to fp16: past 65504, inf after the Cast)"
+                                                     : e.castToFp16 ? "  (cast to fp16)" : "")
             << "  [rank " << o.rank << ", iteration " << o.iteration << "]\n";
     }
     if (!r.evidence.empty()) {

@@ -1,6 +1,8 @@
 #include "core/analysis/overflow_analyzer.h"
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <atomic>
 #include <cmath>
 #include <map>
@@ -15,6 +17,8 @@
 #include "core/analysis/op_replay.h"
 #include "core/analysis/stage_map.h"
 #include "core/analysis/tensor_anomaly.h"
+#include "core/index/tensor_location.h"
+#include "core/util/half.h"
 #include "core/util/parallel_for.h"
 
 namespace dl {
@@ -61,6 +65,45 @@ void proveCarriedSaturation(AnalysisContext& ctx, const std::vector<std::pair<st
                                std::to_string(r.results[2].maxAbsUnrounded) + ", so its 65504 is a saturated overflow, "
                                "not a copied value");
     }
+}
+
+// The whole file's bytes, or empty when it cannot be read (then nothing is matched).
+std::string fileBytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return in ? std::string(std::istreambuf_iterator<char>(in), {}) : std::string();
+}
+
+// MindSpore's CPU backend runs some fp16 ops in float32 between Casts it inserts itself, and its
+// dump labels the float32 op's output with the graph's fp16 type: the file holds the first half of
+// the float32 buffer read as fp16 (seen in 2.0.0, 2.7.0 and 2.10.0). The inserted Cast's input is
+// written from the same buffer the same way, so its replay cannot reproduce the inf the Cast
+// output shows. The op that made the value is the one, earlier in the same rank and iteration,
+// whose dumped output has exactly the Cast input's bytes.
+std::optional<std::uint32_t> castValueMaker(const AnalysisContext& ctx, std::uint32_t castOp) {
+    const DumpIndex& idx = ctx.index;
+    const OpRecord& c = idx.ops[castOp];
+    const TensorRecord* in = nullptr;
+    for (std::uint32_t k = 0; k < c.tensorCount; ++k) {
+        const TensorRecord& t = idx.tensors[c.firstTensor + k];
+        if (t.io == Io::Input && t.slot == 0 && (t.flags & HasData)) in = &t;
+    }
+    std::string why;
+    if (!in || !tensorDataReachable(idx, *in, why)) return std::nullopt;
+    const std::string want = fileBytes(tensorDataPath(idx, *in));
+    if (want.empty()) return std::nullopt;
+    const OverflowPoint at = ctx.point(castOp);
+    // Producers run shortly before their consumer: a bounded look back keeps this cheap.
+    for (std::uint32_t j = castOp, looked = 0; j-- > 0 && looked < 256; ++looked) {
+        const OverflowPoint pj = ctx.point(j);
+        if (pj.rank != at.rank || pj.iteration != at.iteration) continue;
+        const OpRecord& o = idx.ops[j];
+        for (std::uint32_t k = 0; k < o.tensorCount; ++k) {
+            const TensorRecord& t = idx.tensors[o.firstTensor + k];
+            if (t.io != Io::Output || !(t.flags & HasData) || !tensorDataReachable(idx, t, why)) continue;
+            if (fileBytes(tensorDataPath(idx, t)) == want) return j;
+        }
+    }
+    return std::nullopt;
 }
 
 // What one block of ops found, apart from the op states (written in place): the blocks are merged
@@ -476,6 +519,47 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
         res.replay = replayFromIndex(index, origin, p.tensor, ro);
     }
     const bool confirmed = res.replay && res.replay->available && res.replay->reproducesOverflow;
+    const std::string originType = index.strings.str(index.ops[origin].type);
+    if (replayKernelName(originType) == "Cast" && res.replay && res.replay->available) {
+        // Two ways a Cast is the first inf without being the cause: its dumped input cannot have made
+        // the inf (MindSpore CPU's mislabelled float32 buffer), or its wider input was already past
+        // 65504 (the Cast only rounds). Either way the op to change is the one that made the input.
+        double inMax = 0;
+        const OpRecord& c = index.ops[origin];
+        for (std::uint32_t k = 0; k < c.tensorCount; ++k) {
+            const TensorRecord& t = index.tensors[c.firstTensor + k];
+            if (t.io == Io::Input) {
+                const TensorAnomaly a = classifyTensor(index, t);
+                if (std::isfinite(a.maxAbs)) inMax = std::max(inMax, a.maxAbs);
+            }
+        }
+        const bool inputPast = inMax > kFp16Max;
+        if (!confirmed || inputPast) {
+            res.valueMadeBy = castValueMaker(ctx, origin);
+            if (res.valueMadeBy) {
+                const OpRecord& m = index.ops[*res.valueMadeBy];
+                const std::string maker = index.strings.str(m.type) + " " + index.strings.str(m.name);
+                res.evidence.push_back(
+                    inputPast ? "the Cast's input, the dumped output of " + maker + ", is already past 65504 (max |x| " +
+                                    std::to_string(inMax) + "): the Cast only rounds it to fp16, so " + maker + " made the value"
+                              : "the Cast's dumped input is byte for byte the dumped output of " + maker +
+                                    ", and replaying the Cast on it gives no inf: that file is not the value the Cast read "
+                                    "(MindSpore CPU ran " + index.strings.str(m.type) +
+                                    " in float32 between Casts it inserted and wrote its output labelled fp16), so " + maker +
+                                    " made the value");
+                res.replay->recommendation = "keep the output of " + maker + " out of fp16: it is computed in a wider type "
+                                             "and only the Cast after it rounds it to fp16, where it overflows; run " +
+                                             index.strings.str(m.type) + " and its consumers in float32 or bfloat16, or "
+                                             "bound its input (the Cast itself is not the cause)";
+                res.replay->recommendationFromReplay = false;
+            } else if (inputPast) {
+                res.replay->recommendation = "the Cast's input is already past 65504 (max |x| " + std::to_string(inMax) +
+                                             ") before it is rounded to fp16: change the op that produced that input "
+                                             "(not found among the dumped outputs), not the Cast";
+                res.replay->recommendationFromReplay = false;
+            }
+        }
+    }
     if (ctx.ops[origin].weak && !ctx.ops[origin].opdebug)
         res.warnings.push_back(std::string("the origin shows a single value at exactly 65504, which can be a legitimate "
                                            "value; ") + (confirmed ? "the fp16 replay confirms the overflow"

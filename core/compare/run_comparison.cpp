@@ -225,8 +225,15 @@ std::string storyOf(const DumpIndex& a, const DumpIndex& b, const RunComparison&
     const TensorRecord &ta = a.tensors[p.a], &tb = b.tensors[p.b];
     const OpRecord& o = a.ops[ta.op];
     const bool differedBefore = c.firstDifference >= 0 && c.firstDifference != c.firstDivergence;
-    std::string s = "Runs " + (differedBefore ? agreeTo : std::string("are identical")) + " until iteration " +
-                    std::to_string(o.iteration) + "; ";
+    // "identical until iteration 0" would claim an agreeing iteration that was never there: when
+    // the divergence is in the first compared iteration, say so instead.
+    std::uint32_t firstIteration = o.iteration;
+    for (const TensorPair& q : c.alignment.tensors) firstIteration = std::min(firstIteration, a.ops[a.tensors[q.a].op].iteration);
+    std::string s = o.iteration == firstIteration
+                        ? "Runs diverge in iteration " + std::to_string(o.iteration) + ", the first compared" +
+                              (differedBefore ? " (they " + agreeTo + " in the tensors before it)" : std::string()) + "; "
+                        : "Runs " + (differedBefore ? agreeTo : std::string("are identical")) + " until iteration " +
+                              std::to_string(o.iteration) + "; ";
     const std::string at = a.strings.str(o.type) + " " + a.strings.str(o.name) + " " + a.tensorLabel(ta);
     const TensorComparison& row = c.rows[r];
     switch (row.verdict) {

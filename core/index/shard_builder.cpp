@@ -1,6 +1,7 @@
 #include "core/index/shard_builder.h"
 
 #include <algorithm>
+#include <map>
 #include <string_view>
 
 #include "core/index/format_reader.h"
@@ -47,6 +48,19 @@ bool ShardBuilder::scan(const std::vector<const ScannedFile*>& files, std::stop_
     m->out.meta = m->sources.meta;
     std::vector<char> taken(files.size(), 0);   // by a reader of whole folders
     for (auto& r : m->readers) r->collect(files, taken);
+    // {graph}/constants/Parameter.data-{n}....npy (MindSpore 1.6+ CPU/GPU; real 2.0.0 writes them,
+    // 2.7.0 and 2.10.0 do not): values the graph was compiled with, written once per graph and part
+    // of no iteration, so they are no op's execution. Said once per folder rather than skipped silently.
+    std::map<std::string, std::size_t> constants;   // folder -> .npy files
+    for (const ScannedFile* f : files)
+        if (const auto at = f->rel.rfind("/constants/"); at != std::string::npos && f->rel.ends_with(".npy") &&
+                                                         f->rel.find('/', at + 11) == std::string::npos)
+            ++constants[f->rel.substr(0, at + 10)];
+    for (const auto& [folder, n] : constants)
+        m->warn(folder, std::to_string(n) + " graph constant file(s) (Parameter.data-N): values the graph was compiled "
+                        "with, written once and part of no iteration; not indexed as op executions (read one with "
+                        "dumplens-cli inspect FILE)",
+                WarningSeverity::Note);
     // About one draft per tensor file: reserving avoids moving every draft as the vector grows.
     m->reserveDrafts(m->drafts.size() + files.size());
     for (std::size_t i = 0; i < files.size(); ++i) {

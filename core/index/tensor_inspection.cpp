@@ -11,6 +11,12 @@
 #include "core/util/half.h"
 
 namespace dl {
+namespace {
+// The L2 of the finite elements is undefined, not 0, when there is none (an all-Inf tensor).
+bool l2Known(const TensorStats& st) {
+    return st.has(stat::L2) && st.count > st.nanCount + st.posInfCount + st.negInfCount;
+}
+}  // namespace
 
 bool inspectTensorFile(const std::string& path, TensorInspection& out, std::string& error) {
     namespace fs = std::filesystem;
@@ -106,8 +112,10 @@ std::string inspectionText(const TensorInspection& t) {
     s += fmt::format("Payload   {} bytes at offset {}{}\n", d.dataBytes, d.dataOffset,
                      d.bigEndian ? ", big-endian" : "");
     using namespace stat;
-    s += fmt::format("min {}  max {}  mean {}  L2 {}  max|x| {}\n", formatStat(st.min, st.has(Min)),
-                     formatStat(st.max, st.has(Max)), formatStat(st.mean, st.has(Mean)), formatStat(st.l2, st.has(L2)),
+    // Every figure on this line is over the finite elements; L2 says so because MindSpore 2.3+
+    // statistic.csv "L2Norm Value" and msprobe's Norm are inf as soon as one element is.
+    s += fmt::format("min {}  max {}  mean {}  L2 (finite) {}  max|x| {}\n", formatStat(st.min, st.has(Min)),
+                     formatStat(st.max, st.has(Max)), formatStat(st.mean, st.has(Mean)), formatStat(st.l2, l2Known(st)),
                      formatStat(st.maxAbs, st.has(MaxAbs)));
     s += fmt::format("elements {}  NaN {}  +Inf {}  -Inf {}  zero {}  <0 {}  >0 {}\n", st.count, st.nanCount,
                      st.posInfCount, st.negInfCount, st.zeroCount, st.negCount, st.posCount);
@@ -143,7 +151,8 @@ std::string inspectionJson(const TensorInspection& t) {
                {{"min", num(st.min, st.has(Min))},
                 {"max", num(st.max, st.has(Max))},
                 {"mean", num(st.mean, st.has(Mean))},
-                {"l2", num(st.l2, st.has(L2))},
+                {"l2", num(st.l2, l2Known(st))},
+                {"l2_over", "finite elements"},
                 {"max_abs", num(st.maxAbs, st.has(MaxAbs))},
                 {"count", st.count},
                 {"nan", st.nanCount},

@@ -269,6 +269,10 @@ void addVerdict(const DumpIndex& ix, const AnalysisResult& r, ReportContent& c) 
     c.verdict = "Overflow: first in " + str(ix, o.type) + " (" + str(ix, o.name) + ") on rank " + std::to_string(p.rank) +
                 ", stage " + stageText(p.stage) + ", iteration " + std::to_string(p.iteration) + ".";
     c.summary = {counts};
+    if (r.valueMadeBy)  // the Cast is where the inf shows, not what made it (a MindSpore-inserted Cast)
+        c.summary.push_back("The value was made by " + str(ix, ix.ops[*r.valueMadeBy].type) + " (" +
+                            str(ix, ix.ops[*r.valueMadeBy].name) + "); the " + str(ix, o.type) +
+                            " after it only rounded it to fp16.");
     std::set<int> stages;
     for (const ChainStep& s : r.chain) stages.insert(s.at.stage);
     if (r.chain.size() > 1)

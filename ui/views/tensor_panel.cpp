@@ -74,10 +74,13 @@ void TensorPanel::show(quint32 op, quint32 tensor) {
     if (!str(t.format).isEmpty()) fields << str(t.format);
     fields << (ix->side(t).file ? fileName(str(ix->side(t).file)) : tr("stats only"));
     h += fields.join(QStringLiteral(" · ")) + QStringLiteral("<br>");
-    h += tr("min %1 · max %2 · mean %3 · max|x| <b>%4</b> · L2 %5 · NaN %6 · Inf %7 · saturated %8 · elements %9")
+    // L2 is over the finite elements (MindSpore 2.3+ statistic.csv and msprobe's Norm are inf as
+    // soon as one element is): say so, and show none for a tensor without a finite element.
+    const bool l2Known = s.has(dl::stat::L2) && s.count > s.nanCount + s.infCount();
+    h += tr("min %1 · max %2 · mean %3 · max|x| <b>%4</b> · L2 (finite) %5 · NaN %6 · Inf %7 · saturated %8 · elements %9")
              .arg(figureText(s, dl::StatFigure::Min), figureText(s, dl::StatFigure::Max),
                   figureText(s, dl::StatFigure::Mean), figureText(s, dl::StatFigure::MaxAbs),
-                  num(s.has(dl::stat::L2) ? s.l2 : NAN))
+                  num(l2Known ? s.l2 : NAN))
              .arg(countText(s, s.nanCount), countText(s, s.infCount()))
              .arg(s.satCount)
              .arg(s.count);

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <unistd.h>
 
 #include "tests/core/analysis_test_builder.h"
 #include "core/analysis/analysis_json.h"
@@ -356,4 +359,42 @@ TEST(OverflowAnalyzer, ClassificationOverManyBlocksKeepsOpOrder) {
     EXPECT_NE(skipWarnings[1].find("Mul-op" + std::to_string(skipped[1]) + " "), std::string::npos);
     ASSERT_TRUE(r.firstOverflow);
     EXPECT_EQ(r.firstOverflow->op, firstBadOp);
+}
+
+// A mock of MindSpore's CPU writer: Mul runs in float32 and makes 64 * 65504; the Cast MindSpore
+// inserted rounds it to fp16 inf. The Cast is the first inf, but the op to name is Mul: in the
+// Recommendation (not "run Cast in bfloat16"), as value_made_by, and the Cast's input is listed as
+// past the fp16 limit, not as "near" it with "an early warning, not an overflow".
+TEST(OverflowAnalyzer, InsertedCastOfAValuePastTheLimitNamesTheOpThatMadeIt) {
+    const std::string dir = ::testing::TempDir() + "/dl_castmaker_" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir);
+    IndexBuilder b;
+    b.idx.root = dir;
+    const float big = 64.0f * 65504.0f;
+    T x = in(0, dataStats(2048.0), DType::Float32), y = in(1, dataStats(2048.0), DType::Float32);
+    T made = out(0, dataStats(big), DType::Float32);
+    T castIn = in(0, dataStats(big), DType::Float32), castOut = out(0, dataStats(1.0, 1));
+    x.shape = y.shape = made.shape = castIn.shape = castOut.shape = {2};
+    x.file = writeNpy(dir, "Mul.x.npy", DType::Float32, {2}, {2048.f, 1.f});
+    y.file = writeNpy(dir, "Mul.y.npy", DType::Float32, {2}, {2048.f, 1.f});
+    made.file = writeNpy(dir, "Mul.out.npy", DType::Float32, {2}, {big, 1.f});
+    castIn.file = writeNpy(dir, "Cast.in.npy", DType::Float32, {2}, {big, 1.f});
+    castOut.file = writeNpy(dir, "Cast.out.npy", DType::Float16, {2}, {INFINITY, 1.f});
+    b.op(0, 0, "Mul", "Default_Mul-op0", {x, y, made}, 10);
+    b.op(0, 0, "Cast", "Default_Cast-op0", {castIn, castOut}, 20);
+    const AnalysisResult r = analyze(b.idx);
+    ASSERT_TRUE(r.firstOverflow);
+    EXPECT_EQ(b.idx.strings.str(b.idx.ops[r.firstOverflow->op].type), "Cast");
+    ASSERT_TRUE(r.valueMadeBy);
+    EXPECT_EQ(b.idx.strings.str(b.idx.ops[*r.valueMadeBy].name), "Default_Mul-op0");
+    ASSERT_TRUE(r.replay);
+    EXPECT_NE(r.replay->recommendation.find("Mul Default_Mul-op0"), std::string::npos) << r.replay->recommendation;
+    EXPECT_EQ(r.replay->recommendation.find("run Cast"), std::string::npos) << r.replay->recommendation;
+    const std::string text = toText(b.idx, r);
+    EXPECT_NE(text.find("value made by: Mul Default_Mul-op0"), std::string::npos) << text;
+    ASSERT_EQ(r.nearLimitTotal, 1u);  // the Cast's float32 input
+    EXPECT_NE(text.find("1 of them already past 65504 going into a Cast to fp16"), std::string::npos) << text;
+    EXPECT_NE(text.find("(cast to fp16: past 65504, inf after the Cast)"), std::string::npos) << text;
+    EXPECT_EQ(text.find("an early warning, not an overflow"), std::string::npos) << text;
+    std::filesystem::remove_all(dir);
 }

@@ -45,3 +45,14 @@ TEST(RunComparison, ApplyThresholdsRejudgesWithoutRecomputing) {
     EXPECT_EQ(c.diverged, 0u);
     EXPECT_EQ(describeThresholds(c.thresholds), describeThresholds(loose));
 }
+
+// Both runs are one iteration (0) and differ at its second op: no agreeing iteration came before,
+// so the story must not say "identical until iteration 0" (a mock of MindSpore's CPU writer showed it).
+TEST(RunComparison, StoryOfADivergenceInTheFirstIterationClaimsNoEarlierAgreement) {
+    IndexBuilder a, b;
+    threeOpRuns(a, b);
+    const RunComparison c = compareRuns(a.idx, b.idx, {});
+    ASSERT_EQ(c.firstDivergence, 1);
+    EXPECT_EQ(c.story.find("until iteration 0"), std::string::npos) << c.story;
+    EXPECT_EQ(c.story.find("Runs diverge in iteration 0, the first compared; "), 0u) << c.story;
+}

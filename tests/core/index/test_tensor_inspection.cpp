@@ -2,7 +2,9 @@
 // op, slot and timestamp from the mapping.csv beside it, as the indexer does.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/index/tensor_inspection.h"
@@ -36,4 +38,25 @@ TEST(TensorInspection, MappedNameIsResolvedThroughMappingCsv) {
     TensorInspection bare;
     ASSERT_TRUE(inspectTensorFile((dir.path / "3151620475.npy").string(), bare, error)) << error;
     EXPECT_TRUE(bare.name.opType.empty());
+}
+
+// L2 is over the finite elements, and says so: [1, inf, 3] gives sqrt(10) = 3.162 (where
+// MindSpore 2.3+ statistic.csv and msprobe's Norm give inf), and an all-Inf tensor has none (null,
+// not 0).
+TEST(TensorInspection, L2IsOverFiniteElementsAndNullWithoutAny) {
+    dltest::TempDir dir;
+    std::string bytes, error;
+    ASSERT_TRUE(encodeFloats({1.f, INFINITY, 3.f}, DType::Float32, bytes, error)) << error;
+    ASSERT_TRUE(writeNpyFile((dir.path / "mixed.npy").string(), DType::Float32, {3}, bytes, error)) << error;
+    ASSERT_TRUE(encodeFloats({INFINITY, -INFINITY}, DType::Float16, bytes, error)) << error;
+    ASSERT_TRUE(writeNpyFile((dir.path / "allinf.npy").string(), DType::Float16, {2}, bytes, error)) << error;
+    TensorInspection t;
+    ASSERT_TRUE(inspectTensorFile((dir.path / "mixed.npy").string(), t, error)) << error;
+    auto j = nlohmann::json::parse(inspectionJson(t));
+    EXPECT_NEAR(j["stats"]["l2"].get<double>(), std::sqrt(10.0), 1e-9);
+    EXPECT_EQ(j["stats"]["l2_over"], "finite elements");
+    EXPECT_NE(inspectionText(t).find("L2 (finite) 3.162"), std::string::npos) << inspectionText(t);
+    ASSERT_TRUE(inspectTensorFile((dir.path / "allinf.npy").string(), t, error)) << error;
+    j = nlohmann::json::parse(inspectionJson(t));
+    EXPECT_TRUE(j["stats"]["l2"].is_null()) << j["stats"].dump();
 }
