@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/index/dump_indexer.h"
-#include "core/io/graph_ir.h"
+#include "core/formats/mindspore/graph_ir.h"
 #include "core/io/protobuf_reader.h"
 #include "core/analysis/overflow_analyzer.h"
 #include "core/report/report_content.h"
