@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,8 @@ struct AnalysisContext {
     std::map<std::uint32_t, std::int64_t> clockOffsetUs;   // rank -> offset; corrected = raw - offset
     bool clocksAligned = false;  // some Send/Receive or collective constrained the offsets (else all 0: raw clocks)
     std::map<std::uint32_t, std::uint32_t> clockComponent;  // rank -> lowest rank whose clock its offset is relative to
+    std::map<std::uint32_t, std::int64_t> clockUncertaintyUs;  // rank -> standard error of its offset (estimated ranks)
+    std::set<std::uint32_t> clockOneSided;                     // ranks whose offset is only a causality bound
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::uint32_t, std::uint32_t>> range;  // (rank, iter) -> [begin, end)
     // chain_detail::linkComponents once `match` and `range` are final: the chain asks three times,
     // and each pass visits every pair and collective member (~10^6 at 10M tensors).

@@ -54,6 +54,7 @@ json viaDetailJson(const DumpIndex& idx, const AnalysisResult& r, const ChainSte
         d["send_op"] = d.value("link_op", std::string());
         d["receive_op"] = idx.strings.str(idx.ops[s.at.op].name);
         d["tag"] = s.tag >= 0 ? json(s.tag) : json(nullptr);
+        d["evidence"] = s.pairEvidence.empty() ? json(nullptr) : json(s.pairEvidence);
     }
     if (s.via == ChainVia::Collective) {
         d["type"] = d.value("link_op_type", std::string());
@@ -149,13 +150,33 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
     j["near_limit"] = {{"threshold", r.nearLimitThreshold}, {"total", r.nearLimitTotal}, {"tensors", near}};
     json ranks = json::object();
     for (const auto& [rank, stage] : r.stages.stageOfRank) ranks[std::to_string(rank)] = stage;
-    j["stages"] = {{"source", r.stages.source}, {"count", r.stages.stageCount}, {"confident", r.stages.confident}, {"ranks", ranks}};
-    json clocks = json::object();
-    for (const auto& [rank, off] : r.clockOffsetUs) clocks[std::to_string(rank)] = off;
+    j["stages"] = {{"source", r.stages.source}, {"count", r.stages.stageCount}, {"confident", r.stages.confident}, {"ranks", ranks},
+                   {"tp_groups", r.stages.tpGroups}, {"replicas", r.stages.replicas}};
+    json clocks = json::object(), uncertainty = json::object();
+    for (const auto& [rank, off] : r.clockOffsetUs) {
+        clocks[std::to_string(rank)] = off;
+        // null: the offset is a causality bound or the reference, not an estimate with an error.
+        const auto u = r.clockUncertaintyUs.find(rank);
+        uncertainty[std::to_string(rank)] = u == r.clockUncertaintyUs.end() ? json(nullptr) : json(u->second);
+    }
     j["clock_offsets_us"] = clocks;
+    j["clock_offset_uncertainty_us"] = uncertainty;
+    json byEvidence = json::object();
+    for (const auto& [ev, n] : r.pairsByEvidence) byEvidence[ev] = n;
     j["counts"] = {{"tensors", r.tensorsExamined}, {"anomalous_tensors", r.anomalousTensors},
                    {"anomalous_ops", r.anomalousOps}, {"comm_pairs", r.commPairs},
-                   {"unmatched_receives", r.unmatchedReceives}, {"readable_tensors", r.readableTensors}};
+                   {"unmatched_receives", r.unmatchedReceives}, {"readable_tensors", r.readableTensors},
+                   {"ambiguous_pairs", r.ambiguousPairs}, {"pairs_statistics_differ", r.pairsStatisticsDiffer},
+                   {"pairs_by_evidence", byEvidence}};
+    // Every Send/Receive pair with what tied it.
+    json pairs = json::array();
+    for (const AnalysisResult::Pair& p : r.pairs) {
+        if (p.send >= idx.ops.size() || p.recv >= idx.ops.size()) continue;
+        const OpRecord &s = idx.ops[p.send], &v = idx.ops[p.recv];
+        pairs.push_back({{"iteration", s.iteration}, {"send_rank", s.rank}, {"send_op", idx.strings.str(s.name)},
+                         {"receive_rank", v.rank}, {"receive_op", idx.strings.str(v.name)}, {"evidence", p.evidence}});
+    }
+    j["pairs"] = std::move(pairs);
     return j;
 }
 

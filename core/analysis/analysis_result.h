@@ -66,6 +66,7 @@ struct ChainStep {
     std::uint32_t linkOp = kNoIndex;      // the Send of a Receive, the optimizer of a weight update, ...
     int tag = -1;                         // sr_tag of a Send/Receive hop when written
     std::vector<std::uint32_t> groupRanks;  // a collective hop: the ranks of its group
+    std::string pairEvidence;             // a Send/Receive hop: what tied the pair (pairEvidenceName)
     std::int64_t alignedUs = 0;           // the step's time on the reference clock (0: no timestamps)
     bool clockAligned = false;            // alignedUs is on the reference clock (a message links the rank's clock to it)
     std::uint64_t orderKey = 0;           // position in happens-before order when there are no timestamps
@@ -76,6 +77,8 @@ struct StageMap {
     int stageCount = 0;
     std::string source;                   // "--stages", "hccl.json", "send/receive topology", "ops held", ...
     bool confident = false;               // false: a guess, say so when presenting it
+    std::vector<std::vector<std::uint32_t>> tpGroups;  // tensor-parallel groups (collectives within a stage)
+    std::vector<std::vector<std::uint32_t>> replicas;  // data-parallel pipelines (ranks joined by pairs and TP groups)
     int stageOf(std::uint32_t rank) const {
         auto it = stageOfRank.find(rank);
         return it == stageOfRank.end() ? -1 : it->second;
@@ -136,6 +139,7 @@ struct AnalysisResult {
     std::vector<ChainStep> chain;
     StageMap stages;
     std::map<std::uint32_t, std::int64_t> clockOffsetUs;  // rank -> estimated offset to the reference clock
+    std::map<std::uint32_t, std::int64_t> clockUncertaintyUs;  // rank -> standard error of the offset (estimated ranks only)
     std::vector<IterationStatus> iterations;
     std::optional<std::uint32_t> firstBadIteration;
     Persistence persistence = Persistence::Unknown;
@@ -152,6 +156,11 @@ struct AnalysisResult {
     std::optional<std::uint32_t> valueMadeBy;
     std::uint64_t tensorsExamined = 0, anomalousTensors = 0, anomalousOps = 0;
     std::uint64_t commPairs = 0, unmatchedReceives = 0;
+    std::uint64_t ambiguousPairs = 0, pairsStatisticsDiffer = 0;
+    std::map<std::string, std::uint64_t> pairsByEvidence;  // pairEvidenceName -> pairs
+    // Every Send/Receive pair: (send op, receive op, evidence name), in match order.
+    struct Pair { std::uint32_t send = 0, recv = 0; std::string evidence; };
+    std::vector<Pair> pairs;
     std::vector<std::string> evidence;    // how the verdict was reached
     std::vector<std::string> warnings;    // where evidence is thin or input was odd
 };

@@ -94,6 +94,10 @@ void Walk::mergePeers() {
                 continue;
             // Reached by one hop (members of one collective, and what follows on them) ...
             if (t.causedBy == parent && parent >= 0) { into = int(m); break; }
+            // ... or one collective call reached its members from different bad inputs (a
+            // global-norm AllReduce fed by several ranks): still one step.
+            if (s.via == ChainVia::Collective && ctx.match.group[s.at.op] >= 0 &&
+                ctx.match.group[s.at.op] == ctx.match.group[t.at.op]) { into = int(m); break; }
             // ... or tensor-parallel peers: the same op of one stage, from equivalent steps.
             if (t.at.stage < 0 || t.at.stage != s.at.stage || ctx.index.ops[t.at.op].name != ctx.index.ops[s.at.op].name) continue;
             const bool sameParent = t.causedBy >= 0 && parent >= 0 && merged[std::size_t(t.causedBy)].at.stage == merged[std::size_t(parent)].at.stage &&

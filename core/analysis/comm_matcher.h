@@ -39,9 +39,22 @@ struct CommOp {
 // Every comm op of the index, in index order.
 std::vector<CommOp> findCommOps(const DumpIndex& index);
 
+// What tied a Receive to its Send, strongest first.
+enum class PairEvidence : std::uint8_t {
+    Statistics,              // the only Send whose input carries the Receive's output statistics
+    StatisticsLaneOrder,     // TP peers sent identical data: equal statistics, peers paired in rank order
+    ExplicitPeer,            // the names give the peer rank; the channel's order gives the Send
+    Order,                   // the k-th Receive of a one-to-one channel (rank, peer, direction, tag)
+    OrderStatisticsDiffer,   // paired by order, but the statistics differ: a row is missing or misread
+    StageMap,                // the stage map's neighbour was the only possible sender
+    Ambiguous,               // several Sends were possible: the first was taken, reported as a guess
+};
+const char* pairEvidenceName(PairEvidence e);  // "statistics", "explicit_peer", "order", ...
+
 struct CommPair {
     std::uint32_t send = 0, recv = 0;   // op indices
     bool confident = true;              // false: more than one Send could have fed this Receive
+    PairEvidence evidence = PairEvidence::Order;
 };
 
 struct CollectiveGroup {
@@ -57,6 +70,7 @@ struct CommMatch {
     std::vector<std::int32_t> partner;  // per op: paired Send/Receive op index, -1 none
     std::vector<std::int32_t> group;    // per op: index into groups, -1 none
     std::uint64_t ambiguous = 0;
+    std::uint64_t statisticsDiffer = 0;  // pairs whose two ends' statistics differ
 };
 
 // Pairs Receives with Sends per iteration: explicit peers and tags when the names carry them,

@@ -429,8 +429,13 @@ void describeChain(AnalysisResult& res) {
 
 void describeStages(const StageMap& m, AnalysisResult& res) {
     if (m.stageCount == 0) return;
-    res.evidence.push_back("pipeline stages from " + m.source + ": " + std::to_string(m.stageCount) + " stage(s)" +
-                           (m.confident ? "" : " (a guess)"));
+    std::string s = "pipeline stages from " + m.source + ": " + std::to_string(m.stageCount) + " stage(s)" +
+                    (m.confident ? "" : " (a guess)");
+    if (!m.tpGroups.empty())
+        s += "; " + std::to_string(m.tpGroups.size()) + " tensor-parallel group(s) of " + std::to_string(m.tpGroups.front().size()) +
+             " (collectives within a stage)";
+    if (m.replicas.size() > 1) s += "; " + std::to_string(m.replicas.size()) + " data-parallel pipelines";
+    res.evidence.push_back(s);
 }
 
 }  // namespace
@@ -463,17 +468,32 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
     });
     if (!classified) return cancelled();
     for (std::string& w : stageWarnings) res.warnings.push_back(std::move(w));
+    describeParallelism(index, ctx.match, ctx.stages);
     res.stages = ctx.stages;
     describeStages(ctx.stages, res);
     if (std::string order = orderSourceEvidence(index.ranks); !order.empty()) res.evidence.push_back(std::move(order));
     res.commPairs = ctx.match.pairs.size();
     res.unmatchedReceives = ctx.match.unmatchedReceives.size();
+    res.ambiguousPairs = ctx.match.ambiguous;
+    res.pairsStatisticsDiffer = ctx.match.statisticsDiffer;
+    res.pairs.reserve(ctx.match.pairs.size());
+    for (const CommPair& p : ctx.match.pairs) {
+        const char* ev = pairEvidenceName(p.evidence);
+        ++res.pairsByEvidence[ev];
+        res.pairs.push_back({p.send, p.recv, ev});
+    }
     if (ctx.match.ambiguous)
-        res.warnings.push_back(std::to_string(ctx.match.ambiguous) + " Receive(s) could have been fed by more than one Send; "
-                               "paired with the lowest rank");
+        res.warnings.push_back(std::to_string(ctx.match.ambiguous) + " Receive(s) could have been fed by more than one Send "
+                               "(neither statistics, channel order nor the stage map decide): each paired with the first "
+                               "possible Send and marked ambiguous (counts.ambiguous_pairs)");
+    if (ctx.match.statisticsDiffer)
+        res.warnings.push_back(std::to_string(ctx.match.statisticsDiffer) + " Send/Receive pair(s) tied by channel order carry "
+                               "different statistics at their two ends (counts.pairs_statistics_differ): a row is missing "
+                               "or misread, or the pairing is off there");
     if (opt.stop.stop_requested()) return cancelled();
     estimateClockOffsets(ctx, res.evidence);
     res.clockOffsetUs = ctx.clockOffsetUs;
+    res.clockUncertaintyUs = ctx.clockUncertaintyUs;
     res.clocksAligned = ctx.clocksAligned;
     iterationStatuses(ctx, res);
     for (const IterationStatus& s : res.iterations)
@@ -511,6 +531,13 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
     res.chainOrderedByClock = chainOrderedByClock(ctx);
     res.chainOrderedByFlow = chainOrderedByFlow(ctx);
     res.chain = buildChain(ctx, p, res.chainOrderedByClock);
+    {
+        std::map<std::uint32_t, const char*> evidenceOfRecv;
+        for (const CommPair& cp : ctx.match.pairs) evidenceOfRecv[cp.recv] = pairEvidenceName(cp.evidence);
+        for (ChainStep& s : res.chain)
+            if (s.via == ChainVia::SendReceive)
+                if (auto e = evidenceOfRecv.find(s.at.op); e != evidenceOfRecv.end()) s.pairEvidence = e->second;
+    }
     describeChain(res);
     if (opt.stop.stop_requested()) return cancelled();
     if (opt.replay) {

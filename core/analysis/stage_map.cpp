@@ -160,7 +160,17 @@ bool fromTopology(const DumpIndex& index, const std::vector<CommOp>& comm, const
     if (match.pairs.empty()) return false;
     const bool directionKnown = std::any_of(comm.begin(), comm.end(), [](const CommOp& c) { return c.backward; });
     std::map<std::uint32_t, std::set<std::uint32_t>> fwd, undirected;
+    // A guessed pair places ranks only where the sure ones leave a rank out: the map is then
+    // said to be a guess.
+    std::set<std::uint32_t> placed;
+    for (const CommPair& p : match.pairs)
+        if (p.confident) { placed.insert(index.ops[p.send].rank); placed.insert(index.ops[p.recv].rank); }
+    bool guessed = false;
     for (const CommPair& p : match.pairs) {
+        if (!p.confident) {
+            if (placed.count(index.ops[p.send].rank) && placed.count(index.ops[p.recv].rank)) continue;
+            guessed = true;
+        }
         const std::uint32_t a = index.ops[p.send].rank, b = index.ops[p.recv].rank;
         if (a == b) continue;
         undirected[a].insert(b);
@@ -170,14 +180,29 @@ bool fromTopology(const DumpIndex& index, const std::vector<CommOp>& comm, const
         if (directionKnown && !backward) fwd[a].insert(b);
     }
     if (directionKnown && !fwd.empty()) {
-        for (const auto& [a, bs] : undirected) m.stageOfRank[a] = 0;
-        // Longest path from the sources; more relaxations than ranks means a cycle.
-        for (std::size_t round = 0; round <= undirected.size(); ++round) {
-            bool changed = false;
-            for (const auto& [a, bs] : fwd)
-                for (std::uint32_t b : bs)
-                    if (m.stageOfRank[b] < m.stageOfRank[a] + 1) { m.stageOfRank[b] = m.stageOfRank[a] + 1; changed = true; }
-            if (!changed) { m.source = "send/receive topology"; m.confident = true; return true; }
+        // Longest path from the sources; more relaxations than ranks means a cycle. The
+        // interleaved (virtual-pipeline) schedule closes the ring: the last stage, which holds
+        // the loss, sends its chunk's activations back to stage 0. That edge goes.
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            if (attempt == 1) {
+                if (lossRanks.empty()) break;
+                for (auto& [a, bs] : fwd)
+                    if (lossRanks.count(a)) bs.clear();
+            }
+            m.stageOfRank.clear();
+            for (const auto& [a, bs] : undirected) m.stageOfRank[a] = 0;
+            for (std::size_t round = 0; round <= undirected.size(); ++round) {
+                bool changed = false;
+                for (const auto& [a, bs] : fwd)
+                    for (std::uint32_t b : bs)
+                        if (m.stageOfRank[b] < m.stageOfRank[a] + 1) { m.stageOfRank[b] = m.stageOfRank[a] + 1; changed = true; }
+                if (!changed) {
+                    m.source = attempt ? "send/receive topology (interleaved: the loss stage's wrap-around Send left out)"
+                                       : "send/receive topology";
+                    m.confident = !guessed;
+                    return true;
+                }
+            }
         }
         m.stageOfRank.clear();
         return false;
@@ -283,6 +308,74 @@ std::set<std::uint32_t> lossOrHeadRanks(const DumpIndex& index) {
         }
     }
     return out;
+}
+
+namespace {
+bool isOptimizerScope(std::string_view name) {
+    const std::string w = lower(name);
+    return w.find("optimizer") != std::string::npos || w.find("grad_reducer") != std::string::npos ||
+           w.find("gradreducer") != std::string::npos || w.find("clip_grad") != std::string::npos;
+}
+std::uint32_t findRoot(std::map<std::uint32_t, std::uint32_t>& parent, std::uint32_t r) {
+    while (parent[r] != r) r = parent[r] = parent[parent[r]];
+    return r;
+}
+}  // namespace
+
+void describeParallelism(const DumpIndex& index, const CommMatch& match, StageMap& m) {
+    // TP groups: the member sets of collectives inside the model (not the optimizer's gradient
+    // reduction or global norm) whose members all sit in one stage.
+    std::map<std::vector<std::uint32_t>, std::size_t> sets;
+    NameMemo<bool> optimizer(index.strings);
+    for (const CollectiveGroup& g : match.groups) {
+        if (g.ops.size() < 2) continue;
+        if (optimizer.get(index.ops[g.ops.front()].name, isOptimizerScope) ||
+            optimizer.get(index.ops[g.ops.front()].scope, isOptimizerScope))
+            continue;
+        std::vector<std::uint32_t> ranks;
+        int stage = -2;
+        bool oneStage = true;
+        for (std::uint32_t op : g.ops) {
+            const std::uint32_t r = index.ops[op].rank;
+            ranks.push_back(r);
+            const int s = m.stageOf(r);
+            if (stage == -2) stage = s;
+            oneStage = oneStage && s == stage && s >= 0;
+        }
+        std::sort(ranks.begin(), ranks.end());
+        ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+        if (oneStage && ranks.size() > 1) ++sets[ranks];
+    }
+    // Most frequent sets first, each rank in one group.
+    std::vector<std::pair<std::size_t, std::vector<std::uint32_t>>> bySize;
+    for (const auto& [ranks, n] : sets) bySize.push_back({n, ranks});
+    std::stable_sort(bySize.begin(), bySize.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::set<std::uint32_t> taken;
+    m.tpGroups.clear();
+    for (const auto& [n, ranks] : bySize) {
+        if (std::any_of(ranks.begin(), ranks.end(), [&](std::uint32_t r) { return taken.count(r) > 0; })) continue;
+        taken.insert(ranks.begin(), ranks.end());
+        m.tpGroups.push_back(ranks);
+    }
+    std::sort(m.tpGroups.begin(), m.tpGroups.end());
+    // Data-parallel replicas: ranks joined by Send/Receive pairs and TP groups are one pipeline.
+    std::map<std::uint32_t, std::uint32_t> parent;
+    for (const auto& [r, s] : m.stageOfRank) parent[r] = r;
+    auto join = [&](std::uint32_t a, std::uint32_t b) {
+        if (!parent.count(a)) parent[a] = a;
+        if (!parent.count(b)) parent[b] = b;
+        const std::uint32_t x = findRoot(parent, a), y = findRoot(parent, b);
+        if (x != y) parent[std::max(x, y)] = std::min(x, y);
+    };
+    for (const CommPair& p : match.pairs)
+        if (p.confident) join(index.ops[p.send].rank, index.ops[p.recv].rank);
+    for (const auto& g : m.tpGroups)
+        for (std::uint32_t r : g) join(g.front(), r);
+    std::map<std::uint32_t, std::vector<std::uint32_t>> comps;
+    for (const auto& [r, p] : parent) comps[findRoot(parent, r)].push_back(r);
+    m.replicas.clear();
+    if (match.pairs.empty()) return;
+    for (auto& [root, ranks] : comps) m.replicas.push_back(ranks);
 }
 
 bool isLossOrHeadOp(const DumpIndex& index, const OpRecord& op) {

@@ -22,6 +22,10 @@ bool parseStageSpec(std::string_view spec, StageMap& out, std::string& error);
 StageMap inferStageMap(const DumpIndex& index, const std::vector<CommOp>& comm, std::string_view spec,
                        std::vector<std::string>& warnings);
 
+// Fills m.tpGroups (member sets of the model's collectives within one stage) and m.replicas
+// (ranks joined by Send/Receive pairs and TP groups: one data-parallel pipeline each).
+void describeParallelism(const DumpIndex& index, const CommMatch& match, StageMap& m);
+
 // Ops only the last stage holds: the loss and the (normalised) LM head.
 bool isLossOrHeadOp(const DumpIndex& index, const OpRecord& op);
 // Ranks holding such an op: the same as isLossOrHeadOp over every op, testing each string once.

@@ -36,6 +36,7 @@ struct ClusterScenarioOptions {
     bool stagesInRankTable = true;  // hccl.json devices carry "stage" (MindSpore's own table has none)
     bool timestamps = true;         // false: timestamps written as 0, as a dump that lost them
     bool overflowOnly = false;      // op_debug_mode 3: only ops with an Inf/NaN output, no comm ops
+    bool executionOrder = true;     // false: no execution_order/ (names alone tell forward from backward)
     std::vector<std::int64_t> rankClockOffsetUs;  // empty: 0, +850, -3000, +420 (... -1500, +2200, +300, -700)
     std::int64_t baseTimestampUs = 1700000000000000;
     std::string netName = "Llama";
@@ -72,6 +73,13 @@ struct ClusterChainStep {
     std::vector<int> possibleCauses;
 };
 
+// One Send and the Receive it fed, as the event log has them.
+struct ClusterPairTruth {
+    int sendRank = -1, recvRank = -1, iteration = -1;
+    std::string sendName, recvName;  // full scoped names (as in execution_order)
+    bool backward = false;
+};
+
 struct ClusterScenarioTruth {
     ClusterScenario scenario = ClusterScenario::BackwardNextIteration;
     int pipelineStages = 0, tensorParallel = 0, ranks = 0, iterations = 0;
@@ -85,6 +93,12 @@ struct ClusterScenarioTruth {
     std::size_t spontaneousOverflows = 0;        // ops whose own arithmetic overflowed on clean inputs
     std::vector<float> lossPerIteration;
     std::size_t filesWritten = 0;
+    // Pipeline runs (pipeline_scenario.h): data parallelism, micro-batches, the job killed during
+    // killedIteration (-1: not), every Send/Receive pair, the TP groups and each rank's replica.
+    int dataParallel = 1, microBatches = 1, killedIteration = -1;
+    std::vector<ClusterPairTruth> pairs;
+    std::vector<std::vector<int>> tpGroups;
+    std::vector<int> replicaOfRank;
 };
 
 // Simulates `s` and writes it as a dump root at `root` (created; nothing is written outside it):

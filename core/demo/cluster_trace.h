@@ -16,6 +16,7 @@ enum class ClusterOpKind : std::uint8_t { Compute, Send, Receive, Collective, Op
 
 struct ClusterOp {
     int rank = 0, stage = 0, lane = 0;  // lane = index within the tensor-parallel group
+    int replica = 0;                    // data-parallel replica (pipeline_sim.h)
     int iteration = 0;
     std::uint32_t position = 0;         // index in the stage graph's execution order
     std::string type;                   // "SqrtGrad"
@@ -45,6 +46,9 @@ struct ClusterTrace {
     std::vector<ClusterOp> ops;                          // in the order the simulation ran them
     std::vector<std::vector<std::string>> execOrder;     // [stage] -> full names (one graph per stage)
     std::vector<std::vector<int>> collectives;           // [instance] -> member op indices
+    // [rank] -> pipeline stage; empty: rank / tensorParallel (the small scenarios: no data parallelism)
+    std::vector<int> stageOfRank;
+    int stageOf(int rank) const { return stageOfRank.empty() ? rank / tensorParallel : stageOfRank[std::size_t(rank)]; }
     std::vector<float> lossPerIteration;
 };
 

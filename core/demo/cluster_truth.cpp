@@ -82,7 +82,7 @@ bool deriveClusterTruth(const ClusterTrace& trace, ClusterScenarioTruth& truth, 
     truth.ranks = trace.ranks;
     truth.iterations = trace.iterations;
     truth.stageOfRank.clear();
-    for (int r = 0; r < trace.ranks; ++r) truth.stageOfRank.push_back(r / trace.tensorParallel);
+    for (int r = 0; r < trace.ranks; ++r) truth.stageOfRank.push_back(trace.stageOf(r));
     truth.opsPerRankIteration.assign(std::size_t(trace.ranks), std::vector<std::size_t>(std::size_t(trace.iterations), 0));
     truth.tensorsPerRankIteration = truth.opsPerRankIteration;
     truth.spontaneousOverflows = 0;
@@ -142,7 +142,7 @@ bool deriveClusterTruth(const ClusterTrace& trace, ClusterScenarioTruth& truth, 
         const Via v = viaOf(int(i));
         const Key k = o.kind == ClusterOpKind::Collective
                           ? Key{o.collective, "", 0, 0, 0, "", 0}
-                          : Key{-1, o.fullName, o.iteration, o.stage, int(v.kind), v.op, v.tag};
+                          : Key{-1, o.fullName, o.iteration, o.stage * 4096 + o.replica, int(v.kind), v.op, v.tag};
         groups[k].push_back(int(i));
     }
     std::vector<std::vector<int>> steps;

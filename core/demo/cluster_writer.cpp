@@ -72,6 +72,10 @@ public:
             }
         }
         if (o_.overflowOnly && rows == 0) return true;  // nothing overflowed here: nothing dumped
+        if (o_.tornLastRow && it == t_.iterations - 1 && rows > 0) {
+            const std::size_t lineStart = stats.rfind('\n', stats.size() - 2) + 1;
+            stats.resize(lineStart + (stats.size() - lineStart) / 2);
+        }
         if (!text(dir + "/statistic.csv", stats, error)) return false;
         return mapping.empty() || text(dir + "/mapping.csv", mapping, error);
     }
@@ -85,13 +89,19 @@ public:
             {"saved_data", o_.writeTensors ? "full" : "statistic"},
             {"input_output", 0},
             {"kernels", nlohmann::ordered_json::array()},
-            {"support_device", {0, 1, 2, 3, 4, 5, 6, 7}},
+            {"support_device", supportDevices()},
             {"op_debug_mode", o_.overflowOnly ? 3 : 0},
             {"statistic_category", kCategories}};
         nlohmann::ordered_json j = {
             {"common_dump_settings", common},
             {"e2e_dump_settings", {{"enable", true}, {"trans_flag", true}, {"stat_calc_mode", "host"}}}};
         return j.dump(4) + "\n";
+    }
+
+    nlohmann::ordered_json supportDevices() const {
+        nlohmann::ordered_json d = nlohmann::ordered_json::array();
+        for (int i = 0; i < std::min(t_.ranks, 8); ++i) d.push_back(i);
+        return d;
     }
 
     std::string hcclJson() const {
@@ -103,7 +113,7 @@ public:
                 nlohmann::ordered_json d = {{"device_id", std::to_string(r - first)},
                                             {"device_ip", "192.98." + std::to_string(10 + s) + "." + std::to_string(11 + r - first)},
                                             {"rank_id", std::to_string(r)}};
-                if (o_.stagesInRankTable) d["stage"] = std::to_string(r / t_.tensorParallel);
+                if (o_.stagesInRankTable) d["stage"] = std::to_string(t_.stageOf(r));
                 devices.push_back(d);
             }
             servers.push_back({{"server_id", "192.168.10." + std::to_string(11 + s)}, {"device", devices},
@@ -138,15 +148,15 @@ bool writeClusterDump(const std::string& root, const ClusterTrace& trace, const 
             if (!w.iteration(dir, r, it, error)) return false;
         }
         const std::string eo = rankDir + "/execution_order/", md = rankDir + "/.dump_metadata/";
-        fs::create_directories(eo, ec);
+        if (options.executionOrder) fs::create_directories(eo, ec);
         if (!ec) fs::create_directories(md, ec);
         if (ec) { error = "cannot create folders under " + rankDir + ": " + ec.message(); return false; }
         std::string order = "NodeExecutionOrder-FullNameWithScope\n", global;
-        for (const auto& name : trace.execOrder.at(std::size_t(r / trace.tensorParallel))) order += name + "\n";
+        for (const auto& name : trace.execOrder.at(std::size_t(trace.stageOf(r)))) order += name + "\n";
         for (int it = 0; it < trace.iterations; ++it) global += std::to_string(it) + "\n";
         const nlohmann::json cfg = {{"device_target", "Ascend"}, {"ms_version", options.msVersion}};
-        if (!w.text(eo + "ms_execution_order_graph_0.csv", order, error) ||
-            !w.text(eo + "ms_global_execution_order_graph_0.csv", global, error) ||
+        if ((options.executionOrder && (!w.text(eo + "ms_execution_order_graph_0.csv", order, error) ||
+                                        !w.text(eo + "ms_global_execution_order_graph_0.csv", global, error))) ||
             !w.text(md + "data_dump.json", w.dataDumpJson(), error) || !w.text(md + "config.json", cfg.dump(), error) ||
             !w.text(md + "hccl.json", w.hcclJson(), error))
             return false;

@@ -20,6 +20,12 @@ struct ClusterWriteOptions {
     // op_debug_mode 3: only the ops whose output went Inf/NaN, and no Send/Receive or collective
     // (nothing in the dump links the ranks' clocks).
     bool overflowOnly = false;
+    // The job was killed while writing: the last row of each rank's last statistic.csv is cut
+    // in the middle (no line end), as a killed process leaves it.
+    bool tornLastRow = false;
+    // false: no execution_order/ folder (a dump copied without it): the op names, with the scope's
+    // '/' spelled '_', are all there is to tell forward from backward.
+    bool executionOrder = true;
 };
 
 bool writeClusterDump(const std::string& root, const ClusterTrace& trace, const ClusterWriteOptions& options,
