@@ -302,11 +302,15 @@ void tensorMetrics(const Side& sa, const Side& sb, const DumpFile& fa, const Dum
         err += "Bench api/module unmatched.";
         return;
     }
+    // int/float/None arguments carry no data file; msprobe 8.3.3 marks their metric cells
+    // "unsupported" (not N/A), as the real tables in tests/data/real/msprobe show.
     if (na.dataName == "-1") {
+        cells.assign(6, kUnsupported);
         err += "NPU does not have data file.";
         return;
     }
     if (nb->dataName == "-1") {
+        cells.assign(6, kUnsupported);
         err += "Bench does not have data file.";
         return;
     }
