@@ -302,11 +302,15 @@ void tensorMetrics(const Side& sa, const Side& sb, const DumpFile& fa, const Dum
         err += "Bench api/module unmatched.";
         return;
     }
+    // int/float/None arguments carry no data file; msprobe 8.3.3 marks their metric cells
+    // "unsupported" (not N/A), as the real tables in tests/data/real/msprobe show.
     if (na.dataName == "-1") {
+        cells.assign(6, kUnsupported);
         err += "NPU does not have data file.";
         return;
     }
     if (nb->dataName == "-1") {
+        cells.assign(6, kUnsupported);
         err += "Bench does not have data file.";
         return;
     }
@@ -539,8 +543,9 @@ bool writeMsprobeTableCsv(const DumpIndex& a, const DumpIndex& b, const Iteratio
                 if (!noBench) r.benchMax = number(bm->stats[0]);
                 r.overflow = npuStats[0] == "inf" || npuStats[0] == "-inf" || npuStats[1] == "inf" || npuStats[1] == "-inf";
                 if (mode == MsprobeTableMode::Md5) {
-                    c.push_back(n.md5);
-                    c.push_back(noBench ? kNA : bm->md5);
+                    // None arguments carry no md5; msprobe 8.3.3 writes N/A there (real md5_L1 tables).
+                    c.push_back(n.md5.empty() ? kNA : n.md5);
+                    c.push_back(noBench || bm->md5.empty() ? kNA : bm->md5);
                     c.push_back(r.reqGradConsistent ? "True" : "False");
                     c.push_back(noBench ? kNA : n.md5 == bm->md5 ? "pass" : "Different");
                 } else if (mode == MsprobeTableMode::Statistics) {
