@@ -8,7 +8,7 @@
 # tables/<version>/<mode>_<level>/<pair>/, the expected answers of tests/core/compare/.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-VENVS=${1:-/work/venvs}
+VENVS=${1:-$HOME/.cache/dumplens-msprobe-venvs}
 VERSIONS=${VERSIONS:-"8.3.3 26.2.0"}
 MODES=${MODES:-"statistics:L1 statistics:mix tensor:L1 md5:L1"}
 for v in $VERSIONS; do
