@@ -130,6 +130,25 @@ private slots:
             QVERIFY2(QFileInfo(p).isDir(), qPrintable(p));
             m_variants.push_back({std::string("sample ") + rel, p, Expect::FromAnalysis});
         }
+        // Dumps written by MindSpore itself (tests/data/real/mindspore, three versions): the
+        // verdict is the one NumPy finds over the same files (its expected.json).
+        for (const char* version : {"2.0.0", "2.7.0", "2.10.0"})
+            for (const auto& [net, expect] : {std::pair{"forward_mul", Expect::Overflow}, std::pair{"train_sqrtgrad", Expect::Overflow},
+                                              std::pair{"train_fixed", Expect::Clean}, std::pair{"multigraph", Expect::Clean}}) {
+                const QString p = QStringLiteral(DUMPLENS_TEST_DATA_DIR "/real/mindspore/") + QLatin1String(version) +
+                                  QLatin1Char('/') + QLatin1String(net);
+                QVERIFY2(QFileInfo(p).isDir(), qPrintable(p));
+                m_variants.push_back({std::string("MindSpore ") + version + " " + net, p, expect});
+            }
+        // Dumps written by msprobe's wheels (tests/data/real/msprobe): every generation and mode.
+        const QDir msprobeDumps(QStringLiteral(DUMPLENS_TEST_DATA_DIR "/real/msprobe/dumps"));
+        for (const QString& version : msprobeDumps.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+            for (const QString& mode : QDir(msprobeDumps.filePath(version)).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+                const QDir modeDir(msprobeDumps.filePath(version + QLatin1Char('/') + mode));
+                for (const QString& variant : modeDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+                    m_variants.push_back({("msprobe " + version + " " + mode + " " + variant).toStdString(), modeDir.filePath(variant),
+                                          Expect::FromAnalysis});
+            }
         // An msprobe statistics-only dump whose linear overflows: no data and no kernel to replay
         // it, so the chain dock says why and recommends by rule of thumb.
         const QString stats = m_tmp.path() + QStringLiteral("/msprobe_stats");
