@@ -76,6 +76,42 @@ bool solveComponent(const std::vector<std::uint32_t>& ranks,
     return true;
 }
 
+// Per rank pair: d = off_high - off_low within [lower, upper]; both sides known gives an
+// estimate (the middle) and its half-width; one side only bounds it.
+struct Window { std::int64_t lower, upper; bool twoSided; };
+using Windows = std::map<std::pair<std::uint32_t, std::uint32_t>, Window>;
+
+// What the windows prove about each estimate's error. The true difference of a rank pair lies in
+// its window, the estimate's within the window or `excess` outside it, so they differ by at most
+// width + excess; along a path from the reference the errors add. The bound of a rank is the
+// cheapest such path (Dijkstra over the two-sided windows of its component).
+std::map<std::uint32_t, double> worstCaseError(std::uint32_t root, const std::set<std::uint32_t>& comp,
+                                               const Windows& windows, const std::map<std::uint32_t, double>& off) {
+    std::map<std::uint32_t, std::vector<std::pair<std::uint32_t, double>>> adj;
+    for (const auto& [ab, w] : windows) {
+        if (!w.twoSided || !comp.count(ab.first) || !comp.count(ab.second)) continue;
+        const double d = off.at(ab.second) - off.at(ab.first);
+        const double lo = double(std::min(w.lower, w.upper)), hi = double(std::max(w.lower, w.upper));
+        const double cost = (hi - lo) + std::max({0.0, d - hi, lo - d});
+        adj[ab.first].push_back({ab.second, cost});
+        adj[ab.second].push_back({ab.first, cost});
+    }
+    std::map<std::uint32_t, double> best{{root, 0.0}};
+    std::priority_queue<std::pair<double, std::uint32_t>, std::vector<std::pair<double, std::uint32_t>>, std::greater<>> todo;
+    todo.push({0.0, root});
+    while (!todo.empty()) {
+        const auto [cost, r] = todo.top();
+        todo.pop();
+        if (cost > best[r]) continue;
+        for (const auto& [next, c] : adj[r])
+            if (auto it = best.find(next); it == best.end() || cost + c < it->second) {
+                best[next] = cost + c;
+                todo.push({cost + c, next});
+            }
+    }
+    return best;
+}
+
 }  // namespace
 
 void estimateClockOffsets(AnalysisContext& ctx, std::vector<std::string>& notes) {
@@ -101,10 +137,7 @@ void estimateClockOffsets(AnalysisContext& ctx, std::vector<std::string>& notes)
             for (std::uint32_t b : g.ops)
                 if (a != b) constrain(a, b);
     }
-    // Per rank pair: d = off_high - off_low within [lower, upper]; both sides known gives an
-    // estimate (the middle) and its half-width; one side only bounds it.
-    struct Window { std::int64_t lower, upper; bool twoSided; };
-    std::map<std::pair<std::uint32_t, std::uint32_t>, Window> windows;
+    Windows windows;
     std::size_t dropped = 0, contradictions = 0;
     for (auto& [ab, bd] : bounds) {
         Window w{std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(), false};
@@ -137,9 +170,13 @@ void estimateClockOffsets(AnalysisContext& ctx, std::vector<std::string>& notes)
         }
         std::map<std::uint32_t, double> off, sigma;
         if (comp.size() > 1 && solveComponent(comp, edges, off, sigma)) {
+            const std::map<std::uint32_t, double> bound = worstCaseError(root, in, windows, off);
             for (std::uint32_t r : comp) {
                 ctx.clockOffsetUs[r] = std::llround(off[r]);
-                ctx.clockUncertaintyUs[r] = std::llround(std::ceil(sigma[r]));
+                // The least-squares standard error treats each window's half-width as random
+                // noise, but a window's offset from the truth is a bias (half a message latency):
+                // say the larger of it and the bound the windows themselves prove.
+                ctx.clockUncertaintyUs[r] = std::llround(std::ceil(std::max(sigma[r], bound.at(r))));
                 ctx.clockComponent[r] = root;
             }
             estimated += comp.size() - 1;
