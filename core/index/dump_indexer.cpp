@@ -144,18 +144,21 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
                std::string& error) {
     const auto t0 = std::chrono::steady_clock::now();
     std::error_code ec;
-    const fs::path rootPath = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    fs::path rootPath = fs::weakly_canonical(fs::absolute(path, ec), ec);
     if (ec || !fs::exists(rootPath, ec)) {
         error = "'" + path + "' does not exist";
         return false;
     }
+    // msprobe's own CLI takes the dump.json of a rank: it stands for its folder (dump.json,
+    // stack.json, construct.json and dump_tensor_data/ are read together).
+    if (rootPath.filename() == "dump.json" && fs::is_regular_file(rootPath, ec)) rootPath = rootPath.parent_path();
     if (!fs::is_directory(rootPath, ec)) {
         if (!fs::is_regular_file(rootPath, ec)) {   // opening a FIFO would wait for a writer for ever
             error = "'" + path + "' is not a folder or a regular file; not read";
             return false;
         }
         if (isIndexFile(rootPath.string())) return loadIndexFile(rootPath.string(), out, report, error);
-        error = "'" + path + "' is not a folder (point at the dump path, a rank_N folder, an iteration folder or a "
+        error = "'" + path + "' is not a folder (point at the dump path, a rank_N folder, an iteration folder, an msprobe dump.json or a "
                 ".dlx index file; use `dumplens-cli inspect` for a single tensor file)";
         return false;
     }

@@ -10,6 +10,7 @@
 #include <sstream>
 #include "core/compare/msprobe_table.h"
 #include "core/index/dump_indexer.h"
+#include "tests/core/cli_run.h"
 
 namespace fs = std::filesystem;
 using namespace dl;
@@ -113,4 +114,17 @@ TEST(MsprobeReal, Md5TablesEqualMsprobe833) {
 TEST(MsprobeReal, TensorSoftmaxPairEqualsMsprobe833) {
     // Err_message: 36 rows still differ in msprobe's highlight wording (issue #26, open).
     expectSameTable("tensor_L1", "softmax_bad", "softmax_good", {"NPU_Stack_Info", "Err_message"});
+}
+
+// msprobe's CLI takes a rank's dump.json; so does DumpLens (it stands for its folder): the table
+// is the same one as of the folders.
+TEST(MsprobeReal, CompareTakesDumpJsonPaths) {
+    const std::string d = std::string(DUMPLENS_TEST_DATA_DIR) + "/real/msprobe/dumps/8.3.3/md5_L1/";
+    const auto byJson = dltest::runCli("compare " + d + "softmax_bad/dump.json " + d + "softmax_good/dump.json --format msprobe-csv",
+                                       60, "2>/dev/null");
+    const auto byFolder = dltest::runCli("compare " + d + "softmax_bad " + d + "softmax_good --format msprobe-csv", 60, "2>/dev/null");
+    ASSERT_EQ(byJson.code, 0) << byJson.output;
+    ASSERT_EQ(byFolder.code, 0) << byFolder.output;
+    EXPECT_GT(std::count(byJson.output.begin(), byJson.output.end(), '\n'), 200);
+    EXPECT_EQ(byJson.output, byFolder.output);
 }
