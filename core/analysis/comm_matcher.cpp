@@ -603,8 +603,9 @@ void groupCollectives(const DumpIndex& index, const std::vector<const CommOp*>& 
         // position across stages: a gradient reducer calls one scope per weight, and calls for
         // different weights that all came out NaN would look like one call.
         const std::string& scope = scopeOf(std::get<1>(key));
+        const auto& name = std::get<1>(key);   // clang 14 cannot capture a structured binding
         const bool once = std::all_of(members.begin(), members.end(), [&](const CommOp* c) {
-            return scopeCalls[callKey(kind, std::get<1>(key), index.ops[c->op].rank)] == 1;
+            return scopeCalls[callKey(kind, name, index.ops[c->op].rank)] == 1;
         });
         if (once && (kind == CommKind::AllReduce || kind == CommKind::AllGather || kind == CommKind::Broadcast)) {
             const auto [it, fresh] = byScope.try_emplace({kind, scope, std::get<2>(key)}, named.size());
