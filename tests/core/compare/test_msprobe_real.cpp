@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 #include "core/compare/msprobe_table.h"
+#include "tests/core/compare/csv_cells.h"
 #include "core/index/dump_indexer.h"
 #include "tests/core/cli_run.h"
 
@@ -16,33 +17,7 @@ namespace fs = std::filesystem;
 using namespace dl;
 
 namespace {
-std::vector<std::vector<std::string>> parseCsv(const std::string& s) {
-    std::vector<std::vector<std::string>> rows(1);
-    std::string cell;
-    bool quoted = false, any = false;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const char c = s[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < s.size() && s[i + 1] == '"') cell += '"', ++i;
-            else if (c == '"') quoted = false;
-            else cell += c;
-        } else if (c == '"') {
-            quoted = any = true;
-        } else if (c == ',') {
-            rows.back().push_back(cell);
-            cell.clear();
-        } else if (c == '\n') {
-            rows.back().push_back(cell);
-            cell.clear();
-            rows.emplace_back();
-        } else {
-            cell += c;
-        }
-    }
-    if (!cell.empty() || !rows.back().empty()) rows.back().push_back(cell);
-    if (rows.back().empty()) rows.pop_back();
-    return rows;
-}
+using dltest::parseCsv;
 
 const fs::path kReal = fs::path(DUMPLENS_SAMPLES_DIR) / ".." / "real" / "msprobe";
 

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "core/compare/msprobe_table.h"
+#include "tests/core/compare/csv_cells.h"
 #include "core/index/dump_indexer.h"
 #include "core/formats/msprobe/msprobe_dump.h"
 #include "core/io/npy_writer.h"
@@ -51,34 +52,7 @@ std::vector<std::string> cat(std::initializer_list<std::vector<std::string>> par
 
 using Table = std::vector<std::map<std::string, std::string>>;
 
-// RFC 4180 CSV (quoted cells may hold commas, quotes and newlines).
-std::vector<std::vector<std::string>> parseCsv(const std::string& s) {
-    std::vector<std::vector<std::string>> rows(1);
-    std::string cell;
-    bool quoted = false, any = false;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const char c = s[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < s.size() && s[i + 1] == '"') cell += '"', ++i;
-            else if (c == '"') quoted = false;
-            else cell += c;
-        } else if (c == '"') {
-            quoted = any = true;
-        } else if (c == ',') {
-            rows.back().push_back(cell);
-            cell.clear();
-        } else if (c == '\n') {
-            rows.back().push_back(cell);
-            cell.clear();
-            rows.emplace_back();
-        } else {
-            cell += c;
-        }
-    }
-    if (!cell.empty() || !rows.back().empty()) rows.back().push_back(cell);
-    if (rows.back().empty()) rows.pop_back();
-    return rows;
-}
+using dltest::parseCsv;
 
 struct Result {
     std::vector<std::string> header;
