@@ -1,13 +1,15 @@
-#include "core/index/tensor_location.h"
 #include "core/analysis/op_replay.h"
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <limits>
 
 #include "core/analysis/tensor_anomaly.h"
-#include "core/io/npy_file.h"
+#include "core/formats/msprobe/msprobe_call_args.h"
+#include "core/index/tensor_location.h"
+#include "core/index/tensor_values.h"
 #include "core/util/half.h"
 #include "core/util/text.h"
 
@@ -171,20 +173,106 @@ ReplayResult replayOp(std::string_view opType, const std::vector<ReplayTensor>& 
 
 namespace {
 
-bool loadTensor(const DumpIndex& index, const TensorRecord& t, ReplayTensor& out, std::string& error) {
-    if (!(t.flags & HasData) || index.side(t).file == 0) { error = tensorLabel(index, t) + " was not dumped (statistics only)"; return false; }
-    if (!tensorDataReachable(index, t, error)) return false;
-    const std::string path = tensorDataPath(index, t);
-    out.shape = index.shape(t);
+// In its logical shape: device layouts are undone (their padding dropped) before the replay.
+bool loadTensor(const DumpIndex& index, const TensorRecord& t, ReplayTensor& out, std::vector<std::string>& notes,
+                std::string& error) {
+    TensorValues v;
+    if (!loadTensorValues(index, t, v, error)) return false;
+    out.shape = std::move(v.shape);
+    out.data = std::move(v.data);
     out.integer = !isFloating(t.dtype);
-    NpyHeader header;
-    const bool npy = path.size() > 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
-    const bool ok = npy ? loadNpyAsFloat(path, out.data, header, error, t.dtype)
-                        : loadTensorAsFloat(path, index.side(t).dataOffset, numElements(out.shape), t.dtype, t.flags & BigEndian,
-                                            out.data, error);
-    if (!ok) return false;
-    if (npy && !header.shape.empty()) out.shape = header.shape;
-    if (out.data.size() != numElements(out.shape)) { error = tensorLabel(index, t) + ": element count does not match its shape"; return false; }
+    if (!v.conversion.empty()) notes.push_back(tensorLabel(index, t) + " read from " + v.conversion);
+    return true;
+}
+
+// The dump.json of an msprobe tensor's folder (dump_tensor_data/ sits beside it), "" for other dumps.
+std::string msprobeDumpJsonOf(const DumpIndex& index, const TensorRecord& t) {
+    namespace fs = std::filesystem;
+    const fs::path file = tensorDataPath(index, t);
+    if (file.parent_path().filename() != "dump_tensor_data") return {};
+    std::error_code ec;
+    for (const char* name : {"dump.json", "debug.json"})
+        if (const fs::path p = file.parent_path().parent_path() / name; fs::is_regular_file(p, ec)) return p.string();
+    return {};
+}
+
+std::string numberText(double v) { return shortNumber(v); }
+
+// Rebuilds the operands of an msprobe call from its dump.json arguments. Elementwise binary ops
+// take them by position (a Python number or list becomes a 0-d or 1-D operand, never rounded to
+// the replay precision: PyTorch computes tensor-scalar ops in its float opmath type); the other
+// kernels keep the dumped tensors by slot, and only refuse arguments they would misread.
+bool msprobeOperands(const std::string& opType, const std::string& json, std::string_view entry,
+                     std::vector<ReplayTensor>& inputs, std::vector<std::string>& notes, std::string& error) {
+    std::vector<MsprobeCallArg> args;
+    if (!readMsprobeCallArgs(json, entry, args, error)) return false;
+    const std::string k = replayKernelName(opType);
+    auto argName = [](const MsprobeCallArg& a) {
+        return a.position >= 0 ? "argument " + std::to_string(a.position) : "keyword argument " + a.keyword;
+    };
+    if (k == "Softmax") {
+        // The kernel normalises the last axis; a dim that names another axis would be misread.
+        for (const MsprobeCallArg& a : args) {
+            if (!(a.position == 1 || a.keyword == "dim") || a.kind != MsprobeCallArg::Kind::Number) continue;
+            const double d = a.numbers[0];
+            const double rank = double(inputs.empty() ? 0 : inputs[0].shape.size());
+            if (d != -1 && d != rank - 1) {
+                error = "softmax over dim " + numberText(d) + ": the replay computes softmax over the last axis only";
+                return false;
+            }
+        }
+        return true;
+    }
+    if (k != "Mul" && k != "Add" && k != "Sub" && k != "Div" && k != "Pow") return true;
+    std::vector<ReplayTensor> operands;
+    auto place = [&](std::size_t pos, ReplayTensor t) {
+        if (operands.size() <= pos) operands.resize(pos + 1);
+        operands[pos] = std::move(t);
+    };
+    std::vector<bool> filled;
+    for (const MsprobeCallArg& a : args) {
+        int pos = a.position;
+        if (pos < 0) {
+            if (a.keyword == "input" || a.keyword == "self") pos = 0;
+            else if (a.keyword == "other" || a.keyword == "exponent") pos = 1;
+            else if (a.kind == MsprobeCallArg::Kind::None) continue;   // out=None and the like
+            else if (a.keyword == "alpha" && a.kind == MsprobeCallArg::Kind::Number && a.numbers[0] == 1) continue;
+            else {
+                error = argName(a) + " (" + a.type + ") is not modelled by the replay of " + k;
+                return false;
+            }
+        }
+        ReplayTensor t;
+        switch (a.kind) {
+        case MsprobeCallArg::Kind::Tensor:
+            if (a.tensorSlot < 0 || std::size_t(a.tensorSlot) >= inputs.size() ||
+                (inputs[a.tensorSlot].shape.empty() && inputs[a.tensorSlot].data.empty())) {
+                error = argName(a) + ": its tensor was not dumped";
+                return false;
+            }
+            t = inputs[a.tensorSlot];
+            break;
+        case MsprobeCallArg::Kind::Number:
+        case MsprobeCallArg::Kind::List:
+            t.data.assign(a.numbers.begin(), a.numbers.end());
+            if (a.kind == MsprobeCallArg::Kind::List) t.shape = {std::int64_t(a.numbers.size())};
+            t.integer = true;
+            notes.push_back(argName(a) + " = " +
+                            (a.kind == MsprobeCallArg::Kind::Number ? numberText(a.numbers[0]) : "a list of " + std::to_string(a.numbers.size())) +
+                            " (" + a.type + ", from dump.json)");
+            break;
+        default:
+            error = argName(a) + " (" + (a.type.empty() ? "unknown" : a.type) + ") is neither a tensor nor numbers";
+            return false;
+        }
+        if (filled.size() <= std::size_t(pos)) filled.resize(pos + 1);
+        if (filled[pos]) { error = argName(a) + " given twice"; return false; }
+        filled[pos] = true;
+        place(std::size_t(pos), std::move(t));
+    }
+    for (std::size_t i = 0; i < 2; ++i)
+        if (i >= filled.size() || !filled[i]) { error = k + " operand " + std::to_string(i) + " is missing from dump.json"; return false; }
+    inputs = std::move(operands);
     return true;
 }
 
@@ -224,29 +312,36 @@ ReplayResult replayFromIndex(const DumpIndex& index, std::uint32_t op, std::uint
     if (replayKernelName(r.opType).empty()) return unavailable("no replay kernel for " + r.opType);
     std::vector<ReplayTensor> inputs;
     std::vector<Shape> outShapes;
+    std::vector<std::string> loadNotes;
     std::size_t slot = 0;
     const TensorRecord* judged = nullptr;
+    const TensorRecord* anyInput = nullptr;
     std::string error;
     for (std::uint32_t i = 0; i < o.tensorCount; ++i) {
         const std::uint32_t ti = o.firstTensor + i;
         const TensorRecord& t = index.tensors[ti];
         if (t.io == Io::Output) {
             if (outShapes.size() <= t.slot) outShapes.resize(t.slot + 1);
-            outShapes[t.slot] = index.shape(t);
+            outShapes[t.slot] = logicalShape(index, t);
             if (ti == tensor || (tensor == kNoIndex && !judged)) { judged = &t; slot = t.slot; }
             continue;
         }
         ReplayTensor rt;
-        if (!loadTensor(index, t, rt, error)) return unavailable(error);
+        if (!loadTensor(index, t, rt, loadNotes, error)) return unavailable(error);
         if (inputs.size() <= t.slot) inputs.resize(t.slot + 1);
         inputs[t.slot] = std::move(rt);
+        anyInput = &t;
     }
     if (inputs.empty()) return unavailable("the op's inputs were not dumped");
+    // msprobe keeps Python numbers and lists in dump.json only: the call's operands come from there.
+    if (const std::string json = msprobeDumpJsonOf(index, *anyInput); !json.empty())
+        if (!msprobeOperands(r.opType, json, index.strings.view(o.name), inputs, loadNotes, error)) return unavailable(error);
     ReplayTensor dumped;
-    const bool haveDumped = judged && loadTensor(index, *judged, dumped, error);
+    const bool haveDumped = judged && loadTensor(index, *judged, dumped, loadNotes, error);
     ReplayResult res = replayOp(r.opType, inputs, outShapes, slot, haveDumped ? &dumped : nullptr,
                                 judged ? judged->dtype : DType::Float16, options);
     res.op = op;
+    res.notes.insert(res.notes.begin(), loadNotes.begin(), loadNotes.end());
     if (!res.available) {
         r.notes = res.notes;
         return unavailable(res.unavailableReason);

@@ -1,4 +1,3 @@
-#include "core/index/tensor_location.h"
 #include "core/compare/run_comparison.h"
 #include "core/compare/tensor_checksums.h"
 
@@ -18,7 +17,7 @@
 #include "core/analysis/causal_order.h"
 #include "core/analysis/comm_matcher.h"
 #include "core/analysis/stage_map.h"
-#include "core/io/npy_file.h"
+#include "core/index/tensor_values.h"
 #include "core/util/parallel_for.h"
 #include "core/util/text.h"
 
@@ -79,16 +78,12 @@ bool statsEqual(const TensorStats& a, const TensorStats& b) {
            eqn(stat::PosInfCount, a.posInfCount, b.posInfCount) && eqn(stat::NegInfCount, a.negInfCount, b.negInfCount);
 }
 
-std::uint64_t elementCount(const DumpIndex& idx, const TensorRecord& t) {
-    std::uint64_t n = 1;
-    for (std::uint32_t d = 0; d < t.ndim; ++d) n *= std::uint64_t(std::max<std::int64_t>(0, idx.dims[t.shapeOffset + d]));
-    return n;
-}
-
+// Logical values: a device layout's padding is dropped (core/index/tensor_values.h).
 bool loadData(const DumpIndex& idx, const TensorRecord& t, std::vector<float>& out, std::string& error) {
-    if (!tensorDataReachable(idx, t, error)) return false;
-    const std::string path = tensorDataPath(idx, t);
-    return loadTensorAsFloat(path, idx.side(t).dataOffset, elementCount(idx, t), t.dtype, (t.flags & BigEndian) != 0, out, error);
+    TensorValues v;
+    if (!loadTensorValues(idx, t, v, error)) return false;
+    out = std::move(v.data);
+    return true;
 }
 
 struct Worker {
@@ -108,13 +103,15 @@ struct Worker {
             row.note = std::string("not compared: run ") + (unreadA ? "A" : "B") + "'s tensor file could not be read";
             return;
         }
-        const bool shapesEqual = a.shape(ta) == b.shape(tb);
+        // Logical shapes: a raw CANN tensor in FRACTAL_NZ matches its ND counterpart.
+        const std::vector<std::int64_t> shapeA = logicalShape(a, ta), shapeB = logicalShape(b, tb);
+        const bool shapesEqual = shapeA == shapeB;
         if (!shapesEqual) m.shapeMismatch = true;
         const bool haveData = (ta.flags & HasData) && (tb.flags & HasData) && a.side(ta).file && b.side(tb).file &&
                               !(ta.flags & ReadError) && !(tb.flags & ReadError);
         const bool sameOrder = (ta.flags & FortranOrder) == (tb.flags & FortranOrder);
         if (opt.useData && haveData && shapesEqual && sameOrder) compareData(ta, tb, row);
-        else if (!shapesEqual) row.note = "shapes differ: " + shapeText(a.shape(ta)) + " vs " + shapeText(b.shape(tb));
+        else if (!shapesEqual) row.note = "shapes differ: " + shapeText(shapeA) + " vs " + shapeText(shapeB);
         else if (opt.useData && haveData) row.note = "element orders differ (row- vs column-major): data not compared";
     }
 

@@ -18,9 +18,10 @@ namespace {
 constexpr std::uint64_t kWholeFile = 4u << 20;     // read small raw files in one go
 constexpr std::uint64_t kMaxUnpack = 1ull << 30;   // packed sub-byte tensors are unpacked in memory
 
+// Formats that pad; DeviceLayout models the common ones, the rest keep their padding in the figures.
 bool isPaddedFormat(const std::string& f) {
-    for (const char* p : {"NC1HWC0", "FRACTAL_Z", "FRACTAL_NZ", "C1HWNCoC0", "NC1HWC0_C04", "FRACTAL_Z_C04",
-                          "NDC1HWC0", "FRACTAL_Z_3D", "FRACTAL_ZN_LSTM", "FRACTAL_Z_G", "FRACTAL_ZN_RNN", "C1HWNC0"})
+    if (DeviceLayout::isPaddedFormat(f)) return true;
+    for (const char* p : {"FRACTAL_Z_C04", "FRACTAL_ZN_LSTM", "FRACTAL_Z_G", "FRACTAL_ZN_RNN", "C1HWNC0"})
         if (f == p) return true;
     return false;
 }
@@ -53,28 +54,40 @@ private:
     int m_fd;
 };
 
-// Walks the layout's value runs, reading whole blocks in chunks of about 1 MiB.
+// Walks the layout's value runs in stored order, reading windows of about 1 MiB (whole runs)
+// when the file is not in memory; runs that touch are added as one.
 bool statsWithoutPadding(const ByteSource& src, const CannTensor& t, std::size_t es, const DeviceLayout& layout,
                          StatsAccumulator& acc, std::string& error) {
-    const std::uint64_t blockBytes = layout.blockElements() * es;
-    const std::uint64_t perChunk = std::max<std::uint64_t>(1, (1u << 20) / std::max<std::uint64_t>(blockBytes, 1));
+    constexpr std::uint64_t kWindow = 1u << 20;
     std::vector<std::uint8_t> buf;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;
-    for (std::uint64_t b = 0; b < layout.blocks(); b += perChunk) {
-        const std::uint64_t nb = std::min(perChunk, layout.blocks() - b);
-        const std::uint64_t off = t.offset + b * blockBytes;
-        const std::uint8_t* base = src.direct(off, nb * blockBytes);
-        if (!base) {
-            buf.resize(std::size_t(nb * blockBytes));
-            if (!src.read(off, buf.size(), buf.data(), error)) return false;
-            base = buf.data();
+    std::uint64_t winStart = 0, winEnd = 0;   // stored elements held in buf
+    std::uint64_t runStart = 0, runCount = 0;
+    bool ok = true;
+    auto flush = [&]() {
+        if (!runCount || !ok) return;
+        const std::uint64_t bytes = runCount * es, off = t.offset + runStart * es;
+        if (const std::uint8_t* d = src.direct(off, bytes)) {
+            acc.add(d, std::size_t(runCount), t.dtype);
+        } else {
+            if (runStart < winStart || runStart + runCount > winEnd) {
+                const std::uint64_t n = std::min(std::max(runCount, kWindow / es), layout.deviceElements() - runStart);
+                buf.resize(std::size_t(n * es));
+                if (!src.read(off, buf.size(), buf.data(), error)) { ok = false; return; }
+                winStart = runStart;
+                winEnd = runStart + n;
+            }
+            acc.add(buf.data() + (runStart - winStart) * es, std::size_t(runCount), t.dtype);
         }
-        for (std::uint64_t k = 0; k < nb; ++k) {
-            layout.blockRuns(b + k, runs);
-            for (const auto& [o, n] : runs) acc.add(base + (k * layout.blockElements() + o) * es, n, t.dtype);
-        }
-    }
-    return true;
+        runCount = 0;
+    };
+    layout.forEachRun([&](std::uint64_t s, std::uint64_t n, std::uint64_t, std::uint64_t) {
+        if (runCount && runStart + runCount == s) { runCount += n; return; }
+        flush();
+        runStart = s;
+        runCount = n;
+    });
+    flush();
+    return ok;
 }
 
 // INT4: two signed nibbles per byte (low first); UINT1: eight bits per byte (LSB first).

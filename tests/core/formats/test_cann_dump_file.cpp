@@ -160,18 +160,28 @@ TEST(CannDumpFile, RejectsBadFilesWithReasons) {
     EXPECT_NE(error.find("wire type"), std::string::npos);
 }
 
+// Stored runs (offset, count), merged where they touch; the layouts' NumPy cases are in
+// test_device_layout.cpp.
+static std::vector<std::pair<std::uint64_t, std::uint64_t>> mergedRuns(const DeviceLayout& l) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;
+    l.forEachRun([&](std::uint64_t s, std::uint64_t n, std::uint64_t, std::uint64_t) {
+        if (!runs.empty() && runs.back().first + runs.back().second == s) runs.back().second += n;
+        else runs.emplace_back(s, n);
+    });
+    return runs;
+}
+
 TEST(DeviceLayout, FractalNzRunsCoverOnlyValues) {
     DeviceLayout l;
     std::string why;
     ASSERT_TRUE(DeviceLayout::build("FRACTAL_NZ", {2, 1, 16, 16}, {3, 20}, l, why)) << why;
     EXPECT_EQ(l.validElements(), 60u);
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;
-    l.blockRuns(0, runs);  // columns 0..15 of rows 0..2: full rows merge into one run
-    ASSERT_EQ(runs.size(), 1u);
+    const auto runs = mergedRuns(l);
+    // Columns 0..15 of rows 0..2 (full rows merge into one run), then columns 16..19 of the
+    // second 16x16 block.
+    ASSERT_EQ(runs.size(), 4u);
     EXPECT_EQ(runs[0], (std::pair<std::uint64_t, std::uint64_t>{0, 48}));
-    l.blockRuns(1, runs);  // columns 16..19
-    ASSERT_EQ(runs.size(), 3u);
-    EXPECT_EQ(runs[2], (std::pair<std::uint64_t, std::uint64_t>{32, 4}));
+    EXPECT_EQ(runs[3], (std::pair<std::uint64_t, std::uint64_t>{256 + 32, 4}));
     EXPECT_FALSE(DeviceLayout::build("FRACTAL_NZ", {2, 2, 16, 16}, {3, 20}, l, why));  // M1 wrong
     EXPECT_FALSE(DeviceLayout::build("FRACTAL_NZ", {1, 1, 16, 16}, {}, l, why));
 }
@@ -179,18 +189,17 @@ TEST(DeviceLayout, FractalNzRunsCoverOnlyValues) {
 TEST(DeviceLayout, Nc1hwc0AndFractalZ) {
     DeviceLayout l;
     std::string why;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;
     ASSERT_TRUE(DeviceLayout::build("NC1HWC0", {1, 2, 2, 2, 16}, {1, 20, 2, 2}, l, why)) << why;
     EXPECT_EQ(l.validElements(), 80u);
-    l.blockRuns(0, runs);
-    ASSERT_EQ(runs.size(), 1u);  // first C1 block is full: one merged run
-    EXPECT_EQ(runs[0].second, 64u);
-    l.blockRuns(1, runs);
-    ASSERT_EQ(runs.size(), 4u);  // 4 channels in each of the 4 pixels
-    EXPECT_EQ(runs[3], (std::pair<std::uint64_t, std::uint64_t>{48, 4}));
+    auto runs = mergedRuns(l);
+    // The first C1 block is full (64 values), then 4 channels in each of the 4 pixels of the
+    // second; its first pixel touches the first block, so the two merge.
+    ASSERT_EQ(runs.size(), 4u);
+    EXPECT_EQ(runs[0], (std::pair<std::uint64_t, std::uint64_t>{0, 68}));
+    EXPECT_EQ(runs[3], (std::pair<std::uint64_t, std::uint64_t>{64 + 48, 4}));
     ASSERT_TRUE(DeviceLayout::build("FRACTAL_Z", {1, 1, 16, 16}, {2, 3, 1, 1}, l, why)) << why;
     EXPECT_EQ(l.validElements(), 6u);
-    l.blockRuns(0, runs);
+    runs = mergedRuns(l);
     ASSERT_EQ(runs.size(), 2u);
     EXPECT_EQ(runs[1], (std::pair<std::uint64_t, std::uint64_t>{16, 3}));
 }
