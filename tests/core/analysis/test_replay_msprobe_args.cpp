@@ -231,3 +231,19 @@ TEST(MsprobeReplay, AnalyzeReproducesAScalarOverflow) {
         EXPECT_TRUE(noted(rp, "argument 1 = 32768 (float, from dump.json)"));
     }
 }
+
+// F.softmax(logits, dim=...): the kernel normalises the last axis, so dim=-2 (the softmax_bad
+// variant) is refused with its reason, and dim=-1 replays to what torch wrote.
+TEST(MsprobeReplay, SoftmaxDimFromDumpJson) {
+    for (const char* v : kVersions) {
+        SCOPED_TRACE(v);
+        const DumpIndex bad = indexOf(kCorpus + v + "/tensor_L1/softmax_bad");
+        const ReplayResult r = replayFromIndex(bad, opNamed(bad, "Functional.softmax.0.forward"), kNoIndex, ReplayOptions{});
+        EXPECT_FALSE(r.available);
+        EXPECT_NE(r.unavailableReason.find("softmax over dim -2"), std::string::npos) << r.unavailableReason;
+        const DumpIndex good = indexOf(kCorpus + v + "/tensor_L1/softmax_good");
+        const ReplayResult g = replayFromIndex(good, opNamed(good, "Functional.softmax.0.forward"), kNoIndex, ReplayOptions{});
+        ASSERT_TRUE(g.available) << g.unavailableReason;
+        EXPECT_LT(g.maxDiffVsDump, 1e-6);   // fp32 run: the fp32 replay against torch's output
+    }
+}
