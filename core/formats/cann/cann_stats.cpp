@@ -55,20 +55,20 @@ private:
 };
 
 // Walks the layout's value runs in stored order, reading windows of about 1 MiB (whole runs)
-// when the file is not in memory; runs that touch are added as one.
+// when the file is not in memory. Runs that touch are one; short runs (a last C0 block holds a
+// few channels per pixel) are gathered and added in batches, since each add has a fixed cost.
 bool statsWithoutPadding(const ByteSource& src, const CannTensor& t, std::size_t es, const DeviceLayout& layout,
                          StatsAccumulator& acc, std::string& error) {
-    constexpr std::uint64_t kWindow = 1u << 20;
-    std::vector<std::uint8_t> buf;
+    constexpr std::uint64_t kWindow = 1u << 20, kShortRun = 1024, kBatch = 1u << 18;
+    std::vector<std::uint8_t> buf, batch;
     std::uint64_t winStart = 0, winEnd = 0;   // stored elements held in buf
     std::uint64_t runStart = 0, runCount = 0;
     bool ok = true;
     auto flush = [&]() {
         if (!runCount || !ok) return;
         const std::uint64_t bytes = runCount * es, off = t.offset + runStart * es;
-        if (const std::uint8_t* d = src.direct(off, bytes)) {
-            acc.add(d, std::size_t(runCount), t.dtype);
-        } else {
+        const std::uint8_t* d = src.direct(off, bytes);
+        if (!d) {
             if (runStart < winStart || runStart + runCount > winEnd) {
                 const std::uint64_t n = std::min(std::max(runCount, kWindow / es), layout.deviceElements() - runStart);
                 buf.resize(std::size_t(n * es));
@@ -76,7 +76,16 @@ bool statsWithoutPadding(const ByteSource& src, const CannTensor& t, std::size_t
                 winStart = runStart;
                 winEnd = runStart + n;
             }
-            acc.add(buf.data() + (runStart - winStart) * es, std::size_t(runCount), t.dtype);
+            d = buf.data() + (runStart - winStart) * es;
+        }
+        if (runCount >= kShortRun) {
+            acc.add(d, std::size_t(runCount), t.dtype);
+        } else {
+            batch.insert(batch.end(), d, d + bytes);
+            if (batch.size() >= kBatch) {
+                acc.add(batch.data(), batch.size() / es, t.dtype);
+                batch.clear();
+            }
         }
         runCount = 0;
     };
@@ -87,6 +96,7 @@ bool statsWithoutPadding(const ByteSource& src, const CannTensor& t, std::size_t
         runCount = n;
     });
     flush();
+    if (ok && !batch.empty()) acc.add(batch.data(), batch.size() / es, t.dtype);
     return ok;
 }
 
