@@ -31,7 +31,10 @@ struct FolderFingerprint {
 // 9: the layout of 8; what the readers put in it changed, so an index of 8 would answer differently
 //    from the files: the lower-bound bit of non-finite counts, msprobe's task and level, P2POp peers,
 //    each rank's format as its reader knew it, shard ops in execution order.
-inline constexpr std::uint32_t kIndexFormatVersion = 9;
+// 10: the layout of 8; raw CANN tensors in NDC1HWC0, FRACTAL_Z_3D, C1HWNCoC0, NC1HWC0_C04 (and NZ
+//    with flattened batch, NHWC/HWCN readings) now have statistics without their padding, which a
+//    cached 9 holds with it.
+inline constexpr std::uint32_t kIndexFormatVersion = 10;
 
 using IndexEncoding = container::Encoding;
 // The cache (merged and shards): zstd level 1. The first index of a dump writes 2 x 1.14 GB of

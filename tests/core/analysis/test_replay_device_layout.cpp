@@ -114,7 +114,7 @@ TEST(ReplayDeviceLayout, NzOriginReplaysToTheDumpedOverflow) {
     EXPECT_TRUE(rp.reproducesOverflow) << rp.recommendation;
     ASSERT_EQ(rp.results.size(), 3u);
     EXPECT_EQ(rp.results[0].infCount, overflowing);
-    EXPECT_EQ(rp.results[0].maxAbs != rp.results[0].maxAbs, true);   // NaN: Inf present
+    EXPECT_TRUE(std::isnan(rp.results[0].maxAbs));                   // NaN: Inf present
     EXPECT_FALSE(rp.results[2].overflow);                             // fp32 holds 80000
     EXPECT_EQ(rp.results[2].maxAbsUnrounded, 80000.0);
     EXPECT_EQ(rp.maxDiffVsDump, 0.0);                                 // every finite element as dumped

@@ -1,4 +1,4 @@
-// The index format (version 9): every field of every record survives save and load (zstd and raw,
+// The index format (version 10): every field of every record survives save and load (zstd and raw,
 // in memory and through a file), raw sections are the arrays at 4 KiB boundaries, arrays span
 // chunks, tensors without files carry no side record, shapes are shared, and a cache of the
 // previous version is refused with its number (the indexer then rebuilds it, see test_dump_indexer).
@@ -342,7 +342,7 @@ TEST(IndexFormat, FinalizeKeepsOneCopyOfEachShape) {
 TEST(IndexFormat, PreviousVersionIsRefusedCleanly) {
     const Fixture f = makeIndex();
     auto bytes = serializeIndex(f.idx, {});
-    const std::uint32_t previous = 8;
+    const std::uint32_t previous = 9;
     ASSERT_EQ(kIndexFormatVersion, previous + 1);
     std::memcpy(bytes.data() + 8, &previous, 4);
     DumpIndex back;
@@ -350,7 +350,7 @@ TEST(IndexFormat, PreviousVersionIsRefusedCleanly) {
     FolderFingerprint fp;
     std::string error;
     EXPECT_FALSE(deserializeIndex(bytes.data(), bytes.size(), back, fp, error));
-    EXPECT_EQ(error, "index format version 8, this build reads 9");
+    EXPECT_EQ(error, "index format version 9, this build reads 10");
     // A side link past the table (a corrupt or foreign file) is refused, not followed.
     DumpIndex bad = makeIndex().idx;
     bad.tensors[0].side = std::uint32_t(bad.sides.size() + 1);
