@@ -188,6 +188,9 @@ std::string replayKernelName(std::string_view opType) {
     static const std::pair<const char*, const char*> kNames[] = {
         {"sqrtgrad", "SqrtGrad"}, {"rsqrtgrad", "RsqrtGrad"}, {"sqrt", "Sqrt"}, {"rsqrt", "Rsqrt"},
         {"realdiv", "Div"}, {"div", "Div"}, {"mul", "Mul"}, {"add", "Add"}, {"sub", "Sub"},
+        // PyTorch spellings (msprobe's Tensor.__truediv__, torch.multiply ...); __rmul__ and
+        // __radd__ commute, the other reflected ones (__rsub__, __rtruediv__) are left out.
+        {"truediv", "Div"}, {"divide", "Div"}, {"multiply", "Mul"}, {"subtract", "Sub"}, {"rmul", "Mul"}, {"radd", "Add"},
         {"square", "Square"}, {"exp", "Exp"}, {"log", "Log"}, {"pow", "Pow"}, {"reducesum", "ReduceSum"},
         {"reducemean", "ReduceMean"}, {"softmax", "Softmax"}, {"softmaxgrad", "SoftmaxGrad"},
         {"matmul", "MatMul"}, {"batchmatmul", "BatchMatMul"}, {"cast", "Cast"}, {"layernorm", "LayerNorm"},

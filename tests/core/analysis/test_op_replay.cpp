@@ -238,6 +238,9 @@ TEST(OpReplay, KernelNames) {
     EXPECT_EQ(replayKernelName("RMSNormGrad"), "RmsNormGrad");
     EXPECT_EQ(replayKernelName("SoftmaxV2"), "Softmax");
     EXPECT_EQ(replayKernelName("Conv2D"), "");
+    EXPECT_EQ(replayKernelName("__truediv__"), "Div");   // msprobe's Tensor.__truediv__
+    EXPECT_EQ(replayKernelName("__rmul__"), "Mul");
+    EXPECT_EQ(replayKernelName("__rsub__"), "");         // y - x: not the Sub kernel's order
 }
 
 TEST(OpReplay, FromIndexLoadsDumpedInputs) {
