@@ -106,7 +106,7 @@ def check_man(cli, page, gui=None, gui_page=None):
     # The exit statuses and the environment of --help's footer.
     footer = top.split('Exit status:', 1)[-1]
     for code in re.findall(r'^  (\d+)  ', footer, re.M):
-        if not re.search(r'^\s+' + code + r'\s*$', sections.get('EXIT STATUS', ''), re.M):
+        if not re.search(r'^\s+' + code + r'(\s|$)', sections.get('EXIT STATUS', ''), re.M):
             problems.append(f'{page}: exit status {code} of --help is not under EXIT STATUS')
     for var in re.findall(r'^  ([A-Z_]+)  ', footer, re.M):
         if var not in sections.get('ENVIRONMENT', ''):

@@ -112,8 +112,7 @@ std::string manArg(const Arg& a) {
 }
 
 std::string manText(const Arg& a) {
-    std::string t = roff(a.text);
-    if (!a.choices.empty() && !a.names.empty()) t += " (one of: " + roff(valueName(a), true) + ")";
+    std::string t = roff(a.text);   // choices: in the value name already ("text|json|csv")
     if (a.required) t += " (required)";
     return t;
 }
