@@ -1,5 +1,6 @@
-// One exit-status rule for every command (README "Exit status"): 0 done on readable data, 1 read
-// but compare matched nothing, 2 usage error / unusable path / nothing readable / not written.
+// One exit-status rule for every command (docs/cli.md "Exit status", the --help footer): 0 done on
+// readable data, 1 read but compare matched nothing, 2 usage error / unusable path / nothing
+// readable / not written.
 // Nothing readable is never a success, in any command.
 #include <gtest/gtest.h>
 
