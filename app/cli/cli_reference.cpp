@@ -58,13 +58,17 @@ std::vector<Arg> argsOf(const CLI::App* app, const CLI::Option* skip) {
         if (!visible(o) || o == skip) continue;
         (o->nonpositional() ? options : positionals).push_back(argOf(o));
     }
+    // An option group is an unnamed subcommand holding some of the command's options.
+    for (const CLI::App* group : app->get_subcommands([](const CLI::App* s) { return s->get_name().empty(); }))
+        for (Arg& a : argsOf(group, nullptr)) (a.names.empty() ? positionals : options).push_back(std::move(a));
     positionals.insert(positionals.end(), options.begin(), options.end());
     return positionals;
 }
 
 std::vector<Command> commandsOf(const CLI::App& app) {
     std::vector<Command> out;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); }))
+    for (const CLI::App* sub :
+         app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty() && !s->get_group().empty(); }))
         out.push_back({sub->get_name(), sub->get_description(), argsOf(sub, sub->get_help_ptr())});
     return out;
 }

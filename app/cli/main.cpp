@@ -24,7 +24,7 @@ bool refuseUnknownCommand(const CLI::App& app, int argc, char** argv) {
             continue;
         }
         std::string names;
-        for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); })) {
+        for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); })) {
             if (sub->check_name(arg)) return false;
             names += (names.empty() ? "" : ", ") + sub->get_name();
         }
