@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
         QStringLiteral("Find the first fp16 overflow in MindSpore/CANN/msprobe tensor dumps."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("dump folder or .dlx index file to open"),
+    parser.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("dump folder to open, or a .dlx index file"),
                                  QStringLiteral("[DIR]"));
     QCommandLineOption demo(QStringLiteral("demo"), QStringLiteral("open the bundled demo dump"));
     parser.addOption(demo);
