@@ -248,19 +248,13 @@ std::string bashCompletion(const CLI::App& app) {
     return b;
 }
 
-void addGenerateOption(CLI::App& app, const std::string& version) {
-    app.add_option_function<std::string>(
-           "--generate",
-           [&app, version](const std::string& what) {
-               std::cout << (what == "man"        ? manPage(app, version)
-                             : what == "markdown" ? markdownReference(app)
-                                                  : bashCompletion(app));
-               throw CLI::Success();
-           },
-           "")
-        ->check(CLI::IsMember({"man", "markdown", "bash-completion"}))
-        ->trigger_on_parse()
-        ->group("");
+int writeReference(const CLI::App& app, const std::string& version, const std::string& what) {
+    if (what != "man" && what != "markdown" && what != "bash-completion") {
+        std::cerr << "dumplens-cli: --generate takes man, markdown or bash-completion, not '" << what << "'\n";
+        return kExitFailed;
+    }
+    std::cout << (what == "man" ? manPage(app, version) : what == "markdown" ? markdownReference(app) : bashCompletion(app));
+    return kExitOk;
 }
 
 }  // namespace dlcli

@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "dumplens-cli " + version);
     dlcli::Commands cmds;
     cmds.registerAll(app);
-    dlcli::addGenerateOption(app, version);
+    // The build writes the man page, docs/cli.md and the completion from this definition (hidden).
+    if (argc == 3 && std::string(argv[1]) == "--generate") return dlcli::writeReference(app, version, argv[2]);
     if (refuseUnknownCommand(app, argc, argv)) return dlcli::kExitFailed;
     try {
         app.parse(argc, argv);
