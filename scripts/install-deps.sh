@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package DumpLens needs to build, test, benchmark, fuzz, take
-# screenshots, and build and check its own .deb (dpkg-shlibdeps, validators, icon renderer).
-# Idempotent; uses sudo when not root.
+# screenshots, and build and check its own .deb (dpkg-shlibdeps, validators, lintian, help2man for
+# the man page, man-db for `man -l`). Idempotent and quiet: one line says what it installs; apt's
+# own output goes to a log that is printed only when apt fails. Uses sudo when not root.
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -15,13 +16,19 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   xvfb xauth imagemagick poppler-utils qpdf fonts-dejavu-core
   file dpkg-dev desktop-file-utils appstream shared-mime-info librsvg2-bin
+  help2man man-db groff-base bash-completion lintian
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "Installing: ${missing[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "install-deps: apt-get installing ${#missing[@]} Debian package(s) DumpLens needs to build, test and package: ${missing[*]}"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    -o Dpkg::Use-Pty=0 "${missing[@]}"; } >"$log" 2>&1; then
+  tail -n 40 "$log" >&2
+  echo "install-deps: apt-get failed (its last lines above)" >&2
+  exit 1
 fi

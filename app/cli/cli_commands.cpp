@@ -67,6 +67,14 @@ bool refuseNothingReadable(const dl::DumpIndex& index, const std::string& dir, c
     return true;
 }
 
+std::string helpFooter() {
+    std::string text = "Exit status:\n";
+    for (const HelpItem& s : kExitStatuses) text += std::string("  ") + s.name + "  " + s.text + "\n";
+    text += "Environment:\n";
+    for (const HelpItem& e : kEnvironment) text += std::string("  ") + e.name + "  " + e.text + "\n";
+    return text;
+}
+
 void Commands::registerAll(CLI::App& app) {
     addIndex(app);
     addInspect(app);
@@ -77,7 +85,7 @@ void Commands::registerAll(CLI::App& app) {
     addReport(app);
 #endif
     addMerge(app);
-    for (CLI::App* sub : app.get_subcommands(nullptr)) sub->footer(kExitStatusHelp);
+    for (CLI::App* sub : app.get_subcommands(nullptr)) sub->footer(helpFooter());
 }
 
 void Commands::addIndex(CLI::App& app) {

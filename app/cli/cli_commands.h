@@ -14,16 +14,32 @@ struct IndexReport;
 
 namespace dlcli {
 
-// Exit status, one rule for every command (README "Exit status", the --help footer):
+// Exit status, one rule for every command (the --help footer, the man page, docs/cli.md):
 // 0 done on readable data (an overflow found is 0 too: the verdict is in the output);
 // 1 read, but nothing to answer with (compare: no op of run A matched run B);
 // 2 nothing done: a usage error (options, an output inside a dump), an unusable path, nothing
 //   readable in a dump, or a file that could not be written.
 inline constexpr int kExitOk = 0, kExitNoMatch = 1, kExitFailed = 2;
-inline constexpr const char* kExitStatusHelp =
-    "Exit status: 0 done on readable data (an overflow found included); 1 read, but compare matched no op; "
-    "2 usage error (including an output inside a dump), unusable path, nothing readable in a dump, or a file "
-    "not written; 3 (index --mpi only) an index written with the parts of some processes missing, listed.\n";
+
+// What --help says after the options; the man page and docs/cli.md are written from the same lists.
+struct HelpItem {
+    const char* name;
+    const char* text;
+};
+inline constexpr HelpItem kExitStatuses[] = {
+    {"0", "done on readable data (an overflow found included: the verdict is in the output)"},
+    {"1", "read, but nothing to answer with: compare matched no op, or msprobe-csv found no row"},
+    {"2", "nothing done: a usage error (an unknown command or option, a bad value, an output inside a dump), "
+          "an unusable path, nothing readable in a dump, or a file not written"},
+    {"3", "(index --mpi only) the index was written, but the parts of some processes are missing (each named)"},
+};
+inline constexpr HelpItem kEnvironment[] = {
+    {"DUMPLENS_CACHE_DIR", "index cache folder; --cache-dir overrides it (default: $XDG_CACHE_HOME/dumplens, "
+                           "else ~/.cache/dumplens)"},
+    {"XDG_CACHE_HOME", "holds the default index cache folder, dumplens/"},
+};
+// The footer of --help: the exit statuses, then the environment.
+std::string helpFooter();
 
 // True (after printing why) when `output` lies inside one of `dumps`: never write into a dump.
 bool refuseOutputInsideDump(const std::string& output, const std::vector<std::string>& dumps);

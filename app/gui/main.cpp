@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
         QStringLiteral("Find the first fp16 overflow in MindSpore/CANN/msprobe tensor dumps."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("dump folder to open"));
+    parser.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("dump folder to open, or a .dlx index file"),
+                                 QStringLiteral("[DIR]"));
     QCommandLineOption demo(QStringLiteral("demo"), QStringLiteral("open the bundled demo dump"));
     parser.addOption(demo);
     QCommandLineOption shots(QStringLiteral("screenshots"), QStringLiteral("save one PNG per view into DIR, then quit"),

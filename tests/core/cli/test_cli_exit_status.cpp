@@ -1,5 +1,6 @@
-// One exit-status rule for every command (README "Exit status"): 0 done on readable data, 1 read
-// but compare matched nothing, 2 usage error / unusable path / nothing readable / not written.
+// One exit-status rule for every command (docs/cli.md "Exit status", the --help footer): 0 done on
+// readable data, 1 read but compare matched nothing, 2 usage error / unusable path / nothing
+// readable / not written.
 // Nothing readable is never a success, in any command.
 #include <gtest/gtest.h>
 
@@ -94,7 +95,24 @@ TEST_F(ExitStatus, UsageErrorsAreStatus2) {
     EXPECT_EQ(dltest::runCli("inspect " + q(junk / "rank_0" / "net" / "0" / "1" / "statistic.csv")).code, 2);
     const CliRun help = dltest::runCli("index --help");
     EXPECT_EQ(help.code, 0);
-    EXPECT_NE(help.output.find("Exit status: 0"), std::string::npos) << help.output;
+    EXPECT_NE(help.output.find("Exit status:\n  0  "), std::string::npos) << help.output;
+    EXPECT_NE(help.output.find("  DUMPLENS_CACHE_DIR  "), std::string::npos) << help.output;
+}
+
+// CLI11 takes an unknown command for a stray argument: `bogus --help` printed the main help and
+// exited 0. A usage error: 2, naming it, wherever --help or options stand.
+TEST_F(ExitStatus, UnknownCommandIsStatus2AndNamed) {
+    for (const char* args : {"no-such-command", "no-such-command --help", "--help no-such-command",
+                             "no-such-command " "index"}) {
+        const CliRun r = dltest::runCli(args);
+        EXPECT_EQ(r.code, 2) << args << ": " << r.output;
+        EXPECT_NE(r.output.find("unknown command 'no-such-command'"), std::string::npos) << args << ": " << r.output;
+        EXPECT_NE(r.output.find("index"), std::string::npos) << "lists the commands: " << r.output;
+    }
+    // A known command's --help and the top-level help still work, and an option's value is not a command.
+    EXPECT_EQ(dltest::runCli("index --help").code, 0);
+    EXPECT_EQ(dltest::runCli("--help").code, 0);
+    EXPECT_EQ(dltest::runCli("--generate man").code, 0);
 }
 
 TEST_F(ExitStatus, ReportFollowsTheSameRule) {

@@ -1,0 +1,33 @@
+# cmake -DCOMMAND=prog|arg|... -DOUT=file [-DGZIP=ON] [-DENV=NAME=value] -P run_to_file.cmake
+# Runs COMMAND with its standard output into OUT (help2man's --output when COMMAND is help2man),
+# fails with its error output when it fails or writes nothing; GZIP: OUT.gz as Debian ships man
+# pages (gzip -9n: best compression, no time stamp, so the same sources give the same bytes).
+get_filename_component(dir ${OUT} DIRECTORY)
+file(MAKE_DIRECTORY ${dir})
+string(REPLACE "|" ";" COMMAND "${COMMAND}")   # "|": a ";" list would be split on the way here
+list(GET COMMAND 0 program)
+get_filename_component(program_name ${program} NAME)
+if(ENV)
+  string(REPLACE "=" ";" env ${ENV})
+  list(GET env 0 env_name)
+  list(GET env 1 env_value)
+  set(ENV{${env_name}} ${env_value})
+endif()
+if(program_name STREQUAL "help2man")
+  execute_process(COMMAND ${COMMAND} --output=${OUT} RESULT_VARIABLE rc ERROR_VARIABLE err)
+else()
+  execute_process(COMMAND ${COMMAND} OUTPUT_FILE ${OUT} RESULT_VARIABLE rc ERROR_VARIABLE err)
+endif()
+if(NOT rc EQUAL 0 OR NOT EXISTS ${OUT})
+  message(FATAL_ERROR "${COMMAND} failed (${rc}): ${err}")
+endif()
+file(SIZE ${OUT} size)
+if(size EQUAL 0)
+  message(FATAL_ERROR "${COMMAND} wrote nothing into ${OUT}")
+endif()
+if(GZIP)
+  execute_process(COMMAND gzip -9nf ${OUT} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "gzip -9nf ${OUT} failed (${rc})")
+  endif()
+endif()
