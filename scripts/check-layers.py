@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Checks the layer table of docs/ARCHITECTURE.md against the #include lines of core/.
+"""Checks the layer table of docs/ARCHITECTURE.md against the #include lines of core/ and the
+layer targets of core/CMakeLists.txt.
 
 Each table row names a layer and the layers it includes; the code's include graph is measured
-and must equal the table row by row, and the rows must be in an order where every layer includes
-only layers above it. Usage: check-layers.py [repository root]. Exit 1 with a list of differences.
+and must equal the table row by row, each layer's dumplens_layer(... LAYERS ...) target must link
+exactly the layers of its row (the build then refuses any other include), and the rows must be in
+an order where every layer includes only layers above it.
+Usage: check-layers.py [repository root]. Exit 1 with a list of differences.
 """
 import os, re, sys
 
@@ -52,9 +55,34 @@ def table():
     return rows
 
 
+def targets():
+    """Layer name -> the layers its dumplens_layer() call links, from core/CMakeLists.txt."""
+    with open(os.path.join(root, 'core', 'CMakeLists.txt'), encoding='utf-8') as f:
+        text = re.sub(r'#[^\n]*', '', f.read())
+    out = {}
+    for m in re.finditer(r'^dumplens_layer\(([^)]*)\)', text, re.M):
+        words = m.group(1).split()
+        layers, keyword = set(), None
+        for w in words[1:]:
+            if w in ('FOLDER', 'SOURCES', 'EXCLUDE', 'LAYERS', 'PUBLIC', 'PRIVATE'):
+                keyword = w
+            elif keyword == 'LAYERS':
+                layers.add(w)
+        out[words[0]] = layers
+    return out
+
+
 def main():
-    rows, code = table(), measured()
+    rows, code, linked = table(), measured(), targets()
     problems = []
+    for layer, deps in rows:
+        if layer not in linked:
+            problems.append(f'{layer}: a row of the table without a dumplens_layer() target in core/CMakeLists.txt')
+        elif linked[layer] != deps:
+            problems.append(f'{layer}: core/CMakeLists.txt links {", ".join(sorted(linked[layer])) or "no layer"}, '
+                            f'the table says {", ".join(sorted(deps)) or "the standard library"}')
+    for layer in sorted(set(linked) - {layer for layer, _ in rows}):
+        problems.append(f'{layer}: a dumplens_layer() target without a row in the table')
     order = [layer for layer, _ in rows]
     for i, (layer, deps) in enumerate(rows):
         actual = code.get(layer, {})
@@ -72,7 +100,7 @@ def main():
     if problems:
         print(f'check-layers: docs/ARCHITECTURE.md and core/ disagree in {len(problems)} place(s)')
         return 1
-    print(f'check-layers: {len(rows)} layers, table and includes agree')
+    print(f'check-layers: {len(rows)} layers; table, includes and CMake targets agree')
     return 0
 
 

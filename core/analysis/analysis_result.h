@@ -7,11 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "core/model/no_index.h"
 #include "core/util/dtype.h"
 
 namespace dl {
-
-inline constexpr std::uint32_t kNoIndex = 0xffffffffu;
 
 // Ordered by strength of evidence; Opdebug is used only when no tensor shows the overflow.
 enum class AnomalyKind : std::uint8_t { None = 0, Saturated, Nan, Inf, Opdebug };

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/model/no_index.h"
+
 namespace dl {
 
 namespace {

@@ -15,7 +15,9 @@ struct IndexOptions {
     unsigned threads = 0;          // 0: all cores
     bool useCache = true;
     std::string cacheDir;          // empty: defaultCacheDir()
-    ProgressCallback progress;     // called from worker threads, serialised
+    // Called from worker threads, serialised: for the first file, then at most every 50 ms, and for
+    // the last file, so a caller need not throttle it again.
+    ProgressCallback progress;
     std::stop_token stop;
 };
 

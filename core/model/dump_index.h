@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/model/dump_format.h"
 #include "core/model/packed_stats.h"
 #include "core/model/record_allocator.h"
 #include "core/model/string_pool.h"
@@ -15,19 +16,6 @@
 #include "core/util/dtype.h"
 
 namespace dl {
-
-enum class Io : std::uint8_t { Input = 0, Output = 1 };
-
-// Which writer produced the data a rank folder holds.
-enum class DumpFormat : std::uint8_t {
-    Unknown = 0,
-    MindSporeNpy,        // rank_N/net/graph/iter/*.npy (+statistic.csv), 1.3+
-    MindSporeStatsOnly,  // statistic.csv without tensor files
-    MindSporeBin,        // <=1.2 sync .bin
-    CannRaw,             // raw CANN dump files
-    Msprobe,             // step/rank/dump.json
-    PlainNpy,            // any folder of .npy files
-};
 
 // Decoded overflow record (Opdebug.Node_OpDebug.*), attached to the op it names.
 struct OverflowRecord {

@@ -9,6 +9,7 @@
 #include <span>
 #include <string_view>
 
+#include "core/model/no_index.h"
 #include "core/query/stat_figures.h"
 #include "core/util/op_name.h"
 #include "core/util/parallel_for.h"

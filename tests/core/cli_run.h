@@ -6,6 +6,12 @@
 #include <cstdio>
 #include <string>
 
+// tests/CMakeLists.txt gives DUMPLENS_CLI_PATH (and the build order) to the tests that include this
+// header, as read when cmake last configured.
+#ifndef DUMPLENS_CLI_PATH
+#error "DUMPLENS_CLI_PATH is not defined: re-run cmake so it sees that this test includes cli_run.h"
+#endif
+
 namespace dltest {
 
 struct CliRun {

@@ -4,8 +4,6 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
-#include <atomic>
-#include <chrono>
 #include <memory>
 
 #include "core/analysis/overflow_analyzer.h"
@@ -51,17 +49,7 @@ LoadedDumpPtr loadDump(const QString& path, const QString& demoDir, std::stop_to
     stage(tr("Indexing…"));
     dl::IndexOptions opt;
     opt.stop = stop;
-    if (cb.progress) {
-        // The indexer calls back per file: pass on ~20 updates a second, and the last one.
-        auto last = std::make_shared<std::atomic<std::int64_t>>(0);
-        opt.progress = [last, fn = cb.progress](const dl::Progress& p) {
-            const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                 std::chrono::steady_clock::now().time_since_epoch()).count();
-            if (now - last->load() < 50 && p.filesDone != p.filesTotal) return;
-            last->store(now);
-            fn(p);
-        };
-    }
+    opt.progress = cb.progress;   // the indexer sends ~20 updates a second and the last one
     auto index = std::make_shared<dl::DumpIndex>();
     std::string err;
     const bool ok = dl::indexDump(path.toStdString(), opt, *index, result->report, err);

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/model/dump_index.h"
+#include "core/model/dump_format.h"
 #include "core/util/dtype.h"
 
 namespace dl {

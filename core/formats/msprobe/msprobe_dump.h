@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/model/dump_index.h"
+#include "core/model/dump_format.h"
 #include "core/stats/tensor_stats.h"
 #include "core/util/dtype.h"
 
