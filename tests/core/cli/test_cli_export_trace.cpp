@@ -43,7 +43,6 @@ struct ExportTraceCli : ::testing::Test {
         const dl::AnalysisResult a = dl::analyze(index);
         const dl::OpStates st = dl::computeOpStates(index, &a, a.nearLimitThreshold);
         const dltest::TraceFacts f = dltest::checkTrace(j, index, a, st);
-        EXPECT_GT(f.flows, 0u);
         EXPECT_EQ(f.instants, 1u);
     }
 };
