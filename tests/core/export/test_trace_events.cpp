@@ -64,12 +64,17 @@ std::string realData(const std::string& rel) { return std::string(DUMPLENS_TEST_
 }  // namespace
 
 TEST(TraceEvents, DemoHasEveryRankAndItsOrigin) {
-    // The bundled case (the origin on the last stage) and the forward origin on rank 1. Neither
-    // chain leaves its origin within the analysed iteration (the flows are the pipeline test's).
-    for (const auto scenario : {dl::demo::DemoScenario::NormHeadBackward, dl::demo::DemoScenario::ForwardOrigin}) {
-        SCOPED_TRACE(int(scenario));
+    // The bundled case (the origin on the last stage), its Inf/NaN twin (figures JSON cannot hold
+    // as numbers) and the forward origin on rank 1. None of their chains leaves its origin within
+    // the analysed iteration (the flows are the pipeline test's).
+    struct Variant { dl::demo::DemoScenario scenario; dl::demo::OverflowMode mode; };
+    for (const Variant v : {Variant{dl::demo::DemoScenario::NormHeadBackward, dl::demo::OverflowMode::Saturation},
+                            Variant{dl::demo::DemoScenario::NormHeadBackward, dl::demo::OverflowMode::InfNan},
+                            Variant{dl::demo::DemoScenario::ForwardOrigin, dl::demo::OverflowMode::Saturation}}) {
+        SCOPED_TRACE(int(v.scenario) * 10 + int(v.mode));
         dl::demo::DemoOptions o;
-        o.scenario = scenario;
+        o.scenario = v.scenario;
+        o.mode = v.mode;
         dl::demo::DemoVariantInfo info;
         const std::string dir = dltest::sharedDemoVariant(o, info);
         Exported x;
@@ -84,6 +89,11 @@ TEST(TraceEvents, DemoHasEveryRankAndItsOrigin) {
         const auto& origin = j["traceEvents"][f.sliceOfOp.at(x.analysis.firstOverflow->op)];
         EXPECT_EQ(origin["args"]["state"], "origin");
         EXPECT_EQ(origin["args"]["rank"].get<std::uint32_t>(), x.analysis.firstOverflow->rank);
+        if (v.mode == dl::demo::OverflowMode::InfNan) {
+            const bool nonFinite = x.text.find("\"max_abs\":\"inf\"") != std::string::npos ||
+                                   x.text.find("\"max_abs\":\"nan\"") != std::string::npos;
+            EXPECT_TRUE(nonFinite) << "no Inf/NaN figure written as a string";
+        }
     }
 }
 
