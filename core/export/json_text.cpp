@@ -1,8 +1,8 @@
 #include "core/export/json_text.h"
 
+#include <array>
 #include <cmath>
 #include <cstdint>
-#include <iterator>
 
 namespace dl {
 
@@ -31,6 +31,14 @@ std::size_t utf8Length(std::string_view s, std::size_t i) {
     return 0;
 }
 
+// Bytes that cannot be copied as they are: controls, the quote, the backslash and every non-ASCII
+// byte (checked as UTF-8). One table load a byte: names and scopes are most of a trace.
+constexpr auto kCareful = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0; c < 256; ++c) t[std::size_t(c)] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
+    return t;
+}();
+
 }  // namespace
 
 void appendJsonString(fmt::memory_buffer& out, std::string_view s) {
@@ -39,7 +47,7 @@ void appendJsonString(fmt::memory_buffer& out, std::string_view s) {
     const auto flush = [&](std::size_t upto) { out.append(s.data() + plain, s.data() + upto); };
     for (std::size_t i = 0; i < s.size();) {
         const auto c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+        if (!kCareful[c]) {
             ++i;
             continue;
         }
@@ -49,14 +57,14 @@ void appendJsonString(fmt::memory_buffer& out, std::string_view s) {
                 continue;
             }
             flush(i);
-            fmt::format_to(std::back_inserter(out), "\\ufffd");
+            fmt::format_to(fmt::appender(out), "\\ufffd");
         } else {
             flush(i);
             if (c == '"' || c == '\\') {
                 out.push_back('\\');
                 out.push_back(static_cast<char>(c));
             } else {
-                fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
+                fmt::format_to(fmt::appender(out), "\\u{:04x}", c);
             }
         }
         plain = ++i;
@@ -67,7 +75,7 @@ void appendJsonString(fmt::memory_buffer& out, std::string_view s) {
 
 void appendJsonNumber(fmt::memory_buffer& out, double v) {
     const std::string_view text = std::isnan(v) ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"";
-    if (std::isfinite(v)) fmt::format_to(std::back_inserter(out), "{}", v);
+    if (std::isfinite(v)) fmt::format_to(fmt::appender(out), "{}", v);
     else out.append(text.data(), text.data() + text.size());
 }
 

@@ -50,7 +50,7 @@ public:
     Writer(const TraceSink& sink, std::string& error) : m_sink(sink), m_error(error) {}
     template <class... A>
     void put(fmt::format_string<A...> f, A&&... a) {
-        fmt::format_to(std::back_inserter(m_buf), f, std::forward<A>(a)...);
+        fmt::format_to(fmt::appender(m_buf), f, std::forward<A>(a)...);
     }
     void str(std::string_view s) { appendJsonString(m_buf, s); }
     void num(double v) { appendJsonNumber(m_buf, v); }
