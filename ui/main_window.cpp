@@ -28,6 +28,7 @@
 #include "ui/report/report_export.h"
 #include "ui/report/report_renderer.h"
 #include "ui/jobs/load_worker.h"
+#include "ui/jobs/trace_export.h"
 #include "ui/style/screen_fit.h"
 #include "ui/views/chain_view.h"
 #include "ui/views/loading_page.h"
@@ -113,8 +114,14 @@ void MainWindow::setupActions() {
     m_exportAction->setEnabled(false);   // enabled once an analysed dump is open
     m_exportAction->setStatusTip(tr("Write the overflow report of the open dump as PDF"));
     connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportReport);
+    m_traceExporter = std::make_unique<TraceExporter>(this);
+    m_exportTraceAction = new QAction(tr("Export &trace (Perfetto)…"), this);
+    m_exportTraceAction->setEnabled(false);   // enabled once an analysed dump is open
+    m_exportTraceAction->setStatusTip(tr("Write the op timeline and the overflow chain as a Chrome/Perfetto trace (JSON)"));
+    connect(m_exportTraceAction, &QAction::triggered, this, &MainWindow::exportTrace);
     connect(m_session, &DumpSession::dumpChanged, this, [this] {
         m_exportAction->setEnabled(m_session->analysis());
+        m_exportTraceAction->setEnabled(m_session->analysis());
         m_compareAction->setEnabled(m_session->analysis());
         m_compareFixAction->setEnabled(m_session->analysis() && m_session->dump()->path.startsWith(demoRoot()));
         // "Compare this tensor" only while the compare window holds this very dump as run A.
@@ -176,6 +183,7 @@ void MainWindow::setupMenus() {
     file->addAction(m_compareAction);
     file->addAction(m_compareFixAction);
     file->addAction(m_exportAction);
+    file->addAction(m_exportTraceAction);
     file->addSeparator();
     file->addAction(m_quitAction);
     QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
@@ -346,6 +354,8 @@ void MainWindow::exportReport() {
     exportReportInteractively(this, QFileInfo(m_session->dump()->path).fileName() + QStringLiteral("-report.pdf"),
                               [this](const QString& path, QString& error) { return writeReport(path, error); });
 }
+
+void MainWindow::exportTrace() { m_traceExporter->exportInteractively(m_session->dump()); }
 
 bool MainWindow::writeReport(const QString& path, QString& error) const {
     const dl::DumpIndex* ix = m_session->index();

@@ -3,6 +3,7 @@
 // banner + timeline, with the table, tensor, chain and issues views as docks), owns the shared
 // session and the load worker, and remembers layout and recent folders.
 #include <QMainWindow>
+#include <memory>
 
 class QAction;
 class QDockWidget;
@@ -23,6 +24,7 @@ class OpTablePanel;
 class StartPage;
 class TensorPanel;
 class TimelinePanel;
+class TraceExporter;
 class VerdictBanner;
 
 class MainWindow : public QMainWindow {
@@ -62,6 +64,8 @@ public:
 public slots:
     // File > Export report…: asks for a path, then writeReport().
     void exportReport();
+    // File > Export trace…: the dump as a Chrome/Perfetto trace (ui/jobs/trace_export.h).
+    void exportTrace();
 
 public:
     // The PDF report of the open dump (the renderer `dumplens-cli report` uses); false with a reason.
@@ -119,6 +123,8 @@ private:
     QAction* m_compareFixAction = nullptr;
     CompareWindow* m_compare = nullptr;
     QAction* m_exportAction = nullptr;
+    QAction* m_exportTraceAction = nullptr;
+    std::unique_ptr<TraceExporter> m_traceExporter;
     QAction* m_jumpAction = nullptr;
     QAction* m_filterAction = nullptr;
     QAction* m_shortcutsAction = nullptr;

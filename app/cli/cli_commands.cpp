@@ -85,6 +85,7 @@ void Commands::registerAll(CLI::App& app) {
     addReport(app);
 #endif
     addMerge(app);
+    addExportTrace(app);
     for (CLI::App* sub : app.get_subcommands(nullptr)) sub->footer(helpFooter());
 }
 

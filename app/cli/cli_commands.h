@@ -66,6 +66,13 @@ struct ReportArgs {
     std::string compareDir;   // --compare DIR_B: adds the comparison summary and first divergence
 };
 
+// `export-trace DIR -o FILE.json`: app/cli/cli_export_trace.cpp
+struct ExportTraceArgs {
+    IndexArgs index;
+    std::string output;   // "-": standard output
+    bool rawClocks = false;
+};
+
 // `compare A B`: app/cli/cli_compare.cpp
 struct CompareArgs {
     IndexArgs a, b;   // a carries the shared index options
@@ -92,6 +99,8 @@ private:
     ReportArgs m_report;
 #endif
     void addMerge(CLI::App& app);
+    void addExportTrace(CLI::App& app);
+    ExportTraceArgs m_exportTrace;
     int runMpiIndex();
 
     IndexArgs m_index;
