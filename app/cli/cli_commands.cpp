@@ -77,6 +77,7 @@ void Commands::registerAll(CLI::App& app) {
     addReport(app);
 #endif
     addMerge(app);
+    addGraph(app);
     for (CLI::App* sub : app.get_subcommands(nullptr)) sub->footer(kExitStatusHelp);
 }
 
