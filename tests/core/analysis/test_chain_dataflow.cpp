@@ -118,7 +118,7 @@ Counts checkRun(Run& run) {
             const auto& truth = edgesOf(s.at.rank, s.at.iteration);
             for (std::size_t e = 0; e < s.path.size(); ++e) {
                 const DataflowEdge& d = s.path[e];
-                if (e) EXPECT_EQ(d.producer, s.path[e - 1].consumer);
+                if (e) { EXPECT_EQ(d.producer, s.path[e - 1].consumer); }
                 const auto p = std::find(names.begin(), names.end(), d.producer), q = std::find(names.begin(), names.end(), d.consumer);
                 ASSERT_NE(p, names.end());
                 ASSERT_NE(q, names.end());
@@ -167,7 +167,7 @@ Counts checkRun(Run& run) {
     // JSON: a dataflow hop names its edges.
     const nlohmann::json j = toJson(idx, r);
     for (const auto& step : j["chain"])
-        if (step["via"] == "dataflow") EXPECT_FALSE(step["via_detail"]["path"].empty());
+        if (step["via"] == "dataflow") { EXPECT_FALSE(step["via_detail"]["path"].empty()); }
     EXPECT_EQ(j["first_overflow"]["inputs"].size(), r.originInputs.size());
     return c;
 }

@@ -4,6 +4,7 @@
 // spellings that vary between versions read the same.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -117,8 +118,9 @@ TEST(GraphIrEdges, EveryRealEdgeCarriesTheDumpedValue) {
                 ASSERT_TRUE(parseExecutionOrderCsv(readText(e.path()), names, error));
                 listed[std::uint32_t(g)].insert(names.begin(), names.end());
             }
-            for (auto& [g, names] : listed)
-                if (!names.empty()) EXPECT_EQ(irKernels[g], names) << "graph " << g;
+            for (auto& [g, names] : listed) {
+                if (!names.empty()) { EXPECT_EQ(irKernels[g], names) << "graph " << g; }
+            }
             // (iteration, graph, kernel) -> the dump op.
             std::map<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>, std::uint32_t> opOf;
             for (std::uint32_t i = 0; i < idx.ops.size(); ++i) {
@@ -143,10 +145,13 @@ TEST(GraphIrEdges, EveryRealEdgeCarriesTheDumpedValue) {
                     const TensorRecord* in = tensorOf(to->second, Io::Input, e.toSlot);
                     if (!out || !in) continue;
                     const TensorStats a = idx.stats(*out), b = idx.stats(*in);
-                    EXPECT_EQ(a.count, b.count) << f.kernels[e.from].name << " -> " << f.kernels[e.to].name;
-                    EXPECT_EQ(a.maxAbs, b.maxAbs) << f.kernels[e.from].name << " -> " << f.kernels[e.to].name;
-                    EXPECT_EQ(a.min, b.min) << f.kernels[e.from].name << " -> " << f.kernels[e.to].name;
-                    EXPECT_EQ(a.max, b.max) << f.kernels[e.from].name << " -> " << f.kernels[e.to].name;
+                    const std::string what = f.kernels[e.from].name + " -> " + f.kernels[e.to].name;
+                    const auto same = [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || x == y; };
+                    EXPECT_EQ(a.count, b.count) << what;
+                    EXPECT_EQ(a.infCount(), b.infCount()) << what;
+                    EXPECT_EQ(a.nanCount, b.nanCount) << what;
+                    EXPECT_TRUE(same(a.maxAbs, b.maxAbs) && same(a.min, b.min) && same(a.max, b.max) && same(a.mean, b.mean))
+                        << what << ": " << a.min << ".." << a.max << " vs " << b.min << ".." << b.max;
                     ++checked;
                 }
         }
