@@ -7,6 +7,8 @@
 // not the IR the writer made from it.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -30,14 +32,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
+struct DumpRun {
     std::string root;
     ClusterScenarioTruth truth;
     DumpIndex index;
     AnalysisResult result;
 };
 
-void analyzeRun(Run& run) {
+void analyzeRun(DumpRun& run) {
     IndexOptions io;
     io.useCache = false;
     IndexReport rep;
@@ -74,13 +76,12 @@ bool truthPath(const std::vector<KernelEdge>& edges, std::uint32_t from, std::ui
 struct Counts { std::size_t dataflow = 0, sameRank = 0; };
 
 // Every same-rank hop against the simulation; the origin's inputs and neighbourhood too.
-Counts checkRun(Run& run) {
-    Counts c;
+void checkRun(DumpRun& run, Counts& c) {
     const DumpIndex& idx = run.index;
     const AnalysisResult& r = run.result;
     const std::string text = toText(idx, r);
     EXPECT_TRUE(r.firstOverflow) << text;
-    if (!r.firstOverflow) return c;
+    if (!r.firstOverflow) return;
     EXPECT_TRUE(r.graphIrRead);
     std::map<std::uint32_t, std::map<std::string, std::uint32_t>> posOf;
     const auto pos = [&](std::uint32_t op) -> std::int64_t {
@@ -169,7 +170,6 @@ Counts checkRun(Run& run) {
     for (const auto& step : j["chain"])
         if (step["via"] == "dataflow") { EXPECT_FALSE(step["via_detail"]["path"].empty()); }
     EXPECT_EQ(j["first_overflow"]["inputs"].size(), r.originInputs.size());
-    return c;
 }
 
 ClusterScenarioOptions withIr() {
@@ -186,22 +186,76 @@ TEST(ChainDataflow, ClusterScenariosForwardAndTensorParallel) {
     for (ClusterScenario s : {ClusterScenario::ForwardThenBackward, ClusterScenario::TensorParallel, ClusterScenario::BackwardNextIteration}) {
         SCOPED_TRACE(clusterScenarioName(s));
         dltest::TempDir dir("dumplens_chain_dataflow_");
-        Run run;
+        DumpRun run;
         run.root = (dir.path / "run").string();
         std::string error;
         ASSERT_TRUE(writeClusterScenario(run.root, s, withIr(), run.truth, error)) << error;
         analyzeRun(run);
-        const Counts c = checkRun(run);
-        all.dataflow += c.dataflow;
-        all.sameRank += c.sameRank;
+        checkRun(run, all);
+        if (std::getenv("DL_SHOW")) std::printf("%s\n", toText(run.index, run.result).c_str());
     }
     EXPECT_GT(all.dataflow, 0u);
+}
+
+// An IR without the edges into one op of the chain: that hop stays same_rank and says the IR has
+// no path; every other hop still follows the (equally reduced) ground truth.
+TEST(ChainDataflow, AHopTheIrCannotExplainStaysSameRank) {
+    dltest::TempDir dir("dumplens_chain_dataflow_cut_");
+    DumpRun run;
+    run.root = (dir.path / "run").string();
+    std::string error;
+    ASSERT_TRUE(writeClusterScenario(run.root, ClusterScenario::ForwardThenBackward, withIr(), run.truth, error)) << error;
+    analyzeRun(run);
+    // The first same-rank hop after a Receive (rank 2's first anomaly): cut the edges into it.
+    const ChainStep* cut = nullptr;
+    for (const ChainStep& s : run.result.chain)
+        if (s.via == ChainVia::Dataflow && s.causedBy >= 0 && run.result.chain[std::size_t(s.causedBy)].role == ChainRole::Receive) {
+            cut = &s;
+            break;
+        }
+    ASSERT_NE(cut, nullptr) << toText(run.index, run.result);
+    const std::uint32_t rank = cut->at.rank;
+    const auto names = positions(run.root, rank);
+    const std::uint32_t target =
+        std::uint32_t(std::find(names.begin(), names.end(), run.index.strings.str(run.index.ops[cut->at.op].scope)) - names.begin());
+    ASSERT_LT(target, names.size());
+    std::vector<KernelSpec> kernels(names.size());
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        kernels[k].fullName = names[k];
+        const std::string last = names[k].substr(names[k].rfind('/') + 1);
+        kernels[k].type = last.substr(0, last.rfind("-op"));
+    }
+    for (auto& [key, edges] : run.truth.dataEdges) {
+        if (key.first != int(rank)) continue;
+        edges.erase(std::remove_if(edges.begin(), edges.end(), [&](const KernelEdge& e) { return e.to == target; }), edges.end());
+        for (const KernelEdge& e : edges) {
+            kernels[e.to].inputs = std::max<std::uint16_t>(kernels[e.to].inputs, std::uint16_t(e.toSlot + 1));
+            kernels[e.from].outputs = std::max<std::uint16_t>(kernels[e.from].outputs, std::uint16_t(e.fromSlot + 1));
+        }
+    }
+    kernels[target].inputs = std::max<std::uint16_t>(kernels[target].inputs, 1);   // fed by a parameter now
+    dltest::writeFile(fs::path(run.root) / ("rank_" + std::to_string(rank)) / "graphs/ms_output_trace_code_graph_0.ir",
+                      kernelGraphIr(0, kernels, run.truth.dataEdges.at({int(rank), 0})));
+    run.index = DumpIndex{};
+    analyzeRun(run);
+    Counts c;
+    checkRun(run, c);
+    EXPECT_GT(c.sameRank, 0u) << toText(run.index, run.result);
+    EXPECT_GT(c.dataflow, 0u);
+    bool seen = false;
+    for (const ChainStep& s : run.result.chain)
+        if (s.at.op < run.index.ops.size() && run.index.strings.str(run.index.ops[s.at.op].scope) == names[target] && s.causedBy >= 0) {
+            EXPECT_EQ(s.via, ChainVia::SameRank) << s.note;
+            EXPECT_NE(s.note.find("no data path from"), std::string::npos) << s.note;
+            seen = true;
+        }
+    EXPECT_TRUE(seen);
 }
 
 // The pipeline simulator (1F1B, PP2 x TP2, the SwiGLU-backward Mul of a micro-batch as origin).
 TEST(ChainDataflow, PipelineRunWithTensorParallelism) {
     dltest::TempDir dir("dumplens_chain_dataflow_pp_");
-    Run run;
+    DumpRun run;
     run.root = (dir.path / "run").string();
     PipelineSpec spec;
     spec.pipelineStages = 2;
@@ -213,14 +267,15 @@ TEST(ChainDataflow, PipelineRunWithTensorParallelism) {
     std::string error;
     ASSERT_TRUE(writePipelineRun(run.root, spec, withIr(), run.truth, error)) << error;
     analyzeRun(run);
-    const Counts c = checkRun(run);
+    Counts c;
+    checkRun(run, c);
     EXPECT_GT(c.dataflow, 0u) << toText(run.index, run.result);
 }
 
 // Without an IR nothing changes: no dataflow hop, no inputs named, and `graph` says why (exit 1).
 TEST(ChainDataflow, WithoutIrTheChainStaysSameRankAndGraphRefuses) {
     dltest::TempDir dir("dumplens_chain_dataflow_none_");
-    Run run;
+    DumpRun run;
     run.root = (dir.path / "run").string();
     std::string error;
     ASSERT_TRUE(writeClusterScenario(run.root, ClusterScenario::ForwardThenBackward, ClusterScenarioOptions{}, run.truth, error)) << error;
@@ -242,7 +297,7 @@ TEST(ChainDataflow, WithoutIrTheChainStaysSameRankAndGraphRefuses) {
 // consumers, DOT left to right; an unknown op is exit 1.
 TEST(ChainDataflow, GraphCommandJsonAndDot) {
     dltest::TempDir dir("dumplens_chain_dataflow_cli_");
-    Run run;
+    DumpRun run;
     run.root = (dir.path / "run").string();
     std::string error;
     ASSERT_TRUE(writeClusterScenario(run.root, ClusterScenario::ForwardThenBackward, withIr(), run.truth, error)) << error;

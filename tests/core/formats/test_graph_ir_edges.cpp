@@ -14,6 +14,7 @@
 
 #include "core/formats/mindspore/graph_ir.h"
 #include "core/formats/mindspore/graph_ir_edges.h"
+#include "core/analysis/overflow_analyzer.h"
 #include "core/index/dump_indexer.h"
 
 namespace fs = std::filesystem;
@@ -242,4 +243,29 @@ TEST(GraphIrEdges, MissingFolderAndUnreadableFileSaySo) {
     f.finish();
     EXPECT_TRUE(f.edges.empty());
     fs::remove_all(dir);
+}
+
+// On the real training step the origin is the Cast after SqrtGrad; the IR names SqrtGrad as the
+// producer of its input: the op the analysis found independently by byte equality (value_made_by).
+TEST(GraphIrEdges, RealOriginNamesTheOpThatMadeItsInput) {
+    for (const char* v : {"2.0.0", "2.7.0", "2.10.0"}) {
+        SCOPED_TRACE(v);
+        DumpIndex idx;
+        IndexReport report;
+        IndexOptions o;
+        o.useCache = false;
+        std::string error;
+        ASSERT_TRUE(indexDump(realDir(v, "train_sqrtgrad").string(), o, idx, report, error)) << error;
+        const AnalysisResult r = analyze(idx);
+        ASSERT_TRUE(r.firstOverflow && r.valueMadeBy);
+        EXPECT_TRUE(r.graphIrRead);
+        ASSERT_EQ(r.originInputs.size(), 1u);
+        const OriginInput& in = r.originInputs[0];
+        EXPECT_EQ(in.source, "kernel");
+        EXPECT_EQ(in.slot, 0);
+        EXPECT_EQ(in.producerOp, *r.valueMadeBy);
+        EXPECT_EQ(idx.strings.str(idx.ops[in.producerOp].type), "SqrtGrad");
+        ASSERT_NE(in.producerTensor, kNoIndex);
+        EXPECT_EQ(idx.stats(idx.tensors[in.producerTensor]).maxAbs, idx.stats(idx.tensors[in.tensor]).maxAbs);
+    }
 }
