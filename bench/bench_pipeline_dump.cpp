@@ -3,7 +3,7 @@
 // and its ground truth as JSON next to it (never inside the dump):
 //
 //   bench_pipeline_dump OUT_DIR [--pp 4] [--tp 2] [--dp 1] [--mb 203] [--layers 24] [--iterations 4]
-//                       [--killed 3] [--schedule 1f1b|gpipe|interleaved] [--offset-us 200000]
+//                       [--killed 3] [--schedule 1f1b|gpipe|interleaved] [--offset-us 200000] [--graph-ir 0|1]
 //
 // OUT_DIR/dump is the dump root, OUT_DIR/truth.json the origin, stages, chain and pair count.
 #include <chrono>
@@ -19,10 +19,11 @@
 int main(int argc, char** argv) {
     if (argc < 2) {
         std::fprintf(stderr, "usage: %s OUT_DIR [--pp N] [--tp N] [--dp N] [--mb N] [--layers N] [--iterations N] "
-                             "[--killed N] [--schedule 1f1b|gpipe|interleaved] [--offset-us N]\n", argv[0]);
+                             "[--killed N] [--schedule 1f1b|gpipe|interleaved] [--offset-us N] [--graph-ir 0|1]\n", argv[0]);
         return 2;
     }
     dl::demo::PipelineSpec spec;
+    bool graphIr = false;
     spec.microBatches = 203;
     spec.layersPerStage = 24;
     spec.killedIteration = 3;
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
         else if (k == "--iterations") spec.iterations = std::atoi(v.c_str());
         else if (k == "--killed") spec.killedIteration = std::atoi(v.c_str());
         else if (k == "--offset-us") offset = std::atoll(v.c_str());
+        else if (k == "--graph-ir") graphIr = v == "1";
         else if (k == "--schedule")
             spec.schedule = v == "gpipe" ? dl::demo::PipelineSchedule::GPipe
                             : v == "interleaved" ? dl::demo::PipelineSchedule::Interleaved
@@ -53,6 +55,7 @@ int main(int argc, char** argv) {
     }
     dl::demo::ClusterScenarioOptions o;
     o.stagesInRankTable = false;
+    o.graphIr = graphIr;   // rank_N/graphs/*.ir: the chain's same-rank hops along its data edges
     o.rankClockOffsetUs = dl::demo::pipelineClockOffsets(spec.pipelineStages * spec.tensorParallel * spec.dataParallel, offset);
     dl::demo::ClusterScenarioTruth truth;
     std::string error;

@@ -86,6 +86,7 @@ void Commands::registerAll(CLI::App& app) {
 #endif
     addMerge(app);
     addExportTrace(app);
+    addGraph(app);
     for (CLI::App* sub : app.get_subcommands(nullptr)) sub->footer(helpFooter());
 }
 

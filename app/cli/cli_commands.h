@@ -102,6 +102,13 @@ private:
     void addExportTrace(CLI::App& app);
     ExportTraceArgs m_exportTrace;
     int runMpiIndex();
+    void addGraph(CLI::App& app);   // app/cli/cli_graph.cpp
+    int runGraph();
+    struct GraphArgs {
+        IndexArgs index;
+        std::string op, format = "json";
+        int hops = 2, rank = -1, iteration = -1;
+    } m_graph;
 
     IndexArgs m_index;
     std::string m_indexOutput;

@@ -38,6 +38,34 @@ json pointJson(const DumpIndex& idx, const OverflowPoint& p) {
     return j;
 }
 
+// A dumped tensor's figures (null when not dumped).
+json tensorFigures(const DumpIndex& idx, std::uint32_t t) {
+    if (t == kNoIndex || t >= idx.tensors.size()) return nullptr;
+    const TensorRecord& r = idx.tensors[t];
+    const TensorStats st = idx.stats(r);
+    return {{"tensor", tensorLabel(idx, r)},
+            {"dtype", std::string(dtypeName(r.dtype))},
+            {"max_abs", numberOrNull(st.maxAbs)},
+            {"min", numberOrNull(st.min)},
+            {"max", numberOrNull(st.max)},
+            {"inf_count", st.infCount()},
+            {"nan_count", st.nanCount},
+            {"anomaly", anomalyKindName(classifyTensor(idx, r).kind)}};
+}
+
+json opNameOrNull(const DumpIndex& idx, std::uint32_t op) {
+    return op == kNoIndex || op >= idx.ops.size() ? json(nullptr) : json(idx.strings.str(idx.ops[op].name));
+}
+
+// The graph IR's data edges of a dataflow hop.
+json pathJson(const DumpIndex& idx, const std::vector<DataflowEdge>& path) {
+    json a = json::array();
+    for (const DataflowEdge& e : path)
+        a.push_back({{"producer", e.producer}, {"producer_op", opNameOrNull(idx, e.producerOp)}, {"output_slot", e.outputSlot},
+                     {"consumer", e.consumer}, {"consumer_op", opNameOrNull(idx, e.consumerOp)}, {"input_slot", e.inputSlot}});
+    return a;
+}
+
 // What linked a chain step to the step it came from.
 json viaDetailJson(const DumpIndex& idx, const AnalysisResult& r, const ChainStep& s) {
     if (s.causedBy < 0) return nullptr;
@@ -61,6 +89,7 @@ json viaDetailJson(const DumpIndex& idx, const AnalysisResult& r, const ChainSte
         d["group_ranks"] = s.groupRanks;
     }
     if (s.via == ChainVia::WeightUpdate) d["optimizer_in_dump"] = s.linkOp != kNoIndex;
+    if (s.via == ChainVia::Dataflow) d["path"] = pathJson(idx, s.path);
     return d;
 }
 
@@ -103,6 +132,18 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
                                  {"op_name", idx.strings.str(idx.ops[*r.valueMadeBy].name)},
                                  {"op_index", *r.valueMadeBy}}
                           : json(nullptr);
+    if (r.firstOverflow) {
+        // Each input of the origin with what produced it, by the graph IR (empty without one).
+        json inputs = json::array();
+        for (const OriginInput& in : r.originInputs)
+            inputs.push_back({{"slot", in.slot}, {"source", in.source}, {"producer", in.producer},
+                              {"producer_op", opNameOrNull(idx, in.producerOp)},
+                              {"output_slot", in.source == "kernel" ? json(in.outputSlot) : json(nullptr)},
+                              {"producer_figures", tensorFigures(idx, in.producerTensor)},
+                              {"input_figures", tensorFigures(idx, in.tensor)}});
+        j["first_overflow"]["inputs"] = std::move(inputs);
+    }
+    j["graph_ir"] = r.graphIrRead;
     j["chain"] = json::array();
     for (const ChainStep& s : r.chain) {
         json step = pointJson(idx, s.at);

@@ -27,8 +27,9 @@ enum class ChainVia : std::uint8_t {
     Collective,    // a collective's inputs reached its outputs on the other members
     WeightUpdate,  // across iterations: the optimizer wrote the bad gradient into the weights
     ClockOnly,     // no link found in the dump: placed by its clock-aligned time (or execution order)
+    Dataflow,      // on one rank, a path of data edges in the graph IR (ChainStep::path)
 };
-const char* chainViaName(ChainVia v);  // "origin", "same_rank", "send_receive", "collective", "weight_update", "clock_only"
+const char* chainViaName(ChainVia v);  // "origin", "same_rank", "send_receive", "collective", "weight_update", "clock_only", "dataflow"
 
 enum class Persistence : std::uint8_t {
     Unknown,          // no overflow
@@ -53,6 +54,25 @@ struct OverflowPoint {
     std::vector<std::uint32_t> peerRanks; // tensor-parallel peers showing the same anomaly at the same op
 };
 
+// One data edge of the graph IR: output `outputSlot` of `producer` is input `inputSlot` of `consumer`.
+struct DataflowEdge {
+    std::string producer, consumer;             // the kernels' full scoped names in the IR
+    std::uint32_t producerOp = kNoIndex;        // their ops in the dump (same rank and iteration), kNoIndex when not dumped
+    std::uint32_t consumerOp = kNoIndex;
+    std::uint16_t outputSlot = 0, inputSlot = 0;
+};
+
+// Where an input of the origin came from, by the graph IR: a kernel's output, a parameter or a constant.
+struct OriginInput {
+    std::uint16_t slot = 0;
+    std::uint32_t tensor = kNoIndex;            // the origin's dumped input, kNoIndex when not dumped
+    std::string source;                         // "kernel", "parameter", "constant"
+    std::string producer;                       // kernel's scoped name, parameter name or constant text
+    std::uint32_t producerOp = kNoIndex;        // the producing op in the dump
+    std::uint16_t outputSlot = 0;
+    std::uint32_t producerTensor = kNoIndex;    // its dumped output tensor
+};
+
 // Steps are listed in causal order: every step after the step it came from (happens-before
 // through program order, Send/Receive pairs, collectives and the weight update), and by
 // clock-aligned time where nothing links two steps.
@@ -69,6 +89,7 @@ struct ChainStep {
     std::int64_t alignedUs = 0;           // the step's time on the reference clock (0: no timestamps)
     bool clockAligned = false;            // alignedUs is on the reference clock (a message links the rank's clock to it)
     std::uint64_t orderKey = 0;           // position in happens-before order when there are no timestamps
+    std::vector<DataflowEdge> path;       // via Dataflow: the IR's edges from the step it came from to this one
 };
 
 struct StageMap {
@@ -149,6 +170,10 @@ struct AnalysisResult {
     // table's "near limit" state and its filter all use (nearLimitTensors.size() == nearLimitTotal).
     std::vector<std::uint32_t> nearLimitTensors;
     std::optional<ReplayResult> replay;
+    // The graph IR (rank_N/graphs/*.ir) of the origin's rank: its inputs' producers, and whether
+    // it was there to explain same-rank hops.
+    std::vector<OriginInput> originInputs;
+    bool graphIrRead = false;             // some rank of the chain had a graph IR that was read
     // When the first overflow is a Cast to fp16 whose dumped input cannot have made it: the op
     // whose dumped output is byte for byte that input, i.e. the op that made the value (MindSpore
     // CPU runs it in float32 between Casts it inserts and writes its output labelled fp16).

@@ -82,6 +82,22 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
             out << "  value made by: " << idx.strings.str(idx.ops[*r.valueMadeBy].type) << " "
                 << idx.strings.str(idx.ops[*r.valueMadeBy].name) << " (in float32; the Cast only rounded it to fp16)\n";
     }
+    if (!r.originInputs.empty()) {
+        out << "  inputs (graph IR):\n";
+        for (const OriginInput& in : r.originInputs) {
+            out << "    input." << in.slot << " <- " << in.source << " " << in.producer;
+            if (in.source == "kernel") out << " output." << in.outputSlot;
+            if (in.producerOp != kNoIndex) out << "  (" << idx.strings.str(idx.ops[in.producerOp].name) << ")";
+            const std::uint32_t t = in.producerTensor != kNoIndex ? in.producerTensor : in.tensor;
+            if (t != kNoIndex) {
+                const TensorStats st = idx.stats(idx.tensors[t]);
+                out << "  max|x| " << num(st.maxAbs);
+                if (st.infCount()) out << ", " << st.infCount() << " inf";
+                if (st.nanCount) out << ", " << st.nanCount << " nan";
+            }
+            out << "\n";
+        }
+    }
     if (!r.chain.empty()) {
         out << "\nChain:\n";
         for (std::size_t i = 0; i < r.chain.size(); ++i) {

@@ -15,6 +15,7 @@
 #include "core/analysis/chain_builder.h"
 #include "core/analysis/name_memo.h"
 #include "core/analysis/op_replay.h"
+#include "core/analysis/rank_dataflow.h"
 #include "core/analysis/stage_map.h"
 #include "core/analysis/tensor_anomaly.h"
 #include "core/index/tensor_location.h"
@@ -537,6 +538,10 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
         for (ChainStep& s : res.chain)
             if (s.via == ChainVia::SendReceive)
                 if (auto e = evidenceOfRecv.find(s.at.op); e != evidenceOfRecv.end()) s.pairEvidence = e->second;
+    }
+    if (opt.readGraphIr) {
+        RankDataflow flow(index);
+        explainByDataflow(index, flow, res);
     }
     describeChain(res);
     if (opt.stop.stop_requested()) return cancelled();

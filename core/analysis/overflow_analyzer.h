@@ -21,6 +21,7 @@ struct AnalysisOptions {
     double nearLimitThreshold = 0.5;         // headroom (max|x| / 65504) that earns a near-limit warning
     std::size_t nearLimitMax = 100;          // entries kept in the near-limit list
     bool replay = true;                      // replay the origin op when its inputs were dumped
+    bool readGraphIr = true;                 // explain same-rank hops by rank_N/graphs/*.ir's data edges
     std::stop_token stop;                    // stopped: returns early with only `cancelled` set
     WorkCallback progress;                   // ops classified of all ops (the bulk of the work)
 };

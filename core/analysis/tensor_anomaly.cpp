@@ -38,6 +38,7 @@ const char* chainViaName(ChainVia v) {
     case ChainVia::Collective: return "collective";
     case ChainVia::WeightUpdate: return "weight_update";
     case ChainVia::ClockOnly: return "clock_only";
+    case ChainVia::Dataflow: return "dataflow";
     }
     return "clock_only";
 }

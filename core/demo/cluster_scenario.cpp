@@ -6,6 +6,7 @@
 #include "core/demo/cluster_sim.h"
 #include "core/demo/cluster_truth.h"
 #include "core/demo/cluster_writer.h"
+#include "core/demo/graph_ir_writer.h"
 
 namespace dl::demo {
 
@@ -128,7 +129,8 @@ bool writeClusterRun(const std::string& root, const ClusterSpec& given, const Cl
         w.stagesInRankTable = options.stagesInRankTable;
         w.timestamps = options.timestamps;
         w.overflowOnly = options.overflowOnly;
-        return writeClusterDump(root, sim.trace, w, truth.filesWritten, error);
+        if (!writeClusterDump(root, sim.trace, w, truth.filesWritten, error)) return false;
+        return !options.graphIr || writeGraphIrAndTruth(root, sim.trace, truth, error);
     } catch (const std::exception& e) {
         error = e.what();
         return false;

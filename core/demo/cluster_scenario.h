@@ -8,7 +8,10 @@
 // core/demo/README.md.
 #include <cstdint>
 #include <string>
+#include <map>
 #include <vector>
+
+#include "core/demo/graph_ir_writer.h"
 
 namespace dl::demo {
 
@@ -37,6 +40,7 @@ struct ClusterScenarioOptions {
     bool timestamps = true;         // false: timestamps written as 0, as a dump that lost them
     bool overflowOnly = false;      // op_debug_mode 3: only ops with an Inf/NaN output, no comm ops
     bool executionOrder = true;     // false: no execution_order/ (names alone tell forward from backward)
+    bool graphIr = false;           // also rank_{r}/graphs/ms_output_trace_code_graph_0.ir (and truth.dataEdges)
     std::vector<std::int64_t> rankClockOffsetUs;  // empty: 0, +850, -3000, +420 (... -1500, +2200, +300, -700)
     std::int64_t baseTimestampUs = 1700000000000000;
     std::string netName = "Llama";
@@ -99,7 +103,13 @@ struct ClusterScenarioTruth {
     std::vector<ClusterPairTruth> pairs;
     std::vector<std::vector<int>> tpGroups;
     std::vector<int> replicaOfRank;
+    // With graphIr: (rank, iteration) -> the simulation's data edges between stage-graph positions
+    // (which op output the tensor object each op read), the ground truth of the IR's edges.
+    std::map<std::pair<int, int>, std::vector<KernelEdge>> dataEdges;
 };
+
+// Writes the graph IR of every rank and fills truth.dataEdges (graph_ir_writer.h).
+bool writeGraphIrAndTruth(const std::string& root, const ClusterTrace& trace, ClusterScenarioTruth& truth, std::string& error);
 
 // Simulates `s` and writes it as a dump root at `root` (created; nothing is written outside it):
 //   rank_{r}/{net}/0/{iter}/statistic.csv (+ *.npy with writeTensors)

@@ -1,5 +1,7 @@
 #include "core/demo/demo_writer.h"
 
+#include "core/demo/graph_ir_writer.h"
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -207,8 +209,10 @@ bool DemoWriter::write(const std::string& root, DemoVariantInfo& info, std::stri
         if (!writeText(eo + "ms_execution_order_graph_" + g + ".csv", order, error) ||
             !writeText(eo + "ms_global_execution_order_graph_" + g + ".csv", global, error) ||
             !writeText(md + "data_dump.json", dataDumpJson(), error) ||
-            !writeText(md + "config.json", cfg.dump(), error) || !writeText(md + "hccl.json", hcclJson(), error))
+            !writeText(md + "config.json", cfg.dump(), error) || !writeText(md + "hccl.json", hcclJson(), error) ||
+            !writeDemoGraphIr(rankDir, t_, r, o_.graphId, error))
             return false;
+        ++files_;
     }
     info.filesWritten = files_;
     info.bytesWritten = bytes_;

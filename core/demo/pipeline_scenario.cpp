@@ -6,6 +6,7 @@
 
 #include "core/demo/cluster_truth.h"
 #include "core/demo/cluster_writer.h"
+#include "core/demo/graph_ir_writer.h"
 #include "core/demo/demo_random.h"
 
 namespace dl::demo {
@@ -99,7 +100,8 @@ bool writePipelineRun(const std::string& root, const PipelineSpec& given, const 
         w.overflowOnly = options.overflowOnly;
         w.tornLastRow = spec.killedIteration >= 0;
         w.executionOrder = options.executionOrder;
-        return writeClusterDump(root, sim.trace, w, truth.filesWritten, error);
+        if (!writeClusterDump(root, sim.trace, w, truth.filesWritten, error)) return false;
+        return !options.graphIr || writeGraphIrAndTruth(root, sim.trace, truth, error);
     } catch (const std::exception& e) {
         error = e.what();
         return false;

@@ -38,6 +38,7 @@ QString viaLabel(const std::string& via) {
     if (via == "weight_update") return QStringLiteral("weights");
     if (via == "clock_only") return QStringLiteral("clock only");
     if (via == "same_rank") return QStringLiteral("same rank");
+    if (via == "dataflow") return QStringLiteral("dataflow");
     return {};
 }
 
