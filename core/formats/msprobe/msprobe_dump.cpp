@@ -479,7 +479,8 @@ bool readMsprobeDumpJson(const std::string& path, MsprobeDump& out, std::string&
     return readFileText(path, text, error) && parseMsprobeDumpJson(text, out, error, withArguments);
 }
 
-bool parseMsprobeStackJson(std::string& text, std::unordered_map<std::string, std::string>& out, std::string& error) {
+bool parseMsprobeStackFrames(std::string& text, std::unordered_map<std::string, std::vector<std::string>>& out,
+                             std::string& error) {
     simdjson::dom::parser parser;
     element doc;
     if (!parseDoc(parser, text, doc, error)) return false;
@@ -488,29 +489,38 @@ bool parseMsprobeStackJson(std::string& text, std::unordered_map<std::string, st
         error = "stack.json is not a JSON object";
         return false;
     }
-    auto framesText = [](simdjson::dom::array frames) {
-        std::string s;
+    auto framesOf = [](simdjson::dom::array frames) {
+        std::vector<std::string> v;
         for (element f : frames) {
             std::string_view line;
-            if (f.get(line)) continue;
-            if (!s.empty()) s += '\n';
-            s.append(line);
+            if (!f.get(line)) v.emplace_back(line);
         }
-        return s;
+        return v;
     };
     for (auto [key, v] : top) {
         simdjson::dom::array a, names, frames;
         if (v.get(a)) continue;
         // New form: {"0": [[names...], [frames...]]}; old form: {"name": [frames...]}.
         if (a.size() == 2 && !a.at(0).get(names) && !a.at(1).get(frames)) {
-            const std::string stack = framesText(frames);
+            const std::vector<std::string> stack = framesOf(frames);
             for (element nm : names) {
                 std::string_view s;
                 if (!nm.get(s)) out[std::string(s)] = stack;
             }
         } else {
-            out[std::string(key)] = framesText(a);
+            out[std::string(key)] = framesOf(a);
         }
+    }
+    return true;
+}
+
+bool parseMsprobeStackJson(std::string& text, std::unordered_map<std::string, std::string>& out, std::string& error) {
+    std::unordered_map<std::string, std::vector<std::string>> frames;
+    if (!parseMsprobeStackFrames(text, frames, error)) return false;
+    for (auto& [name, v] : frames) {
+        std::string s;
+        for (const std::string& f : v) s += (s.empty() ? "" : "\n") + f;
+        out.insert_or_assign(name, std::move(s));
     }
     return true;
 }
