@@ -12,6 +12,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/compare/msprobe_dump_files.h"
 #include "core/compare/msprobe_table_row.h"
 #include "core/compare/msprobe_table_text.h"
 #include "core/index/dump_layout.h"
@@ -35,6 +36,7 @@ namespace fs = std::filesystem;
 using namespace msprobe_table;
 using msprobe_text::csvCell;
 using msprobe_text::pyList;
+using DumpFile = MsprobeDumpFile;
 
 // msprobe core/common/const.py, CompareConst: the header columns and the texts it writes.
 const std::vector<std::string> kBasicInfo = {"NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype",
@@ -47,41 +49,6 @@ const std::vector<std::string> kSummaryCompareIndex = {"Max diff", "Min diff", "
                                                        "NormRelativeErr"};
 const std::vector<std::string> kSummaryInfo = {"NPU max", "NPU min", "NPU mean", "NPU l2norm",
                                                "Bench max", "Bench min", "Bench mean", "Bench l2norm"};
-
-struct DumpFile {
-    std::uint32_t rank = 0, step = 0;
-    fs::path dir;
-};
-
-// Every dump.json under the run's root (dump_tensor_data folders skipped), ordered by rank, step.
-std::vector<DumpFile> dumpFiles(const DumpIndex& idx, std::string& error) {
-    std::vector<DumpFile> out;
-    std::error_code ec;
-    fs::path root(idx.root);
-    if (fs::is_regular_file(root, ec)) root = root.parent_path();
-    auto add = [&](const fs::path& dir) {
-        DumpFile f;
-        f.dir = dir;
-        const std::string dirText = dir.string();   // the parts are views into it
-        for (std::string_view part : splitPath(dirText)) {
-            if (auto r = rankFromFolderName(part)) f.rank = *r;
-            if (auto s = stepFromFolderName(part)) f.step = *s;
-        }
-        out.push_back(std::move(f));
-    };
-    if (fs::is_regular_file(root / "dump.json", ec)) add(root);
-    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
-    for (; !ec && it != end; it.increment(ec)) {
-        if (it->is_directory(ec) && it->path().filename() == "dump_tensor_data") {
-            it.disable_recursion_pending();
-            continue;
-        }
-        if (it->path().filename() == "dump.json" && it->path().parent_path() != root) add(it->path().parent_path());
-    }
-    if (ec) error = "cannot list " + root.string() + ": " + ec.message();
-    std::sort(out.begin(), out.end(), [](const DumpFile& x, const DumpFile& y) { return std::tie(x.rank, x.step) < std::tie(y.rank, y.step); });
-    return out;
-}
 
 // (rank, step, entry name) -> op, as the msprobe shard names ops.
 using OpKey = std::tuple<std::uint32_t, std::uint32_t, StrId>;
@@ -195,7 +162,7 @@ bool writeMsprobeTableCsv(const DumpIndex& a, const DumpIndex& b, const MsprobeT
     const bool v26 = gen == MsprobeGeneration::V26;
     report.generation = gen;
     std::string listError;
-    const std::vector<DumpFile> filesA = dumpFiles(a, listError), filesB = dumpFiles(b, listError);
+    const std::vector<DumpFile> filesA = msprobeDumpFiles(a, listError), filesB = msprobeDumpFiles(b, listError);
     if (!listError.empty()) {
         error = listError;
         return false;
