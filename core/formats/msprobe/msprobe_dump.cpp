@@ -5,6 +5,7 @@
 
 #include "core/io/json_members.h"
 #include "core/formats/msprobe/msprobe_value_text.h"
+#include "core/stats/statistic_overflow_bits.h"
 #include "core/util/parallel_for.h"
 #include "core/util/read_file.h"
 
@@ -134,7 +135,7 @@ private:
         t.io = io;
         t.slot = io == Io::Input ? m_inputs++ : m_outputs++;
         t.path = path;
-        bool hasMax = false, hasMin = false;
+        bool hasMax = false, hasMin = false, meanInf = false, l2Inf = false;
         double mx = 0, mn = 0, d = 0;
         for (auto [key, x] : o) {
             if (key == "dtype") {
@@ -156,8 +157,10 @@ private:
                 hasMin = numberOf(x, mn);
             } else if (key == "Mean") {
                 if (numberOf(x, d) && std::isfinite(d)) { t.stats.mean = d; t.stats.known |= stat::Mean; }
+                else if (std::isinf(d)) meanInf = true;
             } else if (key == "Norm") {
                 if (numberOf(x, d) && std::isfinite(d)) { t.stats.l2 = d; t.stats.known |= stat::L2; }
+                else if (std::isinf(d)) l2Inf = true;
             } else if (key == "md5") {
                 std::string_view s;
                 if (!x.get(s)) t.md5 = std::string(s);
@@ -168,6 +171,11 @@ private:
         }
         t.label = savedLabel(t.dataName).value_or(label);
         setRange(t, hasMax, mx, hasMin, mn);
+        // An inf Mean or Norm beside finite Max and Min: the reduction overflowed, not a value.
+        if (t.stats.has(stat::Max | stat::Min) && !(t.stats.known & (stat::NanCount | stat::PosInfCount | stat::NegInfCount))) {
+            if (meanInf) t.stats.known |= stat::MeanOverflow;
+            if (l2Inf) t.stats.known |= stat::L2Overflow;
+        }
         if (m_args) tensorArg(o, t);
         std::uint64_t count = 1;
         for (auto n : t.shape) count *= std::uint64_t(std::max<std::int64_t>(n, 0));
