@@ -278,6 +278,13 @@ std::int64_t firstArgumentDifference(const DumpIndex& a, const RunComparison& c)
     const OpRecord &x = a.ops[op], &y = a.ops[t.op];
     if (x.iteration != y.iteration) return x.iteration < y.iteration ? best : -1;
     if (x.rank != y.rank) return -1;   // other ranks: no order between them to claim
+    // msprobe files a module's parameter grads where the module first ran; every backward entry
+    // runs after every forward one of its step.
+    const auto backward = [&](const OpRecord& o) {
+        const std::string_view n = a.strings.view(o.name);
+        return n.find(".backward") != std::string_view::npos || n.find("parameters_grad") != std::string_view::npos;
+    };
+    if (backward(y) && !backward(x)) return best;
     return x.execPos < y.execPos || (op == t.op && t.io == Io::Output) ? best : -1;
 }
 

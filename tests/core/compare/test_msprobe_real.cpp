@@ -9,9 +9,14 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include "core/analysis/analysis_json.h"
+#include "core/analysis/overflow_analyzer.h"
+#include "core/compare/compare_json.h"
 #include "core/compare/msprobe_table.h"
+#include "core/compare/run_comparison.h"
 #include "tests/core/compare/csv_cells.h"
 #include "core/index/dump_indexer.h"
+#include "core/formats/msprobe/msprobe_dump.h"
 #include "tests/core/cli_run.h"
 
 namespace fs = std::filesystem;
@@ -118,4 +123,75 @@ TEST(MsprobeReal, CompareTakesDumpJsonPaths) {
     ASSERT_EQ(byFolder.code, 0) << byFolder.output;
     EXPECT_GT(std::count(byJson.output.begin(), byJson.output.end(), '\n'), 200);
     EXPECT_EQ(byJson.output, byFolder.output);
+}
+
+namespace {
+DumpIndex indexOf(const fs::path& p) {
+    IndexOptions io;
+    io.useCache = false;
+    IndexReport rep;
+    std::string error;
+    DumpIndex idx;
+    EXPECT_TRUE(indexDump(p.string(), io, idx, rep, error)) << error;
+    return idx;
+}
+}  // namespace
+
+// The softmax pair differs only in softmax's dim (-2 vs -1), a non-tensor argument: it is the first
+// divergence, named before the output it changes, in every mode and both msprobe versions. The
+// fp16 pair's arguments (the scale 4096, eps, dims) are all equal.
+TEST(MsprobeReal, DifferingArgumentIsTheFirstDivergence) {
+    for (const char* version : {"8.3.3", "26.2.0"})
+        for (const char* mode : {"statistics_L1", "statistics_mix", "tensor_L1", "md5_L1"}) {
+            SCOPED_TRACE(std::string(version) + " " + mode);
+            const fs::path d = kReal / "dumps" / version / mode;
+            const DumpIndex a = indexOf(d / "softmax_bad"), b = indexOf(d / "softmax_good");
+            const RunComparison c = compareRuns(a, b, {});
+            ASSERT_GE(c.firstArgument, 0) << c.story;
+            const ArgumentDifference& x = c.argumentDiffs[std::size_t(c.firstArgument)];
+            EXPECT_EQ(a.strings.str(a.ops[x.op].name), "Functional.softmax.0.forward");
+            EXPECT_EQ(x.label, "input.dim");
+            EXPECT_EQ(x.a, "-2");
+            EXPECT_EQ(x.b, "-1");
+            EXPECT_EQ(c.argumentDiffs.size(), 2u);   // both softmax calls
+            EXPECT_NE(c.story.find("input.dim is -2 in run A, -1 in run B"), std::string::npos) << c.story;
+            EXPECT_NE(compareText(c, a, b).find("first divergence: rank 0 iteration 0 softmax Functional.softmax.0.forward "
+                                                "input.dim [argument] -2 vs -1"),
+                      std::string::npos);
+            const DumpIndex fa = indexOf(d / "fp16_overflow"), fb = indexOf(d / "fp32_fix");
+            const RunComparison f = compareRuns(fa, fb, {});
+            EXPECT_TRUE(f.argumentDiffs.empty());
+            EXPECT_EQ(f.firstArgument, -1);
+        }
+}
+
+// The fp16 run's scaled logits are finite (Max 14592) but msprobe's fp16 Mean and Norm of them
+// overflowed: analyze keeps the clean verdict and says which statistic overflowed; the fp32 fix has none.
+TEST(MsprobeReal, AnalyzeNamesStatisticsThatOverflowedInFp16) {
+    for (const char* version : {"8.3.3", "26.2.0"}) {
+        SCOPED_TRACE(version);
+        const fs::path d = kReal / "dumps" / version / "statistics_L1";
+        const DumpIndex a = indexOf(d / "fp16_overflow");
+        const AnalysisResult r = analyze(a);
+        EXPECT_FALSE(r.overflow);
+        const std::string text = toText(a, r);
+        // Counted in dump.json here: tensors with a +-Infinity Mean or Norm and finite Max and Min.
+        std::string json = readAll(d / "fp16_overflow" / "dump.json");
+        neutralizeNonFiniteTokens(json.data(), json.size());
+        std::size_t expected = 0;
+        for (std::size_t p = json.find("\"Max\""); p != std::string::npos; p = json.find("\"Max\"", p + 1)) {
+            const std::size_t end = json.find('}', p);
+            const std::string t = json.substr(p, end - p);
+            const bool finiteRange = t.find("\"Max\": \"") == std::string::npos && t.find("\"Min\": \"") == std::string::npos;
+            expected += finiteRange && (t.find("\"Mean\": \"") != std::string::npos || t.find("\"Norm\": \"") != std::string::npos);
+        }
+        ASSERT_GT(expected, 0u);
+        EXPECT_NE(text.find("Statistics overflowed: " + std::to_string(expected) + " tensor(s) hold finite values"), std::string::npos)
+            << text;
+        EXPECT_NE(text.find("first __mul__ Tensor.__mul__.0.forward output.0 (float16, Mean and L2 norm inf, largest |x| 14592)"),
+                  std::string::npos)
+            << text;
+        const DumpIndex fix = indexOf(d / "fp32_fix");
+        EXPECT_EQ(toText(fix, analyze(fix)).find("Statistics overflowed"), std::string::npos);
+    }
 }
