@@ -76,9 +76,9 @@ struct ExportTraceArgs {
 // `compare A B`: app/cli/cli_compare.cpp
 struct CompareArgs {
     IndexArgs a, b;   // a carries the shared index options
-    std::string output, mapping, thresholds, rules = "precision", format;
+    std::string output, mapping, thresholds, rules = "precision", format, msprobeVersion = "26";
     std::optional<std::uint32_t> iterationA, iterationB;
-    bool json = false, csv = false, statsOnly = false;
+    bool json = false, csv = false, statsOnly = false, highlight = false;
 };
 
 class Commands {

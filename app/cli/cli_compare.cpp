@@ -41,6 +41,15 @@ void Commands::addCompare(CLI::App& app) {
         ->check(CLI::IsMember({"text", "json", "csv", "msprobe-csv"}))
         ->excludes(json)
         ->excludes(csv);
+    sub->add_option("--msprobe-version", m_compare.msprobeVersion,
+                    "with --format msprobe-csv: whose table to write, 26 (msprobe 26.x: Result pass/warning/error, the "
+                    "default) or 8.3 (msprobe 8.3 and before: Accuracy Reached or Not, Warning)")
+        ->check([](const std::string& v) {
+            dl::MsprobeGeneration g;
+            return dl::parseMsprobeGeneration(v, g) ? std::string() : "expected 26 or 8.3, got " + v;
+        });
+    sub->add_flag("--highlight", m_compare.highlight,
+                  "with --format msprobe-csv --msprobe-version 8.3: add msprobe's -hl highlight messages to Err_message");
     sub->add_option("-o,--output", m_compare.output, "write the report to FILE instead of stdout");
     sub->add_option("--mapping", m_compare.mapping, "CSV of name_a,name_b pairs that pin op pairs by hand");
     sub->add_option("--rules", m_compare.rules,
@@ -89,7 +98,11 @@ int Commands::runCompare() {
     if (msprobeCsv) {   // msprobe's own table: built from the dump.json files, not from DumpLens's alignment
         std::string table;
         dl::MsprobeTableReport report;
-        if (!dl::writeMsprobeTableCsv(ia, ib, opt.iterations, table, report, error)) {
+        dl::MsprobeTableOptions mo;
+        dl::parseMsprobeGeneration(c.msprobeVersion, mo.generation);   // checked by the option
+        mo.highlight = c.highlight;
+        mo.iterations = opt.iterations;
+        if (!dl::writeMsprobeTableCsv(ia, ib, mo, table, report, error)) {
             std::cerr << "dumplens-cli: " << error << "\n";
             return kExitFailed;
         }

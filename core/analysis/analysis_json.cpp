@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/analysis/statistic_overflow.h"
 #include "core/analysis/tensor_anomaly.h"
 #include "core/util/half.h"
 #include "core/index/run_framework.h"
@@ -121,6 +122,10 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
     json j;
     j["schema"] = "dumplens.analysis/1";
     j["verdict"] = r.overflow ? "overflow" : r.noData ? "no_data" : "clean";
+    // Finite values whose Mean/L2 overflowed in their own dtype: not an overflow, a lost statistic.
+    const std::vector<std::uint32_t> statOverflows = findStatisticOverflows(idx);
+    j["statistic_overflows"] = statOverflows.size();
+    j["statistic_overflow_note"] = statOverflows.empty() ? json(nullptr) : json(statisticOverflowNote(idx, statOverflows));
     const RunFramework fw = runFramework(idx);
     const auto orNull = [](const std::string& v) { return v.empty() ? json(nullptr) : json(v); };
     j["framework"] = {{"name", orNull(fw.name)}, {"version", orNull(fw.version)},

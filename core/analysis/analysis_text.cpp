@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/analysis/analysis_json.h"
+#include "core/analysis/statistic_overflow.h"
 #include "core/analysis/tensor_anomaly.h"
 #include "core/util/half.h"
 #include "core/index/run_framework.h"
@@ -72,6 +73,8 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
         out << "Verdict: " << (r.overflow ? "OVERFLOW" : "clean") << "  (" << r.tensorsExamined << " tensors, "
             << r.anomalousTensors << " anomalous)\n";
     }
+    if (const std::string n = statisticOverflowNote(idx, findStatisticOverflows(idx)); !n.empty())
+        out << "Statistics overflowed: " << n << "\n";
     out << "Framework: " << runFrameworkText(runFramework(idx)) << "\n";
     if (r.firstOverflow) {
         const OverflowPoint& p = *r.firstOverflow;

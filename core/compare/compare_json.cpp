@@ -212,6 +212,16 @@ std::string csvNum(double v) { return std::isfinite(v) ? fmt::format("{:.9g}", v
 
 std::string statCell(const TensorStats& s, std::uint32_t bit, double v) { return s.has(bit) ? csvNum(v) : "N/A"; }
 
+// Max or Min as the tensor holds it: +-inf when it holds infinities at that end (the index keeps
+// the finite extreme beside the counts; it follows in brackets).
+std::string extremeCell(const TensorStats& s, bool isMax) {
+    const bool inf = isMax ? s.has(stat::PosInfCount) && s.posInfCount > 0 : s.has(stat::NegInfCount) && s.negInfCount > 0;
+    const std::string finite = isMax ? statCell(s, stat::Max, s.max) : statCell(s, stat::Min, s.min);
+    if (!inf) return finite;
+    const bool sameSign = isMax ? finite != "N/A" && s.max != INFINITY : finite != "N/A" && s.min != -INFINITY;
+    return std::string(isMax ? "inf" : "-inf") + (sameSign ? " (finite " + finite + ")" : "");
+}
+
 }  // namespace
 
 std::string compareJson(const RunComparison& c, const DumpIndex& a, const DumpIndex& b) {
@@ -222,6 +232,15 @@ std::string compareJson(const RunComparison& c, const DumpIndex& a, const DumpIn
     j["first_difference"] = rowRef(c, c.firstDifference, a);
     j["first_nonfinite_mismatch"] = rowRef(c, c.firstNonFinite, a);
     j["first_divergence_detail"] = nullptr;
+    // A non-tensor argument that differs before the first tensor divergence (msprobe dumps).
+    j["first_argument_divergence"] = nullptr;
+    if (c.firstArgument >= 0) {
+        const ArgumentDifference& d = c.argumentDiffs[std::size_t(c.firstArgument)];
+        const OpRecord& o = a.ops[d.op];
+        j["first_argument_divergence"] = {{"rank", o.rank}, {"iteration", o.iteration}, {"op_type", a.strings.str(o.type)},
+                                          {"op_name", a.strings.str(o.name)}, {"argument", d.label}, {"a", d.a}, {"b", d.b}};
+    }
+    j["argument_differences"] = c.argumentDiffs.size();
     if (c.firstDivergence >= 0) {
         const std::size_t r = std::size_t(c.firstDivergence);
         const TensorPair& p = c.alignment.tensors[r];
@@ -316,15 +335,23 @@ std::string compareText(const RunComparison& c, const DumpIndex& a, const DumpIn
     };
     brief("first difference", c.firstDifference);
     if (c.firstNonFinite != c.firstDivergence) brief("first nonfinite mismatch", c.firstNonFinite);
+    if (c.firstArgument >= 0) {
+        const ArgumentDifference& d = c.argumentDiffs[std::size_t(c.firstArgument)];
+        const OpRecord& o = a.ops[d.op];
+        s += fmt::format("first divergence: rank {} iteration {} {} {} {} [argument] {} vs {}\n", o.rank, o.iteration,
+                         a.strings.view(o.type), a.strings.view(o.name), d.label, d.a, d.b);
+    }
+    if (!c.argumentDiffs.empty()) s += fmt::format("non-tensor arguments that differ: {}\n", c.argumentDiffs.size());
+    const char* tensorFirst = c.firstArgument >= 0 ? "first tensor divergence" : "first divergence";
     if (c.firstDivergence < 0) {
-        s += "first divergence: none\n";
+        s += fmt::format("{}: none\n", tensorFirst);
     } else {
         const std::size_t r = std::size_t(c.firstDivergence);
         const TensorPair& p = al.tensors[r];
         const TensorRecord& ta = a.tensors[p.a];
         const OpRecord &oa = a.ops[ta.op], &ob = b.ops[b.tensors[p.b].op];
         const TensorMetrics& m = c.rows[r].metrics;
-        s += fmt::format("first divergence: rank {} iteration {} {} {} {} [{}] (B: {})\n", oa.rank, oa.iteration,
+        s += fmt::format("{}: rank {} iteration {} {} {} {} [{}] (B: {})\n", tensorFirst, oa.rank, oa.iteration,
                          a.strings.view(oa.type), a.strings.view(oa.name), a.tensorLabel(ta), verdictName(c.rows[r].verdict),
                          b.strings.view(ob.name));
         if (oa.scope) s += fmt::format("  scope: {}\n", a.strings.view(oa.scope));
@@ -334,8 +361,8 @@ std::string compareText(const RunComparison& c, const DumpIndex& a, const DumpIn
                              csvNum(m.cosine), csvNum(m.maxAbsErr), csvNum(m.maxRelErr), csvNum(m.oneThousandthRatio),
                              csvNum(m.fiveThousandthRatio));
         const TensorStats sa = a.stats(ta), sb = b.stats(b.tensors[p.b]);
-        s += fmt::format("  A max {} min {} | B max {} min {}\n", statCell(sa, stat::Max, sa.max),
-                         statCell(sa, stat::Min, sa.min), statCell(sb, stat::Max, sb.max), statCell(sb, stat::Min, sb.min));
+        s += fmt::format("  A max {} min {} | B max {} min {}\n", extremeCell(sa, true), extremeCell(sa, false),
+                         extremeCell(sb, true), extremeCell(sb, false));
         if (!c.orderEvidence.empty()) s += "  order: " + c.orderEvidence + "\n";
     }
     auto list = [&](const char* side, const DumpIndex& idx, const std::vector<std::uint32_t>& ops) {

@@ -211,6 +211,16 @@ std::string storyOf(const DumpIndex& a, const DumpIndex& b, const RunComparison&
                                     ? "agree to " + std::string(dtypeName(c.precision)) + " precision"
                                     : "agree within the thresholds";
     if (c.rows.empty()) return "No tensor of run A could be matched with run B.";
+    if (c.firstArgument >= 0) {
+        const ArgumentDifference& d = c.argumentDiffs[std::size_t(c.firstArgument)];
+        const OpRecord& o = a.ops[d.op];
+        std::string s = "Runs diverge in iteration " + std::to_string(o.iteration) + " at a non-tensor argument: " +
+                        a.strings.str(o.type) + " " + a.strings.str(o.name) + " " + d.label + " is " + d.a + " in run A, " +
+                        d.b + " in run B";
+        if (c.firstDivergence >= 0) s += "; the first tensor to diverge is " + where(a, c, c.firstDivergence) +
+                                         " (" + c.rows[std::size_t(c.firstDivergence)].reason + ")";
+        return s + ".";
+    }
     if (c.firstDivergence < 0) {
         if (c.firstDifference < 0) return "Runs are identical in every compared tensor.";
         const OpRecord& o = a.ops[a.tensors[c.alignment.tensors[std::size_t(c.firstDifference)].a].op];
@@ -251,6 +261,30 @@ std::string storyOf(const DumpIndex& a, const DumpIndex& b, const RunComparison&
     return s;
 }
 
+// The earliest differing argument, when it comes before the first tensor divergence: an earlier
+// iteration, or an earlier op of the same rank and iteration, or the same op when the diverging
+// tensor is one of its outputs (an input tensor of the op came before the call).
+std::int64_t firstArgumentDifference(const DumpIndex& a, const RunComparison& c) {
+    std::int64_t best = -1;
+    auto key = [&](std::uint32_t op) { return std::tuple(a.ops[op].iteration, a.ops[op].rank, a.ops[op].execPos); };
+    for (std::size_t i = 0; i < c.argumentDiffs.size(); ++i)
+        if (best < 0 || key(c.argumentDiffs[i].op) < key(c.argumentDiffs[std::size_t(best)].op)) best = std::int64_t(i);
+    if (best < 0 || c.firstDivergence < 0) return best;
+    const std::uint32_t op = c.argumentDiffs[std::size_t(best)].op;
+    const TensorRecord& t = a.tensors[c.alignment.tensors[std::size_t(c.firstDivergence)].a];
+    const OpRecord &x = a.ops[op], &y = a.ops[t.op];
+    if (x.iteration != y.iteration) return x.iteration < y.iteration ? best : -1;
+    if (x.rank != y.rank) return -1;   // other ranks: no order between them to claim
+    // msprobe files a module's parameter grads where the module first ran; every backward entry
+    // runs after every forward one of its step.
+    const auto backward = [&](const OpRecord& o) {
+        const std::string_view n = a.strings.view(o.name);
+        return n.find(".backward") != std::string_view::npos || n.find("parameters_grad") != std::string_view::npos;
+    };
+    if (backward(y) && !backward(x)) return best;
+    return x.execPos < y.execPos || (op == t.op && t.io == Io::Output) ? best : -1;
+}
+
 }  // namespace
 
 bool crossesThreshold(const TensorMetrics& m, const TensorStats& sa, const TensorStats& sb, const CompareThresholds& t,
@@ -285,32 +319,54 @@ bool crossesThreshold(const TensorMetrics& m, const TensorStats& sa, const Tenso
 
 namespace {
 
+// The rounding a reduction of n elements in dtype d may carry, relative to the sum of the
+// magnitudes it adds: (n-1) u (recursive summation, Higham 4.2), capped at 1. Only fp16 and bf16:
+// msprobe reduces those in their own dtype; wider types reduce at a precision the 2-ulp bound of
+// the result covers.
+double reductionRounding(DType d, std::uint64_t n) {
+    if ((d != DType::Float16 && d != DType::BFloat16) || n < 2) return 0;
+    return std::min(1.0, double(n - 1) * unitRoundoff(d));
+}
+
 // The precision bound on statistics: max, min and mean against the value range, L2 against the
-// larger norm. Unknown when no figure is known on both sides.
-Verdict judgeStatsPrecision(const TensorStats& sa, const TensorStats& sb, DType p, double ulps, std::string& reason) {
+// larger norm; Mean and L2 widened by the reduction rounding of each run (a sum of squares off by
+// g relative moves its square root by up to 1 - sqrt(1 - g)). Unknown when no figure is known on
+// both sides.
+Verdict judgeStatsPrecision(const TensorStats& sa, const TensorStats& sb, DType p, double ulps, DType da, DType db,
+                            std::uint64_t na, std::uint64_t nb, std::string& reason) {
     const double range = valueRange(sa, sb);
     const double l2 = std::max(std::fabs(sa.l2), std::fabs(sb.l2));
-    const std::tuple<const char*, std::uint32_t, double, double, double> figures[] = {
-        {"max", stat::Max, sa.max, sb.max, range}, {"min", stat::Min, sa.min, sb.min, range},
-        {"mean", stat::Mean, sa.mean, sb.mean, range}, {"l2", stat::L2, sa.l2, sb.l2, l2}};
-    bool any = false;
+    const double ga = reductionRounding(da, na), gb = reductionRounding(db, nb);
+    const double meanSlack = range * (ga + gb);
+    const double l2Slack = l2 * ((1 - std::sqrt(1 - ga)) + (1 - std::sqrt(1 - gb)));
+    const std::tuple<const char*, std::uint32_t, double, double, double, double> figures[] = {
+        {"max", stat::Max, sa.max, sb.max, range, 0.0}, {"min", stat::Min, sa.min, sb.min, range, 0.0},
+        {"mean", stat::Mean, sa.mean, sb.mean, range, meanSlack}, {"l2", stat::L2, sa.l2, sb.l2, l2, l2Slack}};
+    bool any = false, reduced = false;
     double worst = 0;
-    for (const auto& [name, bit, va, vb, scale] : figures) {
+    for (const auto& [name, bit, va, vb, scale, slack] : figures) {
         if (!sa.has(bit) || !sb.has(bit) || std::isnan(va) || std::isnan(vb)) continue;
         any = true;
         const double d = std::fabs(va - vb), ulp = ulpAt(scale, p);
         if (d == 0) continue;
-        if (ulp == 0 || d > ulps * ulp) {
+        const double bound = ulps * ulp + slack;
+        if (ulp == 0 || d > bound) {
             reason = std::string(name) + " " + fmtNum(va) + " vs " + fmtNum(vb) + ": " +
                      (ulp == 0 ? std::string("differ (") + (p == DType::Unknown ? "non-floating dtype" : "zero scale") + ")"
                                : fmtG(d / ulp) + " ulps of " + std::string(dtypeName(p)) + " at " + fmtG(scale, 6) +
-                                     " (bound " + fmtNum(ulps) + ")");
+                                     " (bound " + fmtNum(ulps) + (slack > 0 ? " + the reduction's rounding, " + fmtG(slack / ulp, 4) + " ulps" : std::string()) + ")");
             return Verdict::Diverged;
         }
+        if (d > ulps * ulp) reduced = true;
         worst = std::max(worst, d / ulp);
     }
     if (!any) return Verdict::Unknown;
     reason = "statistics within " + fmtG(worst, 3) + " ulps of " + std::string(dtypeName(p)) + " at the value range";
+    if (reduced) {
+        const DType low = ga >= gb ? da : db;
+        reason += " (a mean or L2 within the rounding of its reduction in " + std::string(dtypeName(low)) + " over " +
+                  std::to_string(ga >= gb ? na : nb) + " elements)";
+    }
     return Verdict::Precision;
 }
 
@@ -342,7 +398,7 @@ Verdict judgeDataPrecision(const TensorMetrics& m, const TensorStats& sa, const 
 
 Verdict judgeTensor(const TensorMetrics& m, const TensorStats& sa, const TensorStats& sb, DType da, DType db, DType precision,
                     const CompareThresholds& t, const std::string& note, std::string& reason, std::string_view md5A,
-                    std::string_view md5B) {
+                    std::string_view md5B, std::uint64_t elementsA, std::uint64_t elementsB) {
     reason.clear();
     if (m.unreadable) {
         reason = note;
@@ -399,7 +455,7 @@ Verdict judgeTensor(const TensorMetrics& m, const TensorStats& sa, const TensorS
     }
     Verdict v = Verdict::Agree;
     if (t.ulps >= kInf) reason = note.empty() ? std::string("within the thresholds") : note;
-    else v = m.fromData ? judgeDataPrecision(m, sa, sb, p, t, reason) : judgeStatsPrecision(sa, sb, p, t.ulps, reason);
+    else v = m.fromData ? judgeDataPrecision(m, sa, sb, p, t, reason) : judgeStatsPrecision(sa, sb, p, t.ulps, da, db, elementsA, elementsB, reason);
     if (md5Known && v != Verdict::Diverged) {   // the statistics do not tell the difference apart
         reason = md5Text + " (" + reason + ")";
         return Verdict::Md5;
@@ -421,7 +477,7 @@ void applyThresholds(const DumpIndex& a, const DumpIndex& b, const CompareThresh
         const std::string_view ma = c.md5A.empty() ? std::string_view() : std::string_view(c.md5A[p.a]);
         const std::string_view mb = c.md5B.empty() ? std::string_view() : std::string_view(c.md5B[p.b]);
         row.verdict = judgeTensor(row.metrics, a.stats(ta), b.stats(tb), dtypeOf(ta), dtypeOf(tb), c.precision, t, row.note,
-                                  row.reason, ma, mb);
+                                  row.reason, ma, mb, elementCount(a, ta), elementCount(b, tb));
         row.diverged = isDivergence(row.verdict);
         c.diverged += row.diverged;
         ++c.counts[std::size_t(row.verdict)];
@@ -431,6 +487,7 @@ void applyThresholds(const DumpIndex& a, const DumpIndex& b, const CompareThresh
     c.firstDifference = first.find(
         [](const TensorComparison& r) { return r.verdict != Verdict::Identical && r.verdict != Verdict::Unknown; }, nullptr);
     c.firstNonFinite = first.find([](const TensorComparison& r) { return r.verdict == Verdict::NonFinite; }, nullptr);
+    c.firstArgument = firstArgumentDifference(a, c);
     c.story = storyOf(a, b, c);
 }
 
@@ -442,6 +499,7 @@ RunComparison compareRuns(const DumpIndex& a, const DumpIndex& b, const CompareO
     res.rows.resize(res.alignment.tensors.size());
     res.md5A = loadTensorChecksums(a, res.warnings);
     res.md5B = loadTensorChecksums(b, res.warnings);
+    res.argumentDiffs = compareArguments(a, b, res.alignment, res.warnings);
     Worker w{a, b, options};
     std::unique_ptr<tbb::global_control> limit;
     if (options.threads)

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/compare/argument_diffs.h"
 #include "core/compare/run_aligner.h"
 #include "core/compare/tensor_metrics.h"
 #include "core/compare/tensor_verdict.h"
@@ -35,7 +36,8 @@ const char* compareRulesName(CompareRules r);
 // `diverged`. The precision dtype is the coarsest floating dtype of the matched tensors of both
 // runs (bf16 when either run computes in bf16: its rounding reaches every later op) unless set.
 // Statistics-only pairs: max, min and mean within `ulps` ulps at the value range, L2 within
-// `ulps` ulps at the larger norm.
+// `ulps` ulps at the larger norm; a Mean or L2 of an fp16/bf16 tensor also within the rounding of
+// its reduction in that dtype (judgeTensor).
 // Msprobe rules: msprobe's tests (check_accuracy in msprobe's compare: "No" when Cosine < 0.99
 // with MaxAbsErr > 0.001, or Cosine < 0.9, or MaxAbsErr > 1), no precision bound; passing pairs
 // are `agree`.
@@ -101,6 +103,11 @@ struct RunComparison {
     std::int64_t firstDivergence = -1;    // row index of the first divergence class, -1 when none
     std::int64_t firstDifference = -1;    // first row that is not identical (nor unknown)
     std::int64_t firstNonFinite = -1;     // first nonfinite row
+    // Non-tensor arguments (msprobe dump.json) that differ between matched ops, and the one that
+    // comes before the first tensor divergence (run A's order; -1 when none does): the first
+    // divergence then, as a changed softmax dim is, before the output it changes.
+    std::vector<ArgumentDifference> argumentDiffs;
+    std::int64_t firstArgument = -1;
     std::string orderEvidence;            // how the first divergence was ordered across ranks
     std::string story;                    // one line: how far the runs agree and what happens then
     std::vector<std::string> warnings;
@@ -124,9 +131,13 @@ bool crossesThreshold(const TensorMetrics& m, const TensorStats& a, const Tensor
 // `note`: what the comparison step said (shapes, unreadable data), used in the reason. Checksums
 // (msprobe's md5, "" when unknown): equal ones mean identical bytes; different ones are a
 // divergence like msprobe's md5 mode ("diff"), class md5 unless the statistics diverge too.
+// `elementsA`/`elementsB` (0: unknown): the tensors' element counts. A Mean or L2 norm of an
+// fp16/bf16 tensor may have been reduced in that dtype (msprobe computes statistics in the
+// tensor's own dtype), so its bound grows by the reduction's rounding, (n-1) unit roundoffs.
 Verdict judgeTensor(const TensorMetrics& m, const TensorStats& a, const TensorStats& b, DType dtypeA, DType dtypeB,
                     DType precision, const CompareThresholds& t, const std::string& note, std::string& reason,
-                    std::string_view md5A = {}, std::string_view md5B = {});
+                    std::string_view md5A = {}, std::string_view md5B = {}, std::uint64_t elementsA = 0,
+                    std::uint64_t elementsB = 0);
 
 
 }  // namespace dl

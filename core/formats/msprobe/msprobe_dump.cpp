@@ -5,6 +5,7 @@
 
 #include "core/io/json_members.h"
 #include "core/formats/msprobe/msprobe_value_text.h"
+#include "core/stats/statistic_overflow_bits.h"
 #include "core/util/parallel_for.h"
 #include "core/util/read_file.h"
 
@@ -134,7 +135,7 @@ private:
         t.io = io;
         t.slot = io == Io::Input ? m_inputs++ : m_outputs++;
         t.path = path;
-        bool hasMax = false, hasMin = false;
+        bool hasMax = false, hasMin = false, meanInf = false, l2Inf = false;
         double mx = 0, mn = 0, d = 0;
         for (auto [key, x] : o) {
             if (key == "dtype") {
@@ -156,8 +157,10 @@ private:
                 hasMin = numberOf(x, mn);
             } else if (key == "Mean") {
                 if (numberOf(x, d) && std::isfinite(d)) { t.stats.mean = d; t.stats.known |= stat::Mean; }
+                else if (std::isinf(d)) meanInf = true;
             } else if (key == "Norm") {
                 if (numberOf(x, d) && std::isfinite(d)) { t.stats.l2 = d; t.stats.known |= stat::L2; }
+                else if (std::isinf(d)) l2Inf = true;
             } else if (key == "md5") {
                 std::string_view s;
                 if (!x.get(s)) t.md5 = std::string(s);
@@ -168,6 +171,11 @@ private:
         }
         t.label = savedLabel(t.dataName).value_or(label);
         setRange(t, hasMax, mx, hasMin, mn);
+        // An inf Mean or Norm beside finite Max and Min: the reduction overflowed, not a value.
+        if (t.stats.has(stat::Max | stat::Min) && !(t.stats.known & (stat::NanCount | stat::PosInfCount | stat::NegInfCount))) {
+            if (meanInf) t.stats.known |= stat::MeanOverflow;
+            if (l2Inf) t.stats.known |= stat::L2Overflow;
+        }
         if (m_args) tensorArg(o, t);
         std::uint64_t count = 1;
         for (auto n : t.shape) count *= std::uint64_t(std::max<std::int64_t>(n, 0));
@@ -479,7 +487,8 @@ bool readMsprobeDumpJson(const std::string& path, MsprobeDump& out, std::string&
     return readFileText(path, text, error) && parseMsprobeDumpJson(text, out, error, withArguments);
 }
 
-bool parseMsprobeStackJson(std::string& text, std::unordered_map<std::string, std::string>& out, std::string& error) {
+bool parseMsprobeStackFrames(std::string& text, std::unordered_map<std::string, std::vector<std::string>>& out,
+                             std::string& error) {
     simdjson::dom::parser parser;
     element doc;
     if (!parseDoc(parser, text, doc, error)) return false;
@@ -488,29 +497,38 @@ bool parseMsprobeStackJson(std::string& text, std::unordered_map<std::string, st
         error = "stack.json is not a JSON object";
         return false;
     }
-    auto framesText = [](simdjson::dom::array frames) {
-        std::string s;
+    auto framesOf = [](simdjson::dom::array frames) {
+        std::vector<std::string> v;
         for (element f : frames) {
             std::string_view line;
-            if (f.get(line)) continue;
-            if (!s.empty()) s += '\n';
-            s.append(line);
+            if (!f.get(line)) v.emplace_back(line);
         }
-        return s;
+        return v;
     };
     for (auto [key, v] : top) {
         simdjson::dom::array a, names, frames;
         if (v.get(a)) continue;
         // New form: {"0": [[names...], [frames...]]}; old form: {"name": [frames...]}.
         if (a.size() == 2 && !a.at(0).get(names) && !a.at(1).get(frames)) {
-            const std::string stack = framesText(frames);
+            const std::vector<std::string> stack = framesOf(frames);
             for (element nm : names) {
                 std::string_view s;
                 if (!nm.get(s)) out[std::string(s)] = stack;
             }
         } else {
-            out[std::string(key)] = framesText(a);
+            out[std::string(key)] = framesOf(a);
         }
+    }
+    return true;
+}
+
+bool parseMsprobeStackJson(std::string& text, std::unordered_map<std::string, std::string>& out, std::string& error) {
+    std::unordered_map<std::string, std::vector<std::string>> frames;
+    if (!parseMsprobeStackFrames(text, frames, error)) return false;
+    for (auto& [name, v] : frames) {
+        std::string s;
+        for (const std::string& f : v) s += (s.empty() ? "" : "\n") + f;
+        out.insert_or_assign(name, std::move(s));
     }
     return true;
 }

@@ -107,6 +107,10 @@ std::string pythonFloatText(double v);
 // zlib's CRC-32 of `text` as eight lowercase hex digits (msprobe's md5 of a non-tensor value).
 std::string crc32Text(std::string_view text);
 
+// entry name -> its call stack frames, as stack.json lists them (a frame holds a newline
+// between its location and its code line).
+bool parseMsprobeStackFrames(std::string& text, std::unordered_map<std::string, std::vector<std::string>>& out,
+                             std::string& error);
 // entry name -> call stack text (frames joined by newlines).
 bool parseMsprobeStackJson(std::string& text, std::unordered_map<std::string, std::string>& out, std::string& error);
 // node -> parent (null parents are left out).

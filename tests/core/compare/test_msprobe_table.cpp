@@ -60,7 +60,9 @@ struct Result {
     MsprobeTableReport report;
 };
 
-Result table(const fs::path& a, const fs::path& b, IterationChoice it = {}) {
+// msprobe 8.3's table (the generation these tests were written against); 26.x's in test_msprobe_real.
+Result table(const fs::path& a, const fs::path& b, IterationChoice it = {}, bool highlight = true,
+             MsprobeGeneration g = MsprobeGeneration::V8_3) {
     IndexOptions io;
     io.useCache = false;
     IndexReport rep;
@@ -70,7 +72,11 @@ Result table(const fs::path& a, const fs::path& b, IterationChoice it = {}) {
     EXPECT_TRUE(indexDump(b.string(), io, ib, rep, error)) << error;
     Result r;
     std::string csv;
-    EXPECT_TRUE(writeMsprobeTableCsv(ia, ib, it, csv, r.report, error)) << error;
+    MsprobeTableOptions mo;
+    mo.generation = g;
+    mo.highlight = highlight;
+    mo.iterations = it;
+    EXPECT_TRUE(writeMsprobeTableCsv(ia, ib, mo, csv, r.report, error)) << error;
     const auto cells = parseCsv(csv);
     if (cells.empty()) return r;
     r.header = cells[0];
@@ -120,15 +126,15 @@ std::string pct(double rel) { return pythonFloatText(rel) + "%"; }
 }  // namespace
 
 TEST(MsprobeTable, HeaderIsMsprobesColumnList) {
-    EXPECT_EQ(msprobeTableHeader(MsprobeTableMode::Tensor, false),
+    EXPECT_EQ(msprobeTableHeader(MsprobeTableMode::Tensor, false, MsprobeGeneration::V8_3),
               cat({BASIC_INFO, ALL_COMPARE_INDEX, SUMMARY_INFO, {REQ_GRAD_CONSIST, ACCURACY, ERROR_MESSAGE}, {DATA_NAME}}));
-    EXPECT_EQ(msprobeTableHeader(MsprobeTableMode::Tensor, true),
+    EXPECT_EQ(msprobeTableHeader(MsprobeTableMode::Tensor, true, MsprobeGeneration::V8_3),
               cat({BASIC_INFO, ALL_COMPARE_INDEX, SUMMARY_INFO, {REQ_GRAD_CONSIST, ACCURACY, ERROR_MESSAGE}, {STACK, DATA_NAME}}));
-    EXPECT_EQ(msprobeTableHeader(MsprobeTableMode::Statistics, false),
+    EXPECT_EQ(msprobeTableHeader(MsprobeTableMode::Statistics, false, MsprobeGeneration::V8_3),
               cat({BASIC_INFO, SUMMARY_COMPARE_INDEX, SUMMARY_INFO, {REQ_GRAD_CONSIST, RESULT, ERROR_MESSAGE}}));
-    EXPECT_EQ(msprobeTableHeader(MsprobeTableMode::Statistics, true),
+    EXPECT_EQ(msprobeTableHeader(MsprobeTableMode::Statistics, true, MsprobeGeneration::V8_3),
               cat({BASIC_INFO, SUMMARY_COMPARE_INDEX, SUMMARY_INFO, {REQ_GRAD_CONSIST, RESULT, ERROR_MESSAGE}, {STACK}}));
-    EXPECT_EQ(msprobeTableHeader(MsprobeTableMode::Md5, false), cat({BASIC_INFO, {NPU_MD5, BENCH_MD5, REQ_GRAD_CONSIST}, MD5_COMPARE_INDEX}));
+    EXPECT_EQ(msprobeTableHeader(MsprobeTableMode::Md5, false, MsprobeGeneration::V8_3), cat({BASIC_INFO, {NPU_MD5, BENCH_MD5, REQ_GRAD_CONSIST}, MD5_COMPARE_INDEX}));
 }
 
 TEST(MsprobeTable, PythonTextOfFloatsAndCrc32) {
@@ -144,31 +150,43 @@ TEST(MsprobeTable, PythonTextOfFloatsAndCrc32) {
     EXPECT_EQ(crc32Text(""), "00000000");
 }
 
-// The real msprobe sample dumps, each against itself: every argument a row, every row matched.
+// The real msprobe sample dumps, each against itself: every argument a row, every row matched,
+// every figure equal: 8.3 subtracts them (0.0, 0.0%, N/A where the figure is 0 or not a number),
+// 26.x writes 0 and pass.
 TEST(MsprobeTable, SampleDumpsOneRowPerArgument) {
     const fs::path samples = fs::path(DUMPLENS_SAMPLES_DIR) / "msprobe";
-    for (const char* name : {"layer_mapping_pytorch", "layer_mapping_mindspore", "mindspore_ut_compare_mindspore_data",
-                             "mindspore_ut_compare_pytorch_data", "visualization_ut_input_step0_rank0"}) {
-        SCOPED_TRACE(name);
-        const fs::path dir = samples / name;
-        const Result r = table(dir, dir);
-        const bool stack = fs::exists(dir / "stack.json");
-        EXPECT_EQ(r.header, msprobeTableHeader(r.report.mode, stack));
-        ASSERT_EQ(r.rows.size(), expectedRows(dir / "dump.json"));
-        std::size_t nonTensor = 0;
-        for (const auto& row : r.rows) {
-            EXPECT_EQ(row.at("Bench Name"), row.at("NPU Name"));
-            EXPECT_EQ(row.at(REQ_GRAD_CONSIST), "True");
-            nonTensor += row.at("NPU Dtype").rfind("<class '", 0) == 0;
-            if (r.report.mode == MsprobeTableMode::Statistics) {
-                for (const std::string& h : SUMMARY_COMPARE_INDEX) EXPECT_EQ(row.at(h), "0") << row.at("NPU Name") << " " << h;
-                EXPECT_EQ(row.at(RESULT), "");
+    for (const MsprobeGeneration g : {MsprobeGeneration::V8_3, MsprobeGeneration::V26})
+        for (const char* name : {"layer_mapping_pytorch", "layer_mapping_mindspore", "mindspore_ut_compare_mindspore_data",
+                                 "mindspore_ut_compare_pytorch_data", "visualization_ut_input_step0_rank0"}) {
+            SCOPED_TRACE(std::string(name) + " " + msprobeGenerationName(g));
+            const fs::path dir = samples / name;
+            const Result r = table(dir, dir, {}, false, g);
+            const bool stack = fs::exists(dir / "stack.json");
+            EXPECT_EQ(r.header, msprobeTableHeader(r.report.mode, stack, g));
+            ASSERT_EQ(r.rows.size(), expectedRows(dir / "dump.json"));
+            std::size_t nonTensor = 0;
+            for (const auto& row : r.rows) {
+                EXPECT_EQ(row.at("Bench Name"), row.at("NPU Name"));
+                EXPECT_EQ(row.at(REQ_GRAD_CONSIST), "True");
+                nonTensor += row.at("NPU Dtype").rfind("<class '", 0) == 0;
+                if (r.report.mode != MsprobeTableMode::Statistics) continue;
+                for (std::size_t k = 0; k < 4; ++k) {
+                    const std::string& diff = row.at(SUMMARY_COMPARE_INDEX[k]);
+                    const std::string& rel = row.at(SUMMARY_COMPARE_INDEX[k + 4]);
+                    if (g == MsprobeGeneration::V26) {
+                        EXPECT_EQ(diff, "0") << row.at("NPU Name");
+                        EXPECT_EQ(rel, "0") << row.at("NPU Name");
+                    } else {
+                        EXPECT_TRUE(diff == "0.0" || diff == "N/A" || diff == "Nan") << row.at("NPU Name") << " " << diff;
+                        EXPECT_TRUE(rel == "0.0%" || rel == "N/A" || rel == "Nan") << row.at("NPU Name") << " " << rel;
+                    }
+                }
+                EXPECT_EQ(row.at(RESULT), g == MsprobeGeneration::V26 ? "pass" : "");
+            }
+            if (std::string(name) == "mindspore_ut_compare_mindspore_data") {
+                EXPECT_GT(nonTensor, 0u);
             }
         }
-        if (std::string(name) == "mindspore_ut_compare_mindspore_data") {
-            EXPECT_GT(nonTensor, 0u);
-        }
-    }
 }
 
 namespace {
@@ -222,7 +240,8 @@ TEST(MsprobeTable, StatisticsDiffsNonTensorsAndMessages) {
     EXPECT_EQ(t.at("MaxRelativeErr"), pct(std::fabs((maxA - maxB) / maxB * 100)));
     EXPECT_EQ(num(t.at("Min diff")), minA - minB);
     EXPECT_EQ(t.at("MinRelativeErr"), pct(std::fabs((minA - minB) / minB * 100)));
-    EXPECT_EQ(t.at("Mean diff"), "0");
+    EXPECT_EQ(t.at("Mean diff"), "0.0");   // 8.3 subtracts equal figures too (26.x writes "0")
+    EXPECT_EQ(t.at("MeanRelativeErr"), "0.0%");
     EXPECT_EQ(t.at("NPU Tensor Shape"), "[4, 8]");
     EXPECT_EQ(t.at("NPU Requires_grad"), "True");
     // Non-tensors: Python's type, shape [] and the value in all four statistics.
@@ -249,7 +268,8 @@ TEST(MsprobeTable, StatisticsDiffsNonTensorsAndMessages) {
     EXPECT_EQ(o1.at("Bench Requires_grad"), "False");
     EXPECT_EQ(o1.at(REQ_GRAD_CONSIST), "False");
     EXPECT_EQ(o1.at(ERROR_MESSAGE), "Requires_grad inconsistent. \nrequires_grad is inconsistent");
-    EXPECT_EQ(o1.at("L2norm diff"), "0");
+    EXPECT_EQ(o1.at("L2norm diff"), "0.0");
+    EXPECT_EQ(o1.at("MinRelativeErr"), "N/A");   // 8.3: the bench's figure is 0
 }
 
 TEST(MsprobeTable, UnmatchedArgumentsAndChecksums) {

@@ -116,3 +116,41 @@ TEST(TensorVerdict, OverflowInOneRunOnlyIsNonFinite) {
     off.nanInf = false;
     EXPECT_NE(judgeTensor(m, sa, sb, DType::Float16, DType::BFloat16, DType::BFloat16, off, "", reason), Verdict::NonFinite);
 }
+
+// msprobe reduces an fp16/bf16 tensor's Mean and L2 norm in that dtype (docs/formats.md 3): the
+// L2 of 128 bf16 values summed in bf16 can sit percents off the exact one. Its bound follows the
+// reduction ((n-1) unit roundoffs), so that is precision; the same gap between float32 norms, or
+// with the reduction length unknown, still diverges.
+TEST(TensorVerdict, StatisticReducedInBf16IsPrecision) {
+    std::mt19937 rng(3);
+    std::normal_distribution<float> g(0, 1);
+    std::vector<float> v(128);
+    for (float& x : v) x = toBf16(1.1f + 0.05f * g(rng));   // once the sum of squares passes 128, each 1.2 adds 1
+    // The bf16 run's figure as a bf16 reduction gives it: each partial sum rounded to bf16.
+    float acc = 0;
+    for (float x : v) acc = toBf16(acc + toBf16(x * x));
+    const TensorStats exact = statsOf(v);
+    TensorStats reduced = exact;
+    reduced.l2 = toBf16(std::sqrt(acc));
+    const double gap = std::fabs(reduced.l2 - exact.l2);
+    ASSERT_GT(gap, 2 * ulpAt(exact.l2, DType::BFloat16));   // past the 2-ulp bound of a rounded result
+    TensorMetrics m;
+    computeStatsMetrics(reduced, exact, m);
+    std::string reason;
+    EXPECT_EQ(judgeTensor(m, reduced, exact, DType::BFloat16, DType::Float32, DType::BFloat16, {}, "", reason, {}, {}, 128, 128),
+              Verdict::Precision)
+        << reason;
+    EXPECT_NE(reason.find("reduction in bfloat16 over 128 elements"), std::string::npos) << reason;
+    EXPECT_EQ(judgeTensor(m, reduced, exact, DType::BFloat16, DType::Float32, DType::BFloat16, {}, "", reason), Verdict::Diverged)
+        << reason;
+    EXPECT_EQ(judgeTensor(m, reduced, exact, DType::Float32, DType::Float32, DType::BFloat16, {}, "", reason, {}, {}, 128, 128),
+              Verdict::Diverged)
+        << reason;
+    // Max is no reduction: a max off by the same gap diverges whatever the length.
+    TensorStats moved = exact;
+    moved.max = exact.max + gap;
+    computeStatsMetrics(moved, exact, m);
+    EXPECT_EQ(judgeTensor(m, moved, exact, DType::BFloat16, DType::Float32, DType::BFloat16, {}, "", reason, {}, {}, 128, 128),
+              Verdict::Diverged)
+        << reason;
+}

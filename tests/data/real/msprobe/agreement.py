@@ -10,7 +10,7 @@ for ver in ['8.3.3','26.2.0']:
     mode=t.split('/')[-2]; pair=os.path.basename(t); npu,bench=pair.split('-vs-')
     exp=glob.glob(t+'/compare_result_*.csv')[0]
     d=f'{root}/dumps/{ver}/{mode}'
-    r=subprocess.run(['build/ci/app/dumplens-cli','compare','--format','msprobe-csv',f'{d}/{npu}',f'{d}/{bench}'],capture_output=True,text=True)
+    r=subprocess.run(['build/ci/app/dumplens-cli','compare','--format','msprobe-csv','--msprobe-version',ver,f'{d}/{npu}',f'{d}/{bench}'],capture_output=True,text=True)
     if r.returncode not in (0,1,2) or not r.stdout.strip():
         print(ver,mode,pair,'FAIL',r.returncode,r.stderr[:200]); continue
     got=list(csv.DictReader(r.stdout.splitlines())); want=list(csv.DictReader(open(exp)))
