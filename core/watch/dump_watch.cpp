@@ -139,6 +139,7 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
             }
             std::erase_if(pendingWarnings, [&](const auto& p) { return !current.count(p.first); });
         }
+        if (stoppedByOverflow) break;   // --until-overflow: the overflow event is the last before "stopped"
         // A warning is news once the file it names has stayed as it was for the settle time:
         // a file being written again would be read again.
         for (const auto& [key, since] : pendingWarnings) {
