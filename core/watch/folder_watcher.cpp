@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -31,6 +32,22 @@ std::int64_t stampOf(const struct stat& st) {   // the same mix as dump_scanner.
     return std::int64_t(XXH64(parts, sizeof parts, 0));
 }
 
+// File systems whose files other machines write: inotify sees only this machine's writes there.
+const char* networkFileSystem(const std::string& path) {
+    struct statfs fs{};
+    if (::statfs(path.c_str(), &fs) != 0) return nullptr;
+    switch (static_cast<unsigned long>(fs.f_type)) {
+        case 0x6969: return "NFS";
+        case 0xFF534D42: return "CIFS";
+        case 0xFE534D42: return "SMB2";
+        case 0x0BD00BD0: return "Lustre";
+        case 0x47504653: return "GPFS";
+        case 0x00C36400: return "CephFS";
+        case 0x65735546: return "FUSE";
+        default: return nullptr;
+    }
+}
+
 }  // namespace
 
 struct FolderWatcher::Impl {
@@ -53,6 +70,7 @@ struct FolderWatcher::Impl {
     std::vector<std::string> notes;
     std::vector<std::string> removed;
     Clock::time_point lastRescan{};
+    std::chrono::milliseconds rescanTook{0};   // the walk of a large tree is paced by its own cost
 
     std::string abs(const std::string& rel) const { return rel.empty() ? root : root + "/" + rel; }
 
@@ -139,6 +157,7 @@ struct FolderWatcher::Impl {
     void rescan(Clock::time_point now) {
         lastRescan = now;
         const ScanResult scan = scanFolder(root);
+        rescanTook = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - now);
         std::unordered_set<std::string> seen;
         seen.reserve(scan.files.size());
         for (const ScannedFile& f : scan.files) {
@@ -235,7 +254,11 @@ WatchChanges FolderWatcher::poll(int timeoutMs) {
         }
         m->present = true;
         out.appeared = true;
-        if (m->opt.useInotify) {
+        const char* network = m->opt.useInotify ? networkFileSystem(m->root) : nullptr;
+        if (network)
+            m->notes.push_back(m->root + " is on " + network + ": other machines' writes give no inotify events there; "
+                               "rescanning the folder instead");
+        if (m->opt.useInotify && !network) {
             m->fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
             if (m->fd < 0) m->notes.push_back(std::string("inotify unavailable (") + std::strerror(errno) +
                                               "); rescanning the folder instead");
@@ -250,9 +273,12 @@ WatchChanges FolderWatcher::poll(int timeoutMs) {
         now = Clock::now();
         m->readEvents(now);
     } else {
-        std::this_thread::sleep_for(std::chrono::milliseconds(std::min(timeoutMs, std::max(20, m->opt.settleMs / 4))));
+        // Every settle/4, but never more than a tenth of a core on the walk itself.
+        const auto interval = std::max(std::chrono::milliseconds(std::max(20, m->opt.settleMs / 4)), 10 * m->rescanTook);
+        const auto due = m->lastRescan + interval;
+        std::this_thread::sleep_until(std::min(due, now + std::chrono::milliseconds(timeoutMs)));
         now = Clock::now();
-        m->rescan(now);
+        if (now >= due) m->rescan(now);
     }
     m->collectComplete(now, out);
     out.removed = std::move(m->removed);
