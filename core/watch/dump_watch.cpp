@@ -83,6 +83,7 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
     bool progressDirty = false, stoppedByOverflow = false;
     Clock::time_point lastProgress{};
     std::map<std::pair<std::string, std::string>, Clock::time_point> pendingWarnings;
+    std::map<std::pair<std::string, std::string>, WarningSeverity> severities;
     std::set<std::pair<std::string, std::string>> warned;
     if (!fs::exists(dirAbs, ec)) note("waiting for " + summary.dirAbs + " to appear");
 
@@ -131,13 +132,13 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
                     firstBad.reset();   // files were replaced or removed: it is gone
                 }
             }
-            std::set<std::pair<std::string, std::string>> current;
+            severities.clear();
             for (const IndexWarning& w : idx.warnings()) {
                 auto key = std::make_pair(w.path, w.reason);
-                current.insert(key);
+                severities.emplace(key, w.severity);
                 pendingWarnings.emplace(key, now);
             }
-            std::erase_if(pendingWarnings, [&](const auto& p) { return !current.count(p.first); });
+            std::erase_if(pendingWarnings, [&](const auto& p) { return !severities.count(p.first); });
         }
         if (stoppedByOverflow) break;   // --until-overflow: the overflow event is the last before "stopped"
         // A warning is news once the file it names has stayed as it was for the settle time:
@@ -146,11 +147,7 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
             if (warned.count(key) || now - since < std::chrono::milliseconds(opt.settleMs) || watcher.isIncomplete(key.first))
                 continue;
             warned.insert(key);
-            const IndexWarning* w = nullptr;
-            const auto all = idx.warnings();
-            for (const IndexWarning& x : all)
-                if (x.path == key.first && x.reason == key.second) w = &x;
-            const bool unreadable = w && w->severity == WarningSeverity::Unreadable;
+            const bool unreadable = severities[key] == WarningSeverity::Unreadable;
             sink({WatchEventKind::Warning,
                   {{"event", "warning"}, {"path", key.first}, {"reason", key.second}, {"severity", unreadable ? "unreadable" : "note"}},
                   "warning: " + key.first + ": " + key.second});
