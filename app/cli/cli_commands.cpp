@@ -41,6 +41,14 @@ bool runIndex(const IndexArgs& args, dl::DumpIndex& index, dl::IndexReport& repo
     const bool ok = dl::indexDump(args.dir, opt, index, report, error);
     bar.finish();
     if (!ok) std::cerr << "dumplens-cli: " << error << "\n";
+    // A cache that cannot be written (a full disk, a read-only place) is said once, not per shard.
+    std::size_t unwritten = 0;
+    const std::string* first = nullptr;
+    for (const std::string& n : report.cacheNotes)
+        if (n.find("not written") != std::string::npos && !unwritten++) first = &n;
+    if (first)
+        std::cerr << "dumplens-cli: " << *first
+                  << (unwritten > 1 ? " (and " + std::to_string(unwritten - 1) + " more)" : std::string()) << "\n";
     return ok;
 }
 
@@ -87,7 +95,11 @@ void Commands::registerAll(CLI::App& app) {
     addMerge(app);
     addExportTrace(app);
     addGraph(app);
-    for (CLI::App* sub : app.get_subcommands(nullptr)) sub->footer(helpFooter());
+    addWatch(app);
+    const std::string footer = helpFooter();
+    for (CLI::App* sub : app.get_subcommands(nullptr)) sub->footer(footer);
+    // watch runs until stopped: its status says whether an overflow was seen.
+    app.get_subcommand("watch")->footer(kWatchExitStatusHelp + footer.substr(footer.find("Environment:")));
 }
 
 void Commands::addIndex(CLI::App& app) {

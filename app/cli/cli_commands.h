@@ -50,6 +50,10 @@ bool refuseOutputInsideIndexedDumps(const std::string& output, std::initializer_
 // holds nothing readable; `what` says what is not done ("no index written").
 bool refuseNothingReadable(const dl::DumpIndex& index, const std::string& dir, const char* what);
 
+inline constexpr const char* kWatchExitStatusHelp =
+    "Exit status (watch): stopped by SIGINT / SIGTERM or --until-overflow, 0 when an overflow was seen, 1 when the "
+    "dump was clean so far; 2 when DIR is not a folder or an option is wrong.\n";
+
 struct IndexArgs {
     std::string dir, cacheDir;
     bool json = false, noCache = false;
@@ -81,6 +85,15 @@ struct CompareArgs {
     bool json = false, csv = false, statsOnly = false, highlight = false;
 };
 
+// `watch DIR`: app/cli/cli_watch.cpp
+struct WatchArgs {
+    std::string dir, exec, cacheDir;
+    bool untilOverflow = false, json = false, noCache = false, noInotify = false;
+    int settleMs = 500;
+    unsigned threads = 0;
+};
+int runWatch(const WatchArgs& args);
+
 class Commands {
 public:
     void registerAll(CLI::App& app);
@@ -109,6 +122,8 @@ private:
         std::string op, format = "json";
         int hops = 2, rank = -1, iteration = -1;
     } m_graph;
+    void addWatch(CLI::App& app);
+    WatchArgs m_watch;
 
     IndexArgs m_index;
     std::string m_indexOutput;

@@ -133,6 +133,14 @@ bool loadMergedCache(const std::string& path, const std::string& rootAbs, const 
 
 }  // namespace
 
+std::string shardOfFile(const std::string& rel) { return shardOf(rel); }
+
+std::string shardCacheFile(const std::string& cacheDir, const std::string& rootAbs, const std::string& shardRel) {
+    return cacheFileFor(cacheDir, rootAbs, shardRel);
+}
+
+FolderFingerprint shardFingerprint(const std::vector<const ScannedFile*>& files) { return fingerprintOf(files); }
+
 std::string defaultCacheDir() {
     if (const char* d = std::getenv("DUMPLENS_CACHE_DIR"); d && *d) return d;
     if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/dumplens";
@@ -317,7 +325,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
         if (useCache) {
             std::string werr;
             if (!writeIndexFile(s.cachePath, s.result, s.fingerprint, kCacheEncoding, werr))
-                notes[i] = "cache not written: " + werr;
+                notes[i] = "cache not written: " + s.cachePath + ": " + werr;
         }
     });
     flushNotes();
@@ -349,7 +357,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     if (!mergedPath.empty()) {
         std::string werr;
         if (!writeIndexFile(mergedPath, out, wholeDump, kCacheEncoding, werr))
-            report.cacheNotes.push_back("merged cache not written: " + werr);
+            report.cacheNotes.push_back("merged cache not written: " + mergedPath + ": " + werr);
     }
     // Formats: what each rebuilt shard's files were written by, plus the cached shards' ranks.
     std::map<DumpFormat, int> formats;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/index/dump_scanner.h"
+#include "core/index/index_serializer.h"
 #include "core/model/dump_index.h"
 #include "core/util/progress.h"
 
@@ -39,5 +41,13 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
 
 // $DUMPLENS_CACHE_DIR, else $XDG_CACHE_HOME/dumplens, else ~/.cache/dumplens.
 std::string defaultCacheDir();
+
+// How indexDump splits a dump, for callers that build shards themselves (core/watch): the shard
+// of a file (its path up to the first rank_N / device_N folder, "" outside any) and the cache
+// file of a shard.
+std::string shardOfFile(const std::string& rel);
+std::string shardCacheFile(const std::string& cacheDir, const std::string& rootAbs, const std::string& shardRel);
+// The fingerprint a shard's cache entry is checked against (its files' paths, sizes and stamps).
+FolderFingerprint shardFingerprint(const std::vector<const ScannedFile*>& files);
 
 }  // namespace dl

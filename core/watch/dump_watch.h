@@ -1,0 +1,69 @@
+#pragma once
+// `dumplens-cli watch DIR`: follows a dump while the job writes it and reports the first overflow
+// as soon as its file is complete (folder_watcher.h), again whenever a later file moves it
+// earlier. Per batch of complete files: the shards they belong to are rebuilt
+// (incremental_index.h); the analysis runs again only when a rebuilt shard changed an iteration
+// at or before the first overflow so far (or, with none yet, holds a bad tensor or an Opdebug
+// record). It then runs on the merged index, without replay (it would read tensor files again),
+// so its first overflow and chain are what `analyze` gives for the files complete so far.
+// Events go to a sink, each with the JSON object `--json` prints and a readable line.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <stop_token>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace dl {
+
+// Note: for the user, not an event of the JSON stream (the CLI prints it on stderr): the folder
+// awaited, a cache that cannot be written.
+enum class WatchEventKind { Watching, Progress, Overflow, Warning, Note, Stopped };
+
+struct WatchEvent {
+    WatchEventKind kind = WatchEventKind::Progress;
+    nlohmann::json json;        // with its "event" field (null for a Note)
+    std::string text;           // one readable line
+};
+
+struct WatchOptions {
+    std::string dir;
+    int settleMs = 500;
+    bool useInotify = true;
+    bool untilOverflow = false;         // return right after the first overflow event
+    bool useCache = true;
+    std::string cacheDir;               // empty: defaultCacheDir()
+    unsigned threads = 0;
+    int progressIntervalMs = 1000;      // at most one progress event per interval
+    std::stop_token stop;
+};
+
+// The overflow as the event names it (the first_overflow of `analyze --json`, condensed).
+struct WatchOverflow {
+    std::string opName, opType, tensor, kind;
+    std::uint32_t rank = 0, iteration = 0;
+    bool operator==(const WatchOverflow&) const = default;
+};
+
+struct WatchSummary {
+    bool ok = true;                     // false: the folder is not usable (error says why)
+    std::string error;
+    std::string dirAbs;
+    std::optional<WatchOverflow> overflow;
+    std::uint64_t tensors = 0, files = 0, filesRead = 0, shardBuilds = 0, analyses = 0, tablesParsed = 0;
+    std::set<std::uint32_t> ranks, iterations;
+    std::string text;                   // "clean so far: ..." or the overflow
+};
+
+using WatchSink = std::function<void(const WatchEvent&)>;
+
+// Runs until `options.stop` (or, with untilOverflow, the first overflow event). The sink is
+// called on this thread. The last event is always "stopped".
+WatchSummary watchDump(const WatchOptions& options, const WatchSink& sink);
+
+// "ranks 0-3, 5" for a set of numbers.
+std::string numberRanges(const std::set<std::uint32_t>& values);
+
+}  // namespace dl
