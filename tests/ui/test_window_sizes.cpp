@@ -11,14 +11,20 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QClipboard>
+#include <QMenu>
+#include <QTimer>
 #include <algorithm>
 #include <vector>
 
 #include "tests/ui/isolated_app_state.h"
+#include "tests/ui/long_name_dump.h"
 #include "ui/compare_window.h"
 #include "ui/main_window.h"
 #include "ui/models/dump_session.h"
 #include "ui/views/chain_view.h"
+#include "ui/views/tensor_panel.h"
+#include "ui/views/verdict_banner.h"
 #include "ui/views/timeline/timeline_panel.h"
 
 using namespace dlui;
@@ -167,6 +173,64 @@ private slots:
         cw->resize(cw->minimumSizeHint());
         QTest::qWait(50);
         QVERIFY(w.width() <= kScreen.width() && cw->width() <= kScreen.width());
+        cw->close();
+    }
+
+    // Op names of 182 and 206 characters without a break point (underscores only): the window's
+    // minimum stays within a 1024x600 screen, shown at that size it is not wider, and the tensor
+    // header elides the name in the middle with the whole of it in the tooltip and "Copy full name".
+    void longNamesFitA1024x600Screen() {
+        const QString root = m_tmp.filePath(QStringLiteral("long-names"));
+        std::string error;
+        QVERIFY2(dltest::writeLongNameDump(root, error), error.c_str());
+        MainWindow w;
+        w.resize(1024, 600);
+        w.show();
+        w.openFolder(root);
+        QTRY_VERIFY_WITH_TIMEOUT(w.session()->analysis() && !w.isBusy(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.timelinePanel()->isBuilding(), 60000);
+        QTest::qWait(150);
+        const dl::AnalysisResult* a = w.session()->analysis();
+        QVERIFY(a->firstOverflow);
+        const std::string name = dltest::longOpName(2);
+        QCOMPARE(name.size(), std::size_t(206));
+        QCOMPARE(w.session()->index()->strings.str(w.session()->index()->ops[a->firstOverflow->op].name), name);
+        const QSize m = w.minimumSizeHint().expandedTo(w.minimumSize());
+        QVERIFY2(m.width() <= 1024 && m.height() <= 600, qPrintable(QStringLiteral("needs %1x%2:%3").arg(m.width()).arg(m.height()).arg(widest(&w))));
+        QVERIFY2(w.width() <= 1024, qPrintable(QStringLiteral("%1 px wide").arg(w.width())));
+        // The header: elided in the middle (start and "-op4412" end kept), whole in tooltip and copy.
+        TensorPanel* t = w.tensorPanel();
+        QVERIFY2(t->headerText().contains(QChar(0x2026)), qPrintable(t->headerText()));
+        QVERIFY(t->headerText().contains(QStringLiteral("Gradients_Default")));
+        QLabel* header = nullptr;
+        for (QLabel* l : t->findChildren<QLabel*>())
+            if (l->text() == t->headerText()) header = l;
+        QVERIFY(header);
+        QVERIFY(header->toolTip().contains(QString::fromStdString(name)));
+        QCOMPARE(t->fullName(), QString::fromStdString(name));
+        QTimer::singleShot(100, [] {
+            auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+            if (!menu) return;
+            for (QAction* act : menu->actions())
+                if (act->text() == QStringLiteral("Copy full name")) act->trigger();
+            menu->close();
+        });
+        emit header->customContextMenuRequested(QPoint(5, 5));
+        QCOMPARE(QApplication::clipboard()->text(), QString::fromStdString(name));
+        // Made as small as it allows, it is still no wider than the screen.
+        w.resize(w.minimumSizeHint());
+        QTest::qWait(50);
+        QVERIFY(w.width() <= 1024 && w.height() <= 600);
+        // The compare window on the same dump at 1366x768: fits too.
+        w.resize(1024, 600);
+        w.compareWith(root);
+        CompareWindow* cw = w.compareWindow();
+        QSignalSpy ready(cw, &CompareWindow::ready);
+        QVERIFY(ready.wait(60000));
+        cw->resize(1366, 740);
+        QTest::qWait(150);
+        const QSize cm = cw->minimumSizeHint().expandedTo(cw->minimumSize());
+        QVERIFY2(cm.width() <= 1366 && cm.height() <= 740, qPrintable(QStringLiteral("needs %1x%2:%3").arg(cm.width()).arg(cm.height()).arg(widest(cw))));
         cw->close();
     }
 
