@@ -201,6 +201,7 @@ QString TimelinePainter::timeText(double t, double step) const {
 
 void TimelinePainter::paint(QPainter& p, const QRect& r, const dl::TimelineViewport& vp, const TimelinePaintState& st) {
     m_lastDrawn = 0;
+    m_arrowsDrawn = 0;
     m_labels.clear();
     if (m_paletteFor != m_palette) {
         m_fills = *m_palette;
@@ -318,7 +319,23 @@ void TimelinePainter::paintLane(QPainter& p, std::size_t laneIdx, const dl::Time
         }
         return;
     }
-    // Zoomed in: every op its own slice, named where two characters of its name fit.
+    // Zoomed in: every op its own slice, named where two characters of its name fit; neighbours
+    // too narrow for a name say together how many they are ("25 ops").
+    struct Group {
+        double a = 0, b = -1e9;
+        std::uint32_t count = 0;
+        dl::OpState worst = dl::OpState::Normal;
+    } group;
+    const auto closeGroup = [&] {
+        if (labels && group.count >= 2) {
+            const QRectF box(group.a + 1, top, group.b - group.a - 2, height);
+            QString text = QObject::tr("%L1 ops").arg(group.count);
+            if (fm.horizontalAdvance(text) > box.width()) text = QStringLiteral("%L1").arg(group.count);
+            if (fm.horizontalAdvance(text) <= box.width()) m_labels.push_back({SliceLabel::kNoOp, box, text, group.count, group.worst});
+        }
+        group = Group{};
+    };
+    const double left = axis.toX(from), right = axis.toX(to);
     const double lo = from - static_cast<double>(lane.maxDuration);
     auto it = std::lower_bound(lane.items.begin(), lane.items.end(), lo,
                                [&](const dl::TimelineItem& x, double v) { return rel(axis, x.start) < v; });
@@ -328,15 +345,26 @@ void TimelinePainter::paintLane(QPainter& p, std::size_t laneIdx, const dl::Time
         runs.add(x0, x1, it->state);
         runs.flush();
         ++m_lastDrawn;
-        if (!labels || !m_index || it->op >= m_index->ops.size() || x1 - x0 < kMinLabelWidth) continue;
+        if (!labels) continue;
         // The visible part of the slice: a long op scrolled half out keeps its name on screen.
-        const double a = std::max(x0, axis.toX(from)), b = std::min(x1, axis.toX(to));
-        if (b - a < kMinLabelWidth) continue;
-        const QRectF box(a + 2, top, b - a - 4, height);
-        const QString name = fromView(dl::sliceLabel(opNames(*m_index, m_index->ops[it->op]).shortName.toStdString()));
-        const QString text = elideToSlice(fm, name, static_cast<int>(box.width()));
-        if (!text.isEmpty()) m_labels.push_back({it->op, box, text, 1, it->state});
+        const double a = std::max(x0, left), b = std::max(a + 1, std::min(x1, right));
+        QString text;
+        if (m_index && it->op < m_index->ops.size() && b - a >= kMinLabelWidth) {
+            const QString name = fromView(dl::sliceLabel(opNames(*m_index, m_index->ops[it->op]).shortName.toStdString()));
+            text = elideToSlice(fm, name, static_cast<int>(b - a - 4));
+        }
+        if (!text.isEmpty()) {
+            closeGroup();
+            m_labels.push_back({it->op, QRectF(a + 2, top, b - a - 4, height), text, 1, it->state});
+            continue;
+        }
+        if (group.count && a - group.b > 2) closeGroup();
+        if (!group.count) group.a = a;
+        group.b = std::max(group.b, b);
+        group.worst = std::max(group.worst, it->state);
+        ++group.count;
     }
+    closeGroup();
     runs.flush();
 }
 
@@ -513,6 +541,7 @@ void TimelinePainter::paintArrows(QPainter& p, const QRect& r, const dl::TimeAxi
         const QPointF s(axis.xOf(x.end), laneCenterY(r, static_cast<int>(la), scrollY));
         const QPointF e(axis.xOf(y.start), laneCenterY(r, static_cast<int>(lb), scrollY));
         paintArrow(p, s, e, QPen(m_colors.chainArrow, 1.6, a.via == dl::ChainVia::WeightUpdate ? Qt::DashLine : Qt::SolidLine));
+        ++m_arrowsDrawn;
     }
     p.setRenderHint(QPainter::Antialiasing, false);
 }

@@ -101,6 +101,7 @@ public:
     // Buckets/items drawn in the last paint (for the benchmark and tests).
     std::size_t lastDrawn() const { return m_lastDrawn; }
     const std::vector<SliceLabel>& lastLabels() const { return m_labels; }
+    std::size_t lastArrowsDrawn() const { return m_arrowsDrawn; }   // chain hops drawn in the last paint
     // The ruler's labels in the last paint, left to right, and what it counts from (its left cell).
     const QStringList& lastRulerLabels() const { return m_rulerLabels; }
     const QString& lastRulerReference() const { return m_rulerRef; }
@@ -148,6 +149,7 @@ private:
     std::vector<Header> m_headers;
     int m_contentHeight = 0;
     std::size_t m_lastDrawn = 0;
+    std::size_t m_arrowsDrawn = 0;
     std::vector<SliceLabel> m_labels;
     QStringList m_rulerLabels;
     QString m_rulerRef;
