@@ -97,7 +97,7 @@ struct NearLimitEntry {
     std::uint32_t op = kNoIndex;
     std::uint32_t tensor = kNoIndex;
     double maxAbs = 0;
-    double fp16Share = 0;                 // maxAbs / 65504 ("% of fp16 max"); the headroom is 1 - fp16Share
+    double headroom = 0;                  // maxAbs / 65504
     bool castToFp16 = false;              // an fp32 tensor that is cast to fp16
 };
 
@@ -144,7 +144,7 @@ struct AnalysisResult {
     std::optional<std::uint32_t> firstBadIteration;
     Persistence persistence = Persistence::Unknown;
     double nearLimitThreshold = 0.5;
-    std::vector<NearLimitEntry> nearLimit;  // highest share of the fp16 max (least headroom) first, capped
+    std::vector<NearLimitEntry> nearLimit;  // highest headroom first, capped
     std::uint64_t nearLimitTotal = 0;       // before the cap
     // Every near-limit tensor (uncapped, ascending): the one definition the banner's count, the
     // table's "near limit" state and its filter all use (nearLimitTensors.size() == nearLimitTotal).

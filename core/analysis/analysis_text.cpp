@@ -120,11 +120,13 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
         out << "; " << pastLimit << " of them already past 65504 going into a Cast to fp16, which overflows there";
     if (r.nearLimitTotal > pastLimit) out << (pastLimit ? "; the others" : "") << "; an early warning, not an overflow";
     out << "\n";
+    // NearLimitEntry::headroom holds the share of 65504 (max|x| / 65504); the headroom shown is
+    // the room left, 1 - that.
     for (const NearLimitEntry& e : r.nearLimit) {
         if (&e - r.nearLimit.data() >= 10) { out << "  ...\n"; break; }
         const OpRecord& o = idx.ops[e.op];
         out << "  " << idx.strings.str(o.type) << " " << idx.strings.str(o.name) << " " << tensorLabel(idx, idx.tensors[e.tensor])
-            << "  max|x| " << num(e.maxAbs) << "  " << percentText(e.fp16Share) << " of fp16 max, headroom " << percentText(1 - e.fp16Share)
+            << "  max|x| " << num(e.maxAbs) << "  " << percentText(e.headroom) << " of fp16 max, headroom " << percentText(1 - e.headroom)
             << (e.castToFp16 && e.maxAbs > kFp16Max ? "  (cast to fp16: past 65504, inf after the Cast)"
                                                      : e.castToFp16 ? "  (cast to fp16)" : "")
             << "  [rank " << o.rank << ", iteration " << o.iteration << "]\n";

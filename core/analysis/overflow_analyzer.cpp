@@ -142,7 +142,7 @@ void classifyOps(AnalysisContext& ctx, const AnalysisOptions& opt, SharedNameFla
             const TensorRecord& t = idx.tensors[o.firstTensor + k];
             anomalies.push_back(classifyTensor(idx, t));
             const TensorAnomaly& a = anomalies.back();
-            if (t.io == Io::Input && ((a.bad() && !a.weak) || a.fp16Share >= 1.0)) inputAtLimit = true;
+            if (t.io == Io::Input && ((a.bad() && !a.weak) || a.headroom >= 1.0)) inputAtLimit = true;
         }
         for (std::uint32_t k = 0; k < o.tensorCount; ++k) {
             const std::uint32_t ti = o.firstTensor + k;
@@ -169,8 +169,8 @@ void classifyOps(AnalysisContext& ctx, const AnalysisOptions& opt, SharedNameFla
                 continue;
             }
             const bool cast = t.io == Io::Input && castsToFp16 && !isFp16Like(t);
-            if (a.fp16Share >= opt.nearLimitThreshold && (isFp16Like(t) || cast))
-                part.nearLimit.push_back({i, ti, a.maxAbs, a.fp16Share, cast});
+            if (a.headroom >= opt.nearLimitThreshold && (isFp16Like(t) || cast))
+                part.nearLimit.push_back({i, ti, a.maxAbs, a.headroom, cast});
         }
         if (o.overflow >= 0 && std::size_t(o.overflow) < idx.overflows.size() &&
             opdebugReportsOverflow(idx.overflows[std::size_t(o.overflow)])) {
@@ -228,7 +228,7 @@ bool classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResul
     proveCarriedSaturation(ctx, suspects, res);
     const std::size_t cap = std::min(opt.nearLimitMax, res.nearLimit.size());
     std::partial_sort(res.nearLimit.begin(), res.nearLimit.begin() + long(cap), res.nearLimit.end(),
-                      [](const NearLimitEntry& a, const NearLimitEntry& b) { return a.fp16Share > b.fp16Share; });
+                      [](const NearLimitEntry& a, const NearLimitEntry& b) { return a.headroom > b.headroom; });
     res.nearLimit.resize(cap);
     return true;
 }

@@ -14,11 +14,7 @@ struct TensorAnomaly {
     AnomalyKind kind = AnomalyKind::None;
     std::uint64_t count = 0;       // offending elements when known (Inf+NaN, or values at +/-65504)
     double maxAbs = std::numeric_limits<double>::quiet_NaN();  // finite max |x| when known
-    // max|x| as a share of the fp16 max (maxAbs / 65504: 1 at the limit); -1 when maxAbs is unknown.
-    double fp16Share = -1;
-    // Headroom, the room left below 65504 as a share of it (1 - fp16Share: 0 at the limit, negative
-    // past it); only meaningful when fp16Share >= 0.
-    double headroom() const { return 1 - fp16Share; }
+    double headroom = -1;          // maxAbs / 65504; -1 when maxAbs is unknown
     bool weak = false;             // a single value at exactly 65504: may be a legitimate value
     bool bad() const { return kind != AnomalyKind::None; }
 };
@@ -28,7 +24,7 @@ bool isFp16Like(const TensorRecord& t);
 
 // Classifies one tensor. Inf beats NaN beats saturation. Saturation means a pile-up at exactly
 // +/-65504 (the value Atlas training parts clamp fp16 overflow to); a tensor whose finite max
-// merely approaches the limit (47580, 60000) is not saturated, it only has little headroom (room left).
+// merely approaches the limit (47580, 60000) is not saturated, it only has little headroom.
 TensorAnomaly classifyTensor(const DumpIndex& index, const TensorRecord& t);
 
 // Which overflow an Opdebug record reports, from the AI Core status bits and the atomic-add

@@ -30,7 +30,7 @@ static OpState stateOf(const DumpIndex& index, const TensorRecord& t, double thr
         case AnomalyKind::Opdebug: return OpState::Saturated;
         case AnomalyKind::None: break;
     }
-    return a.fp16Share >= threshold ? OpState::NearLimit : OpState::Normal;
+    return a.headroom >= threshold ? OpState::NearLimit : OpState::Normal;
 }
 
 OpStates computeOpStates(const DumpIndex& index, const AnalysisResult* analysis, double nearLimitThreshold) {

@@ -23,7 +23,7 @@ struct OpStates {
 };
 
 // `analysis` may be null (index only). Near the limit: the analysis's near-limit tensors when it is
-// given, else a finite tensor whose max|x| reaches nearLimitThreshold of the fp16 max (max|x| / 65504).
+// given, else a finite tensor with headroom (max|x| / 65504) from nearLimitThreshold on.
 OpStates computeOpStates(const DumpIndex& index, const AnalysisResult* analysis, double nearLimitThreshold = 0.5);
 
 }  // namespace dl

@@ -89,7 +89,8 @@ std::string_view sliceLabel(std::string_view n) {
     const std::size_t c = n.rfind('.', d - 1);
     if (c == std::string_view::npos || c == 0) return n;
     const std::string_view dir = n.substr(c + 1, d - c - 1);
-    if (dir != "forward" && dir != "backward") return n;
+    // A module's weight gradients ("Module.head.Linear.parameters_grad.0") are named by it too.
+    if (dir != "forward" && dir != "backward" && dir != "parameters_grad") return n;
     const std::size_t b = n.rfind('.', c - 1);
     return b == std::string_view::npos ? n.substr(0, c) : n.substr(b + 1, c - b - 1);
 }

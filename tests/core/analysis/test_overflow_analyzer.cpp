@@ -109,7 +109,7 @@ TEST(OverflowAnalyzer, BackwardOriginOnLastStageWinsByCausality) {
     // The near-limit decoy is listed as an early warning, not taken for the overflow.
     ASSERT_FALSE(r.nearLimit.empty());
     EXPECT_EQ(r.nearLimit[0].op, pl.nearLimit);
-    EXPECT_NEAR(r.nearLimit[0].fp16Share, 60000.0 / 65504.0, 1e-9);
+    EXPECT_NEAR(r.nearLimit[0].headroom, 60000.0 / 65504.0, 1e-9);
     // No dumped data: the replay is unavailable and says its advice is a rule of thumb.
     ASSERT_TRUE(r.replay);
     EXPECT_FALSE(r.replay->available);
@@ -306,7 +306,7 @@ TEST(OverflowAnalyzer, SingleValueAtLimitCountsOnlyWhereProduced) {
 }
 
 // The classification runs in blocks of kWorkStride ops on all cores: over several blocks, the
-// counts, the near-limit list (ascending tensors, the capped list by share of the fp16 max), the suspects'
+// counts, the near-limit list (ascending tensors, the capped list by headroom), the suspects'
 // proof and the warnings are those of the ops as built, in op order.
 TEST(OverflowAnalyzer, ClassificationOverManyBlocksKeepsOpOrder) {
     IndexBuilder b;
@@ -349,7 +349,7 @@ TEST(OverflowAnalyzer, ClassificationOverManyBlocksKeepsOpOrder) {
     EXPECT_EQ(r.nearLimitTotal, nearTensors.size());
     ASSERT_EQ(r.nearLimit.size(), std::min<std::size_t>(100, nearTensors.size()));
     EXPECT_TRUE(std::is_sorted(r.nearLimit.begin(), r.nearLimit.end(),
-                               [](const NearLimitEntry& x, const NearLimitEntry& y) { return x.fp16Share > y.fp16Share; }));
+                               [](const NearLimitEntry& x, const NearLimitEntry& y) { return x.headroom > y.headroom; }));
     EXPECT_EQ(r.nearLimit.front().maxAbs, largest);
     std::vector<std::string> skipWarnings;
     for (const std::string& w : r.warnings)

@@ -139,6 +139,7 @@ TEST(OpName, SliceLabels) {
     EXPECT_EQ(sliceLabel("Distributed.all_reduce.0.forward"), "all_reduce");
     EXPECT_EQ(sliceLabel("RMSNorm.forward.0"), "RMSNorm");   // a module call's short name
     EXPECT_EQ(sliceLabel(splitOpName("Module.layers.0.RMSNorm.forward.0").shortName), "RMSNorm");
+    EXPECT_EQ(sliceLabel("Module.head.Linear.parameters_grad.0"), "Linear");   // its weight gradients
     // Not msprobe keys: kept whole.
     EXPECT_EQ(sliceLabel("SqrtGrad-op520"), "SqrtGrad-op520");
     EXPECT_EQ(sliceLabel("Conv2D.1.forward"), "Conv2D.1.forward");   // no kind before the API
