@@ -12,8 +12,9 @@ void TimelineViewport::setDataRange(std::int64_t t0, std::int64_t t1) {
 }
 
 void TimelineViewport::setDataRange(std::int64_t t0, std::int64_t t1, double margin) {
+    if (!(margin > 0) || !std::isfinite(margin)) return setDataRange(t0, t1);
     const double span = t1 > t0 ? static_cast<double>(t1 - t0) : 1.0;
-    const double m = std::max(0.5, std::isfinite(margin) && margin > 0 ? margin * span : 0.0);
+    const double m = std::max(0.5, margin * span);
     setFullRange(-m, span + m);
     m_origin = t0;
 }

@@ -53,6 +53,7 @@ CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
     for (TimelineWidget* w : {m_a, m_b}) {
         w->setPalette(&StatePalette::comparison());
         w->setCompact(true);
+        w->setRangeMargin(0);
         // Overview, ruler and two lanes: more would over-fill a 768 px screen, whose layout then
         // lays the strip over timeline A and cuts timeline B off (the lanes scroll instead).
         w->setMinimumHeight(TimelinePainter::kOverviewHeight + TimelinePainter::kRulerHeight + 2 * TimelinePainter::kLaneHeight);

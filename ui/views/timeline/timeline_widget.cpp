@@ -49,7 +49,7 @@ void TimelineWidget::setTimeline(std::shared_ptr<const dl::TimelineData> data, c
     m_states = states;
     m_analysis = analysis;
     // A margin either side: an op at the very start or end can be centred, its marker whole.
-    if (data) m_vp.setDataRange(data->t0, data->t1, 0.03);
+    if (data) m_vp.setDataRange(data->t0, data->t1, m_margin);
     m_state.markActive = false;
     m_painter.setData(std::move(data), index);
     m_state.hoveredOp = kNone;

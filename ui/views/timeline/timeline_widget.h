@@ -29,6 +29,9 @@ public:
     const dl::TimelineViewport& viewport() const { return m_vp; }
     void setPalette(const StatePalette* palette);
     void setCompact(bool compact) { m_painter.setCompact(compact); }
+    // Room shown before the first and after the last op (a share of the range; from the next
+    // setTimeline). The compare pair keeps none: its locked windows map through matched ops.
+    void setRangeMargin(double margin) { m_margin = margin; }
     // Extra tooltip lines for an op (the compare view adds the partner and the metrics).
     void setTooltipExtra(std::function<QString(quint32)> extra) { m_tooltipExtra = std::move(extra); }
     // "Compare this tensor" in the op menu: enabled while available() holds.
@@ -126,6 +129,7 @@ private:
     QPoint m_pressPos;
     double m_pressFrom = 0;
     bool m_moved = false;
+    double m_margin = 0.03;
     QPoint m_mousePos{-1, -1};   // last position over the widget (M marks there)
 };
 
