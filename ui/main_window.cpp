@@ -1,6 +1,7 @@
 #include "ui/main_window.h"
 
 #include <QAbstractItemView>
+#include <QApplication>
 #include <QAction>
 #include <QKeyEvent>
 #include <QCloseEvent>
@@ -36,7 +37,9 @@
 #include "ui/views/shortcuts_dialog.h"
 #include "ui/views/start_page.h"
 #include "ui/views/tensor_panel.h"
+#include "ui/views/timeline/details_panel.h"
 #include "ui/views/timeline/timeline_panel.h"
+#include "ui/views/timeline/timeline_widget.h"
 #include "ui/views/verdict_banner.h"
 
 namespace dlui {
@@ -54,7 +57,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_loading(new LoadingPage(this)), m_workspace(new QWidget(this)), m_banner(new VerdictBanner(m_session, this)),
       m_timeline(new TimelinePanel(m_session, this)), m_table(new OpTablePanel(m_session, this)),
       m_tensor(new TensorPanel(m_session, this)), m_chain(new ChainView(m_session, this)),
-      m_issuesView(new QTableView(this)) {
+      m_issuesView(new QTableView(this)), m_details(new DetailsPanel(m_session, m_timeline, this)) {
     setWindowTitle(tr("DumpLens"));
     setAcceptDrops(true);
     auto* ws = new QVBoxLayout(m_workspace);
@@ -120,8 +123,10 @@ void MainWindow::setupActions() {
     m_exportTraceAction->setStatusTip(tr("Write the op timeline and the overflow chain as a Chrome/Perfetto trace (JSON)"));
     connect(m_exportTraceAction, &QAction::triggered, this, &MainWindow::exportTrace);
     connect(m_session, &DumpSession::dumpChanged, this, [this] {
-        m_exportAction->setEnabled(m_session->analysis());
-        m_exportTraceAction->setEnabled(m_session->analysis());
+        // Nothing readable: no verdict, so no report and no trace (the CLI refuses them too).
+        const bool verdict = m_session->analysis() && !m_session->analysis()->noData;
+        m_exportAction->setEnabled(verdict);
+        m_exportTraceAction->setEnabled(verdict);
         m_compareAction->setEnabled(m_session->analysis());
         m_compareFixAction->setEnabled(m_session->analysis() && m_session->dump()->path.startsWith(demoRoot()));
         // "Compare this tensor" only while the compare window holds this very dump as run A.
@@ -139,8 +144,9 @@ void MainWindow::setupActions() {
         if (auto* edit = m_table->findChild<QLineEdit*>()) edit->setFocus();
     });
     m_shortcutsAction = new QAction(tr("&Keyboard shortcuts"), this);
-    m_shortcutsAction->setShortcuts({QKeySequence(Qt::Key_Question), QKeySequence(Qt::SHIFT | Qt::Key_Question),
-                                     QKeySequence(Qt::SHIFT | Qt::Key_Slash), QKeySequence(Qt::Key_F1)});
+    // '?' once: the key map already offers Shift+'?' and Shift+'/' as candidates for the '?' key,
+    // so binding those too made three matches of one key press ("Ambiguous shortcut overload: ?").
+    m_shortcutsAction->setShortcuts({QKeySequence(Qt::Key_Question), QKeySequence(Qt::Key_F1)});
     // Docks are top-level windows once floated: the shortcut must reach them too.
     m_shortcutsAction->setShortcutContext(Qt::ApplicationShortcut);
     connect(m_shortcutsAction, &QAction::triggered, this, &MainWindow::showShortcuts);
@@ -171,6 +177,8 @@ void MainWindow::setupActions() {
     connect(m_table, &OpTablePanel::matchesChanged, m_timeline, &TimelinePanel::setMatches);
     connect(m_table, &OpTablePanel::nextMatchRequested, m_timeline, &TimelinePanel::gotoMatch);
     connect(m_session, &DumpSession::compareTensorRequested, this, &MainWindow::compareTensor);
+    // On load and on Jump (Ctrl+J, the banner's button): the origin framed with its neighbours.
+    connect(m_banner, &VerdictBanner::jumpedToOrigin, m_timeline, &TimelinePanel::frameOp);
 }
 
 void MainWindow::setupMenus() {
@@ -219,11 +227,25 @@ void MainWindow::setupDocks() {
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     QDockWidget* table = addDock(m_table, tr("Ops and tensors"), QStringLiteral("dock.table"), Qt::BottomDockWidgetArea);
     QDockWidget* issues = addDock(m_issuesView, tr("Issues"), QStringLiteral("dock.issues"), Qt::BottomDockWidgetArea);
+    // The tab says how many there are ("Issues (9)"): unreadable files must not hide behind it.
+    const auto countIssues = [this, issues] {
+        const int n = m_issues->rowCount();
+        issues->setWindowTitle(n ? tr("Issues (%L1)").arg(n) : tr("Issues"));
+    };
+    connect(m_issues, &QAbstractItemModel::modelReset, issues, countIssues);
+    connect(m_issues, &QAbstractItemModel::rowsInserted, issues, countIssues);
     addDock(m_tensor, tr("Tensor"), QStringLiteral("dock.tensor"), Qt::RightDockWidgetArea);
     addDock(m_chain, tr("Overflow chain and replay"), QStringLiteral("dock.chain"), Qt::RightDockWidgetArea);
+    // Selections, areas and search results, whole and sortable, as Perfetto's bottom panel (added
+    // after the four above: applyDefaultDockSizes counts on their order).
+    QDockWidget* details = addDock(m_details, tr("Details"), QStringLiteral("dock.details"), Qt::BottomDockWidgetArea);
     // Its captions would hold the dock (and the window) as wide as their text: let them wrap.
     for (QLabel* l : m_chain->findChildren<QLabel*>()) l->setWordWrap(true);
-    tabifyDockWidget(table, issues);
+    tabifyDockWidget(table, details);
+    tabifyDockWidget(details, issues);
+    connect(m_timeline->timelineWidget(), &TimelineWidget::areaChanged, details, [this, details] {
+        if (m_timeline->timelineWidget()->hasArea()) details->raise();
+    });
     table->raise();
     for (QDockWidget* d : m_docks) d->hide();   // shown with the first results
 }
@@ -243,6 +265,7 @@ void MainWindow::setupWorker() {
         showWorkspace();
         // Showing the workspace moves the focus into a table, which then picks its first row.
         m_userPicked = false;
+        focusTimeline();
     });
     connect(m_worker, &LoadWorker::finished, this, [this](LoadedDumpPtr d) {
         m_issues->setDump(d.get());
@@ -261,6 +284,9 @@ void MainWindow::setupWorker() {
         m_session->setDump(d);
         if (keep && op != dl::kNoIndex) m_session->select(op, tensor);
         else if (d->analysis && d->analysis->firstOverflow) m_banner->jumpToOrigin();
+        // W/S/A/D/F work at once: the timeline has the keyboard, not the table the workspace
+        // gave it (unless the user is typing somewhere, e.g. in the filter).
+        if (!qobject_cast<QLineEdit*>(QApplication::focusWidget())) focusTimeline();
         setSummary(tr("%1: %L2 ops, %L3 tensors · indexed in %4 s (%5 shards from cache) · analysed in %6 s")
                                      .arg(d->path).arg(d->index->ops.size()).arg(d->index->tensors.size())
                                      .arg(d->report.seconds, 0, 'f', 2).arg(d->report.shardsFromCache)
@@ -350,7 +376,7 @@ void MainWindow::startLoad(const QString& path, const QString& demoDir) {
 bool MainWindow::isBusy() const { return m_worker->isRunning(); }
 
 void MainWindow::exportReport() {
-    if (!m_session->analysis()) return;
+    if (!m_session->analysis() || m_session->analysis()->noData) return;
     exportReportInteractively(this, QFileInfo(m_session->dump()->path).fileName() + QStringLiteral("-report.pdf"),
                               [this](const QString& path, QString& error) { return writeReport(path, error); });
 }
@@ -432,6 +458,10 @@ void MainWindow::chooseIndexFile() {
     const QString file = QFileDialog::getOpenFileName(this, tr("Open index file"), {},
                                                       tr("DumpLens index (*.dlx);;All files (*)"));
     if (!file.isEmpty()) openFolder(file);
+}
+
+void MainWindow::focusTimeline() {
+    if (m_stack->currentWidget() == m_workspace) m_timeline->timelineWidget()->setFocus(Qt::OtherFocusReason);
 }
 
 void MainWindow::setSummary(const QString& text) {

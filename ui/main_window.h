@@ -15,6 +15,7 @@ class QTableView;
 namespace dlui {
 
 class ChainView;
+class DetailsPanel;
 class CompareWindow;
 class DumpSession;
 class IssuesModel;
@@ -54,6 +55,7 @@ public:
     OpTablePanel* opTable() const { return m_table; }
     TensorPanel* tensorPanel() const { return m_tensor; }
     ChainView* chainView() const { return m_chain; }
+    DetailsPanel* detailsPanel() const { return m_details; }
     IssuesModel* issues() const { return m_issues; }
     // The status bar's standing summary (a widget, so a menu's status tip does not wipe it).
     QString summaryText() const;
@@ -92,6 +94,7 @@ private:
     void chooseFolder();
     void chooseIndexFile();
     void setSummary(const QString& text);   // the status bar's standing line
+    void focusTimeline();   // the keyboard to the timeline (W/S/A/D/F) once a dump shows
     void chooseCompareFolder();
     void showShortcuts();
     void applyDefaultDockSizes();
@@ -110,6 +113,7 @@ private:
     TensorPanel* m_tensor;
     ChainView* m_chain;
     QTableView* m_issuesView;
+    DetailsPanel* m_details;
     QList<QDockWidget*> m_docks;
     bool m_docksShown = false;
     bool m_userPicked = false;   // a selection made in the dump being analysed

@@ -17,6 +17,15 @@ namespace dlcli {
 
 namespace {
 
+// Qt's offscreen platform looks up the runtime folder, and QStandardPaths warns on stderr when
+// XDG_RUNTIME_DIR is unset (cron, ssh, containers): noise in a headless command's output, so only
+// that message is dropped; every other goes to the default handler.
+QtMessageHandler g_defaultHandler = nullptr;
+void quietRuntimeDirWarning(QtMsgType type, const QMessageLogContext& context, const QString& msg) {
+    if (type == QtWarningMsg && msg.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR"))) return;
+    if (g_defaultHandler) g_defaultHandler(type, context, msg);
+}
+
 // The histogram is a QCustomPlot widget, so a QApplication is needed even without a display: the
 // offscreen platform gives one (fonts via fontconfig, no X server).
 int runReport(const ReportArgs& args) {
@@ -53,6 +62,7 @@ int runReport(const ReportArgs& args) {
     static int argc = 1;
     static char name[] = "dumplens-cli";
     static char* argv[] = {name, nullptr};
+    g_defaultHandler = qInstallMessageHandler(quietRuntimeDirWarning);
     QApplication app(argc, argv);
     dlui::ReportRenderOptions opt;
     opt.pageSize = pageSize;

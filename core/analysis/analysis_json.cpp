@@ -190,7 +190,8 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
         near.push_back({{"rank", o.rank}, {"iteration", o.iteration}, {"op_type", idx.strings.str(o.type)},
                         {"op_name", idx.strings.str(o.name)}, {"tensor", tensorName(idx, e.tensor)},
                         {"dtype", std::string(dtypeName(idx.tensors[e.tensor].dtype))}, {"max_abs", e.maxAbs},
-                        {"headroom", e.headroom}, {"cast_to_fp16", e.castToFp16},
+                        // e.headroom holds the share of 65504; "headroom" is the room left below it.
+                        {"fp16_max_share", e.headroom}, {"headroom", 1 - e.headroom}, {"cast_to_fp16", e.castToFp16},
                         {"past_fp16_max", e.maxAbs > kFp16Max}});
     }
     j["near_limit"] = {{"threshold", r.nearLimitThreshold}, {"total", r.nearLimitTotal}, {"tensors", near}};

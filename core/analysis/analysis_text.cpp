@@ -21,6 +21,13 @@ std::string num(double v) {
     return buf;
 }
 
+// A share as "91.6%" (of the fp16 max, or the headroom left below it).
+std::string percentText(double fraction) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100);
+    return buf;
+}
+
 std::string where(const DumpIndex& idx, const OverflowPoint& p) {
     const OpRecord& o = idx.ops[p.op];
     std::string s = idx.strings.str(o.type) + " " + idx.strings.str(o.name);
@@ -127,16 +134,18 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
     // into inf (a mock of MindSpore's CPU writer had one 64 times past it listed as an early warning).
     std::size_t pastLimit = 0;
     for (const NearLimitEntry& e : r.nearLimit) pastLimit += e.castToFp16 && e.maxAbs > kFp16Max;
-    out << "\nNear the fp16 limit (headroom >= " << num(r.nearLimitThreshold) << "): " << r.nearLimitTotal << " tensor(s)";
+    out << "\nNear the fp16 limit (max|x| >= " << percentText(r.nearLimitThreshold) << " of fp16 max): " << r.nearLimitTotal << " tensor(s)";
     if (pastLimit)
         out << "; " << pastLimit << " of them already past 65504 going into a Cast to fp16, which overflows there";
     if (r.nearLimitTotal > pastLimit) out << (pastLimit ? "; the others" : "") << "; an early warning, not an overflow";
     out << "\n";
+    // NearLimitEntry::headroom holds the share of 65504 (max|x| / 65504); the headroom shown is
+    // the room left, 1 - that.
     for (const NearLimitEntry& e : r.nearLimit) {
         if (&e - r.nearLimit.data() >= 10) { out << "  ...\n"; break; }
         const OpRecord& o = idx.ops[e.op];
         out << "  " << idx.strings.str(o.type) << " " << idx.strings.str(o.name) << " " << tensorLabel(idx, idx.tensors[e.tensor])
-            << "  max|x| " << num(e.maxAbs) << "  headroom " << num(e.headroom)
+            << "  max|x| " << num(e.maxAbs) << "  " << percentText(e.headroom) << " of fp16 max, headroom " << percentText(1 - e.headroom)
             << (e.castToFp16 && e.maxAbs > kFp16Max ? "  (cast to fp16: past 65504, inf after the Cast)"
                                                      : e.castToFp16 ? "  (cast to fp16)" : "")
             << "  [rank " << o.rank << ", iteration " << o.iteration << "]\n";

@@ -289,7 +289,12 @@ std::string headroomRecommendation(const DumpIndex& index, std::uint32_t op) {
         (t.io == Io::Input ? inMax : outMax) = std::max(t.io == Io::Input ? inMax : outMax, a.maxAbs);
     }
     std::string s = "rule of thumb, not a replay: ";
-    if (inMax >= 0) s += "inputs reach max |x| " + fmtNum(inMax) + " (headroom " + fmtNum(inMax / kFp16Max) + "); ";
+    if (inMax >= 0) {
+        // The share of 65504 they reach and the headroom, the room left below it.
+        char pct[80];
+        std::snprintf(pct, sizeof pct, " (%.1f%% of fp16 max, headroom %.1f%%); ", 100 * inMax / kFp16Max, 100 * (1 - inMax / kFp16Max));
+        s += "inputs reach max |x| " + fmtNum(inMax) + pct;
+    }
     if (outMax >= 0) s += "finite outputs reach " + fmtNum(outMax) + "; ";
     return s + "bfloat16 keeps fp32's exponent range (3.4e38), so running " + index.strings.str(o.type) +
            " in bfloat16 removes an fp16 range overflow at the cost of precision; use float32 if it is precision-sensitive";

@@ -193,13 +193,14 @@ void addReplay(const ReplayResult& rp, ReportContent& c) {
 void addNearLimit(const DumpIndex& ix, const AnalysisResult& r, const ReportOptions& opt, ReportContent& c) {
     c.nearLimitTotal = r.nearLimitTotal;
     c.nearLimitThreshold = r.nearLimitThreshold;
-    c.nearLimit.columns = {"Op", "Type", "Tensor", "max|x|", "Headroom", "Rank", "Iter."};
+    // The share of 65504 (NearLimitEntry::headroom holds it) and the headroom, the room left.
+    c.nearLimit.columns = {"Op", "Type", "Tensor", "max|x|", "% of fp16 max", "Headroom", "Rank", "Iter."};
     for (const NearLimitEntry& e : r.nearLimit) {
         if (c.nearLimit.rows.size() >= opt.nearLimitRows) break;
         const OpRecord& o = ix.ops[e.op];
         c.nearLimit.rows.push_back({str(ix, o.name), str(ix, o.type),
                                     tensorLabel(ix, ix.tensors[e.tensor]) + (e.castToFp16 ? " (cast to fp16)" : ""),
-                                    reportNumber(e.maxAbs), percent(e.headroom), std::to_string(o.rank),
+                                    reportNumber(e.maxAbs), percent(e.headroom), percent(1 - e.headroom), std::to_string(o.rank),
                                     std::to_string(o.iteration)});
         c.nearLimit.emphasis.push_back(e.headroom >= 0.9);
     }
@@ -224,7 +225,7 @@ void addHeadroom(const DumpIndex& ix, ReportContent& c) {
     const TensorRecord& t = ix.tensors[at];
     const OpRecord& o = ix.ops[t.op];
     c.headroom.push_back({"Largest |x|", reportNumber(best) + " (" + percent(best / kFp16Max) + " of the fp16 max 65504)"});
-    c.headroom.push_back({"Margin", "x" + reportNumber(kFp16Max / best) + " before fp16 overflows"});
+    c.headroom.push_back({"Headroom", percent(1 - best / kFp16Max) + " of 65504 left (x" + reportNumber(kFp16Max / best) + " before fp16 overflows)"});
     c.headroom.push_back({"Where", str(ix, o.name) + " " + tensorLabel(ix, t) + ", rank " + std::to_string(o.rank) +
                                        ", iteration " + std::to_string(o.iteration)});
 }

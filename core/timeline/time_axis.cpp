@@ -58,4 +58,39 @@ std::string formatTimeOffset(double us, double resolution) {
     return s + " " + unit;
 }
 
+TimeFormat timeFormatFor(double maxAbs, double step) {
+    TimeFormat f;
+    maxAbs = std::isfinite(maxAbs) ? std::abs(maxAbs) : 0;
+    step = std::isfinite(step) && step > 0 ? step : 1;
+    const double mag = std::max(maxAbs, step);
+    if (mag >= 1e6) f.unit = "s", f.scale = 1e6;
+    else if (mag >= 1e3) f.unit = "ms", f.scale = 1e3;
+    else if (mag < 1) f.unit = "ns", f.scale = 1e-3;
+    // Enough decimals that neighbouring ticks differ (a step of 1, 2 or 5 units of 10^k).
+    f.decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(step / f.scale) - 1e-9)), 0, 9);
+    return f;
+}
+
+std::string formatTime(double us, const TimeFormat& f, bool sign) {
+    if (!std::isfinite(us)) return "–";
+    std::string s = fmt::format("{:.{}f}", us / f.scale, f.decimals);
+    if (s.find_first_not_of("-0.") == std::string::npos) return "0";   // "-0.00" and "0.00" alike
+    if (sign && s[0] != '-') s.insert(0, "+");
+    return *f.unit ? s + " " + f.unit : s;
+}
+
+std::string OffsetRuler::label(int i) const { return formatTime(ticks.at(i), format, true); }
+
+OffsetRuler offsetRuler(double from, double to, double ref, double minStep, bool integerSteps) {
+    OffsetRuler r;
+    r.ref = ref;
+    if (integerSteps) minStep = std::max(minStep, 1.0);   // 1, 2, 5, 10...: whole positions only
+    r.ticks = rulerTicks(from - ref, to - ref, minStep);
+    if (integerSteps && r.ticks.step < 1) r.ticks = {};
+    const double last = r.ticks.count ? std::max(std::abs(r.ticks.at(0)), std::abs(r.ticks.at(r.ticks.count - 1))) : 0;
+    r.format = timeFormatFor(last, r.ticks.step);
+    if (integerSteps) r.format = TimeFormat{1, "", 0};
+    return r;
+}
+
 }  // namespace dl

@@ -206,6 +206,21 @@ TimelineAreaSummary TimelineData::summarizeArea(const DumpIndex& index, std::siz
     return s;
 }
 
+std::vector<std::uint32_t> TimelineData::opsInArea(std::size_t laneFrom, std::size_t laneTo, double from, double to,
+                                                   std::size_t limit) const {
+    std::vector<std::uint32_t> out;
+    if (from > to) std::swap(from, to);
+    const auto rel = [this](std::int64_t v) { return static_cast<double>(v - t0); };
+    for (std::size_t li = laneFrom; li <= laneTo && li < lanes.size(); ++li) {
+        const TimelineLane& l = lanes[li];
+        auto it = std::lower_bound(l.items.begin(), l.items.end(), from - static_cast<double>(l.maxDuration),
+                                   [&](const TimelineItem& x, double v) { return rel(x.start) < v; });
+        for (; it != l.items.end() && rel(it->start) <= to && out.size() < limit; ++it)
+            if (rel(it->end) >= from) out.push_back(it->op);
+    }
+    return out;
+}
+
 bool TimelineData::locate(std::uint32_t op, std::size_t& lane, std::size_t& item) const {
     if (op >= where.size() || where[op] == kNotShown) return false;
     lane = static_cast<std::size_t>(where[op] >> 32);

@@ -79,6 +79,9 @@ struct TimelineData {
     // and states counted (`index` is the one the timeline was built from).
     TimelineAreaSummary summarizeArea(const DumpIndex& index, std::size_t laneFrom, std::size_t laneTo, double from,
                                       double to) const;
+    // The ops of that area, lane by lane in start order, at most `limit` of them (the details panel).
+    std::vector<std::uint32_t> opsInArea(std::size_t laneFrom, std::size_t laneTo, double from, double to,
+                                         std::size_t limit) const;
     bool anyInferredEnd = false;             // some ends were inferred: the dump wrote start times only
 
     std::vector<std::uint64_t> where;        // per op: lane << 32 | item, or ~0 when not shown

@@ -11,6 +11,14 @@ void TimelineViewport::setDataRange(std::int64_t t0, std::int64_t t1) {
     m_origin = t0;
 }
 
+void TimelineViewport::setDataRange(std::int64_t t0, std::int64_t t1, double margin) {
+    if (!(margin > 0) || !std::isfinite(margin)) return setDataRange(t0, t1);
+    const double span = t1 > t0 ? static_cast<double>(t1 - t0) : 1.0;
+    const double m = std::max(0.5, margin * span);
+    setFullRange(-m, span + m);
+    m_origin = t0;
+}
+
 void TimelineViewport::setFullRange(double from, double to) {
     if (!std::isfinite(from)) from = 0;
     if (!(to > from) || !std::isfinite(to)) to = from + 1;

@@ -14,6 +14,9 @@ public:
     void setFullRange(double from, double to);
     // The data range of absolute integer times [t0, t1]: origin t0, window times 0 .. t1 - t0.
     void setDataRange(std::int64_t t0, std::int64_t t1);
+    // The same with a margin of `margin` of the span (at least half a unit) before t0 and after t1,
+    // so an op at either end can be centred and its marks are not cut at the edge.
+    void setDataRange(std::int64_t t0, std::int64_t t1, double margin);
     std::int64_t origin() const { return m_origin; }
     double fullFrom() const { return m_fullFrom; }
     double fullTo() const { return m_fullTo; }

@@ -75,4 +75,24 @@ OpDisplayName opDisplayName(std::string_view name, std::string_view scope) {
     return {own.shortName, splitOpName(scope).scope, looksLikeMsprobe(name) ? name : scope};
 }
 
+std::string_view sliceLabel(std::string_view n) {
+    const std::size_t d = n.rfind('.');
+    if (d == std::string_view::npos || d == 0) return n;
+    const std::string_view last = n.substr(d + 1);
+    if (last == "forward" || last == "backward") {   // API call: {Kind}.{api}.{n}.{direction}
+        const std::size_t c = n.rfind('.', d - 1);
+        if (c == std::string_view::npos || !allDigits(n.substr(c + 1, d - c - 1))) return n;
+        const std::size_t k = n.find('.');
+        return k < c ? n.substr(k + 1, c - k - 1) : n;
+    }
+    if (!allDigits(last)) return n;   // module call: {Class}.{direction}.{n}
+    const std::size_t c = n.rfind('.', d - 1);
+    if (c == std::string_view::npos || c == 0) return n;
+    const std::string_view dir = n.substr(c + 1, d - c - 1);
+    // A module's weight gradients ("Module.head.Linear.parameters_grad.0") are named by it too.
+    if (dir != "forward" && dir != "backward" && dir != "parameters_grad") return n;
+    const std::size_t b = n.rfind('.', c - 1);
+    return b == std::string_view::npos ? n.substr(0, c) : n.substr(b + 1, c - b - 1);
+}
+
 }  // namespace dl

@@ -35,4 +35,10 @@ struct OpDisplayName {
 // when it already is scoped or is msprobe's own key, else the scoped name.
 OpDisplayName opDisplayName(std::string_view name, std::string_view scope);
 
+// What a timeline slice is labelled with: the API of an msprobe call ("relu" for
+// "Functional.relu.0.forward", "conv2d" for "Functional.conv2d.3.backward", "RMSNorm" for the
+// short name "RMSNorm.forward.0" of a module call, "Linear" for its "….Linear.parameters_grad.0"),
+// else the short name itself.
+std::string_view sliceLabel(std::string_view shortName);
+
 }  // namespace dl

@@ -212,6 +212,49 @@ private slots:
                 }
     }
 
+    // A small plot (the tensor dock at 1024x600) keeps its height for the bars: no axis titles, y
+    // ticks on decades no closer than a label's height and never over each other, "1" always;
+    // a stats-only tensor (NaN/Inf bars only) gets decades too, not "10 8 6 4 2".
+    void smallPlotStaysReadable() {
+        const dl::Log2Histogram h = hist({{-10, 3}, {0, 200}, {8, 20000}, {15, 2}}, 0, 1, 0);
+        for (int height : {130, 160, 200, 300}) {
+            Log2HistogramPlot p;
+            p.resize(420, height);
+            p.addSeries(QStringLiteral("output.0"), h, QPen(Qt::blue));
+            p.finish();
+            p.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&p));
+            QTest::qWait(5);
+            p.replot(QCustomPlot::rpImmediateRefresh);
+            const QString at = QStringLiteral("height %1: ").arg(height);
+            if (height < 230) QVERIFY2(p.xAxis->label().isEmpty() && p.yAxis->label().isEmpty(), qPrintable(at + "axis titles take the room"));
+            else QVERIFY(!p.xAxis->label().isEmpty());
+            QVERIFY2(p.axisRect()->rect().height() >= height * 0.35, qPrintable(at + QString::number(p.axisRect()->rect().height()) + " px plot"));
+            const auto ticker = p.yAxis->ticker().dynamicCast<QCPAxisTickerText>();
+            QVERIFY(ticker);
+            const QMap<double, QString> ticks = ticker->ticks();
+            QVERIFY2(ticks.contains(1.0) && ticks.value(1.0) == QStringLiteral("1"), qPrintable(at + "no 1 tick"));
+            const double lineH = QFontMetrics(p.yAxis->tickLabelFont()).height();
+            double prevY = 1e9;
+            for (auto it = ticks.cbegin(); it != ticks.cend(); ++it) {
+                if (it.key() > p.yAxis->range().upper) continue;
+                const double e = std::log10(it.key());
+                QVERIFY2(std::abs(e - std::round(e)) < 1e-9, qPrintable(at + it.value() + " is not a decade"));
+                const double y = p.yAxis->coordToPixel(it.key());
+                QVERIFY2(prevY - y >= lineH, qPrintable(at + it.value() + " over the tick below it"));
+                prevY = y;
+            }
+        }
+        Log2HistogramPlot stats;
+        stats.resize(500, 250);
+        stats.finish({3, 5, 0, {}});
+        stats.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&stats));
+        stats.replot(QCustomPlot::rpImmediateRefresh);
+        const auto t = stats.yAxis->ticker().dynamicCast<QCPAxisTickerText>();
+        QVERIFY(t && t->ticks().contains(1.0) && t->ticks().contains(10.0) && !t->ticks().contains(2.0));
+    }
+
     // The NaN/Inf counts over the bars and the limit labels read on a dark palette (the counts
     // were QCPItemText's default black on the dark plot).
     void textsReadOnADarkPlot() {

@@ -90,10 +90,12 @@ private slots:
         const double full = tw->viewport().span();
         QTest::keyClick(tw, Qt::Key_W);
         QVERIFY(tw->viewport().span() < full);
+        // (The origin's framing on load is a zoom of its own: Backspace goes back through it too.)
+        const std::pair<double, double> beforeFit{tw->viewport().from(), tw->viewport().to()};
         QTest::keyClick(tw, Qt::Key_F);
         QVERIFY(tw->viewport().canUndo());
         QTest::keyClick(tw, Qt::Key_Backspace);
-        QVERIFY(!tw->viewport().canUndo());
+        QCOMPARE(std::make_pair(tw->viewport().from(), tw->viewport().to()), beforeFit);
 
         // Selecting a table row moves the timeline selection.
         const int other = cur.row() == 0 ? 1 : 0;

@@ -3,15 +3,18 @@
 // the op context menu, Reset layout, and the dark palette's contrast.
 #include <QApplication>
 #include <QClipboard>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <algorithm>
 #include <tuple>
 
@@ -26,6 +29,9 @@
 #include "ui/style/theme.h"
 #include "ui/views/op_context_menu.h"
 #include "ui/views/op_table_panel.h"
+#include "ui/views/shortcuts_dialog.h"
+#include "tests/ui/rendered_pixels.h"
+#include "ui/views/timeline/details_panel.h"
 #include "ui/views/timeline/timeline_panel.h"
 #include "ui/views/timeline/timeline_toolbar.h"
 #include "ui/views/timeline/timeline_widget.h"
@@ -60,6 +66,114 @@ private slots:
         m_ix = m_w->session()->index();
     }
     void cleanupTestCase() { delete m_w; }
+
+    // W/S/A/D/F work as soon as a dump is open: the keyboard is on the timeline, not the table.
+    // Keys go through the window (as a user's do) to whatever has the focus.
+    void keyboardIsOnTheTimelineAfterLoading() {
+        QCOMPARE(m_w->focusWidget(), static_cast<QWidget*>(m_tw));
+        m_w->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_w));
+        QCOMPARE(QApplication::focusWidget(), static_cast<QWidget*>(m_tw));
+        const double span = m_tw->viewport().span(), from = m_tw->viewport().from();
+        QTest::keyClick(m_w->windowHandle(), Qt::Key_W);
+        QVERIFY2(m_tw->viewport().span() < span * 0.9, "W did not zoom in");
+        QTest::keyClick(m_w->windowHandle(), Qt::Key_D);
+        QVERIFY2(m_tw->viewport().from() > from, "D did not pan right");
+    }
+
+    // The origin is framed on load: centred with its lane's neighbours on both sides, zoomed in
+    // from the whole iteration, its marker whole inside the lanes; Jump to origin frames it again.
+    void originIsFramedOnLoadAndOnJump() {
+        const quint32 origin = m_w->session()->analysis()->firstOverflow->op;
+        const auto framed = [&] {
+            const QRect lanes = TimelinePainter::lanesRect(m_tw->rect());
+            const QRectF r = m_tw->opRect(origin);
+            const double mid = r.center().x();
+            if (mid < lanes.left() + lanes.width() * 0.3 || mid > lanes.right() - lanes.width() * 0.3) return false;
+            // Neighbours on its lane either side in view.
+            std::size_t lane = 0, item = 0;
+            m_tw->timeline()->locate(origin, lane, item);
+            const auto& items = m_tw->timeline()->lanes[lane].items;
+            if (item < 3 || item + 3 >= items.size()) return true;
+            const double a = m_tw->relTime(items[item - 3].start), b = m_tw->relTime(items[item + 3].end);
+            return a >= m_tw->viewport().from() && b <= m_tw->viewport().to() &&
+                   m_tw->viewport().span() < 0.5 * (m_tw->viewport().fullTo() - m_tw->viewport().fullFrom());
+        };
+        QVERIFY2(framed(), qPrintable(QStringLiteral("view %1..%2, origin at x %3")
+                                          .arg(m_tw->viewport().from()).arg(m_tw->viewport().to()).arg(m_tw->opRect(origin).center().x())));
+        QCOMPARE(m_tw->selectedOp(), origin);
+        m_tw->fitAll();
+        QVERIFY(!framed());
+        QTest::keyClick(m_w->windowHandle(), Qt::Key_J, Qt::ControlModifier);
+        QVERIFY(framed());
+    }
+
+    // Chain hops and flows are drawn for the selection only (as Perfetto does): none with nothing
+    // selected, the origin's own hop with the origin selected.
+    void chainArrowsOnlyForTheSelection() {
+        const quint32 origin = m_w->session()->analysis()->firstOverflow->op;
+        const dl::TimelineData* d = m_tw->timeline();
+        QVERIFY(std::any_of(d->arrows.begin(), d->arrows.end(), [&](const dl::TimelineArrow& a) { return a.fromOp == origin; }));
+        const std::size_t hops = std::count_if(d->arrows.begin(), d->arrows.end(),
+                                               [&](const dl::TimelineArrow& a) { return a.fromOp == origin || a.toOp == origin; });
+        QVERIFY(hops > 0);
+        QImage img(m_tw->size(), QImage::Format_ARGB32);
+        m_w->session()->select(origin);
+        m_tw->fitAll();   // the hop from the origin and where it lands, both in view
+        m_tw->render(&img);
+        QCOMPARE(m_tw->painter().lastArrowsDrawn(), hops);
+        m_w->session()->clearSelection();
+        m_tw->render(&img);
+        QCOMPARE(m_tw->painter().lastArrowsDrawn(), std::size_t(0));
+        // An op on no hop: none drawn either.
+        for (const auto& lane : d->lanes)
+            for (const auto& it : lane.items)
+                if (std::none_of(d->arrows.begin(), d->arrows.end(), [&](const dl::TimelineArrow& a) { return a.fromOp == it.op || a.toOp == it.op; })) {
+                    m_w->session()->select(it.op);
+                    m_tw->render(&img);
+                    QCOMPARE(m_tw->painter().lastArrowsDrawn(), std::size_t(0));
+                    m_w->session()->select(origin);
+                    return;
+                }
+    }
+
+    // '?' opens the shortcuts once, without Qt's "Ambiguous shortcut overload" (it was bound to
+    // '?', Shift+'?' and Shift+'/' at once).
+    void questionMarkOpensTheShortcuts() {
+        static QStringList warnings;
+        warnings.clear();
+        const QtMessageHandler old = qInstallMessageHandler([](QtMsgType, const QMessageLogContext&, const QString& m) { warnings << m; });
+        bool opened = false;
+        QTimer::singleShot(200, [&] {
+            if (QWidget* dlg = QApplication::activeModalWidget()) {
+                opened = qobject_cast<ShortcutsDialog*>(dlg) != nullptr;
+                dlg->close();
+            }
+        });
+        m_w->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_w));
+        QTest::keyClick(m_w->windowHandle(), Qt::Key_Question);
+        QTRY_VERIFY(!QApplication::activeModalWidget());
+        qInstallMessageHandler(old);
+        QVERIFY2(opened, qPrintable(warnings.join(QLatin1Char('\n'))));
+        for (const QString& w : warnings) QVERIFY2(!w.contains(QStringLiteral("Ambiguous")), qPrintable(w));
+        // The offscreen platform offers a key press one candidate sequence; X11 offers '?' with and
+        // without Shift and Shift+'/' too. No two bindings of the window may be such candidates of
+        // one key press (US layout: Shift+'/' is '?', Shift is implied for symbols).
+        QMap<QString, QString> seen;
+        for (QAction* act : m_w->findChildren<QAction*>())
+            for (const QKeySequence& k : act->shortcuts()) {
+                if (k.isEmpty()) continue;
+                QKeyCombination c = k[0];
+                Qt::KeyboardModifiers mods = c.keyboardModifiers();
+                Qt::Key key = c.key();
+                if (key == Qt::Key_Slash && (mods & Qt::ShiftModifier)) key = Qt::Key_Question;
+                if (key < 0x01000000 && (key < Qt::Key_A || key > Qt::Key_Z)) mods &= ~Qt::ShiftModifier;   // symbols come shifted
+                const QString norm = QKeySequence(QKeyCombination(mods, key)).toString();
+                QVERIFY2(!seen.contains(norm), qPrintable(QStringLiteral("%1 (%2) and %3 share a key press").arg(norm, act->text(), seen.value(norm))));
+                seen.insert(norm, act->text());
+            }
+    }
 
     // At 1366x768 the info and the search status were clipped mid-word side by side and read as
     // one line ("1 op on dump timest0 matching ops on this timeline (Enter / F3: n"). Each now
@@ -315,6 +429,185 @@ private slots:
         const QStringList rows = QApplication::clipboard()->text().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(rows.size(), 3);   // header and two rows
         QCOMPARE(rows[1].count(QLatin1Char('\t')), table->model()->columnCount() - 1);
+    }
+
+    // Slices at any zoom: a merged run of ops says how many it holds, a slice names its op from
+    // the width where two characters and "…" fit, and each slice has a darker border.
+    void slicesAreNamedOrCountedAtEveryZoom() {
+        const dl::TimelineData* d = m_tw->timeline();
+        const QFontMetrics fm(m_tw->font());
+        bool sawCount = false, sawTruncated = false;
+        for (double zoom : {1.0, 4.0, 16.0, 64.0, 256.0}) {
+            const double full = m_tw->viewport().fullTo() - m_tw->viewport().fullFrom();
+            const double mid = (m_tw->viewport().fullFrom() + m_tw->viewport().fullTo()) / 2;
+            m_tw->setWindow(mid - full / zoom / 2, mid + full / zoom / 2);
+            QImage img(m_tw->size(), QImage::Format_ARGB32);
+            m_tw->render(&img);
+            const dl::TimeAxis axis = TimelinePainter::axisFor(m_tw->rect(), m_tw->viewport());
+            for (const SliceLabel& l : m_tw->painter().lastLabels()) {
+                QVERIFY2(fm.horizontalAdvance(l.text) <= l.rect.width() + 1, qPrintable(l.text));
+                if (l.op == SliceLabel::kNoOp) {
+                    // "25 ops": the number is the ops of that lane whose slices fall in the run's pixels.
+                    QVERIFY2(l.count >= 2 && l.text.startsWith(QString::number(l.count)), qPrintable(l.text));
+                    sawCount |= l.text.endsWith(QStringLiteral(" ops"));
+                    continue;
+                }
+                const QString name = opNames(*m_ix, m_ix->ops[l.op]).shortName;
+                QVERIFY2(l.text == name || (l.text.endsWith(QChar(0x2026)) && l.text.size() >= 3 && name.startsWith(l.text.chopped(1))),
+                         qPrintable(l.text + QStringLiteral(" for ") + name));
+                sawTruncated |= l.text != name;
+            }
+            // Every op wide enough for two characters of its name and the ellipsis has its label.
+            for (std::size_t li = 0; li < d->lanes.size(); ++li) {
+                if (m_tw->painter().laneShown(li) == false) continue;
+                const int cy = m_tw->painter().laneCenterY(m_tw->rect(), int(li), m_tw->paintState().scrollY);
+                if (cy < TimelinePainter::lanesRect(m_tw->rect()).top() || cy > m_tw->height()) continue;
+                if (d->lanes[li].lod.levelFor(axis.timePerPixel()) >= 0) continue;   // merged: counted, above
+                for (const auto& it : d->lanes[li].items) {
+                    const double a = std::max<double>(axis.xOf(it.start), TimelinePainter::kLabelWidth), b = std::min<double>(axis.xOf(it.end), m_tw->width());
+                    const QString name = opNames(*m_ix, m_ix->ops[it.op]).shortName;
+                    if (b - a < fm.horizontalAdvance(name.left(2) + QChar(0x2026)) + 6) continue;
+                    const auto& labels = m_tw->painter().lastLabels();
+                    QVERIFY2(std::any_of(labels.begin(), labels.end(), [&](const SliceLabel& l) { return l.op == it.op; }),
+                             qPrintable(QStringLiteral("zoom %1: %2 px slice without a name").arg(zoom).arg(b - a)));
+                }
+            }
+        }
+        QVERIFY2(sawCount, "no merged run said how many ops it holds");
+        QVERIFY2(sawTruncated, "no truncated name seen");
+        // A border: across a wide slice the first column is darker than its middle.
+        const dl::TimelineItem* wide = nullptr;
+        for (const auto& it : d->lanes.front().items)
+            if (!wide || it.end - it.start > wide->end - wide->start) wide = &it;
+        const double s = m_tw->relTime(wide->start), e = m_tw->relTime(wide->end);
+        m_tw->setWindow(s - (e - s), e + (e - s));
+        QImage img(m_tw->size(), QImage::Format_ARGB32);
+        m_tw->render(&img);
+        const QRectF r = m_tw->opRect(wide->op);
+        const int y = int(r.top()) + 5;
+        const QColor edge = img.pixelColor(int(std::floor(r.left())), y), inside = img.pixelColor(int(r.left() + 8), y);
+        QVERIFY2(edge.lightness() < inside.lightness(), qPrintable(edge.name() + QStringLiteral(" vs ") + inside.name()));
+        m_tw->fitAll();
+    }
+
+    // The ruler counts from the view's start ("0", "+…") in one unit and precision, then from a
+    // mark set by a click on the ruler.
+    void rulerCountsFromTheViewStartOrTheMark() {
+        const double full = m_tw->viewport().fullTo() - m_tw->viewport().fullFrom();
+        const double from = full * 0.4, to = full * 0.6;
+        m_tw->setWindow(from, to);
+        QCOMPARE(m_tw->viewport().from(), from);
+        QImage img(m_tw->size(), QImage::Format_ARGB32);
+        m_tw->render(&img);
+        QStringList labels = m_tw->painter().lastRulerLabels();
+        QVERIFY(labels.size() >= 3);
+        QCOMPARE(labels.front(), QStringLiteral("0"));
+        QStringList units;
+        for (const QString& l : labels.mid(1)) {
+            QVERIFY2(l.startsWith(QLatin1Char('+')), qPrintable(l));
+            units << l.section(QLatin1Char(' '), 1);
+            QCOMPARE(l.section(QLatin1Char(' '), 0, 0).section(QLatin1Char('.'), 1).size(),
+                     labels[1].section(QLatin1Char(' '), 0, 0).section(QLatin1Char('.'), 1).size());   // one precision
+        }
+        units.removeDuplicates();
+        QCOMPARE(units.size(), 1);
+        // The left cell: the view's start as a time of the run, to the ruler's precision.
+        const QString ref = m_tw->painter().lastRulerReference();
+        QVERIFY2(std::abs(ref.section(QLatin1Char(' '), 0, 0).toDouble() * (ref.endsWith(QStringLiteral(" ms")) ? 1e3 : ref.endsWith(QStringLiteral(" s")) ? 1e6 : 1) - from)
+                     < (to - from) / 10, qPrintable(ref));
+        // A click on the ruler at the lanes' middle: the mark is there and the ruler counts from it.
+        const QRect ruler = TimelinePainter::rulerRect(m_tw->rect());
+        QTest::mouseClick(m_tw, Qt::LeftButton, {}, QPoint(ruler.center().x(), ruler.center().y()));
+        QVERIFY(m_tw->hasMark());
+        m_tw->render(&img);
+        labels = m_tw->painter().lastRulerLabels();
+        QVERIFY(labels.contains(QStringLiteral("0")));
+        QVERIFY(labels.front().startsWith(QLatin1Char('-')));
+        QVERIFY(m_tw->painter().lastRulerReference().startsWith(QStringLiteral("mark ")));
+        QTest::mouseClick(m_tw, Qt::LeftButton, {}, QPoint(ruler.center().x(), ruler.center().y()));   // on the mark: off
+        QVERIFY(!m_tw->hasMark());
+        m_tw->fitAll();
+    }
+
+    // A right click selects the op under it (then shows its menu), as a left click would.
+    void rightClickSelects() {
+        // An op of the origin's lane (the lane the view scrolled to) that overlaps no other.
+        const quint32 origin = m_w->session()->analysis()->firstOverflow->op;
+        m_w->session()->select(origin);   // its iteration shown again
+        std::size_t lane = 0, item = 0;
+        QTRY_VERIFY_WITH_TIMEOUT(!m_w->timelinePanel()->isBuilding() && m_tw->timeline()->locate(origin, lane, item), 20000);
+        const dl::TimelineData* d = m_tw->timeline();
+        const auto& items = d->lanes[lane].items;
+        std::size_t k = 1;
+        while (k + 1 < items.size() && !(items[k].end > items[k].start && items[k - 1].end <= items[k].start &&
+                                         items[k + 1].start >= items[k].end && k != item))
+            ++k;
+        QVERIFY(k + 1 < items.size());
+        const dl::TimelineItem& it = items[k];
+        QVERIFY(it.op != m_w->session()->currentOp());
+        const double s = m_tw->relTime(it.start), e = m_tw->relTime(it.end);
+        m_tw->setWindow(s - (e - s) * 2, e + (e - s) * 2);
+        const QPoint at = m_tw->opRect(it.op).center().toPoint();
+        QVERIFY(TimelinePainter::lanesRect(m_tw->rect()).contains(at));
+        QTimer::singleShot(100, [] {
+            if (QWidget* menu = QApplication::activePopupWidget()) menu->close();
+        });
+        QTest::mouseClick(m_tw, Qt::RightButton, {}, at);
+        QCOMPARE(m_w->session()->currentOp(), it.op);
+        QCOMPARE(m_tw->selectedOp(), it.op);
+        m_tw->fitAll();
+    }
+
+    // The bottom Details panel: an area's summary whole and its ops sortable; search results;
+    // the selection with its flows; a click on a row selects that op.
+    void detailsPanelListsAreasSearchesAndSelections() {
+        DetailsPanel* p = m_w->detailsPanel();
+        const dl::TimelineData* d = m_tw->timeline();
+        const double full = m_tw->viewport().fullTo() - m_tw->viewport().fullFrom();
+        m_tw->selectArea(0, int(d->lanes.size()) - 1, full * 0.2, full * 0.6);
+        QCOMPARE(p->shows(), DetailsPanel::Shows::Area);
+        const dl::TimelineAreaSummary sum = m_tw->areaSummary();
+        QCOMPARE(std::size_t(p->model()->rowCount()), sum.ops);
+        QCOMPARE(p->summary(), m_tw->areaText());   // whole, not elided
+        // Sorted by start (the proxy sorts by the number), then by max|x| descending.
+        p->table()->sortByColumn(DetailsModel::Start, Qt::AscendingOrder);
+        const auto startOf = [&](int row) {
+            const QModelIndex i = p->table()->model()->index(row, DetailsModel::Start);
+            return p->table()->model()->data(i, DetailsModel::kSortRole).toLongLong();
+        };
+        for (int r = 1; r < p->table()->model()->rowCount(); ++r) QVERIFY(startOf(r - 1) <= startOf(r));
+        // A click on a row selects its op everywhere; the list stays.
+        const QModelIndex row3 = p->table()->model()->index(3, DetailsModel::Op);
+        p->table()->setCurrentIndex(row3);
+        const quint32 picked = p->model()->opAt(static_cast<QSortFilterProxyModel*>(p->table()->model())->mapToSource(row3).row());
+        QCOMPARE(m_w->session()->currentOp(), picked);
+        QCOMPARE(p->shows(), DetailsPanel::Shows::Area);
+        m_tw->clearArea();
+        QCOMPARE(p->shows(), DetailsPanel::Shows::Selection);
+        QCOMPARE(p->model()->opAt(0), picked);
+        // Search results: the table filter's matches.
+        m_w->timelinePanel()->setMatches({d->lanes[0].items[0].op, d->lanes[0].items[1].op, d->lanes[1].items[0].op});
+        QCOMPARE(p->shows(), DetailsPanel::Shows::Search);
+        QCOMPARE(p->model()->rowCount(), 3);
+        QVERIFY(p->summary().contains(QStringLiteral("3 matching ops")));
+        m_w->timelinePanel()->setMatches({});
+        QCOMPARE(p->shows(), DetailsPanel::Shows::Selection);
+        // A Send: its Receive listed beside it.
+        for (const auto& lane : d->lanes)
+            for (const auto& it : lane.items)
+                if (m_ix->strings.str(m_ix->ops[it.op].type) == "Send" && !d->flowsFor(it.op).empty()) {
+                    m_w->session()->select(it.op);
+                    QVERIFY(p->model()->rowCount() >= 2);
+                    QCOMPARE(p->model()->opAt(1), d->flowsFor(it.op).front().toOp);
+                    return;
+                }
+        QFAIL("no Send with a flow in the demo");
+    }
+    void cleanup() {
+        // The Details tab is raised by an area: the default layout has the table in front.
+        if (auto* table = m_w->findChild<QDockWidget*>(QStringLiteral("dock.table"))) table->raise();
+        // A selection in another iteration rebuilds the timeline: the next test starts on the new one.
+        QTRY_VERIFY_WITH_TIMEOUT(!m_w->timelinePanel()->isBuilding(), 20000);
     }
 
     void resetLayoutRestoresDocks() {

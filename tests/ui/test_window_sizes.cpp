@@ -1,5 +1,6 @@
 // Both windows fit a 1280x720 laptop screen: their minimumSizeHint() after opening the demo with
 // the longest op names (the kernel-by-kernel variant), in the main window and in the compare window.
+#include <QAbstractButton>
 #include <QApplication>
 #include <QDockWidget>
 #include <QLabel>
@@ -11,14 +12,22 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QClipboard>
+#include <QMenu>
+#include <QTimer>
 #include <algorithm>
 #include <vector>
 
 #include "tests/ui/isolated_app_state.h"
+#include "tests/ui/long_name_dump.h"
 #include "ui/compare_window.h"
 #include "ui/main_window.h"
 #include "ui/models/dump_session.h"
 #include "ui/views/chain_view.h"
+#include "ui/views/compare/compare_timelines.h"
+#include "ui/views/timeline/timeline_widget.h"
+#include "ui/views/tensor_panel.h"
+#include "ui/views/verdict_banner.h"
 #include "ui/views/timeline/timeline_panel.h"
 
 using namespace dlui;
@@ -162,11 +171,87 @@ private slots:
         QVERIFY(ready.wait(120000));
         QTest::qWait(150);
         QVERIFY2(fits(*cw, why), qPrintable(why));
+        // At 1366x768 every lane of the 4-rank pipeline shows whole in both runs' timelines (rank 0
+        // was cut under the ruler, the diverging rank 3 scrolled off), Details open or not.
+        cw->resize(1366, 740);
+        for (bool details : {false, true}) {
+            if (details)
+                for (QAbstractButton* b : cw->findChildren<QAbstractButton*>())
+                    if (b->text().contains(QStringLiteral("Details"))) b->click();
+            QTest::qWait(150);
+            for (TimelineWidget* t : {cw->timelines()->timelineA(), cw->timelines()->timelineB()}) {
+                QVERIFY(t->timeline() && t->timeline()->lanes.size() == 4);
+                const QRect lanes = TimelinePainter::lanesRect(t->rect());
+                for (int l = 0; l < 4; ++l) {
+                    const int cy = t->painter().laneCenterY(t->rect(), l, t->paintState().scrollY);
+                    QVERIFY2(cy - TimelinePainter::kLaneHeight / 2 >= lanes.top() && cy + TimelinePainter::kLaneHeight / 2 <= lanes.bottom() + 1,
+                             qPrintable(QStringLiteral("details %1: lane %2 at %3, lanes %4..%5").arg(details).arg(l).arg(cy).arg(lanes.top()).arg(lanes.bottom())));
+                }
+            }
+        }
         // Both still fit after being made as small as they allow.
         w.resize(w.minimumSizeHint());
         cw->resize(cw->minimumSizeHint());
         QTest::qWait(50);
         QVERIFY(w.width() <= kScreen.width() && cw->width() <= kScreen.width());
+        cw->close();
+    }
+
+    // File names of 182 and 206 characters without a break point (underscores only): the window's
+    // minimum stays within a 1024x600 screen, shown at that size it is not wider, and the tensor
+    // header elides the name in the middle with the whole of it in the tooltip and "Copy full name".
+    void longNamesFitA1024x600Screen() {
+        const QString root = m_tmp.filePath(QStringLiteral("long-names"));
+        std::string error;
+        QVERIFY2(dltest::writeLongNameDump(root, error), error.c_str());
+        MainWindow w;
+        w.resize(1024, 600);
+        w.show();
+        w.openFolder(root);
+        QTRY_VERIFY_WITH_TIMEOUT(w.session()->analysis() && !w.isBusy(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.timelinePanel()->isBuilding(), 60000);
+        QTest::qWait(150);
+        const dl::AnalysisResult* a = w.session()->analysis();
+        QVERIFY(a->firstOverflow);
+        const std::string name = dltest::longOpName(2);
+        QCOMPARE(dltest::longFileName(name, 1796287008400201, "output").size(), std::size_t(206));
+        QCOMPARE(w.session()->index()->strings.str(w.session()->index()->ops[a->firstOverflow->op].name), name);
+        const QSize m = w.minimumSizeHint().expandedTo(w.minimumSize());
+        QVERIFY2(m.width() <= 1024 && m.height() <= 600, qPrintable(QStringLiteral("needs %1x%2:%3").arg(m.width()).arg(m.height()).arg(widest(&w))));
+        QVERIFY2(w.width() <= 1024, qPrintable(QStringLiteral("%1 px wide").arg(w.width())));
+        // The header: elided in the middle (start and "-op4412" end kept), whole in tooltip and copy.
+        TensorPanel* t = w.tensorPanel();
+        QVERIFY2(t->headerText().contains(QChar(0x2026)), qPrintable(t->headerText()));
+        QVERIFY(t->headerText().contains(QStringLiteral("Gradients_Default")));
+        QLabel* header = nullptr;
+        for (QLabel* l : t->findChildren<QLabel*>())
+            if (l->text() == t->headerText()) header = l;
+        QVERIFY(header);
+        QVERIFY(header->toolTip().contains(QString::fromStdString(name)));
+        QCOMPARE(t->fullName(), QString::fromStdString(name));
+        QTimer::singleShot(100, [] {
+            auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+            if (!menu) return;
+            for (QAction* act : menu->actions())
+                if (act->text() == QStringLiteral("Copy full name")) act->trigger();
+            menu->close();
+        });
+        emit header->customContextMenuRequested(QPoint(5, 5));
+        QCOMPARE(QApplication::clipboard()->text(), QString::fromStdString(name));
+        // Made as small as it allows, it is still no wider than the screen.
+        w.resize(w.minimumSizeHint());
+        QTest::qWait(50);
+        QVERIFY(w.width() <= 1024 && w.height() <= 600);
+        // The compare window on the same dump at 1366x768: fits too.
+        w.resize(1024, 600);
+        w.compareWith(root);
+        CompareWindow* cw = w.compareWindow();
+        QSignalSpy ready(cw, &CompareWindow::ready);
+        QVERIFY(ready.wait(60000));
+        cw->resize(1366, 740);
+        QTest::qWait(150);
+        const QSize cm = cw->minimumSizeHint().expandedTo(cw->minimumSize());
+        QVERIFY2(cm.width() <= 1366 && cm.height() <= 740, qPrintable(QStringLiteral("needs %1x%2:%3").arg(cm.width()).arg(cm.height()).arg(widest(cw))));
         cw->close();
     }
 

@@ -1,5 +1,7 @@
 #include "ui/models/compare_table_model.h"
 
+#include "ui/style/op_names.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QStringList>
@@ -75,8 +77,10 @@ QString CompareTableModel::text(std::uint32_t row, int column) const {
     switch (column) {
         case Rank: return QString::number(oa.rank);
         case Iteration: return QString::number(oa.iteration);
-        case OpA: return QString::fromStdString(a.strings.str(oa.name));
-        case OpB: return QString::fromStdString(b.strings.str(ob.name));
+        // The op itself ("SqrtGrad-op154"), not its scope-joined name: at 1366 px every row read
+        // "Gradients_Default_network-…". The whole names are in the tooltip.
+        case OpA: return opNames(a, oa).shortName;
+        case OpB: return opNames(b, ob).shortName;
         case Match: return QString::fromLatin1(dl::matchKindName(c.alignment.ops[p.opPair].kind));
         case Tensor: return QString::fromStdString(a.tensorLabel(ta));
         case Shape: {
@@ -134,7 +138,12 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const {
             return QBrush(col);
         }
         case Qt::ToolTipRole:
-            if (index.column() == Status || index.column() == OpA || index.column() == OpB) return text(row, Status);
+            if (index.column() == OpA || index.column() == OpB) {
+                const dl::TensorPair& p = c.alignment.tensors[row];
+                const dl::DumpIndex &a = *m_session->indexA(), &b = *m_session->indexB();
+                return tr("A: %1\nB: %2\n%3").arg(opNames(a, a.ops[a.tensors[p.a].op]).full, opNames(b, b.ops[b.tensors[p.b].op]).full, text(row, Status));
+            }
+            if (index.column() == Status) return text(row, Status);
             return {};
     }
     return {};

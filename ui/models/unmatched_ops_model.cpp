@@ -1,5 +1,7 @@
 #include "ui/models/unmatched_ops_model.h"
 
+#include "ui/style/op_names.h"
+
 #include "ui/models/compare_session.h"
 
 namespace dlui {
@@ -25,7 +27,7 @@ int UnmatchedOpsModel::rowCount(const QModelIndex& parent) const { return parent
 int UnmatchedOpsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant UnmatchedOpsModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() || role != Qt::DisplayRole) return {};
+    if (!index.isValid() || index.row() >= rowCount() || (role != Qt::DisplayRole && role != Qt::ToolTipRole)) return {};
     bool runB = false;
     const quint32 op = opAt(index.row(), runB);
     const dl::DumpIndex& ix = runB ? *m_session->indexB() : *m_session->indexA();
@@ -35,9 +37,11 @@ QVariant UnmatchedOpsModel::data(const QModelIndex& index, int role) const {
         case Run: return runB ? tr("only in B") : tr("only in A");
         case Rank: return o.rank;
         case Iteration: return o.iteration;
-        case Op: return str(o.name);
+        // The op itself, its scope beside it (elided from the left, where the nearest modules
+        // are); the whole of each in the tooltip.
+        case Op: return role == Qt::ToolTipRole ? opNames(ix, o).full : opNames(ix, o).shortName;
         case Type: return str(o.type);
-        case Scope: return o.scope ? str(o.scope) : QString();
+        case Scope: return opNames(ix, o).scope;
     }
     return {};
 }

@@ -259,6 +259,11 @@ bool renderReportPdf(const dl::DumpIndex& index, const dl::AnalysisResult& analy
 
 bool writeReportPdf(const dl::DumpIndex& index, const dl::AnalysisResult& analysis, const ReportRenderOptions& options,
                     const QString& path, ReportRenderInfo& info, QString& error) {
+    // As `dumplens-cli report` does: a dump with nothing readable has no verdict to report.
+    if (analysis.noData) {
+        error = QStringLiteral("No data: nothing readable in %1; no report written").arg(QString::fromStdString(index.root));
+        return false;
+    }
     QByteArray pdf;
     if (!renderReportPdf(index, analysis, options, pdf, info, error)) return false;
     QSaveFile f(path);

@@ -101,6 +101,14 @@ ChainView::ChainView(DumpSession* session, QWidget* parent)
     m_chainView->setColumnWidth(ChainModel::Iteration, 40);
     m_chainView->setColumnWidth(ChainModel::Op, 200);
     m_chainView->setColumnWidth(ChainModel::Kind, 70);
+    // The short columns as wide as what they hold ("propagated" and its colour mark were cut to
+    // "propag…" at a fixed 90 px); a chain has a few dozen steps, so measuring them is free. The
+    // Op column keeps its width (its names elide) and the last one takes the rest.
+    connect(m_chain, &QAbstractItemModel::modelReset, m_chainView, [this] {
+        for (int c : {int(ChainModel::Step), int(ChainModel::Role), int(ChainModel::From), int(ChainModel::Rank),
+                      int(ChainModel::Stage), int(ChainModel::Iteration), int(ChainModel::Kind)})
+            m_chainView->resizeColumnToContents(c);
+    });
     // The chain takes the dock's spare height; the replay keeps exactly its rows.
     m_chainView->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
     m_replayView->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);

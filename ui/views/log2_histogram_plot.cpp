@@ -21,6 +21,17 @@ QString powerOfTwo(int e) {
     return s;
 }
 
+// "10⁴" for the element counts' decades (the y axis is logarithmic).
+QString powerOfTen(int e) {
+    static const char16_t kSup[] = u"⁰¹²³⁴⁵⁶⁷⁸⁹";
+    if (e <= 3) return QString::number(static_cast<qlonglong>(std::llround(std::pow(10.0, e))));
+    QString s = QStringLiteral("10");
+    for (QChar c : QString::number(e)) s += QChar(kSup[c.digitValue()]);
+    return s;
+}
+
+const char* kXAxisLabel = QT_TRANSLATE_NOOP("dlui::Log2HistogramPlot", "|x| (log₂ bins; a bar at 2ᵏ holds 2ᵏ ≤ |x| < 2ᵏ⁺¹)");
+
 QString countText(double v) { return QString::number(static_cast<qulonglong>(v)); }
 
 const double kFp16MaxLog2 = std::log2(double(dl::kFp16Max));
@@ -43,10 +54,10 @@ Log2HistogramPlot::Log2HistogramPlot(QWidget* parent) : QCustomPlot(parent) {
     plotLayout()->addElement(1, 0, legend);
     plotLayout()->setRowStretchFactor(1, 0.001);
     legend->setMargins(QMargins(4, 0, 4, 2));
-    xAxis->setLabel(tr("|x| (log₂ bins; a bar at 2ᵏ holds 2ᵏ ≤ |x| < 2ᵏ⁺¹)"));
+    xAxis->setLabel(tr(kXAxisLabel));
     yAxis->setLabel(tr("elements"));
     yAxis->setScaleType(QCPAxis::stLogarithmic);
-    yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());   // decades, set in relayout
     applyPalette();
     showEmpty(tr("No tensor selected"));
     // The axis rect is known only once a replot has laid out the axes and legend for the new
@@ -283,6 +294,10 @@ void Log2HistogramPlot::relayout() {
     const double H = ar.height() > 20 ? ar.height() : std::max(60, height() - 70);
     const QFontMetrics fm(font());
     const double lineH = fm.height() + 1;
+    // A short plot (1024x600 screens) keeps its height for the bars: no axis titles.
+    const bool compact = height() < 230;
+    xAxis->setLabel(compact ? QString() : tr(kXAxisLabel));
+    yAxis->setLabel(compact ? QString() : tr("elements"));
     // x: the finite range, then NaN / +Inf / -Inf spaced so their labels and counts stay apart.
     double labelPx = 0;
     for (const QString& s : {QStringLiteral("NaN"), QStringLiteral("+Inf"), QStringLiteral("−Inf")}) labelPx = std::max<double>(labelPx, fm.horizontalAdvance(s));
@@ -351,12 +366,21 @@ void Log2HistogramPlot::relayout() {
         l.text->setPadding(p.left ? QMargins(0, 0, 3, 0) : QMargins(3, 0, 0, 0));
         l.text->position->setCoords(l.line ? l.key : 1.0, top);
     }
-    // y: log axis from the floor, with headroom for the label rows and the counts over the bars.
+    // y: log axis from the floor, with room for the label rows and the counts over the bars.
     const double band = (double(rows) + (m_counts[0] || m_counts[1] || m_counts[2] ? 1.2 : 0.3)) * lineH + 4;
     const double f = std::clamp(band / H, 0.1, 0.7);
     const double lm = std::log(std::max(m_maxCount, 1.0) * 1.15), ll = std::log(kFloor);
-    const double upper = std::exp((lm - f * ll) / (1 - f));
-    yAxis->setRange(kFloor, std::max(upper, 10.0));
+    const double upper = std::max(std::exp((lm - f * ll) / (1 - f)), 10.0);
+    yAxis->setRange(kFloor, upper);
+    // Decade ticks (1, 10, 100, 10³ …) no closer than a label's height, "1" always: a log ticker
+    // crammed "10 8 6 4 2" into a short range and printed them over each other in a small plot.
+    const double pxPerDecade = H / std::log10(upper / kFloor);
+    int every = 1;
+    while (every < 64 && every * pxPerDecade < lineH * 1.3) every *= 2;
+    auto yTicks = QSharedPointer<QCPAxisTickerText>::create();
+    for (int e = 0; std::pow(10.0, e) <= upper; e += every) yTicks->addTick(std::pow(10.0, e), powerOfTen(e));
+    yAxis->setTicker(yTicks);
+    yAxis->setSubTicks(false);
 }
 
 }  // namespace dlui

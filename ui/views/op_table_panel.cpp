@@ -19,6 +19,7 @@
 #include "ui/models/dump_session.h"
 #include "ui/models/op_table_model.h"
 #include "ui/style/state_colors.h"
+#include "ui/views/elided_label.h"
 #include "ui/views/data_table_view.h"
 #include "ui/style/theme.h"
 #include "ui/views/scoped_name_delegate.h"
@@ -31,7 +32,7 @@ OpTablePanel::OpTablePanel(DumpSession* session, QWidget* parent)
     : QWidget(parent), m_session(session), m_model(new OpTableModel(this)), m_view(new QTableView(this)),
       m_text(new QLineEdit(this)), m_regex(new QCheckBox(tr("Regex"), this)), m_type(new QComboBox(this)),
       m_rank(new QComboBox(this)), m_stage(new QComboBox(this)), m_state(new QComboBox(this)),
-      m_count(new QLabel(this)), m_debounce(new QTimer(this)) {
+      m_count(new ElidedLabel(this, Qt::ElideRight)), m_debounce(new QTimer(this)) {
     m_text->setPlaceholderText(tr("Filter ops by name, scope or type…"));
     m_text->setClearButtonEnabled(true);
     m_state->addItem(tr("Any state"), dl::kAllOpStates);
@@ -40,9 +41,10 @@ OpTablePanel::OpTablePanel(DumpSession* session, QWidget* parent)
     // Combos sized by a short contents length, not their longest item (op types can be long).
     for (QComboBox* c : {m_type, m_rank, m_stage, m_state}) {
         c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        c->setMinimumContentsLength(c == m_type ? 10 : 7);
+        c->setMinimumContentsLength(c == m_type ? 8 : 5);
     }
-    m_text->setMinimumWidth(120);
+    // The bar fits the table dock beside the right docks on a 1024 px screen.
+    m_text->setMinimumWidth(100);
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(4, 4, 4, 0);
     bar->addWidget(m_text, 3);
@@ -51,7 +53,7 @@ OpTablePanel::OpTablePanel(DumpSession* session, QWidget* parent)
     bar->addWidget(m_rank);
     bar->addWidget(m_stage);
     bar->addWidget(m_state);
-    bar->addWidget(m_count);
+    bar->addWidget(m_count, 1);
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->addLayout(bar);
@@ -170,12 +172,12 @@ void OpTablePanel::showFilterResult(bool ok, const QString& error) {
         p.setColor(QPalette::Base, theme::mix(palette().color(QPalette::Base), theme::kStateInfNan, 0.25));
         m_text->setPalette(p);
         m_text->setToolTip(error);
-        m_count->setText(tr("invalid regex"));
+        m_count->setFullText(tr("invalid regex"));
         return;
     }
     m_text->setPalette(QPalette());
     m_text->setToolTip({});
-    m_count->setText(tr("%L1 of %L2 tensors").arg(m_model->rowCount()).arg(m_model->totalTensors()));
+    m_count->setFullText(tr("%L1 of %L2 tensors").arg(m_model->rowCount()).arg(m_model->totalTensors()));
     onSelection(m_session->currentTensor());
     emit matchesChanged(m_model->isFiltering() ? m_model->matchingOps() : std::vector<quint32>{});
 }
@@ -229,7 +231,7 @@ QList<int> OpTablePanel::selectedRows() const {
     return rows;
 }
 
-QString OpTablePanel::countText() const { return m_count->text(); }
+QString OpTablePanel::countText() const { return m_count->fullText(); }
 
 void OpTablePanel::copySelectedRows() {
     const QList<int> rows = selectedRows();

@@ -17,6 +17,8 @@ class QTimer;
 
 namespace dlui {
 
+class ElidedLabel;
+
 class DumpSession;
 class OpTableModel;
 
@@ -61,7 +63,7 @@ private:
     QComboBox* m_rank;
     QComboBox* m_stage;
     QComboBox* m_state;
-    QLabel* m_count;
+    ElidedLabel* m_count;   // elided in a narrow dock (1024 px screens), whole in its tooltip
     QTimer* m_debounce;
     QAction* m_copyRows;
     bool m_syncing = false;

@@ -1,7 +1,11 @@
 #include "ui/views/tensor_panel.h"
 
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QLabel>
+#include <QMenu>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "core/analysis/tensor_anomaly.h"
@@ -29,6 +33,20 @@ TensorPanel::TensorPanel(DumpSession* session, QWidget* parent)
     m_header->setTextFormat(Qt::RichText);
     m_header->setWordWrap(true);
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Its names are elided to the width it gets (updateHeader): a 200-character name without a
+    // break point held the dock, and the window, 1769 px wide. The full name is in the tooltip and
+    // in "Copy full name".
+    m_header->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_header->setMinimumWidth(120);
+    m_header->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_header, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        QMenu menu(this);
+        QAction* copySel = menu.addAction(tr("Copy"), this, [this] { QGuiApplication::clipboard()->setText(m_header->selectedText()); });
+        copySel->setEnabled(m_header->hasSelectedText());
+        menu.addAction(tr("Copy full name"), this, [this] { QGuiApplication::clipboard()->setText(m_fullName); })->setEnabled(!m_fullName.isEmpty());
+        menu.addAction(tr("Copy file path"), this, [this] { QGuiApplication::clipboard()->setText(m_filePath); })->setEnabled(!m_filePath.isEmpty());
+        menu.exec(m_header->mapToGlobal(pos));
+    });
     m_header->setText(tr("<i>Select an op on the timeline or in the table.</i>"));
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(6, 4, 6, 4);
@@ -39,6 +57,9 @@ TensorPanel::TensorPanel(DumpSession* session, QWidget* parent)
 }
 
 void TensorPanel::showNothing() {
+    m_op = m_tensor = 0xffffffffu;
+    m_fullName.clear();
+    m_filePath.clear();
     m_plot->showEmpty(tr("No tensor selected"));
     m_header->setText(tr("<i>Select an op on the timeline or in the table.</i>"));
     m_header->setToolTip({});
@@ -55,6 +76,32 @@ void TensorPanel::show(quint32 op, quint32 tensor) {
         showNothing();
         return;
     }
+    m_op = op;
+    m_tensor = tensor;
+    updateHeader();
+    plotOp(op, tensor);
+}
+
+void TensorPanel::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    updateHeader();
+}
+
+void TensorPanel::updateHeader() {
+    const dl::DumpIndex* ix = m_session->index();
+    if (!ix || m_op >= ix->ops.size() || m_tensor >= ix->tensors.size()) return;
+    const quint32 op = m_op, tensor = m_tensor;
+    // Names longer than the header is wide are elided in the middle (the op's "-op4411" end and
+    // the scope's start stay); the header wraps between fields.
+    const int room = std::max(60, m_header->contentsRect().width() - 4);
+    const QFontMetrics fm(m_header->font());
+    QFont smallFont = m_header->font();
+    smallFont.setPointSizeF(smallFont.pointSizeF() * 0.83);   // <small>
+    const QFontMetrics fmSmall(smallFont);
+    QFont bold = m_header->font();
+    bold.setBold(true);
+    const QFontMetrics fmBold(bold);
+    const auto fit = [room](const QFontMetrics& m, const QString& s) { return m.elidedText(s, Qt::ElideMiddle, room); };
     const dl::TensorRecord& t = ix->tensors[tensor];
     const dl::OpRecord& o = ix->ops[op];
     const auto str = [&](dl::StrId id) { return QString::fromStdString(ix->strings.str(id)).toHtmlEscaped(); };
@@ -65,14 +112,16 @@ void TensorPanel::show(quint32 op, quint32 tensor) {
     if (t.origDtype != dl::DType::Unknown && t.origDtype != t.dtype)
         dtype += tr(" (was %1)").arg(QString::fromLatin1(dl::dtypeName(t.origDtype).data()));
     const OpNames names = opNames(*ix, o);
+    m_fullName = names.full;
+    m_filePath = ix->side(t).file ? QString::fromStdString(ix->strings.str(ix->side(t).file)) : QString();
     QString h = QStringLiteral("<b>%1</b> <i>%2</i> · %3 · rank %4 · iteration %5<br>")
-                    .arg(names.shortName.toHtmlEscaped(), str(o.type), QString::fromStdString(ix->tensorLabel(t))).arg(o.rank).arg(o.iteration);
+                    .arg(fit(fmBold, names.shortName).toHtmlEscaped(), str(o.type), QString::fromStdString(ix->tensorLabel(t))).arg(o.rank).arg(o.iteration);
     // The full name (the header wraps): the short op above says which one it is.
-    if (names.full != names.shortName) h += QStringLiteral("<small>%1</small><br>").arg(names.full.toHtmlEscaped());
+    if (names.full != names.shortName) h += QStringLiteral("<small>%1</small><br>").arg(fit(fmSmall, names.full).toHtmlEscaped());
     // Statistics-only dumps name no format: no empty field ("float16 · · stats only").
     QStringList fields{tr("shape [%1]").arg(dims.join(QLatin1Char(','))), dtype};
     if (!str(t.format).isEmpty()) fields << str(t.format);
-    fields << (ix->side(t).file ? fileName(str(ix->side(t).file)) : tr("stats only"));
+    fields << (ix->side(t).file ? fit(fm, fileName(m_filePath)).toHtmlEscaped() : tr("stats only"));
     h += fields.join(QStringLiteral(" · ")) + QStringLiteral("<br>");
     // L2 is over the finite elements (MindSpore 2.3+ statistic.csv and msprobe's Norm are inf as
     // soon as one element is): say so, and show none for a tensor without a finite element.
@@ -85,10 +134,14 @@ void TensorPanel::show(quint32 op, quint32 tensor) {
              .arg(s.satCount)
              .arg(s.count);
     const dl::TensorAnomaly an = dl::classifyTensor(*ix, t);
-    if (an.headroom >= 0) h += tr(" · headroom to fp16 max %1%").arg(an.headroom * 100, 0, 'f', 1);
+    // The share of 65504 it reaches (TensorAnomaly::headroom holds it) and the headroom, the room
+    // left below it (0% at the limit).
+    if (an.headroom >= 0)
+        h += tr(" · %1% of fp16 max · headroom %2%").arg(an.headroom * 100, 0, 'f', 1).arg((1 - an.headroom) * 100, 0, 'f', 1);
     m_header->setText(h);
-    m_header->setToolTip(ix->side(t).file ? QString::fromStdString(ix->strings.str(ix->side(t).file)) : QString());
-    plotOp(op, tensor);
+    QString tip = m_fullName;
+    if (!m_filePath.isEmpty()) tip += QLatin1Char('\n') + m_filePath;
+    m_header->setToolTip(tip);
 }
 
 void TensorPanel::plotOp(quint32 op, quint32 selected) {

@@ -36,7 +36,9 @@ void VerdictBanner::setTone(const theme::Tone& tone) {
 
 void VerdictBanner::jumpToOrigin() {
     const dl::AnalysisResult* a = m_session->analysis();
-    if (a && a->firstOverflow) m_session->select(a->firstOverflow->op, a->firstOverflow->tensor);
+    if (!a || !a->firstOverflow) return;
+    m_session->select(a->firstOverflow->op, a->firstOverflow->tensor);
+    emit jumpedToOrigin(a->firstOverflow->op);
 }
 
 void VerdictBanner::resizeEvent(QResizeEvent* e) {
@@ -97,14 +99,18 @@ void VerdictBanner::refresh() {
     const QFontMetrics fm(m_label->font());
     const int room = m_label->width() - fm.horizontalAdvance(QStringLiteral(" · ") + nearLimit) - 12;
     const QString scope = names.scope.isEmpty() ? QString() : fm.elidedText(names.scope, Qt::ElideLeft, std::max(room, 60));
-    m_label->setText(tr("<b>First overflow</b>: <b>%1</b> <i>%2</i> on rank %3, stage %4, iteration %5 (%6, %7)<br>"
+    // Files that could not be read may hold an earlier overflow: the verdict says so.
+    const QString unreadable = !a->unreadableFiles ? QString()
+                               : a->unreadableFiles == 1 ? tr(" · <b>1 file could not be read</b> (see Issues)")
+                                                         : tr(" · <b>%L1 files could not be read</b> (see Issues)").arg(a->unreadableFiles);
+    m_label->setText(tr("<b>First overflow</b>: <b>%1</b> <i>%2</i> on rank %3, stage %4, iteration %5 (%6, %7)%10<br>"
                         "<small>%8%9</small>")
                          .arg(QString::fromStdString(ix->strings.str(o.type)).toHtmlEscaped(), names.shortName.toHtmlEscaped())
                          .arg(p.rank)
                          .arg(p.stage < 0 ? QStringLiteral("?") : QString::number(p.stage)).arg(p.iteration)
                          .arg(QString::fromLatin1(dl::anomalyKindName(p.kind)),
                               QString::fromLatin1(dl::persistenceName(a->persistence)),
-                              scope.isEmpty() ? QString() : scope.toHtmlEscaped() + QStringLiteral(" · "), nearLimit));
+                              scope.isEmpty() ? QString() : scope.toHtmlEscaped() + QStringLiteral(" · "), nearLimit, unreadable));
     m_label->setToolTip(names.full);
     setTone(theme::kToneAlarm);
 }

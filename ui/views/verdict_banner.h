@@ -19,6 +19,12 @@ public:
     QString text() const;
     void jumpToOrigin();
 
+signals:
+    // The origin was selected by jumpToOrigin: the timeline frames it.
+    void jumpedToOrigin(quint32 op);
+
+public:
+
 protected:
     void resizeEvent(QResizeEvent* e) override;   // the scope is elided to the width
 

@@ -146,12 +146,29 @@ TEST_F(ReportContentTest, CleanRunIsShortAndShowsHeadroom) {
     // The decoy near 40000 is the largest fp16 value: about 61% of 65504.
     const std::string largest = field(c, "Largest |x|");
     EXPECT_NE(largest.find("of the fp16 max 65504"), std::string::npos) << largest;
-    EXPECT_NE(field(c, "Margin").find("before fp16 overflows"), std::string::npos);
+    const std::string headroom = field(c, "Headroom");
+    EXPECT_NE(headroom.find("before fp16 overflows"), std::string::npos) << headroom;
     EXPECT_NE(field(c, "Where").find(", rank "), std::string::npos) << field(c, "Where");
     const double pct = std::stod(largest.substr(largest.find('(') + 1));
     EXPECT_GT(pct, 50.0) << largest;   // the run comes close (the near-limit values) ...
     EXPECT_LT(pct, 100.0) << largest;  // ... but never reaches 65504
+    // Headroom is the room left: the share of 65504 and the headroom make the whole.
+    EXPECT_NEAR(std::stod(headroom), 100.0 - pct, 0.11) << headroom << " / " << largest;
     EXPECT_GE(c.nearLimitTotal, 1u);
+    // The near-limit table says the same in its two columns, for every row.
+    const auto col = [&](const std::string& name) {
+        return std::find(c.nearLimit.columns.begin(), c.nearLimit.columns.end(), name) - c.nearLimit.columns.begin();
+    };
+    const auto share = col("% of fp16 max"), room = col("Headroom");
+    ASSERT_LT(std::size_t(share), c.nearLimit.columns.size());
+    ASSERT_LT(std::size_t(room), c.nearLimit.columns.size());
+    ASSERT_FALSE(c.nearLimit.rows.empty());
+    for (std::size_t i = 0; i < c.nearLimit.rows.size(); ++i) {
+        const auto& row = c.nearLimit.rows[i];
+        const double s = std::stod(row[std::size_t(share)]), h = std::stod(row[std::size_t(room)]);
+        EXPECT_NEAR(s + h, 100.0, 0.11) << row[0];
+        EXPECT_NEAR(s, 100.0 * r.result.nearLimit[i].maxAbs / 65504.0, 0.051) << row[0];
+    }
 }
 
 TEST_F(ReportContentTest, SourceIsSaidToBeMissingWithoutGraphs) {

@@ -139,6 +139,51 @@ TEST(Ruler, Labels) {
 }
 
 // A dump whose ops all share one epoch timestamp (overflow-only: 1-2 kernels written).
+// Offsets from the view start: one unit and one precision per ruler, ticks on nice multiples of
+// the step from the reference, whole steps in an execution order.
+TEST(OffsetRuler, OnePrecisionPerRuler) {
+    // A view 5.5066 s .. 5.5086 s into the run: ticks every few hundred µs from its start.
+    const double from = 5506608, to = 5508608;
+    const dl::OffsetRuler r = dl::offsetRuler(from, to, from, 300, false);
+    ASSERT_GT(r.ticks.count, 3);
+    EXPECT_DOUBLE_EQ(r.ticks.at(0), 0.0);   // the first tick is the reference itself
+    std::set<std::size_t> decimals;
+    std::set<std::string> units;
+    for (int i = 0; i < r.ticks.count; ++i) {
+        const std::string l = r.label(i);
+        if (i == 0) { EXPECT_EQ(l, "0"); continue; }
+        EXPECT_EQ(l[0], '+') << l;
+        const std::size_t sp = l.find(' ');
+        ASSERT_NE(sp, std::string::npos) << l;
+        units.insert(l.substr(sp + 1));
+        const std::size_t dot = l.find('.');
+        decimals.insert(dot == std::string::npos || dot > sp ? 0 : sp - dot - 1);
+        // The label is the tick's offset, to its precision.
+        const double v = std::stod(l.substr(1, sp - 1)) * r.format.scale;
+        EXPECT_NEAR(v, r.ticks.at(i), r.ticks.step / 100) << l;
+    }
+    EXPECT_EQ(units.size(), 1u);
+    EXPECT_EQ(decimals.size(), 1u);
+    // Labels across a unit boundary keep one unit: 0 .. 1.2 ms in steps of 200 µs reads in ms.
+    const dl::OffsetRuler m = dl::offsetRuler(0, 1200, 0, 190, false);
+    for (int i = 1; i < m.ticks.count; ++i) EXPECT_NE(m.label(i).find(" ms"), std::string::npos) << m.label(i);
+    EXPECT_EQ(m.label(1), "+0.2 ms");
+    // Before a mark: negative offsets with the same format.
+    const dl::OffsetRuler k = dl::offsetRuler(0, 1000, 500, 100, false);
+    EXPECT_EQ(k.label(0), "-500 µs");
+    EXPECT_EQ(k.label(k.ticks.count - 1), "+500 µs");
+}
+
+TEST(OffsetRuler, ExecutionOrderHasWholeSteps) {
+    // Zoomed to three positions over 900 px: no "#0 #0 #0 #1" from fractional steps.
+    const dl::OffsetRuler r = dl::offsetRuler(10, 13, 10, 3.0 / 10, true);
+    ASSERT_GT(r.ticks.count, 0);
+    EXPECT_GE(r.ticks.step, 1.0);
+    std::set<std::string> seen;
+    for (int i = 0; i < r.ticks.count; ++i) EXPECT_TRUE(seen.insert(r.label(i)).second) << r.label(i);
+    EXPECT_EQ(r.label(1), "+1");
+}
+
 TEST(TimelineViewport, ZeroSpanAtEpoch) {
     dl::TimelineViewport v;
     v.setDataRange(kEpoch, kEpoch);   // t1 == t0 is widened to one unit
@@ -192,3 +237,19 @@ TEST(TimelineViewport, AnchorStaysUnderCursor) {
 }
 
 }  // namespace
+
+// With a margin the data's first and last times can be centred (an origin at the very end of an
+// iteration was half cut at the right edge); the origin stays t0 so item times map exactly.
+TEST(TimelineViewport, DataRangeWithMargin) {
+    dl::TimelineViewport vp;
+    vp.setDataRange(1'700'000'000'000'000, 1'700'000'000'200'000, 0.05);
+    EXPECT_EQ(vp.origin(), 1'700'000'000'000'000);
+    EXPECT_DOUBLE_EQ(vp.fullFrom(), -10000.0);
+    EXPECT_DOUBLE_EQ(vp.fullTo(), 210000.0);
+    vp.zoomTo(199000, 201000);   // centred on the last time
+    EXPECT_DOUBLE_EQ((vp.from() + vp.to()) / 2, 200000.0);
+    // A single time: half a unit either side at least.
+    vp.setDataRange(5, 5, 0.05);
+    EXPECT_DOUBLE_EQ(vp.fullFrom(), -0.5);
+    EXPECT_DOUBLE_EQ(vp.fullTo(), 1.5);
+}

@@ -77,6 +77,9 @@ TEST(TimelineSlices, AreaSummaryCountsOpsTensorsAndStates) {
     EXPECT_EQ(s.firstStart, 1010);
     EXPECT_EQ(s.lastEnd, 1040);
     EXPECT_EQ(d.summarizeArea(ix, 0, 0, 32, 15).ops, 3u);   // either direction
+    // The details panel lists the same ops, in start order, capped.
+    EXPECT_EQ(d.opsInArea(0, 0, 15, 32, 100), (std::vector<std::uint32_t>{1, 2, 3}));
+    EXPECT_EQ(d.opsInArea(0, 0, 32, 15, 2), (std::vector<std::uint32_t>{1, 2}));
 }
 
 TEST(Log2HistogramCsv, OneRowPerNonEmptyBinThenSpecials) {

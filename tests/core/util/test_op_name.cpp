@@ -130,3 +130,21 @@ TEST(OpName, DegenerateNames) {
     EXPECT_TRUE(d.scope.empty());
     EXPECT_EQ(d.full, "Add-op3");
 }
+
+// Timeline slices name an msprobe call by its API ("relu", not "Funct…"), other ops by their short name.
+TEST(OpName, SliceLabels) {
+    EXPECT_EQ(sliceLabel("Functional.relu.0.forward"), "relu");
+    EXPECT_EQ(sliceLabel("Functional.conv2d.12.backward"), "conv2d");
+    EXPECT_EQ(sliceLabel("Tensor.__add__.3.forward"), "__add__");
+    EXPECT_EQ(sliceLabel("Distributed.all_reduce.0.forward"), "all_reduce");
+    EXPECT_EQ(sliceLabel("RMSNorm.forward.0"), "RMSNorm");   // a module call's short name
+    EXPECT_EQ(sliceLabel(splitOpName("Module.layers.0.RMSNorm.forward.0").shortName), "RMSNorm");
+    EXPECT_EQ(sliceLabel("Module.head.Linear.parameters_grad.0"), "Linear");   // its weight gradients
+    // Not msprobe keys: kept whole.
+    EXPECT_EQ(sliceLabel("SqrtGrad-op520"), "SqrtGrad-op520");
+    EXPECT_EQ(sliceLabel("Conv2D.1.forward"), "Conv2D.1.forward");   // no kind before the API
+    EXPECT_EQ(sliceLabel("a.b.x.forward"), "a.b.x.forward");         // no call number
+    EXPECT_EQ(sliceLabel("trans_Cast_12"), "trans_Cast_12");
+    EXPECT_EQ(sliceLabel(""), "");
+    EXPECT_EQ(sliceLabel(".forward"), ".forward");
+}

@@ -8,6 +8,7 @@
 #include <QSignalBlocker>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "ui/models/compare_session.h"
@@ -52,6 +53,7 @@ CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
     for (TimelineWidget* w : {m_a, m_b}) {
         w->setPalette(&StatePalette::comparison());
         w->setCompact(true);
+        w->setRangeMargin(0);
         // Overview, ruler and two lanes: more would over-fill a 768 px screen, whose layout then
         // lays the strip over timeline A and cuts timeline B off (the lanes scroll instead).
         w->setMinimumHeight(TimelinePainter::kOverviewHeight + TimelinePainter::kRulerHeight + 2 * TimelinePainter::kLaneHeight);
@@ -158,6 +160,12 @@ void CompareTimelines::onBuilt(const std::shared_ptr<const Built>& built) {
     for (TimelineWidget* w : {m_a, m_b}) w->setPalette(palette);
     m_a->setTimeline(m_dataA, a.index.get(), built->statesA, a.analysis.get());
     m_b->setTimeline(m_dataB, b.index.get(), built->statesB, b.analysis.get());
+    // Room for every lane up to four (a 4-rank pipeline whole at 1366x768: rank 0 was cut under
+    // the ruler and the diverging rank 3 scrolled off); the docks below give way, more lanes scroll.
+    for (TimelineWidget* w : {m_a, m_b}) {
+        const int lanes = std::min(4, std::max(2, static_cast<int>(w->timeline() ? w->timeline()->lanes.size() : 2)));
+        w->setMinimumHeight(TimelinePainter::kOverviewHeight + TimelinePainter::kRulerHeight + lanes * TimelinePainter::kLaneHeight + 2);
+    }
     m_syncing = false;
     onSelection();
     emit timelinesBuilt();

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/util/op_name.h"
+
 #include "ui/style/op_names.h"
 #include "ui/style/state_colors.h"
 
@@ -14,49 +16,78 @@ namespace dlui {
 namespace {
 
 constexpr quint32 kNone = 0xffffffffu;
-// A slice gets its name from this width on (two letters and the ellipsis).
-constexpr double kMinLabelWidth = 22;
 
 // Accumulates adjacent boxes of one state into a single fill (a zoomed-out lane becomes a few
-// dozen runs instead of thousands of rectangles).
+// dozen runs instead of thousands of rectangles), counting the ops each run holds. With borders
+// on, a box wide enough gets a darker outline, so neighbouring ops of one state stay apart.
 class RunFiller {
 public:
-    RunFiller(QPainter& p, const StatePalette& palette, int top, int height)
-        : m_p(p), m_palette(palette), m_top(top), m_h(height) {}
+    struct Run {
+        QRect rect;
+        std::uint32_t count;
+        dl::OpState state;
+    };
+    RunFiller(QPainter& p, const StatePalette& palette, int top, int height, bool borders)
+        : m_p(p), m_palette(palette), m_top(top), m_h(height), m_borders(borders && height >= 6) {}
     ~RunFiller() { flush(); }
-    void add(double x0, double x1, dl::OpState s) {
+    void add(double x0, double x1, dl::OpState s, std::uint32_t count = 1) {
         // Deep zoom puts long ops millions of pixels off-screen: keep the int conversion defined.
         x0 = std::clamp(x0, -1e7, 1e7);
         x1 = std::clamp(x1, -1e7, 1e7);
         const int a = static_cast<int>(std::floor(x0));
         const int b = std::max(a + 1, static_cast<int>(std::ceil(x1)));
-        if (m_open && s == m_state && a <= m_b) { m_b = std::max(m_b, b); return; }
-        if (m_open && a < m_b && s < m_state) {  // hidden under a more severe run already drawn
-            if (b <= m_b) return;
+        if (m_open && s == m_state && a <= m_b) {
+            m_b = std::max(m_b, b);
+            m_count += count;
+            return;
+        }
+        if (m_open && a < m_b && s < m_state && b <= m_b) {  // hidden under a more severe run already drawn
+            m_count += count;
+            return;
         }
         flush();
         m_open = true;
         m_a = a;
         m_b = b;
         m_state = s;
+        m_count = count;
     }
     void flush() {
         if (!m_open) return;
         const int w = m_b - m_a;
         // Leave a one-pixel gap between wide boxes so neighbouring ops stay distinguishable.
-        m_p.fillRect(QRect(m_a, m_top, w > 3 ? w - 1 : w, m_h), m_palette.color(m_state));
+        const QRect box(m_a, m_top, w > 3 ? w - 1 : w, m_h);
+        const QColor fill = m_palette.color(m_state);
+        m_p.fillRect(box, fill);
+        if (m_borders && box.width() >= 3) {
+            m_p.setPen(QPen(fill.darker(150), 1));
+            m_p.setBrush(Qt::NoBrush);
+            m_p.drawRect(box.adjusted(0, 0, -1, -1));
+        }
+        runs.push_back({box, m_count, m_state});
         ++drawn;
         m_open = false;
     }
     std::size_t drawn = 0;
+    std::vector<Run> runs;
 
 private:
     QPainter& m_p;
     const StatePalette& m_palette;
     int m_top, m_h, m_a = 0, m_b = 0;
+    bool m_borders;
     bool m_open = false;
+    std::uint32_t m_count = 0;
     dl::OpState m_state = dl::OpState::Normal;
 };
+
+// `name` cut with "…" to `width`: whole when it fits, else at least two characters and the
+// ellipsis, else nothing.
+QString elideToSlice(const QFontMetrics& fm, const QString& name, int width) {
+    if (fm.horizontalAdvance(name) <= width) return name;
+    const QString e = fm.elidedText(name, Qt::ElideRight, width);
+    return e.size() >= 3 && e.endsWith(QChar(0x2026)) ? e : QString();
+}
 
 double rel(const dl::TimeAxis& axis, std::int64_t t) { return static_cast<double>(t - axis.origin()); }
 
@@ -170,6 +201,7 @@ QString TimelinePainter::timeText(double t, double step) const {
 
 void TimelinePainter::paint(QPainter& p, const QRect& r, const dl::TimelineViewport& vp, const TimelinePaintState& st) {
     m_lastDrawn = 0;
+    m_arrowsDrawn = 0;
     m_labels.clear();
     if (m_paletteFor != m_palette) {
         m_fills = *m_palette;
@@ -191,9 +223,11 @@ void TimelinePainter::paint(QPainter& p, const QRect& r, const dl::TimelineViewp
     paintLanes(p, r, axis, st);
     paintLabels(p, r, st.scrollY);
     p.setClipRect(lanesRect(r));
-    paintArrows(p, r, axis, st.scrollY);
-    paintOrigins(p, r, axis, st.scrollY);
+    paintArrows(p, r, axis, st);
     paintFlows(p, r, axis, st);
+    paintSliceLabels(p);
+    paintOrigins(p, r, axis, st.scrollY);
+    paintMark(p, r, axis, st);
     if (st.hoveredOp != kNone) paintMarker(p, r, axis, st.hoveredOp, st.scrollY, m_colors.hover);
     if (st.selectedOp != kNone) paintMarker(p, r, axis, st.selectedOp, st.scrollY, m_colors.selection);
     if (st.rangeActive) {
@@ -262,50 +296,98 @@ void TimelinePainter::paintLane(QPainter& p, std::size_t laneIdx, const dl::Time
     const dl::TimelineLane& lane = m_data->lanes[laneIdx];
     const double from = axis.from(), to = axis.to();
     const int level = lane.lod.levelFor(axis.timePerPixel());
-    RunFiller runs(p, m_fills, top, height);
+    const QFontMetrics fm = p.fontMetrics();
+    RunFiller runs(p, m_fills, top, height, labels);
     if (level >= 0) {
         m_scratch.clear();
         lane.lod.queryRelative(level, from, to, m_scratch);
         for (const dl::LodBucket& b : m_scratch)
-            if (rel(axis, b.end) >= from && rel(axis, b.start) <= to) runs.add(axis.xOf(b.start), axis.xOf(b.end), b.worst);
+            if (rel(axis, b.end) >= from && rel(axis, b.start) <= to) runs.add(axis.xOf(b.start), axis.xOf(b.end), b.worst, b.count);
         runs.flush();
         m_lastDrawn += m_scratch.size();
+        if (!labels) return;
+        // A run of merged ops says how many it holds ("25 ops", else "25" where that fits).
+        const double left = axis.toX(from), right = axis.toX(to);
+        for (const RunFiller::Run& run : runs.runs) {
+            if (run.count < 2) continue;
+            const double a = std::max<double>(run.rect.left(), left), b = std::min<double>(run.rect.right() + 1, right);
+            const QRectF box(a + 2, top, b - a - 4, height);
+            QString text = QObject::tr("%L1 ops").arg(run.count);
+            if (fm.horizontalAdvance(text) > box.width()) text = QStringLiteral("%L1").arg(run.count);
+            if (fm.horizontalAdvance(text) > box.width()) continue;
+            m_labels.push_back({SliceLabel::kNoOp, box, text, run.count, run.state});
+        }
         return;
     }
-    // Zoomed in: every op its own slice, named where the name fits.
+    // Zoomed in: every op its own slice, named where two characters of its name fit; neighbours
+    // too narrow for a name say together how many they are ("25 ops").
+    struct Group {
+        double a = 0, b = -1e9;
+        std::uint32_t count = 0;
+        dl::OpState worst = dl::OpState::Normal;
+    } group;
+    const auto closeGroup = [&] {
+        if (labels && group.count >= 2) {
+            const QRectF box(group.a + 1, top, group.b - group.a - 2, height);
+            QString text = QObject::tr("%L1 ops").arg(group.count);
+            if (fm.horizontalAdvance(text) > box.width()) text = QStringLiteral("%L1").arg(group.count);
+            if (fm.horizontalAdvance(text) <= box.width()) m_labels.push_back({SliceLabel::kNoOp, box, text, group.count, group.worst});
+        }
+        group = Group{};
+    };
+    const double left = axis.toX(from), right = axis.toX(to);
     const double lo = from - static_cast<double>(lane.maxDuration);
     auto it = std::lower_bound(lane.items.begin(), lane.items.end(), lo,
                                [&](const dl::TimelineItem& x, double v) { return rel(axis, x.start) < v; });
-    const std::size_t firstLabel = m_labels.size();
     for (; it != lane.items.end() && rel(axis, it->start) <= to; ++it) {
         if (rel(axis, it->end) < from) continue;
         const double x0 = axis.xOf(it->start), x1 = axis.xOf(it->end);
         runs.add(x0, x1, it->state);
         runs.flush();
         ++m_lastDrawn;
-        if (labels && m_index && x1 - x0 >= kMinLabelWidth && it->op < m_index->ops.size()) {
-            // The visible part of the slice: a long op scrolled half out keeps its name on screen.
-            const double a = std::max(x0, axis.toX(from)), b = std::min(x1, axis.toX(to));
-            if (b - a >= kMinLabelWidth) m_labels.push_back({it->op, QRectF(a + 3, top, b - a - 6, height), {}});
+        if (!labels) continue;
+        // The visible part of the slice: a long op scrolled half out keeps its name on screen.
+        const double a = std::max(x0, left), b = std::max(a + 1, std::min(x1, right));
+        QString text;
+        if (m_index && it->op < m_index->ops.size() && b - a >= kMinLabelWidth) {
+            const QString name = fromView(dl::sliceLabel(opNames(*m_index, m_index->ops[it->op]).shortName.toStdString()));
+            text = elideToSlice(fm, name, static_cast<int>(b - a - 4));
         }
+        if (!text.isEmpty()) {
+            closeGroup();
+            m_labels.push_back({it->op, QRectF(a + 2, top, b - a - 4, height), text, 1, it->state});
+            continue;
+        }
+        if (group.count && a - group.b > 2) closeGroup();
+        if (!group.count) group.a = a;
+        group.b = std::max(group.b, b);
+        group.worst = std::max(group.worst, it->state);
+        ++group.count;
     }
+    closeGroup();
     runs.flush();
-    if (m_labels.size() == firstLabel) return;
+}
+
+void TimelinePainter::paintSliceLabels(QPainter& p) {
+    // Each name on a patch of its slice's fill: a flow crossing the slice stops at the text.
     const QFontMetrics fm = p.fontMetrics();
-    for (std::size_t k = firstLabel; k < m_labels.size(); ++k) {
-        SliceLabel& l = m_labels[k];
-        const QString name = opNames(*m_index, m_index->ops[l.op]).shortName;
-        l.text = fm.elidedText(name, Qt::ElideRight, static_cast<int>(l.rect.width()));
-        if (l.text.isEmpty() || l.text == QStringLiteral("…")) continue;
-        std::size_t li = 0, ii = 0;
-        const dl::OpState s = m_data->locate(l.op, li, ii) ? m_data->lanes[li].items[ii].state : dl::OpState::Normal;
-        p.setPen(theme::textOn(m_fills.color(s)));
-        p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
+    for (const SliceLabel& l : m_labels) {
+        const QColor fill = m_fills.color(l.state);
+        const Qt::Alignment align = Qt::AlignVCenter | (l.op == SliceLabel::kNoOp ? Qt::AlignHCenter : Qt::AlignLeft);
+        const QRect text = fm.boundingRect(l.rect.toRect(), align, l.text);
+        p.fillRect(text.adjusted(-1, 0, 1, 0).intersected(l.rect.toAlignedRect()), fill);
+        p.setPen(theme::textOn(fill));
+        p.drawText(l.rect, align, l.text);
     }
-    // Only the labels actually drawn are the layout.
-    m_labels.erase(std::remove_if(m_labels.begin() + static_cast<std::ptrdiff_t>(firstLabel), m_labels.end(),
-                                  [](const SliceLabel& l) { return l.text.isEmpty() || l.text == QStringLiteral("…"); }),
-                   m_labels.end());
+}
+
+void TimelinePainter::paintMark(QPainter& p, const QRect& r, const dl::TimeAxis& axis, const TimelinePaintState& st) {
+    if (!st.markActive) return;
+    const double x = axis.toX(st.markAt);
+    const QRect lr = lanesRect(r);
+    if (x < lr.left() || x > lr.right()) return;
+    p.setPen(QPen(m_colors.selection, 1, Qt::DashLine));
+    p.drawLine(QPointF(x, lr.top()), QPointF(x, lr.bottom()));
 }
 
 void TimelinePainter::paintMatches(QPainter& p, std::size_t laneIdx, const dl::TimeAxis& axis, int top) {
@@ -360,23 +442,28 @@ void TimelinePainter::paintRuler(QPainter& p, const QRect& r, const dl::TimeAxis
         const double a = axis.toX(std::min(st.areaFrom, st.areaTo)), b = axis.toX(std::max(st.areaFrom, st.areaTo));
         p.fillRect(QRectF(a, rr.top(), std::max(1.0, b - a), rr.height()), m_colors.selectionBand);
     }
-    // Ticks relative to the timeline's origin, at least 90 px apart, or wider when the labels are.
+    // Offsets from the view's start, or from the user's mark, in one unit and precision
+    // ("+200 µs", "+400 µs"), at least 90 px apart or wider when the labels are; whole steps in an
+    // execution order. The left cell says what they count from.
     const QFontMetrics fm = p.fontMetrics();
     const double tpp = axis.timePerPixel();
-    dl::RulerTicks ticks = dl::rulerTicks(axis.from(), axis.to(), tpp * 90);
-    if (ticks.count > 0) {
-        const int widest = std::max(fm.horizontalAdvance(timeText(ticks.at(0), ticks.step)),
-                                    fm.horizontalAdvance(timeText(ticks.at(ticks.count - 1), ticks.step)));
-        if (widest + 12 > ticks.step / tpp) ticks = dl::rulerTicks(axis.from(), axis.to(), tpp * (widest + 12));
+    const bool exec = m_data->base == dl::TimeBase::ExecutionOrder;
+    const double ref = st.markActive ? st.markAt : axis.from();
+    dl::OffsetRuler ru = dl::offsetRuler(axis.from(), axis.to(), ref, tpp * 90, exec);
+    const auto labelOf = [&](int i) { return QString::fromStdString(ru.label(i)); };
+    if (ru.ticks.count > 0) {
+        const int widest = std::max(fm.horizontalAdvance(labelOf(0)), fm.horizontalAdvance(labelOf(ru.ticks.count - 1)));
+        if (widest + 12 > ru.ticks.step / tpp) ru = dl::offsetRuler(axis.from(), axis.to(), ref, tpp * (widest + 12), exec);
     }
+    m_rulerLabels.clear();
     p.setPen(m_colors.axisText);
     int labelEnd = std::numeric_limits<int>::min();   // right end of the last label drawn
-    for (int i = 0; i < ticks.count; ++i) {
-        const double t = ticks.at(i);
+    for (int i = 0; i < ru.ticks.count; ++i) {
+        const double t = ref + ru.ticks.at(i);
         // A tick at the very end maps to one past the ruler's last pixel: drawn on that pixel.
         const int x = std::min(static_cast<int>(std::lround(axis.toX(t))), rr.right());
         p.drawLine(x, rr.bottom() - 6, x, rr.bottom());
-        const QString label = timeText(t, ticks.step);
+        const QString label = labelOf(i);
         const int w = fm.horizontalAdvance(label) + 4;
         // Right of its tick; left of it when it would run past the ruler's end (the PDF's excerpt
         // has no margin there: "1 µs" ran off the page), and left out when that meets the last one.
@@ -384,10 +471,26 @@ void TimelinePainter::paintRuler(QPainter& p, const QRect& r, const dl::TimeAxis
         if (left + w > rr.right()) left = x - 3 - w;
         if (left < labelEnd + 6 || left < rr.left()) continue;
         p.drawText(QRect(left, rr.top(), w, rr.height() - 4), Qt::AlignVCenter | (left > x ? Qt::AlignLeft : Qt::AlignRight), label);
+        m_rulerLabels << label;
         labelEnd = left + w;
     }
-    p.drawText(QRect(r.left() + 4, rr.top(), kLabelWidth - 8, rr.height()), Qt::AlignVCenter,
-               m_data->base == dl::TimeBase::Timestamps ? QObject::tr("time") : QObject::tr("exec order"));
+    // What the offsets count from: the view's start or the mark, as a time of the run.
+    const double step = ru.ticks.count ? ru.ticks.step : tpp * 90;
+    const QString at = exec ? QStringLiteral("#%1").arg(std::llround(ref))
+                            : QString::fromStdString(dl::formatTime(ref, dl::timeFormatFor(ref, std::min(step, std::max(tpp, 1e-3)))));
+    m_rulerRef = st.markActive ? QObject::tr("mark %1").arg(at) : at;
+    const QRect cell(r.left() + 4, rr.top(), kLabelWidth - 8, rr.height());
+    p.drawText(cell, Qt::AlignVCenter, fm.elidedText(m_rulerRef, Qt::ElideRight, cell.width()));
+    if (st.markActive) {   // the mark's place on the ruler
+        const double x = axis.toX(st.markAt);
+        if (x >= rr.left() && x <= rr.right()) {
+            QPolygonF tri;
+            tri << QPointF(x, rr.bottom()) << QPointF(x - 5, rr.bottom() - 7) << QPointF(x + 5, rr.bottom() - 7);
+            p.setPen(Qt::NoPen);
+            p.setBrush(m_colors.selection);
+            p.drawPolygon(tri);
+        }
+    }
 }
 
 void TimelinePainter::paintOverview(QPainter& p, const QRect& r, const dl::TimelineViewport& vp) {
@@ -423,9 +526,14 @@ void TimelinePainter::paintArrow(QPainter& p, QPointF s, QPointF e, const QPen& 
     p.drawPolygon(head);
 }
 
-void TimelinePainter::paintArrows(QPainter& p, const QRect& r, const dl::TimeAxis& axis, int scrollY) {
+void TimelinePainter::paintArrows(QPainter& p, const QRect& r, const dl::TimeAxis& axis, const TimelinePaintState& st) {
+    // Only the chain hops of the selected op, as Perfetto draws only the selection's flows: all of
+    // them at once buried the origin under ~20 curves on a pipeline dump.
+    if (st.selectedOp == kNone) return;
+    const int scrollY = st.scrollY;
     p.setRenderHint(QPainter::Antialiasing, true);
     for (const auto& a : m_data->arrows) {
+        if (a.fromOp != st.selectedOp && a.toOp != st.selectedOp) continue;
         std::size_t la = 0, ia = 0, lb = 0, ib = 0;
         if (!m_data->locate(a.fromOp, la, ia) || !m_data->locate(a.toOp, lb, ib)) continue;
         const auto& x = m_data->lanes[la].items[ia];
@@ -433,6 +541,7 @@ void TimelinePainter::paintArrows(QPainter& p, const QRect& r, const dl::TimeAxi
         const QPointF s(axis.xOf(x.end), laneCenterY(r, static_cast<int>(la), scrollY));
         const QPointF e(axis.xOf(y.start), laneCenterY(r, static_cast<int>(lb), scrollY));
         paintArrow(p, s, e, QPen(m_colors.chainArrow, 1.6, a.via == dl::ChainVia::WeightUpdate ? Qt::DashLine : Qt::SolidLine));
+        ++m_arrowsDrawn;
     }
     p.setRenderHint(QPainter::Antialiasing, false);
 }

@@ -7,6 +7,7 @@
 #include <QPainter>
 #include <QRect>
 #include <QString>
+#include <QStringList>
 #include <memory>
 #include <set>
 #include <vector>
@@ -29,13 +30,19 @@ struct TimelinePaintState {
     double areaFrom = 0, areaTo = 0;
     int areaLaneFrom = 0, areaLaneTo = 0;
     int scrollY = 0;
+    bool markActive = false;      // the ruler counts from this time (a mark the user set), else from the view start
+    double markAt = 0;
 };
 
-// A name drawn inside a slice in the last paint (tests check the layout, not pixels).
+// A name drawn inside a slice, or the op count of a merged run ("25 ops", op kNoOp), in the last
+// paint (tests check the layout, not pixels).
 struct SliceLabel {
-    quint32 op = 0;
+    static constexpr quint32 kNoOp = 0xffffffffu;
+    quint32 op = kNoOp;
     QRectF rect;
     QString text;   // elided to the slice
+    std::uint32_t count = 1;   // ops the slice or run holds
+    dl::OpState state = dl::OpState::Normal;
 };
 
 class TimelinePainter {
@@ -94,6 +101,12 @@ public:
     // Buckets/items drawn in the last paint (for the benchmark and tests).
     std::size_t lastDrawn() const { return m_lastDrawn; }
     const std::vector<SliceLabel>& lastLabels() const { return m_labels; }
+    std::size_t lastArrowsDrawn() const { return m_arrowsDrawn; }   // chain hops drawn in the last paint
+    // The ruler's labels in the last paint, left to right, and what it counts from (its left cell).
+    const QStringList& lastRulerLabels() const { return m_rulerLabels; }
+    const QString& lastRulerReference() const { return m_rulerRef; }
+    // Fewest pixels a slice needs for a label (two characters and "…").
+    static constexpr double kMinLabelWidth = 12;
     // A time of the window as the ruler writes it (relative to the view origin).
     QString timeText(double rel, double resolution = 0) const;
 
@@ -104,11 +117,13 @@ private:
     void paintHeaders(QPainter& p, const QRect& r, const dl::TimeAxis& axis, const TimelinePaintState& st);
     void paintLanes(QPainter& p, const QRect& r, const dl::TimeAxis& axis, const TimelinePaintState& st);
     void paintLane(QPainter& p, std::size_t laneIdx, const dl::TimeAxis& axis, int top, int height, bool labels);
+    void paintSliceLabels(QPainter& p);   // after the flows, so no line strikes through a name
+    void paintMark(QPainter& p, const QRect& r, const dl::TimeAxis& axis, const TimelinePaintState& st);
     void paintMatches(QPainter& p, std::size_t laneIdx, const dl::TimeAxis& axis, int top);
     void paintLabels(QPainter& p, const QRect& r, int scrollY);
     void paintRuler(QPainter& p, const QRect& r, const dl::TimeAxis& axis, const TimelinePaintState& st);
     void paintOverview(QPainter& p, const QRect& r, const dl::TimelineViewport& vp);
-    void paintArrows(QPainter& p, const QRect& r, const dl::TimeAxis& axis, int scrollY);
+    void paintArrows(QPainter& p, const QRect& r, const dl::TimeAxis& axis, const TimelinePaintState& st);
     void paintFlows(QPainter& p, const QRect& r, const dl::TimeAxis& axis, const TimelinePaintState& st);
     void paintArrow(QPainter& p, QPointF s, QPointF e, const QPen& pen);
     void paintOrigins(QPainter& p, const QRect& r, const dl::TimeAxis& axis, int scrollY);
@@ -134,7 +149,10 @@ private:
     std::vector<Header> m_headers;
     int m_contentHeight = 0;
     std::size_t m_lastDrawn = 0;
+    std::size_t m_arrowsDrawn = 0;
     std::vector<SliceLabel> m_labels;
+    QStringList m_rulerLabels;
+    QString m_rulerRef;
     std::vector<dl::LodBucket> m_scratch;
     std::vector<quint32> m_originOps;   // drawn with a marker so they stand out at any zoom
     std::vector<std::vector<std::uint32_t>> m_matchItems;   // per lane: matched item indices, ascending

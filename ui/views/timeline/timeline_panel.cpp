@@ -39,6 +39,7 @@ TimelinePanel::TimelinePanel(DumpSession* session, QWidget* parent)
 void TimelinePanel::onDumpChanged() {
     const dl::DumpIndex* ix = m_session->index();
     m_matches.clear();
+    m_pendingFrame = 0xffffffffu;
     if (!ix) {
         m_bar->clearIterations();
         m_building = false;
@@ -81,15 +82,26 @@ void TimelinePanel::onBuilt(LoadedDumpPtr dump, std::shared_ptr<const dl::Timeli
     m_data = std::move(data);
     m_widget->setTimeline(m_data, m_shown->index.get(), m_shown->states.get(), m_shown->analysis.get());
     m_widget->setMatches(m_matches);
+    emit matchesChanged();
     const bool one = m_data->opsShown == 1;   // "1 op", not "1 ops"
-    QString info = m_data->base == dl::TimeBase::Timestamps
-                       ? (one ? tr("1 op on dump timestamps") : tr("%L1 ops on dump timestamps").arg(m_data->opsShown))
-                       : (one ? tr("1 op in execution order (no timestamps)") : tr("%L1 ops in execution order (no timestamps)").arg(m_data->opsShown));
+    // What the times are: plain .npy ops sit at their files' modification times, not at times the
+    // dump wrote.
+    bool byMtime = !m_shown->index->ranks.empty();
+    for (const dl::RankInfo& r : m_shown->index->ranks) byMtime &= r.orderSource == "modification_time";
+    QString info = m_data->base != dl::TimeBase::Timestamps
+                       ? (one ? tr("1 op in execution order (no timestamps)") : tr("%L1 ops in execution order (no timestamps)").arg(m_data->opsShown))
+                   : byMtime ? (one ? tr("1 op at its file's modification time") : tr("%L1 ops ordered by file modification time").arg(m_data->opsShown))
+                             : (one ? tr("1 op on dump timestamps") : tr("%L1 ops on dump timestamps").arg(m_data->opsShown));
     if (m_data->anyInferredEnd) info += tr(", durations inferred (no end times)");
     if (m_data->opsWithoutTime) info += tr(", %1 without a timestamp not shown").arg(m_data->opsWithoutTime);
     m_bar->setInfo(info);
     updateStatus();
     if (m_session->currentOp() != dl::kNoIndex) onSelection(m_session->currentOp());
+    std::size_t lane = 0, item = 0;
+    if (m_pendingFrame != 0xffffffffu && m_data->locate(m_pendingFrame, lane, item)) {
+        m_widget->frameOp(m_pendingFrame);
+        m_pendingFrame = 0xffffffffu;
+    }
     emit timelineBuilt();
 }
 
@@ -97,17 +109,29 @@ void TimelinePanel::setMatches(std::vector<quint32> ops) {
     m_matches = std::move(ops);
     m_widget->setMatches(m_matches);
     updateStatus();
+    emit matchesChanged();
 }
 
 bool TimelinePanel::gotoMatch(bool backward) { return m_widget->gotoMatch(backward); }
 
+void TimelinePanel::frameOp(quint32 op) {
+    std::size_t lane = 0, item = 0;
+    // Not built yet, being rebuilt, or the op is in another iteration (the selection switches to
+    // it): framed when its timeline arrives.
+    if (!m_data || m_building || !m_data->locate(op, lane, item)) {
+        m_pendingFrame = op;
+        return;
+    }
+    m_pendingFrame = 0xffffffffu;
+    m_widget->frameOp(op);
+}
+
 void TimelinePanel::updateStatus() {
+    // Short: the whole summaries are in the Details panel, where nothing cuts them.
     QStringList parts;
     if (!m_matches.empty())
-        parts << (m_widget->matchOrder().size() == 1
-                      ? tr("1 matching op on this timeline (Enter / F3: next, Shift: previous)")
-                      : tr("%L1 matching ops on this timeline (Enter / F3: next, Shift: previous)").arg(m_widget->matchOrder().size()));
-    if (m_widget->hasArea()) parts << m_widget->areaText();
+        parts << (m_widget->matchOrder().size() == 1 ? tr("1 match (F3)") : tr("%L1 matches (F3)").arg(m_widget->matchOrder().size()));
+    if (m_widget->hasArea()) parts << tr("area: %L1 ops (Details)").arg(m_widget->areaSummary().ops);
     m_bar->setStatus(parts.join(QStringLiteral(" · ")));
 }
 

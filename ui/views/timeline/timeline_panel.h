@@ -30,9 +30,12 @@ public:
     void setMatches(std::vector<quint32> ops);
     // Next/previous match (Enter/Shift+Enter in the filter, F3/Shift+F3).
     bool gotoMatch(bool backward);
+    // Zooms to the op and its neighbours, centred (at once, or when the timeline showing it is built).
+    void frameOp(quint32 op);
 
 signals:
     void timelineBuilt();
+    void matchesChanged();   // the search's ops on this timeline (timelineWidget()->matchOrder())
 
 private:
     void onDumpChanged();
@@ -50,6 +53,7 @@ private:
     BackgroundTask* m_builder;
     bool m_building = false;
     std::vector<quint32> m_matches;
+    quint32 m_pendingFrame = 0xffffffffu;   // frameOp before its timeline was built
 };
 
 }  // namespace dlui

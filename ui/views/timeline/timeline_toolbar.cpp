@@ -9,39 +9,15 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "ui/views/elided_label.h"
+
 namespace dlui {
 
-namespace {
-
-// Elides its text at its width ("…"): the info and status labels sit side by side, and clipped
-// mid-word they read as one run-on line ("…dump timest0 matching ops…"). Full text in the tooltip.
-class ElidedLabel : public QLabel {
-public:
-    using QLabel::QLabel;
-    void setFullText(const QString& text) {
-        m_full = text;
-        setToolTip(text);
-        elide();
-    }
-    const QString& fullText() const { return m_full; }
-
-protected:
-    void resizeEvent(QResizeEvent* e) override {
-        QLabel::resizeEvent(e);
-        elide();
-    }
-
-private:
-    void elide() { QLabel::setText(fontMetrics().elidedText(m_full, Qt::ElideRight, std::max(0, contentsRect().width()))); }
-    QString m_full;
-};
-
-}  // namespace
 
 TimelineToolbar::TimelineToolbar(QWidget* parent)
     : QWidget(parent), m_iteration(new QComboBox(this)), m_align(new QCheckBox(tr("Align rank clocks"), this)),
-      m_fit(new QToolButton(this)), m_controls(new QHBoxLayout), m_legends(new QHBoxLayout), m_info(new ElidedLabel(this)),
-      m_status(new ElidedLabel(this)) {
+      m_fit(new QToolButton(this)), m_controls(new QHBoxLayout), m_legends(new QHBoxLayout), m_info(new ElidedLabel(this, Qt::ElideRight)),
+      m_status(new ElidedLabel(this, Qt::ElideRight)) {
     m_align->setChecked(true);
     m_align->setToolTip(tr("Shift each rank by the clock offset the analysis estimated from Send/Receive pairs"));
     m_iteration->setSizeAdjustPolicy(QComboBox::AdjustToContents);   // "5 (first overflow)" at most

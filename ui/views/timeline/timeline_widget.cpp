@@ -48,7 +48,9 @@ void TimelineWidget::setTimeline(std::shared_ptr<const dl::TimelineData> data, c
     m_index = index;
     m_states = states;
     m_analysis = analysis;
-    if (data) m_vp.setDataRange(data->t0, data->t1);
+    // A margin either side: an op at the very start or end can be centred, its marker whole.
+    if (data) m_vp.setDataRange(data->t0, data->t1, m_margin);
+    m_state.markActive = false;
     m_painter.setData(std::move(data), index);
     m_state.hoveredOp = kNone;
     m_state.rangeActive = false;
@@ -212,6 +214,40 @@ void TimelineWidget::selectOp(quint32 op) {
         ensureLaneVisible(lane);
     }
     changed();
+}
+
+void TimelineWidget::frameOp(quint32 op, int neighbours) {
+    std::size_t lane = 0, item = 0;
+    const dl::TimelineData* d = m_painter.data();
+    if (!d || !d->locate(op, lane, item)) {
+        selectOp(op);
+        return;
+    }
+    const auto& items = d->lanes[lane].items;
+    const std::size_t n = static_cast<std::size_t>(std::max(0, neighbours));
+    const std::size_t a = item >= n ? item - n : 0, b = std::min(items.size() - 1, item + n);
+    double from = relTime(items[a].start), to = from;
+    for (std::size_t k = a; k <= b; ++k) to = std::max(to, relTime(items[k].end));
+    const double mid = (relTime(items[item].start) + relTime(items[item].end)) / 2;
+    // Centred on the op, wide enough for its neighbours on both sides and a little margin; a lone
+    // op without duration gets the whole (margined) range around it.
+    double half = std::max(mid - from, to - mid) * 1.1;
+    if (!(half > 0)) half = (m_vp.fullTo() - m_vp.fullFrom()) / 2;
+    m_vp.zoomTo(mid - half, mid + half);
+    m_state.selectedOp = op;
+    ensureLaneVisible(lane);
+    changed();
+}
+
+void TimelineWidget::setMark(double at) {
+    m_state.markActive = true;
+    m_state.markAt = at;
+    update();
+}
+
+void TimelineWidget::clearMark() {
+    m_state.markActive = false;
+    update();
 }
 
 void TimelineWidget::clearSelection() {
@@ -388,6 +424,16 @@ void TimelineWidget::keyPressEvent(QKeyEvent* e) {
         case Qt::Key_0:
         case Qt::Key_Home: fitAll(); break;
         case Qt::Key_Backspace: undoZoom(); break;
+        case Qt::Key_M: {
+            // Toggles a mark under the mouse, else at the selected op's start.
+            if (m_state.markActive) { clearMark(); break; }
+            const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
+            std::size_t lane = 0, item = 0;
+            if (rect().contains(m_mousePos) && m_mousePos.x() >= TimelinePainter::kLabelWidth) setMark(axis.toTime(m_mousePos.x()));
+            else if (timeline() && m_state.selectedOp != kNone && timeline()->locate(m_state.selectedOp, lane, item))
+                setMark(relTime(timeline()->lanes[lane].items[item].start));
+            break;
+        }
         case Qt::Key_F3: gotoMatch(e->modifiers() & Qt::ShiftModifier); break;
         case Qt::Key_C:
             if (!(e->modifiers() & Qt::ControlModifier)) { QWidget::keyPressEvent(e); return; }
@@ -438,6 +484,7 @@ void TimelineWidget::mousePressEvent(QMouseEvent* e) {
 }
 
 void TimelineWidget::mouseMoveEvent(QMouseEvent* e) {
+    m_mousePos = e->pos();
     if ((e->pos() - m_pressPos).manhattanLength() > 3) m_moved = true;
     const QRect r = rect();
     if (m_drag == Drag::Overview) {
@@ -485,6 +532,12 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
     if (drag == Drag::Area) {
         if (m_moved) selectArea(m_state.areaLaneFrom, m_state.areaLaneTo, m_state.areaFrom, m_state.areaTo);
         else clearArea();
+        // A click on the ruler (no drag) puts the mark there, a click on the mark takes it away.
+        if (!m_moved && m_areaOnRuler) {
+            const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
+            if (m_state.markActive && std::abs(axis.toX(m_state.markAt) - e->pos().x()) <= 4) clearMark();
+            else setMark(axis.toTime(e->pos().x()));
+        }
         return;
     }
     if (drag == Drag::Range) {
@@ -492,7 +545,16 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
         if (m_moved) m_vp.zoomTo(m_state.rangeFrom, m_state.rangeTo);
         changed();
         // A right click that did not drag a range: the op's context menu.
-        if (!m_moved && e->button() == Qt::RightButton) showOpMenu(e->pos(), e->globalPosition().toPoint());
+        // It selects the op first, as a left click would: the menu acts on what every view shows.
+        if (!m_moved && e->button() == Qt::RightButton) {
+            const quint32 op = opAt(e->pos());
+            if (op != kNone && op != m_state.selectedOp) {
+                m_state.selectedOp = op;
+                update();
+                emit opClicked(op);
+            }
+            showOpMenu(e->pos(), e->globalPosition().toPoint());
+        }
     } else if (drag == Drag::Pan && !m_moved) {
         const quint32 op = opAt(e->pos());
         if (op != kNone) {
@@ -532,6 +594,7 @@ void TimelineWidget::showOpMenu(const QPoint& pos, const QPoint& globalPos) {
 }
 
 void TimelineWidget::leaveEvent(QEvent*) {
+    m_mousePos = {-1, -1};
     m_state.hoveredOp = kNone;
     update();
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The interactive timeline: W/S or Ctrl+wheel zoom, A/D or drag pan, Shift/right drag to zoom to a
-// range, Ctrl+drag (or a drag on the ruler) to select an area, F fit the selected op, Backspace undo
+// range, Ctrl+drag (or a drag on the ruler) to select an area, a click on the ruler (or M) to count
+// the ruler from a mark, F fit the selected op, Backspace undo
 // zoom, Esc clear, 0 show all, F3/Shift+F3 next/previous search match, click a stage header to fold
 // it, overview strip click to jump, hover tooltips, click to select, right click for an op's menu.
 // Painting is delegated to TimelinePainter.
@@ -28,6 +29,9 @@ public:
     const dl::TimelineViewport& viewport() const { return m_vp; }
     void setPalette(const StatePalette* palette);
     void setCompact(bool compact) { m_painter.setCompact(compact); }
+    // Room shown before the first and after the last op (a share of the range; from the next
+    // setTimeline). The compare pair keeps none: its locked windows map through matched ops.
+    void setRangeMargin(double margin) { m_margin = margin; }
     // Extra tooltip lines for an op (the compare view adds the partner and the metrics).
     void setTooltipExtra(std::function<QString(quint32)> extra) { m_tooltipExtra = std::move(extra); }
     // "Compare this tensor" in the op menu: enabled while available() holds.
@@ -47,7 +51,14 @@ public:
     void selectOp(quint32 op);
     quint32 selectedOp() const { return m_state.selectedOp; }
     void clearSelection();
+    // Selects the op and zooms to it and `neighbours` ops either side on its lane, the op centred
+    // (what a dump opens on, and Jump to origin).
+    void frameOp(quint32 op, int neighbours = 8);
     void fitSelection();
+    // The ruler counts from a mark (a click on the ruler, M) instead of the view's start.
+    void setMark(double at);
+    void clearMark();
+    bool hasMark() const { return m_state.markActive; }
     void zoomBy(double factor);
     void panBy(double fractionOfView);
     void undoZoom();
@@ -118,6 +129,8 @@ private:
     QPoint m_pressPos;
     double m_pressFrom = 0;
     bool m_moved = false;
+    double m_margin = 0.03;
+    QPoint m_mousePos{-1, -1};   // last position over the widget (M marks there)
 };
 
 }  // namespace dlui
