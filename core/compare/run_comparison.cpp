@@ -78,6 +78,14 @@ bool statsEqual(const TensorStats& a, const TensorStats& b) {
            eqn(stat::PosInfCount, a.posInfCount, b.posInfCount) && eqn(stat::NegInfCount, a.negInfCount, b.negInfCount);
 }
 
+// Elements of the logical tensor (a device layout's padding not counted): the reduction length
+// a Mean or L2 was computed over.
+std::uint64_t elementCount(const DumpIndex& idx, const TensorRecord& t) {
+    std::uint64_t n = 1;
+    for (std::int64_t d : logicalShape(idx, t)) n *= std::uint64_t(std::max<std::int64_t>(0, d));
+    return n;
+}
+
 // Logical values: a device layout's padding is dropped (core/index/tensor_values.h).
 bool loadData(const DumpIndex& idx, const TensorRecord& t, std::vector<float>& out, std::string& error) {
     TensorValues v;
