@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "tests/core/index_uncached.h"
 #include "tests/core/temp_dir.h"
 #include "core/analysis/overflow_analyzer.h"
 #include "core/compare/run_comparison.h"
@@ -83,16 +84,7 @@ void writeRun(const std::filesystem::path& root, bool nz) {
                                         "Default/MatMul-op3"));
 }
 
-DumpIndex indexOf(const std::filesystem::path& root) {
-    DumpIndex idx;
-    IndexReport report;
-    std::string error;
-    IndexOptions o;
-    o.useCache = false;
-    o.threads = 2;
-    EXPECT_TRUE(indexDump(root.string(), o, idx, report, error)) << error;
-    return idx;
-}
+DumpIndex indexOf(const std::filesystem::path& root) { return dltest::indexUncached(root.string(), 2); }
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "tests/core/index_uncached.h"
 #include "tests/core/temp_dir.h"
 #include "core/analysis/op_replay.h"
 #include "core/analysis/overflow_analyzer.h"
@@ -30,16 +31,7 @@ const char* const kVersions[] = {"8.3.3", "26.2.0"};
 
 fs::path dumpDir(const std::string& version) { return kCorpus + version + "/tensor_L1/fp16_overflow"; }
 
-DumpIndex indexOf(const fs::path& root) {
-    DumpIndex idx;
-    IndexReport report;
-    std::string error;
-    IndexOptions o;
-    o.useCache = false;
-    o.threads = 2;
-    EXPECT_TRUE(indexDump(root.string(), o, idx, report, error)) << error;
-    return idx;
-}
+DumpIndex indexOf(const std::filesystem::path& root) { return dltest::indexUncached(root.string(), 2); }
 
 std::uint32_t opNamed(const DumpIndex& idx, std::string_view name) {
     for (std::uint32_t i = 0; i < idx.ops.size(); ++i)
