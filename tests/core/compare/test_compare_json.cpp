@@ -37,3 +37,20 @@ TEST(CompareJson, StreamedRowsParseWithEscapesNullsAndValues) {
     EXPECT_EQ(r1["metrics"]["nan_inf_mismatch"], true);
     EXPECT_EQ(j["first_divergence"]["op_name"], odd);
 }
+
+// Issue 26 point 11: a tensor whose Max is +inf (the index keeps the finite extreme beside the
+// counts) reads "inf (finite X)" in the first-divergence text, never the finite value alone.
+TEST(CompareJson, FirstDivergenceTextShowsInfinities) {
+    dltest::IndexBuilder a, b;
+    a.op(0, 0, "MatMul", "MatMul-op1", {dltest::out(0, dltest::dataStats(2.0))});
+    b.op(0, 0, "MatMul", "MatMul-op1", {dltest::out(0, dltest::dataStats(2.0))});
+    a.op(0, 0, "Mul", "Mul-op2", {dltest::out(0, dltest::dataStats(64256.0, 3))});   // 3 +inf beside finite 64256
+    b.op(0, 0, "Mul", "Mul-op2", {dltest::out(0, dltest::dataStats(2.0))});
+    const dl::RunComparison c = dl::compareRuns(a.idx, b.idx, {});
+    ASSERT_GE(c.firstDivergence, 0);
+    const std::string text = dl::compareText(c, a.idx, b.idx);
+    const auto line = text.find("  A max ");
+    ASSERT_NE(line, std::string::npos) << text;
+    const std::string row = text.substr(line, text.find('\n', line) - line);
+    EXPECT_EQ(row, "  A max inf (finite 64256) min -64256 | B max 2 min -2") << text;
+}
