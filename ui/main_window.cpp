@@ -31,6 +31,7 @@
 #include "ui/jobs/trace_export.h"
 #include "ui/style/screen_fit.h"
 #include "ui/views/chain_view.h"
+#include "ui/views/graph/graph_view.h"
 #include "ui/views/loading_page.h"
 #include "ui/views/op_table_panel.h"
 #include "ui/views/shortcuts_dialog.h"
@@ -54,6 +55,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_loading(new LoadingPage(this)), m_workspace(new QWidget(this)), m_banner(new VerdictBanner(m_session, this)),
       m_timeline(new TimelinePanel(m_session, this)), m_table(new OpTablePanel(m_session, this)),
       m_tensor(new TensorPanel(m_session, this)), m_chain(new ChainView(m_session, this)),
+      m_graph(new GraphView(m_session, this)),
       m_issuesView(new QTableView(this)) {
     setWindowTitle(tr("DumpLens"));
     setAcceptDrops(true);
@@ -221,9 +223,13 @@ void MainWindow::setupDocks() {
     QDockWidget* issues = addDock(m_issuesView, tr("Issues"), QStringLiteral("dock.issues"), Qt::BottomDockWidgetArea);
     addDock(m_tensor, tr("Tensor"), QStringLiteral("dock.tensor"), Qt::RightDockWidgetArea);
     addDock(m_chain, tr("Overflow chain and replay"), QStringLiteral("dock.chain"), Qt::RightDockWidgetArea);
+    // Dataflow runs left to right: the graph gets the wide bottom area, a tab beside the table
+    // (after the others: applyDefaultDockSizes counts on their order).
+    QDockWidget* graph = addDock(m_graph, tr("Graph"), QStringLiteral("dock.graph"), Qt::BottomDockWidgetArea);
     // Its captions would hold the dock (and the window) as wide as their text: let them wrap.
     for (QLabel* l : m_chain->findChildren<QLabel*>()) l->setWordWrap(true);
     tabifyDockWidget(table, issues);
+    tabifyDockWidget(table, graph);
     table->raise();
     for (QDockWidget* d : m_docks) d->hide();   // shown with the first results
 }
