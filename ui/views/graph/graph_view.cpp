@@ -9,6 +9,7 @@
 #include <QMouseEvent>
 #include <QPainterPath>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <mutex>
 
 #include "core/analysis/rank_dataflow.h"
@@ -213,6 +214,10 @@ void GraphView::showGraph(const dl::OpGraph& g, const dl::OpGraphLayout& l, quin
         for (QGraphicsItem* t : {static_cast<QGraphicsItem*>(t1), static_cast<QGraphicsItem*>(t2)}) t->setData(kNodeRole, int(i));
     }
     m_scene->setSceneRect(m_scene->itemsBoundingRect().adjusted(-30, -30, 30, 30));
+    // The whole neighbourhood when it fits at a readable size, else as much of it as does (it scrolls).
+    const QSizeF room = m_view->viewport()->size(), need = m_scene->sceneRect().size();
+    const double scale = std::clamp(std::min(room.width() / need.width(), room.height() / need.height()), 0.6, 1.0);
+    m_view->setTransform(QTransform::fromScale(scale, scale));
     highlight(m_session->currentOp());
 }
 
