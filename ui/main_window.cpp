@@ -32,6 +32,7 @@
 #include "ui/jobs/trace_export.h"
 #include "ui/style/screen_fit.h"
 #include "ui/views/chain_view.h"
+#include "ui/views/graph/graph_view.h"
 #include "ui/views/loading_page.h"
 #include "ui/views/op_table_panel.h"
 #include "ui/views/shortcuts_dialog.h"
@@ -57,6 +58,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_loading(new LoadingPage(this)), m_workspace(new QWidget(this)), m_banner(new VerdictBanner(m_session, this)),
       m_timeline(new TimelinePanel(m_session, this)), m_table(new OpTablePanel(m_session, this)),
       m_tensor(new TensorPanel(m_session, this)), m_chain(new ChainView(m_session, this)),
+      m_graph(new GraphView(m_session, this)),
       m_issuesView(new QTableView(this)), m_details(new DetailsPanel(m_session, m_timeline, this)) {
     setWindowTitle(tr("DumpLens"));
     setAcceptDrops(true);
@@ -246,6 +248,9 @@ void MainWindow::setupDocks() {
     connect(m_timeline->timelineWidget(), &TimelineWidget::areaChanged, details, [this, details] {
         if (m_timeline->timelineWidget()->hasArea()) details->raise();
     });
+    // Dataflow runs left to right: the graph gets the wide bottom area, a tab beside the table.
+    QDockWidget* graph = addDock(m_graph, tr("Graph"), QStringLiteral("dock.graph"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(issues, graph);
     table->raise();
     for (QDockWidget* d : m_docks) d->hide();   // shown with the first results
 }

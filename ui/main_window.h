@@ -1,6 +1,6 @@
 #pragma once
 // The main window: switches between the start page, the progress page and the workspace (verdict
-// banner + timeline, with the table, tensor, chain and issues views as docks), owns the shared
+// banner + timeline, with the table, tensor, chain, graph and issues views as docks), owns the shared
 // session and the load worker, and remembers layout and recent folders.
 #include <QMainWindow>
 #include <memory>
@@ -18,6 +18,7 @@ class ChainView;
 class DetailsPanel;
 class CompareWindow;
 class DumpSession;
+class GraphView;
 class IssuesModel;
 class LoadingPage;
 class LoadWorker;
@@ -56,6 +57,7 @@ public:
     TensorPanel* tensorPanel() const { return m_tensor; }
     ChainView* chainView() const { return m_chain; }
     DetailsPanel* detailsPanel() const { return m_details; }
+    GraphView* graphView() const { return m_graph; }
     IssuesModel* issues() const { return m_issues; }
     // The status bar's standing summary (a widget, so a menu's status tip does not wipe it).
     QString summaryText() const;
@@ -112,6 +114,7 @@ private:
     OpTablePanel* m_table;
     TensorPanel* m_tensor;
     ChainView* m_chain;
+    GraphView* m_graph;
     QTableView* m_issuesView;
     DetailsPanel* m_details;
     QList<QDockWidget*> m_docks;

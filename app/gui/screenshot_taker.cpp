@@ -14,6 +14,7 @@
 #include "ui/views/compare/compare_timelines.h"
 #include "ui/models/dump_session.h"
 #include "ui/views/chain_view.h"
+#include "ui/views/graph/graph_view.h"
 #include "ui/views/op_table_panel.h"
 #include "ui/views/tensor_panel.h"
 #include "ui/views/timeline/timeline_panel.h"
@@ -41,6 +42,14 @@ void ScreenshotTaker::capture() {
     save(m_window->opTable(), "op_table.png");
     save(m_window->tensorPanel(), "tensor_panel.png");
     save(m_window->chainView(), "chain_view.png");
+    // The graph is a tab behind the table: bring it forward, let it lay out, then shoot it.
+    if (auto* dock = qobject_cast<QDockWidget*>(m_window->graphView()->parentWidget())) dock->raise();
+    QTimer::singleShot(800, this, &ScreenshotTaker::captureGraph);
+}
+
+void ScreenshotTaker::captureGraph() {
+    save(m_window, "window_graph.png");
+    save(m_window->graphView(), "graph_view.png");
     if (!m_compare) return finish();
     CompareWindow* cw = m_window->compareWindow();
     if (cw && !cw->isBusy() && cw->session()->isReady()) return captureCompare();

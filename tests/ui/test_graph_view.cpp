@@ -1,0 +1,178 @@
+// The Graph dock on the demo dump (which carries graph IR): the origin's neighbourhood as
+// op_graph builds it, laid out left to right along every edge, a click on a node selecting that
+// op; on a dump without IR a one-line message says why.
+#include <QDir>
+#include <QFile>
+#include <QGraphicsView>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <set>
+#include <tuple>
+
+#include "tests/core/shared_demo.h"
+
+#include "core/analysis/overflow_analyzer.h"
+#include "core/analysis/rank_dataflow.h"
+#include "core/index/dump_indexer.h"
+#include "core/query/op_graph.h"
+#include "core/query/op_state.h"
+#include "ui/models/dump_session.h"
+#include "ui/views/graph/graph_view.h"
+
+using namespace dlui;
+
+namespace {
+
+// Indexed and analysed as the app's loader does (ui/jobs/dump_loader.cpp), outside the app.
+LoadedDumpPtr openDump(const QString& dir) {
+    auto d = std::make_shared<LoadedDump>();
+    d->path = dir;
+    auto index = std::make_shared<dl::DumpIndex>();
+    dl::IndexOptions o;
+    o.useCache = false;
+    std::string error;
+    d->ok = dl::indexDump(dir.toStdString(), o, *index, d->report, error);
+    if (!d->ok) {
+        d->error = QString::fromStdString(error);
+        return d;
+    }
+    auto analysis = std::make_shared<dl::AnalysisResult>(dl::analyze(*index));
+    d->states = std::make_shared<dl::OpStates>(dl::computeOpStates(*index, analysis.get(), analysis->nearLimitThreshold));
+    d->analysis = analysis;
+    d->index = index;
+    return d;
+}
+
+using NodeKey = std::tuple<std::string, std::uint32_t, int, int>;   // name, op, distance, state
+
+std::set<NodeKey> keys(const dl::OpGraph& g) {
+    std::set<NodeKey> s;
+    for (const auto& n : g.nodes) s.insert({n.name, n.op, n.distance, int(n.state)});
+    return s;
+}
+
+}  // namespace
+
+class TstGraphView : public QObject {
+    Q_OBJECT
+private slots:
+    void demoOriginNeighbourhoodLayeredAndClickable() {
+        dl::demo::DemoVariantInfo info;
+        QString root;
+        try {
+            root = QString::fromStdString(dltest::sharedDemoVariant(dl::demo::DemoOptions{}, info));
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
+        const LoadedDumpPtr d = openDump(root);
+        QVERIFY2(d->ok, qPrintable(d->error));
+        QVERIFY(d->analysis->firstOverflow);
+        const quint32 origin = d->analysis->firstOverflow->op;
+
+        DumpSession session;
+        GraphView view(&session);
+        view.resize(1200, 500);
+        view.show();
+        session.setDump(d);
+        QTRY_VERIFY_WITH_TIMEOUT(!view.isBuilding(), 60000);
+        QVERIFY2(view.message().isEmpty(), qPrintable(view.message()));
+        QCOMPARE(view.centreOp(), origin);
+
+        // The nodes are op_graph's for the origin at 2 hops, computed here on a reader of our own.
+        dl::RankDataflow flow(*d->index);
+        dl::OpGraph expect;
+        std::string error;
+        QVERIFY2(dl::buildOpGraph(*d->index, d->analysis.get(), *d->states, flow, origin, GraphView::kDefaultHops, expect, error),
+                 error.c_str());
+        const dl::OpGraph& g = view.graph();
+        QCOMPARE(g.nodes.size(), expect.nodes.size());
+        QVERIFY(keys(g) == keys(expect));
+        QCOMPARE(g.edges.size(), expect.edges.size());
+        int producers = 0, consumers = 0;
+        for (const auto& n : g.nodes) (n.distance < 0 ? producers : consumers) += n.distance != 0;
+        QVERIFY2(producers > 0 && consumers > 0, "the demo origin has producers and consumers in its IR");
+        // Every input the analysis joined to a producing dump op is a producer node one hop away.
+        for (const dl::OriginInput& in : d->analysis->originInputs) {
+            if (in.producerOp == dl::kNoIndex) continue;
+            bool found = false;
+            for (const auto& n : g.nodes) found |= n.op == in.producerOp && n.distance == -1;
+            QVERIFY2(found, in.producer.c_str());
+        }
+
+        // Left to right: along every edge (none of the demo's is a cycle) the layer and x increase.
+        const dl::OpGraphLayout& l = view.layout();
+        QCOMPARE(l.layer.size(), g.nodes.size());
+        for (std::size_t e = 0; e < g.edges.size(); ++e) {
+            const auto& ed = g.edges[e];
+            QVERIFY(!l.backEdge[e]);
+            QVERIFY2(l.layer[ed.to] > l.layer[ed.from], qPrintable(QStringLiteral("edge %1 -> %2").arg(ed.from).arg(ed.to)));
+            QVERIFY(view.nodeViewportPos(int(ed.to)).x() > view.nodeViewportPos(int(ed.from)).x());
+            // Its route steps one layer at a time (a dummy per layer crossed).
+            QCOMPARE(int(l.route[e].size()), l.layer[ed.to] - l.layer[ed.from] + 1);
+        }
+        // Producers sit left of the centre, consumers right of it.
+        for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+            if (g.nodes[i].distance < 0) QVERIFY(l.layer[i] < l.layer[0]);
+            if (g.nodes[i].distance > 0) QVERIFY(l.layer[i] > l.layer[0]);
+        }
+
+        // A click on a dumped producer selects its op.
+        int target = -1;
+        for (std::size_t i = 1; i < g.nodes.size() && target < 0; ++i)
+            if (g.nodes[i].op != dl::kNoIndex && g.nodes[i].op != origin) target = int(i);
+        QVERIFY(target > 0);
+        const quint32 targetOp = g.nodes[std::size_t(target)].op;
+        view.canvas()->centerOn(view.canvas()->mapToScene(view.nodeViewportPos(target)));
+        QSignalSpy spy(&session, &DumpSession::selectionChanged);
+        QTest::mouseClick(view.canvas()->viewport(), Qt::LeftButton, {}, view.nodeViewportPos(target));
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.at(0).at(0).value<quint32>(), targetOp);
+        QCOMPARE(session.currentOp(), targetOp);
+
+        // Following the selection: an op outside the view becomes the centre of a new graph.
+        quint32 outside = dl::kNoIndex;
+        for (quint32 op = 0; op < d->index->ops.size() && outside == dl::kNoIndex; ++op) {
+            bool in = false;
+            for (const auto& n : view.graph().nodes) in |= n.op == op;
+            dl::OpGraph probe;
+            if (!in && d->index->ops[op].rank == d->index->ops[origin].rank &&
+                dl::buildOpGraph(*d->index, d->analysis.get(), *d->states, flow, op, 1, probe, error))
+                outside = op;
+        }
+        QVERIFY(outside != dl::kNoIndex);
+        session.select(outside);
+        QTRY_VERIFY_WITH_TIMEOUT(!view.isBuilding() && view.centreOp() == outside, 60000);
+        QCOMPARE(view.graph().nodes.front().op, outside);
+    }
+
+    void dumpWithoutIrSaysSo() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString it = tmp.path() + QStringLiteral("/rank_0/Net/0/0");
+        QVERIFY(QDir().mkpath(it));
+        QFile f(it + QStringLiteral("/statistic.csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min Value,Avg Value,"
+                "Count,Negative Zero Count,Positive Zero Count,NaN Count,Negative Inf Count,Positive Inf Count,Zero Count\n"
+                "Add,Add-op1,7,2,1700000000000100,output,0,8,float16,\"(4)\",70000,1,2,4,0,4,0,0,0,0\n");
+        f.close();
+        const LoadedDumpPtr d = openDump(tmp.path());
+        QVERIFY2(d->ok, qPrintable(d->error));
+        DumpSession session;
+        GraphView view(&session);
+        view.resize(800, 300);
+        view.show();
+        session.setDump(d);
+        session.select(0);
+        QTRY_VERIFY_WITH_TIMEOUT(!view.isBuilding(), 60000);
+        const QString msg = view.message();
+        QVERIFY2(msg.contains(QStringLiteral("no graph IR for rank 0")), qPrintable(msg));
+        QVERIFY2(msg.contains(QStringLiteral("graph IR")) && !msg.contains(QLatin1Char('\n')), qPrintable(msg));
+        QVERIFY(view.graph().nodes.empty());
+        QVERIFY(!view.canvas()->isVisible());
+    }
+};
+
+QTEST_MAIN(TstGraphView)
+#include "test_graph_view.moc"
