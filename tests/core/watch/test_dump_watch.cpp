@@ -233,9 +233,17 @@ TEST(DumpWatch, InterleavedRanksEndOnTheFinishedDumpsAnswer) {
         dltest::ChunkedWriter writer;
         const auto files = dumpFiles(source, true);
         writer.landAll(dir, files, 0ms);
-        ASSERT_TRUE(watch.waitFor([&](const dl::WatchEvent& e) {
+        const bool settled = watch.waitFor([&](const dl::WatchEvent& e) {
             return e.kind == dl::WatchEventKind::Progress && e.json["files"] == files.size() && e.json["files_being_written"] == 0;
-        }));
+        });
+        if (!settled) {   // say where it stopped: the last progress and every warning or note
+            const auto progress = watch.events(dl::WatchEventKind::Progress);
+            ADD_FAILURE() << files.size() << " files landed; last progress: "
+                          << (progress.empty() ? std::string("none") : progress.back().json.dump());
+            for (const auto& e : watch.events())
+                if (e.kind == dl::WatchEventKind::Warning || e.kind == dl::WatchEventKind::Note) ADD_FAILURE() << e.json.dump();
+            return;
+        }
         watch.stop();
         const auto overflows = watch.events(dl::WatchEventKind::Overflow);
         ASSERT_FALSE(overflows.empty());
