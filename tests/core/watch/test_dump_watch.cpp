@@ -113,7 +113,11 @@ TEST(DumpWatch, RealTrainingRunOverflowIsNamedOnceItsFileIsComplete) {
         EXPECT_EQ(fo["tensor"], "output." + std::to_string(want["slot"].get<int>()));
         // Shaped as analyze --json's, field for field.
         const json finished = finishedFirstOverflow(dir);
-        for (const auto& [key, value] : finished.items()) EXPECT_EQ(fo[key], value) << key;
+        // Positions in an index (tensor_index, op_index) are the watcher's index at that moment, which
+        // later files may shift: present, but not compared with the finished dump's.
+        for (const auto& [key, value] : finished.items())
+            if (key.ends_with("_index")) EXPECT_TRUE(fo.contains(key)) << key;
+            else EXPECT_EQ(fo[key], value) << key;
         EXPECT_EQ(fo.size(), finished.size());
         EXPECT_TRUE(overflows.back().json["chain"].is_array());
         for (const auto& e : watch.events()) EXPECT_FALSE(unreadableWarning(e)) << e.json.dump();
