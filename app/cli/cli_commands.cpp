@@ -75,9 +75,9 @@ bool refuseNothingReadable(const dl::DumpIndex& index, const std::string& dir, c
     return true;
 }
 
-std::string helpFooter() {
+std::string helpFooter(std::span<const HelpItem> exitStatuses) {
     std::string text = "Exit status:\n";
-    for (const HelpItem& s : kExitStatuses) text += std::string("  ") + s.name + "  " + s.text + "\n";
+    for (const HelpItem& s : exitStatuses) text += std::string("  ") + s.name + "  " + s.text + "\n";
     text += "Environment:\n";
     for (const HelpItem& e : kEnvironment) text += std::string("  ") + e.name + "  " + e.text + "\n";
     return text;
@@ -98,8 +98,7 @@ void Commands::registerAll(CLI::App& app) {
     addWatch(app);
     const std::string footer = helpFooter();
     for (CLI::App* sub : app.get_subcommands(nullptr)) sub->footer(footer);
-    // watch runs until stopped: its status says whether an overflow was seen.
-    app.get_subcommand("watch")->footer(kWatchExitStatusHelp + footer.substr(footer.find("Environment:")));
+    app.get_subcommand("watch")->footer(helpFooter(kWatchExitStatuses));
 }
 
 void Commands::addIndex(CLI::App& app) {

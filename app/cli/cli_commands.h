@@ -4,6 +4,7 @@
 
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,7 @@ inline constexpr HelpItem kEnvironment[] = {
     {"XDG_CACHE_HOME", "holds the default index cache folder, dumplens/"},
 };
 // The footer of --help: the exit statuses, then the environment.
-std::string helpFooter();
+std::string helpFooter(std::span<const HelpItem> exitStatuses = kExitStatuses);
 
 // True (after printing why) when `output` lies inside one of `dumps`: never write into a dump.
 bool refuseOutputInsideDump(const std::string& output, const std::vector<std::string>& dumps);
@@ -50,9 +51,12 @@ bool refuseOutputInsideIndexedDumps(const std::string& output, std::initializer_
 // holds nothing readable; `what` says what is not done ("no index written").
 bool refuseNothingReadable(const dl::DumpIndex& index, const std::string& dir, const char* what);
 
-inline constexpr const char* kWatchExitStatusHelp =
-    "Exit status (watch): stopped by SIGINT / SIGTERM or --until-overflow, 0 when an overflow was seen, 1 when the "
-    "dump was clean so far; 2 when DIR is not a folder or an option is wrong.\n";
+// watch runs until stopped: its status says whether an overflow was seen.
+inline constexpr HelpItem kWatchExitStatuses[] = {
+    {"0", "stopped (SIGINT / SIGTERM, or --until-overflow) after an overflow was seen"},
+    {"1", "stopped while the dump was clean so far"},
+    {"2", "DIR is not a folder, or an option is wrong"},
+};
 
 struct IndexArgs {
     std::string dir, cacheDir;

@@ -33,8 +33,10 @@ int Commands::runGraph() {
     dl::IndexReport report;
     if (!runIndex(quiet, index, report)) return kExitFailed;
     if (refuseNothingReadable(index, a.index.dir, "no graph")) return kExitFailed;
+    dl::RankDataflow flow(index);   // read once: by the analysis's dataflow hops, then by the graph
     dl::AnalysisOptions opt;
     opt.replay = false;
+    opt.dataflow = &flow;
     const dl::AnalysisResult analysis = dl::analyze(index, opt);
     // The op: by name or scope; the rank and iteration asked, else the origin's, else the lowest.
     std::uint32_t best = dl::kNoIndex;
@@ -58,7 +60,6 @@ int Commands::runGraph() {
         return kExitNoMatch;
     }
     const dl::OpStates states = dl::computeOpStates(index, &analysis, analysis.nearLimitThreshold);
-    dl::RankDataflow flow(index);
     dl::OpGraph graph;
     std::string error;
     if (!dl::buildOpGraph(index, &analysis, states, flow, best, a.hops, graph, error)) {

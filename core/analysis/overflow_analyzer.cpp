@@ -540,8 +540,8 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
                 if (auto e = evidenceOfRecv.find(s.at.op); e != evidenceOfRecv.end()) s.pairEvidence = e->second;
     }
     if (opt.readGraphIr) {
-        RankDataflow flow(index);
-        explainByDataflow(index, flow, res);
+        std::optional<RankDataflow> own;
+        explainByDataflow(index, opt.dataflow ? *opt.dataflow : own.emplace(index), res);
     }
     describeChain(res);
     if (opt.stop.stop_requested()) return cancelled();

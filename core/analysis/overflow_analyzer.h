@@ -15,6 +15,8 @@
 
 namespace dl {
 
+class RankDataflow;   // core/analysis/rank_dataflow.h
+
 struct AnalysisOptions {
     std::optional<std::uint32_t> iteration;  // analyse this iteration instead of the first bad one
     std::string stages;                      // --stages SPEC ("0:0,1:1" or "0-1:0,2-3:1"); empty: infer
@@ -22,6 +24,9 @@ struct AnalysisOptions {
     std::size_t nearLimitMax = 100;          // entries kept in the near-limit list
     bool replay = true;                      // replay the origin op when its inputs were dumped
     bool readGraphIr = true;                 // explain same-rank hops by rank_N/graphs/*.ir's data edges
+    // The graph IR reader to read through and leave filled, so a caller that goes on to draw the
+    // graph (`graph`, the app's Graph view) does not parse the IR again; null: a private one.
+    RankDataflow* dataflow = nullptr;
     std::stop_token stop;                    // stopped: returns early with only `cancelled` set
     WorkCallback progress;                   // ops classified of all ops (the bulk of the work)
 };

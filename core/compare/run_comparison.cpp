@@ -16,6 +16,7 @@
 #include "core/analysis/analysis_context.h"
 #include "core/analysis/causal_order.h"
 #include "core/analysis/comm_matcher.h"
+#include "core/analysis/replay_kernels.h"
 #include "core/analysis/stage_map.h"
 #include "core/index/tensor_values.h"
 #include "core/util/parallel_for.h"
@@ -76,14 +77,6 @@ bool statsEqual(const TensorStats& a, const TensorStats& b) {
     return eq(stat::Max, a.max, b.max) && eq(stat::Min, a.min, b.min) && eq(stat::Mean, a.mean, b.mean) &&
            eq(stat::L2, a.l2, b.l2) && eqn(stat::Count, a.count, b.count) && eqn(stat::NanCount, a.nanCount, b.nanCount) &&
            eqn(stat::PosInfCount, a.posInfCount, b.posInfCount) && eqn(stat::NegInfCount, a.negInfCount, b.negInfCount);
-}
-
-// Elements of the logical tensor (a device layout's padding not counted): the reduction length
-// a Mean or L2 was computed over.
-std::uint64_t elementCount(const DumpIndex& idx, const TensorRecord& t) {
-    std::uint64_t n = 1;
-    for (std::int64_t d : logicalShape(idx, t)) n *= std::uint64_t(std::max<std::int64_t>(0, d));
-    return n;
 }
 
 // Logical values: a device layout's padding is dropped (core/index/tensor_values.h).
@@ -485,7 +478,7 @@ void applyThresholds(const DumpIndex& a, const DumpIndex& b, const CompareThresh
         const std::string_view ma = c.md5A.empty() ? std::string_view() : std::string_view(c.md5A[p.a]);
         const std::string_view mb = c.md5B.empty() ? std::string_view() : std::string_view(c.md5B[p.b]);
         row.verdict = judgeTensor(row.metrics, a.stats(ta), b.stats(tb), dtypeOf(ta), dtypeOf(tb), c.precision, t, row.note,
-                                  row.reason, ma, mb, elementCount(a, ta), elementCount(b, tb));
+                                  row.reason, ma, mb, numElements(logicalShape(a, ta)), numElements(logicalShape(b, tb)));
         row.diverged = isDivergence(row.verdict);
         c.diverged += row.diverged;
         ++c.counts[std::size_t(row.verdict)];

@@ -68,8 +68,10 @@ LoadedDumpPtr loadDump(const QString& path, const QString& demoDir, std::stop_to
     stage(tr("Analysing…"));
     QElapsedTimer timer;
     timer.start();
+    auto dataflow = std::make_shared<dl::RankDataflow>(*index);
     dl::AnalysisOptions aopt;
     aopt.stop = stop;
+    aopt.dataflow = dataflow.get();
     auto analysis = std::make_shared<dl::AnalysisResult>(dl::analyze(*index, aopt));
     if (analysis->cancelled) {   // the index was posted already (cb.indexed); a half verdict never is
         result->ok = false;
@@ -81,6 +83,7 @@ LoadedDumpPtr loadDump(const QString& path, const QString& demoDir, std::stop_to
     }
     result->analysisSeconds = timer.elapsed() / 1000.0;
     result->analysis = analysis;
+    result->dataflow = std::move(dataflow);
     result->states = std::make_shared<dl::OpStates>(dl::computeOpStates(*index, analysis.get(), analysis->nearLimitThreshold));
     return result;
 }

@@ -6,6 +6,7 @@
 #include <QStringList>
 
 #include "core/analysis/analysis_result.h"
+#include "core/analysis/rank_dataflow.h"
 #include "core/model/dump_index.h"
 #include "core/index/dump_indexer.h"
 #include "core/query/op_state.h"
@@ -23,6 +24,9 @@ struct LoadedDump {
     bool statesPending() const { return index && states && states->tensor.size() != index->tensors.size(); }
     dl::IndexReport report;
     double analysisSeconds = 0;
+    // The graph IR as the analysis read it, kept for the Graph view (a cache filled on use: its
+    // users serialise on it, ui/views/graph/graph_view.cpp). Null until the analysis ran.
+    std::shared_ptr<dl::RankDataflow> dataflow;
 };
 
 using LoadedDumpPtr = std::shared_ptr<const LoadedDump>;

@@ -20,13 +20,15 @@
 
 namespace dlui {
 
-// The open dump's IR reader: read on first use on the worker, shared by the builds of one dump
-// (a superseded build may still be running, hence the lock).
+// The open dump's IR reader: the analysis's (its origin's rank already read), else one read on
+// first use on the worker; shared by the builds of one dump (a superseded build may still be
+// running, hence the lock).
 struct GraphFlow {
-    explicit GraphFlow(LoadedDumpPtr d) : dump(std::move(d)), flow(*dump->index) {}
+    explicit GraphFlow(LoadedDumpPtr d)
+        : dump(std::move(d)), flow(dump->dataflow ? dump->dataflow : std::make_shared<dl::RankDataflow>(*dump->index)) {}
     LoadedDumpPtr dump;
     std::mutex lock;
-    dl::RankDataflow flow;
+    std::shared_ptr<dl::RankDataflow> flow;
 };
 
 namespace {
@@ -126,7 +128,7 @@ void GraphView::build(quint32 op) {
             if (stop.stop_requested()) return;
             const LoadedDump& d = *flow->dump;
             std::string error;
-            b->ok = dl::buildOpGraph(*d.index, d.analysis.get(), *d.states, flow->flow, op, kDefaultHops, b->graph, error);
+            b->ok = dl::buildOpGraph(*d.index, d.analysis.get(), *d.states, *flow->flow, op, kDefaultHops, b->graph, error);
             b->error = QString::fromStdString(error);
         }
         if (b->ok) {
