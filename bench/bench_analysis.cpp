@@ -10,7 +10,12 @@ namespace {
 
 dl::TensorStats stats(double maxAbs, bool inf) {
     dl::TensorStats s;
-    s.min = -maxAbs; s.max = maxAbs; s.maxAbs = maxAbs; s.mean = 0; s.l2 = maxAbs; s.count = 4096;
+    s.min = -maxAbs;
+    s.max = maxAbs;
+    s.maxAbs = maxAbs;
+    s.mean = 0;
+    s.l2 = maxAbs;
+    s.count = 4096;
     s.posInfCount = inf ? 3 : 0;
     s.known = dl::stat::AllFromData & ~dl::stat::Histogram;
     return s;
@@ -23,7 +28,8 @@ dl::DumpIndex syntheticIndex(std::size_t targetTensors) {
     const dl::StrId types[] = {idx.strings.intern("MatMul"), idx.strings.intern("Add"), idx.strings.intern("Mul")};
     const dl::StrId send = idx.strings.intern("Send"), recv = idx.strings.intern("Receive");
     const dl::StrId sqrtGrad = idx.strings.intern("SqrtGrad"), sgName = idx.strings.intern("SqrtGrad-op42");
-    const dl::StrId fwdScope = idx.strings.intern("Default/network/op"), bwdScope = idx.strings.intern("Gradients/Default/network/op");
+    const dl::StrId fwdScope = idx.strings.intern("Default/network/op"),
+                    bwdScope = idx.strings.intern("Gradients/Default/network/op");
     const std::vector<std::int64_t> shape{64, 64};
     for (std::uint32_t rank = 0; rank < kRanks; ++rank) {
         const std::uint32_t stage = rank / 2;
@@ -33,17 +39,28 @@ dl::DumpIndex syntheticIndex(std::size_t targetTensors) {
             for (std::size_t k = 0; k < opsPerRankIter; ++k) {
                 dl::OpRecord o;
                 const bool backward = k >= opsPerRankIter / 2;
-                o.rank = rank; o.iteration = it; o.execPos = std::uint32_t(k);
+                o.rank = rank;
+                o.iteration = it;
+                o.execPos = std::uint32_t(k);
                 o.startUs = o.endUs = std::int64_t(it) * 1000000 + std::int64_t(k) * 10 + stage;
                 o.scope = backward ? bwdScope : fwdScope;
                 o.type = types[k % 3];
                 bool origin = false;
-                if (k == 1 && stage > 0) o.type = recv;                                      // forward receive
-                else if (k == opsPerRankIter / 2 - 1 && stage < 3) o.type = send;            // forward send
-                else if (k == opsPerRankIter / 2 + 1 && stage < 3) o.type = recv;            // backward receive
-                else if (k == opsPerRankIter - 2 && stage > 0) o.type = send;                // backward send
-                else if (k == opsPerRankIter / 2 + 5 && stage == 3) { o.type = sqrtGrad; origin = it == kBadIter; }
-                o.name = o.type == sqrtGrad ? sgName : idx.strings.intern(std::string(idx.strings.view(o.type)) + "-op" + std::to_string(k));
+                if (k == 1 && stage > 0)
+                    o.type = recv;  // forward receive
+                else if (k == opsPerRankIter / 2 - 1 && stage < 3)
+                    o.type = send;  // forward send
+                else if (k == opsPerRankIter / 2 + 1 && stage < 3)
+                    o.type = recv;  // backward receive
+                else if (k == opsPerRankIter - 2 && stage > 0)
+                    o.type = send;  // backward send
+                else if (k == opsPerRankIter / 2 + 5 && stage == 3) {
+                    o.type = sqrtGrad;
+                    origin = it == kBadIter;
+                }
+                o.name = o.type == sqrtGrad
+                    ? sgName
+                    : idx.strings.intern(std::string(idx.strings.view(o.type)) + "-op" + std::to_string(k));
                 o.firstTensor = std::uint32_t(idx.tensors.size());
                 o.tensorCount = 3;
                 const bool badHere = bad && (it > kBadIter || k > opsPerRankIter / 2 + 5);
@@ -75,7 +92,8 @@ void BM_AnalyzeMillionTensors(benchmark::State& state) {
     for (auto _ : state) {
         const dl::AnalysisResult r = dl::analyze(idx, opt);
         chain = r.chain.size();
-        if (!r.firstOverflow || idx.strings.str(idx.ops[r.firstOverflow->op].type) != "SqrtGrad") state.SkipWithError("wrong origin");
+        if (!r.firstOverflow || idx.strings.str(idx.ops[r.firstOverflow->op].type) != "SqrtGrad")
+            state.SkipWithError("wrong origin");
         benchmark::DoNotOptimize(r);
     }
     state.counters["tensors"] = double(idx.tensors.size());

@@ -77,20 +77,30 @@ int main(int argc, char** argv) {
     dlui::MainWindow window;
     window.resize(1600, 1000);
     window.show();
-    waitFor([] { return false; }, 200);   // let the window map
+    waitFor([] { return false; }, 200);  // let the window map
 
     bool indexed = false, analysed = false, built = false;
     QElapsedTimer clock;
     double cpu0 = cpuSeconds(), tIndexed = 0, tAnalysed = 0, tBuilt = 0, cIndexed = 0, cAnalysed = 0, cBuilt = 0;
     QObject::connect(window.session(), &dlui::DumpSession::dumpChanged, [&] {
         if (!window.session()->dump()) return;
-        if (!indexed) { indexed = true; tIndexed = double(clock.elapsed()); cIndexed = cpuSeconds() - cpu0; }
+        if (!indexed) {
+            indexed = true;
+            tIndexed = double(clock.elapsed());
+            cIndexed = cpuSeconds() - cpu0;
+        }
         if (window.session()->analysis() && !analysed) {
-            analysed = true; tAnalysed = double(clock.elapsed()); cAnalysed = cpuSeconds() - cpu0;
+            analysed = true;
+            tAnalysed = double(clock.elapsed());
+            cAnalysed = cpuSeconds() - cpu0;
         }
     });
     QObject::connect(window.timelinePanel(), &dlui::TimelinePanel::timelineBuilt, [&] {
-        if (analysed && !built) { built = true; tBuilt = double(clock.elapsed()); cBuilt = cpuSeconds() - cpu0; }
+        if (analysed && !built) {
+            built = true;
+            tBuilt = double(clock.elapsed());
+            cBuilt = cpuSeconds() - cpu0;
+        }
     });
     clock.start();
     window.openFolder(path);
@@ -113,7 +123,7 @@ int main(int argc, char** argv) {
     for (const double frac : {1.0, 0.1, 0.01, 0.001, 1e-4, 1e-5}) {
         const double mid = (from + to) / 2, half = (to - from) * frac / 2;
         tw->setWindow(mid - half, mid + half);
-        tw->repaint();   // the first frame after a zoom, then the steady ones
+        tw->repaint();  // the first frame after a zoom, then the steady ones
         std::vector<double> ms;
         const double c = cpuSeconds();
         for (int k = 0; k < 10; ++k) {
@@ -133,18 +143,26 @@ int main(int argc, char** argv) {
     // timeline's match marks update).
     dlui::OpTablePanel* table = window.opTable();
     std::printf("table sorted by column %d\n", table->view()->horizontalHeader()->sortIndicatorSection());
-    struct F { const char* label; const char* text; bool regex; };
-    for (const F& f : {F{"table filter \"sqrtgrad\"", "sqrtgrad", false}, F{"table filter regex \"Gradients_.*MatMul\"", "Gradients_.*MatMul", true},
-                       F{"table filter \"layers_3\" (many rows)", "layers_3", false}, F{"table filter cleared", "", false}}) {
+    struct F {
+        const char* label;
+        const char* text;
+        bool regex;
+    };
+    for (const F& f :
+         {F{"table filter \"sqrtgrad\"", "sqrtgrad", false},
+          F{"table filter regex \"Gradients_.*MatMul\"", "Gradients_.*MatMul", true},
+          F{"table filter \"layers_3\" (many rows)", "layers_3", false}, F{"table filter cleared", "", false}}) {
         const double c = cpuSeconds();
         QElapsedTimer t;
         t.start();
         table->setFilterText(QString::fromLatin1(f.text), f.regex);
         table->view()->repaint();
-        row(f.label, double(t.nsecsElapsed()) / 1e6, (cpuSeconds() - c) * 1000, table->countText().toUtf8().constData());
+        row(f.label, double(t.nsecsElapsed()) / 1e6, (cpuSeconds() - c) * 1000,
+            table->countText().toUtf8().constData());
     }
     char mem[96];
-    std::snprintf(mem, sizeof mem, "resident %.0f MB after opening, %.0f MB now, peak %.0f MB", rssOpen, rssMb(), peakRssMb());
+    std::snprintf(mem, sizeof mem, "resident %.0f MB after opening, %.0f MB now, peak %.0f MB", rssOpen, rssMb(),
+                  peakRssMb());
     std::printf("%s\n", mem);
     return 0;
 }

@@ -13,9 +13,9 @@
 #include "core/compare/compare_rows.h"
 #include "core/compare/run_comparison.h"
 #include "core/compare/time_map.h"
-#include "core/timeline/timeline_data.h"
 #include "core/io/npy_file.h"
 #include "core/io/npy_writer.h"
+#include "core/timeline/timeline_data.h"
 
 namespace {
 
@@ -29,7 +29,7 @@ dl::TensorStats stats(double scale) {
     s.min = -scale, s.max = scale, s.mean = scale * 0.01, s.l2 = scale * 30, s.maxAbs = scale;
     s.count = 1000;
     s.known = dl::stat::Min | dl::stat::Max | dl::stat::Mean | dl::stat::L2 | dl::stat::MaxAbs | dl::stat::Count |
-              dl::stat::NanCount | dl::stat::PosInfCount | dl::stat::NegInfCount;
+        dl::stat::NanCount | dl::stat::PosInfCount | dl::stat::NegInfCount;
     return s;
 }
 
@@ -47,7 +47,8 @@ dl::DumpIndex statsRun(bool shifted, double drift) {
                     dl::OpRecord o;
                     o.type = idx.strings.intern(type);
                     o.name = idx.strings.intern(type + "-op" + std::to_string(num++));
-                    o.scope = idx.strings.intern("Default/layer" + std::to_string(k / 25) + "/" + type + "-op" + std::to_string(num));
+                    o.scope = idx.strings.intern("Default/layer" + std::to_string(k / 25) + "/" + type + "-op" +
+                                                 std::to_string(num));
                     o.rank = rank, o.iteration = it, o.execPos = pos++;
                     o.firstTensor = std::uint32_t(idx.tensors.size());
                     o.tensorCount = std::uint32_t(tensors);
@@ -105,7 +106,9 @@ void BM_CompareViews100k(benchmark::State& state) {
     to.iteration = 7;
     for (auto _ : state) {
         switch (state.range(0)) {
-            case 0: benchmark::DoNotOptimize(dl::buildCompareOverlay(c, a, b).partnerA.data()); break;
+            case 0:
+                benchmark::DoNotOptimize(dl::buildCompareOverlay(c, a, b).partnerA.data());
+                break;
             case 1:
                 benchmark::DoNotOptimize(
                     dl::selectCompareRows(c, a, b, diverged, dl::CompareSortKey::StatsRelDiff, true).data());

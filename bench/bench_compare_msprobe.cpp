@@ -36,13 +36,15 @@ double peakRssMb() {
     return double(u.ru_maxrss) / 1024.0;
 }
 
-std::string tensorJson(const char* dtype, const std::vector<std::int64_t>& shape, double mx, double mn, double mean, double norm,
-                       const std::string& extra) {
+std::string tensorJson(const char* dtype, const std::vector<std::int64_t>& shape, double mx, double mn, double mean,
+                       double norm, const std::string& extra) {
     std::string s = fmt::format("{{\"type\": \"torch.Tensor\", \"dtype\": \"{}\", \"shape\": [", dtype);
     for (std::size_t i = 0; i < shape.size(); ++i) s += fmt::format("{}{}", i ? ", " : "", shape[i]);
-    auto n = [](double v) { return std::isinf(v) ? std::string(v > 0 ? "Infinity" : "-Infinity") : fmt::format("{}", v); };
+    auto n = [](double v) {
+        return std::isinf(v) ? std::string(v > 0 ? "Infinity" : "-Infinity") : fmt::format("{}", v);
+    };
     return s + "], \"Max\": " + n(mx) + ", \"Min\": " + n(mn) + ", \"Mean\": " + n(mean) + ", \"Norm\": " + n(norm) +
-           ", \"requires_grad\": false" + extra + "}";
+        ", \"requires_grad\": false" + extra + "}";
 }
 
 // 1,989 entries of one fp32 input and one output of 30 x 553 values (2 x 66 KB), plus an int
@@ -77,17 +79,20 @@ const std::string& tensorPair() {
                     }
                     const std::string file = name + (io ? ".output.0.npy" : ".input.0.npy");
                     if (!dl::encodeFloats(v, dl::DType::Float32, bytes, error) ||
-                        !dl::writeNpyFile((dir / "dump_tensor_data" / file).string(), dl::DType::Float32, shape, bytes, error))
+                        !dl::writeNpyFile((dir / "dump_tensor_data" / file).string(), dl::DType::Float32, shape, bytes,
+                                          error))
                         throw std::runtime_error(error);
                     args[io] = tensorJson("Float32", shape, mx, mn, sum / double(n), std::sqrt(sq),
                                           ", \"data_name\": \"" + file + "\"");
                 }
-                data += fmt::format("{}\"{}\": {{\"input_args\": [{}, {{\"type\": \"int\", \"value\": 1}}], \"output\": [{}]}}",
-                                    k ? ", " : "", name, args[0], args[1]);
+                data += fmt::format(
+                    "{}\"{}\": {{\"input_args\": [{}, {{\"type\": \"int\", \"value\": 1}}], \"output\": [{}]}}",
+                    k ? ", " : "", name, args[0], args[1]);
             }
-            std::ofstream(dir / "dump.json") << "{\"task\": \"tensor\", \"level\": \"L1\", \"framework\": \"mindspore\", "
-                                                "\"dump_data_dir\": \""
-                                             << (dir / "dump_tensor_data").string() << "\", \"data\": {" << data << "}}";
+            std::ofstream(dir / "dump.json")
+                << "{\"task\": \"tensor\", \"level\": \"L1\", \"framework\": \"mindspore\", "
+                   "\"dump_data_dir\": \""
+                << (dir / "dump_tensor_data").string() << "\", \"data\": {" << data << "}}";
         }
         return r;
     }();
@@ -111,17 +116,21 @@ const std::string& statsPair() {
                 double mx = 1.5 + k % 97, mn = -0.5 - k % 13, mean = 0.01 * (k % 7), norm = 10.0 + k % 31;
                 const bool moved = isB && k >= entries / 2;
                 if (moved) mx *= 1 + std::ldexp(1.0, -8);
-                const std::string in = tensorJson("torch.float16", {8, 48, 48}, mx, mn, mean, norm,
-                                                  fmt::format(", \"md5\": \"{:08x}\"", (k * 2654435761u) ^ (moved ? 1u : 0u)));
-                const std::string out = tensorJson("torch.float16", {8, 48, 48}, mx * 2, mn, mean, norm,
-                                                   fmt::format(", \"md5\": \"{:08x}\"", (k * 40503u + 7u) ^ (moved ? 1u : 0u)));
-                data += fmt::format("{}\"Functional.linear.{}.forward\": {{\"input_args\": [{}], \"input_kwargs\": {{}}, "
-                                    "\"output\": [{}]}}",
-                                    k ? ", " : "", k, in, out);
+                const std::string in =
+                    tensorJson("torch.float16", {8, 48, 48}, mx, mn, mean, norm,
+                               fmt::format(", \"md5\": \"{:08x}\"", (k * 2654435761u) ^ (moved ? 1u : 0u)));
+                const std::string out =
+                    tensorJson("torch.float16", {8, 48, 48}, mx * 2, mn, mean, norm,
+                               fmt::format(", \"md5\": \"{:08x}\"", (k * 40503u + 7u) ^ (moved ? 1u : 0u)));
+                data += fmt::format(
+                    "{}\"Functional.linear.{}.forward\": {{\"input_args\": [{}], \"input_kwargs\": {{}}, "
+                    "\"output\": [{}]}}",
+                    k ? ", " : "", k, in, out);
             }
-            std::ofstream(dir / "dump.json") << "{\"task\": \"statistics\", \"level\": \"L1\", \"framework\": \"pytorch\", "
-                                                "\"dump_data_dir\": null, \"data\": {"
-                                             << data << "}}";
+            std::ofstream(dir / "dump.json")
+                << "{\"task\": \"statistics\", \"level\": \"L1\", \"framework\": \"pytorch\", "
+                   "\"dump_data_dir\": null, \"data\": {"
+                << data << "}}";
         }
         return r;
     }();
@@ -152,8 +161,9 @@ void runCli(benchmark::State& state, const std::string& root) {
             matched = r.matched;
         } else {
             const dl::RunComparison c = dl::compareRuns(ia, ib, {});
-            out = state.range(0) == 0 ? dl::compareText(c, ia, ib) : state.range(0) == 1 ? dl::compareCsv(c, ia, ib)
-                                                                                         : dl::compareJson(c, ia, ib);
+            out = state.range(0) == 0 ? dl::compareText(c, ia, ib)
+                : state.range(0) == 1 ? dl::compareCsv(c, ia, ib)
+                                      : dl::compareJson(c, ia, ib);
             matched = c.alignment.tensors.size();
         }
         bytes = out.size();

@@ -74,12 +74,21 @@ void BM_LayoutStatsWithoutPadding(benchmark::State& state) {
         dl::StatsAccumulator acc;
         std::uint64_t start = 0, count = 0;
         auto flush = [&]() {
-            if (count >= 1024) acc.add(stored.data() + start, count, dl::DType::Float16);
-            else batch.insert(batch.end(), stored.begin() + std::ptrdiff_t(start), stored.begin() + std::ptrdiff_t(start + count));
-            if (batch.size() >= (1u << 17)) { acc.add(batch.data(), batch.size(), dl::DType::Float16); batch.clear(); }
+            if (count >= 1024)
+                acc.add(stored.data() + start, count, dl::DType::Float16);
+            else
+                batch.insert(batch.end(), stored.begin() + std::ptrdiff_t(start),
+                             stored.begin() + std::ptrdiff_t(start + count));
+            if (batch.size() >= (1u << 17)) {
+                acc.add(batch.data(), batch.size(), dl::DType::Float16);
+                batch.clear();
+            }
         };
         l.forEachRun([&](std::uint64_t s, std::uint64_t n, std::uint64_t, std::uint64_t) {
-            if (count && start + count == s) { count += n; return; }
+            if (count && start + count == s) {
+                count += n;
+                return;
+            }
             if (count) flush();
             start = s;
             count = n;

@@ -10,11 +10,11 @@
 #include <fstream>
 #include <string>
 
-#include "core/index/dump_indexer.h"
-#include "core/index/index_serializer.h"
-#include "core/index/dump_scanner.h"
-#include "core/io/npy_writer.h"
 #include "bench/synthetic_index.h"
+#include "core/index/dump_indexer.h"
+#include "core/index/dump_scanner.h"
+#include "core/index/index_serializer.h"
+#include "core/io/npy_writer.h"
 
 namespace fs = std::filesystem;
 using namespace dl;
@@ -43,8 +43,7 @@ const std::string& smallFileDump() {
             const std::string d = dir + "/rank_" + std::to_string(folder % 4) + "/Net/0/" + std::to_string(folder / 4);
             if (i % 1000 == 0) fs::create_directories(d);
             const std::string name = "MatMul.MatMul-op" + std::to_string(i / 2) + ".1.2." +
-                                     std::to_string(1700000000000000 + i) + (i % 2 ? ".output.0" : ".input.0") +
-                                     ".DefaultFormat.npy";
+                std::to_string(1700000000000000 + i) + (i % 2 ? ".output.0" : ".input.0") + ".DefaultFormat.npy";
             std::ofstream(d + "/" + name, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
         }
         std::ofstream(dir + "/complete") << "ok";
@@ -96,8 +95,7 @@ void BM_ReopenMillionTensorIndex(benchmark::State& state) {
         writeFileAtomically(path, serializeIndex(idx, {}, 1), error);
         std::size_t names = idx.strings.bytes();
         std::size_t fixed = idx.tensors.size() * sizeof(TensorRecord) + idx.ops.size() * sizeof(OpRecord) +
-                            idx.dims.size() * sizeof(std::int64_t) + idx.histBytes.size() +
-                            idx.wideStats.size() * sizeof(TensorStats);
+            idx.dims.size() * sizeof(std::int64_t) + idx.histBytes.size() + idx.wideStats.size() * sizeof(TensorStats);
         return std::pair(fixed, names);
     }();
     std::size_t tensors = 0;
@@ -116,7 +114,11 @@ void BM_ReopenMillionTensorIndex(benchmark::State& state) {
     state.counters["cache_file_MB"] = double(fs::file_size(path)) / 1e6;
 }
 // Process CPU time: the decompression runs on TBB workers too.
-BENCHMARK(BM_ReopenMillionTensorIndex)->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime()->Iterations(3);
+BENCHMARK(BM_ReopenMillionTensorIndex)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime()
+    ->Iterations(3);
 
 }  // namespace
 

@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/index/dump_indexer.h"
 #include "core/formats/cann/cann_dump_writer.h"
 #include "core/formats/msprobe/msprobe_dump.h"
+#include "core/index/dump_indexer.h"
 #include "core/io/npy_writer.h"
 
 namespace fs = std::filesystem;
@@ -28,12 +28,13 @@ std::size_t envOr(const char* name, std::size_t fallback) {
 void tensorJson(std::string& s, const char* indent, std::size_t i, const char* dtype, bool nonFinite) {
     char buf[512];
     const double v = double(i % 977) * 0.013 - 3.1;
-    std::snprintf(buf, sizeof buf,
-                  "%s{\n%s \"type\": \"torch.Tensor\",\n%s \"dtype\": \"%s\",\n%s \"shape\": [\n%s  4,\n%s  %zu\n%s ],\n"
-                  "%s \"Max\": %s,\n%s \"Min\": %s,\n%s \"Mean\": %.17g,\n%s \"Norm\": %.17g,\n%s \"requires_grad\": true\n%s}",
-                  indent, indent, indent, dtype, indent, indent, indent, 64 + i % 4096, indent, indent,
-                  nonFinite ? "NaN" : std::to_string(v + 4).c_str(), indent, nonFinite ? "-Infinity" : std::to_string(v - 4).c_str(),
-                  indent, v, indent, v * v + 1, indent, indent);
+    std::snprintf(
+        buf, sizeof buf,
+        "%s{\n%s \"type\": \"torch.Tensor\",\n%s \"dtype\": \"%s\",\n%s \"shape\": [\n%s  4,\n%s  %zu\n%s ],\n"
+        "%s \"Max\": %s,\n%s \"Min\": %s,\n%s \"Mean\": %.17g,\n%s \"Norm\": %.17g,\n%s \"requires_grad\": true\n%s}",
+        indent, indent, indent, dtype, indent, indent, indent, 64 + i % 4096, indent, indent,
+        nonFinite ? "NaN" : std::to_string(v + 4).c_str(), indent,
+        nonFinite ? "-Infinity" : std::to_string(v - 4).c_str(), indent, v, indent, v * v + 1, indent, indent);
     s += buf;
 }
 
@@ -45,17 +46,21 @@ const std::string& jsonDump() {
         if (fs::exists(dir + "/complete")) return dir;
         fs::remove_all(dir);
         fs::create_directories(dir + "/step0/rank0");
-        std::string s = "{\n \"task\": \"statistics\",\n \"level\": \"mix\",\n \"framework\": \"pytorch\",\n"
-                        " \"dump_data_dir\": null,\n \"data\": {\n";
+        std::string s =
+            "{\n \"task\": \"statistics\",\n \"level\": \"mix\",\n \"framework\": \"pytorch\",\n"
+            " \"dump_data_dir\": null,\n \"data\": {\n";
         for (std::size_t i = 0; s.size() < mb * 1000000; ++i) {
             if (i) s += ",\n";
             const std::size_t k = i % 4;
-            s += k == 0 ? "  \"Functional.linear." + std::to_string(i) + ".forward\": {\n   \"input_args\": [\n"
-                 : k == 1 ? "  \"Distributed.all_reduce." + std::to_string(i) + ".forward\": {\n   \"input_args\": [\n"
-                 : k == 2 ? "  \"Module.module.layers." + std::to_string(i % 40) + ".mlp.ParallelMlp.backward." + std::to_string(i) + "\": {\n   \"input\": [\n"
-                          : "  \"Tensor.__add__." + std::to_string(i) + ".forward\": {\n   \"input_args\": [\n";
+            s += k == 0  ? "  \"Functional.linear." + std::to_string(i) + ".forward\": {\n   \"input_args\": [\n"
+                : k == 1 ? "  \"Distributed.all_reduce." + std::to_string(i) + ".forward\": {\n   \"input_args\": [\n"
+                : k == 2 ? "  \"Module.module.layers." + std::to_string(i % 40) + ".mlp.ParallelMlp.backward." +
+                    std::to_string(i) + "\": {\n   \"input\": [\n"
+                         : "  \"Tensor.__add__." + std::to_string(i) + ".forward\": {\n   \"input_args\": [\n";
             tensorJson(s, "    ", i, "torch.float16", i % 50 == 0);
-            s += k == 2 ? "\n   ],\n   \"output\": [\n" : ",\n    {\n     \"type\": \"int\",\n     \"value\": 1\n    }\n   ],\n   \"input_kwargs\": {},\n   \"output\": [\n";
+            s += k == 2 ? "\n   ],\n   \"output\": [\n"
+                        : ",\n    {\n     \"type\": \"int\",\n     \"value\": 1\n    }\n   ],\n   \"input_kwargs\": "
+                          "{},\n   \"output\": [\n";
             tensorJson(s, "    ", i + 1, "torch.float16", false);
             s += "\n   ]\n  }";
         }
@@ -137,10 +142,10 @@ const std::string& rawDump() {
         std::string f16, bf16, error;
         encodeFloats(v, DType::Float16, f16, error);
         encodeFloats(std::vector<float>(v.begin(), v.begin() + 4096), DType::BFloat16, bf16, error);
-        const std::string bytes = buildCannDumpFile(
-            {{Io::Input, 2, 2, {4096}, {4096}, f16.substr(0, 8192)}, {Io::Input, 27, 2, {4096}, {4096}, bf16},
-             {Io::Output, 2, 29, {13, 7, 16, 16}, {100, 200}, f16}},
-            "Default/MatMul");
+        const std::string bytes = buildCannDumpFile({{Io::Input, 2, 2, {4096}, {4096}, f16.substr(0, 8192)},
+                                                     {Io::Input, 27, 2, {4096}, {4096}, bf16},
+                                                     {Io::Output, 2, 29, {13, 7, 16, 16}, {100, 200}, f16}},
+                                                    "Default/MatMul");
         for (std::size_t i = 0; i < n; ++i) {
             const std::string d = dir + "/rank_" + std::to_string(i % 4) + "/Net/0/" + std::to_string(i / 4000);
             if (i % 4000 < 4) fs::create_directories(d);

@@ -21,8 +21,8 @@ namespace fs = std::filesystem;
 namespace {
 
 void writeNpy(const fs::path& p, const char* descr, std::size_t n, const std::vector<std::uint8_t>& payload) {
-    std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
-                       std::to_string(n) + ",), }";
+    std::string dict =
+        std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(n) + ",), }";
     const std::size_t pad = 64 - (10 + dict.size() + 1) % 64;
     dict += std::string(pad, ' ') + "\n";
     const char head[10] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, char(dict.size() & 0xff), char(dict.size() >> 8)};

@@ -58,7 +58,8 @@ Opened* opened() {
         auto x = std::make_unique<Opened>();
         dl::IndexReport report;
         std::string error;
-        if (indexPath().empty() || !dl::indexDump(indexPath(), {}, x->index, report, error)) return std::unique_ptr<Opened>();
+        if (indexPath().empty() || !dl::indexDump(indexPath(), {}, x->index, report, error))
+            return std::unique_ptr<Opened>();
         dl::AnalysisOptions ao;
         ao.replay = false;
         x->analysis = dl::analyze(x->index, ao);
@@ -80,14 +81,20 @@ void finish(benchmark::State& state, const Opened& o) {
 }
 
 void BM_Reopen(benchmark::State& state) {
-    if (indexPath().empty()) { state.SkipWithError("set DUMPLENS_BENCH_INDEX"); return; }
+    if (indexPath().empty()) {
+        state.SkipWithError("set DUMPLENS_BENCH_INDEX");
+        return;
+    }
     std::size_t tensors = 0;
     CpuMeter cpu{state};
     for (auto _ : state) {
         dl::DumpIndex index;
         dl::IndexReport report;
         std::string error;
-        if (!dl::indexDump(indexPath(), {}, index, report, error)) { state.SkipWithError(error.c_str()); return; }
+        if (!dl::indexDump(indexPath(), {}, index, report, error)) {
+            state.SkipWithError(error.c_str());
+            return;
+        }
         tensors = index.tensors.size();
     }
     state.counters["tensors"] = double(tensors);
@@ -106,7 +113,8 @@ void BM_OpStates(benchmark::State& state) {
     Opened* o = opened();
     if (skip(state, o)) return;
     CpuMeter cpu{state};
-    for (auto _ : state) benchmark::DoNotOptimize(dl::computeOpStates(o->index, &o->analysis, o->analysis.nearLimitThreshold));
+    for (auto _ : state)
+        benchmark::DoNotOptimize(dl::computeOpStates(o->index, &o->analysis, o->analysis.nearLimitThreshold));
     finish(state, *o);
 }
 
@@ -129,17 +137,29 @@ void BM_Filter(benchmark::State& state) {
     if (skip(state, o)) return;
     dl::OpFilter f;
     switch (state.range(0)) {
-        case 0: f.text = "sqrtgrad"; break;
-        case 1: f.text = "Gradients_.*SqrtGrad"; f.regex = true; break;
-        case 2: f.stateMask = dl::opStateBit(dl::OpState::InfNan); break;
-        default: f.rank = 6; break;
+        case 0:
+            f.text = "sqrtgrad";
+            break;
+        case 1:
+            f.text = "Gradients_.*SqrtGrad";
+            f.regex = true;
+            break;
+        case 2:
+            f.stateMask = dl::opStateBit(dl::OpState::InfNan);
+            break;
+        default:
+            f.rank = 6;
+            break;
     }
     const dl::QueryContext ctx{o->index, o->states, &o->analysis.stages};
     std::vector<std::uint32_t> rows;
     CpuMeter cpu{state};
     for (auto _ : state) {
         std::string error;
-        if (!dl::filterRows(ctx, f, rows, error)) { state.SkipWithError(error.c_str()); return; }
+        if (!dl::filterRows(ctx, f, rows, error)) {
+            state.SkipWithError(error.c_str());
+            return;
+        }
     }
     state.counters["rows"] = double(rows.size());
     finish(state, *o);

@@ -39,7 +39,7 @@ std::string makeCsv(std::size_t targetBytes, bool ms23) {
     for (std::uint64_t i = 0; s.size() < targetBytes; ++i) {
         s += "MatMul,";
         s += ms23 ? "Default_network-WithLossCell__backbone-Baichuan_layers_" + std::to_string(i % 40) + "_MatMul-op" +
-                        std::to_string(i)
+                std::to_string(i)
                   : "MatMul-op" + std::to_string(i);
         s += ",0,";
         s += std::to_string(i % 8);
@@ -53,8 +53,10 @@ std::string makeCsv(std::size_t targetBytes, bool ms23) {
             s += ',';
             s.append(buf, r.ptr);
         }
-        if (ms23) s += ",\n";
-        else s += ",4194304,2097000,2097000,0,0,0,304\n";
+        if (ms23)
+            s += ",\n";
+        else
+            s += ",4194304,2097000,2097000,0,0,0,304\n";
     }
     return s;
 }
@@ -68,7 +70,13 @@ void parseBench(benchmark::State& state, bool ms23) {
         std::string err;
         rows = 0;
         double sink = 0;
-        dl::parseStatisticCsv(csv, [&](dl::StatisticRow& r) { ++rows; sink += r.stats.max; }, cols, warnings, err);
+        dl::parseStatisticCsv(
+            csv,
+            [&](dl::StatisticRow& r) {
+                ++rows;
+                sink += r.stats.max;
+            },
+            cols, warnings, err);
         benchmark::DoNotOptimize(sink);
     }
     state.SetBytesProcessed(std::int64_t(state.iterations() * csv.size()));
@@ -113,7 +121,13 @@ void BM_StatisticCsv_DumpFiles(benchmark::State& state) {
             std::vector<std::string> cols;
             std::vector<dl::StatisticCsvWarning> warnings;
             std::string err;
-            dl::parseStatisticCsv(t, [&](dl::StatisticRow& r) { ++rows; sink += r.stats.max; }, cols, warnings, err);
+            dl::parseStatisticCsv(
+                t,
+                [&](dl::StatisticRow& r) {
+                    ++rows;
+                    sink += r.stats.max;
+                },
+                cols, warnings, err);
         }
         benchmark::DoNotOptimize(sink);
     }

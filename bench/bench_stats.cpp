@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -80,7 +80,11 @@ void BM_Read(benchmark::State& state) {
     }
     state.SetBytesProcessed(std::int64_t(state.iterations() * kFileBytes));
 }
-BENCHMARK(BM_Read)->ArgsProduct({{16, 32}, {1 << 20}})->ArgNames({"bits", "chunk"})->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Read)
+    ->ArgsProduct({{16, 32}, {1 << 20}})
+    ->ArgNames({"bits", "chunk"})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 // computeFileStats over the same file: threads, read chunk size.
 void BM_FileStats(benchmark::State& state) {
@@ -93,7 +97,8 @@ void BM_FileStats(benchmark::State& state) {
         dl::TensorStats s;
         dl::Log2Histogram h;
         std::string err;
-        if (!dl::computeFileStats(path.c_str(), 0, kFileBytes, t, false, s, h, err, opt)) state.SkipWithError(err.c_str());
+        if (!dl::computeFileStats(path.c_str(), 0, kFileBytes, t, false, s, h, err, opt))
+            state.SkipWithError(err.c_str());
         benchmark::DoNotOptimize(s);
     }
     state.SetBytesProcessed(std::int64_t(state.iterations() * kFileBytes));

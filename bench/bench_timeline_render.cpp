@@ -26,38 +26,38 @@ struct Fixture {
 // startOnly: no end times (slices inferred to the next op) and kernel-by-kernel names, one per
 // op, so every slice wide enough gets a short name parsed out of a long scoped name.
 Fixture makeFixture(bool startOnly) {
-        Fixture fx;
-        std::mt19937 rng(42);
-        const dl::StrId type = fx.index.strings.intern("MatMul");
-        const std::uint32_t ranks = 8, perRank = 125000;
-        fx.index.ops.reserve(ranks * perRank);
-        for (std::uint32_t r = 0; r < ranks; ++r) {
-            std::int64_t t = 1700000000000000 + r * 37;
-            for (std::uint32_t k = 0; k < perRank; ++k) {
-                dl::OpRecord o;
-                o.rank = r;
-                o.type = type;
-                o.name = startOnly ? fx.index.strings.intern(
-                                         "Default/network-TrainOneStepCell/layers." + std::to_string(k % 96) +
-                                         "-DecoderLayer/attention-Attention/MatMul-op" + std::to_string(r * perRank + k))
-                                   : type;
-                o.execPos = k;
-                t += 1 + rng() % 10;
-                o.startUs = t;
-                t += 5 + rng() % 55;
-                o.endUs = startOnly ? 0 : t;
-                fx.index.ops.push_back(o);
-            }
-            fx.analysis.stages.stageOfRank[r] = static_cast<int>(r / 2);
+    Fixture fx;
+    std::mt19937 rng(42);
+    const dl::StrId type = fx.index.strings.intern("MatMul");
+    const std::uint32_t ranks = 8, perRank = 125000;
+    fx.index.ops.reserve(ranks * perRank);
+    for (std::uint32_t r = 0; r < ranks; ++r) {
+        std::int64_t t = 1700000000000000 + r * 37;
+        for (std::uint32_t k = 0; k < perRank; ++k) {
+            dl::OpRecord o;
+            o.rank = r;
+            o.type = type;
+            o.name = startOnly ? fx.index.strings.intern(
+                                     "Default/network-TrainOneStepCell/layers." + std::to_string(k % 96) +
+                                     "-DecoderLayer/attention-Attention/MatMul-op" + std::to_string(r * perRank + k))
+                               : type;
+            o.execPos = k;
+            t += 1 + rng() % 10;
+            o.startUs = t;
+            t += 5 + rng() % 55;
+            o.endUs = startOnly ? 0 : t;
+            fx.index.ops.push_back(o);
         }
-        fx.analysis.stages.stageCount = 4;
-        fx.states.op.assign(fx.index.ops.size(), dl::OpState::Normal);
-        for (std::size_t i = 0; i < fx.states.op.size(); i += 997) fx.states.op[i] = dl::OpState(1 + rng() % 3);
-        fx.states.op[ranks * perRank / 2] = dl::OpState::Origin;
-        const auto t0 = std::chrono::steady_clock::now();
-        fx.data = std::make_shared<const dl::TimelineData>(dl::buildTimeline(fx.index, &fx.analysis, fx.states, {}));
-        fx.buildMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        return fx;
+        fx.analysis.stages.stageOfRank[r] = static_cast<int>(r / 2);
+    }
+    fx.analysis.stages.stageCount = 4;
+    fx.states.op.assign(fx.index.ops.size(), dl::OpState::Normal);
+    for (std::size_t i = 0; i < fx.states.op.size(); i += 997) fx.states.op[i] = dl::OpState(1 + rng() % 3);
+    fx.states.op[ranks * perRank / 2] = dl::OpState::Origin;
+    const auto t0 = std::chrono::steady_clock::now();
+    fx.data = std::make_shared<const dl::TimelineData>(dl::buildTimeline(fx.index, &fx.analysis, fx.states, {}));
+    fx.buildMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return fx;
 }
 
 Fixture& fixture(bool startOnly) {
@@ -98,8 +98,9 @@ BENCHMARK(BM_TimelineRender)
 }  // namespace
 
 int main(int argc, char** argv) {
-    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
-    QGuiApplication app(argc, argv);   // fonts for the lane labels and ruler
+    qputenv("QT_QPA_PLATFORM",
+            qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
+    QGuiApplication app(argc, argv);  // fonts for the lane labels and ruler
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

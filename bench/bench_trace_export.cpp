@@ -39,7 +39,7 @@ struct Opened {
     dl::DumpIndex index;
     dl::AnalysisResult analysis;
     dl::OpStates states;
-    double rssMb = 0;   // once all three are resident
+    double rssMb = 0;  // once all three are resident
 };
 
 Opened* opened() {

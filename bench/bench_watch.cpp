@@ -63,8 +63,9 @@ std::string npy(bool inf) {
 struct Scratch {
     fs::path root;
     Scratch() {
-        root = fs::temp_directory_path() / ("dumplens_bench_watch_" + std::to_string(::getpid()) + "_" +
-                                            std::to_string(Clock::now().time_since_epoch().count()));
+        root = fs::temp_directory_path() /
+            ("dumplens_bench_watch_" + std::to_string(::getpid()) + "_" +
+             std::to_string(Clock::now().time_since_epoch().count()));
         fs::create_directories(root);
     }
     ~Scratch() {
@@ -86,8 +87,8 @@ public:
         const std::uint64_t it = perRank / kOpsPerIteration, op = perRank % kOpsPerIteration;
         const fs::path folder = m_dir / ("rank_" + std::to_string(rank)) / "Net/0" / std::to_string(it);
         if (op == 0) fs::create_directories(folder);
-        const std::string name = "Add.Add-op" + std::to_string(op) + ".0.0." + std::to_string(1700000000000000ULL + m_n) +
-                                 ".output.0.DefaultFormat.npy";
+        const std::string name = "Add.Add-op" + std::to_string(op) + ".0.0." +
+            std::to_string(1700000000000000ULL + m_n) + ".output.0.DefaultFormat.npy";
         const int fd = ::open((folder / name).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         const std::string& bytes = inf ? m_bad : m_clean;
         if (fd >= 0) {
@@ -114,7 +115,8 @@ void paced(std::uint64_t n, double rate, Fn&& fn) {
     const auto start = Clock::now();
     for (std::uint64_t i = 0; i < n; ++i) {
         fn();
-        if (rate > 0) std::this_thread::sleep_until(start + std::chrono::nanoseconds(std::int64_t(1e9 * double(i + 1) / rate)));
+        if (rate > 0)
+            std::this_thread::sleep_until(start + std::chrono::nanoseconds(std::int64_t(1e9 * double(i + 1) / rate)));
     }
 }
 
@@ -137,7 +139,8 @@ struct WatchThread {
                 std::lock_guard lock(mutex);
                 if (e.kind == dl::WatchEventKind::Watching) watching = true;
                 if (e.kind == dl::WatchEventKind::Overflow && !overflowAt) overflowAt = Clock::now();
-                if (e.kind == dl::WatchEventKind::Progress && e.json["files_being_written"] == 0) files = e.json["files"];
+                if (e.kind == dl::WatchEventKind::Progress && e.json["files_being_written"] == 0)
+                    files = e.json["files"];
                 cv.notify_all();
             });
         });
@@ -186,7 +189,8 @@ void BM_WatchOverflowLatency(benchmark::State& state) {
             writer.land(false);
             ++after;
             if (rate > 0)
-                std::this_thread::sleep_until(tAfter + std::chrono::nanoseconds(std::int64_t(1e9 * double(after) / rate)));
+                std::this_thread::sleep_until(tAfter +
+                                              std::chrono::nanoseconds(std::int64_t(1e9 * double(after) / rate)));
         }
         achieved = double(writer.landed()) / std::chrono::duration<double>(Clock::now() - t0).count();
         latencies.push_back(std::chrono::duration<double, std::milli>(*watch.overflowAt - landed).count());
@@ -198,8 +202,12 @@ void BM_WatchOverflowLatency(benchmark::State& state) {
     state.counters["runs"] = double(latencies.size());
 }
 // ranks, target files/s (0: as fast as the writer goes), clean files before the overflow.
-BENCHMARK(BM_WatchOverflowLatency)->Args({64, 0, 1000})->Args({64, 10000, 1000})
-    ->Iterations(8)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_WatchOverflowLatency)
+    ->Args({64, 0, 1000})
+    ->Args({64, 10000, 1000})
+    ->Iterations(8)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_WatchIdleCpu(benchmark::State& state) {
     for (auto _ : state) {
@@ -210,7 +218,7 @@ void BM_WatchIdleCpu(benchmark::State& state) {
         }
         WatchThread watch(s.root / "dump", s.root / "cache");
         watch.waitUntil([&] { return watch.files == 5000; });
-        std::this_thread::sleep_for(std::chrono::seconds(1));   // the last progress and analysis done
+        std::this_thread::sleep_for(std::chrono::seconds(1));  // the last progress and analysis done
         const double c0 = cpuSecondsSelf();
         const auto t0 = Clock::now();
         std::this_thread::sleep_for(std::chrono::seconds(3));
@@ -235,7 +243,8 @@ void BM_WatchSoak(benchmark::State& state) {
             state.counters["rss_mib_at_" + std::to_string(mark)] = rssMiB();
         }
         const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
-        state.counters["watch_cpu_pct_while_writing"] = 100 * ((cpuSecondsSelf() - c0) - (cpuSecondsThread() - w0)) / wall;
+        state.counters["watch_cpu_pct_while_writing"] =
+            100 * ((cpuSecondsSelf() - c0) - (cpuSecondsThread() - w0)) / wall;
         state.counters["files_per_s"] = double(n) / wall;
     }
 }

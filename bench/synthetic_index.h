@@ -31,9 +31,9 @@ inline DumpIndex syntheticIndex(std::size_t tensors, std::uint32_t ranks = 8, st
             t.op = std::uint32_t(idx.ops.size() - 1);
             t.io = k ? Io::Output : Io::Input;
             t.dtype = t.origDtype = DType::Float16;
-            idx.editSide(t).file = idx.strings.intern("rank_" + std::to_string(op.rank) + "/Net/0/0/MatMul.MatMul-op" +
-                                        std::to_string(i / 2) + ".1.2.17" +
-                                        (k ? ".output.0.DefaultFormat.npy" : ".input.0.DefaultFormat.npy"));
+            idx.editSide(t).file = idx.strings.intern(
+                "rank_" + std::to_string(op.rank) + "/Net/0/0/MatMul.MatMul-op" + std::to_string(i / 2) + ".1.2.17" +
+                (k ? ".output.0.DefaultFormat.npy" : ".input.0.DefaultFormat.npy"));
             t.shapeOffset = std::uint32_t(idx.dims.size());
             t.ndim = 2;
             idx.dims.push_back(64);
@@ -50,7 +50,8 @@ inline DumpIndex syntheticIndex(std::size_t tensors, std::uint32_t ranks = 8, st
             idx.tensors.push_back(t);
         }
     }
-    for (std::uint32_t r = 0; r < ranks; ++r) idx.ranks.push_back({firstRank + r, "rank_" + std::to_string(firstRank + r)});
+    for (std::uint32_t r = 0; r < ranks; ++r)
+        idx.ranks.push_back({firstRank + r, "rank_" + std::to_string(firstRank + r)});
     return idx;
 }
 

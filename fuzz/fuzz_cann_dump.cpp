@@ -19,10 +19,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (t.offset + t.size > size) __builtin_trap();
             dl::DeviceLayout layout;
             if (!dl::DeviceLayout::build(t.format, t.shape, t.originalShape, layout, error)) continue;
-            if (layout.deviceElements() > (1u << 20)) continue;   // keep each input fast
+            if (layout.deviceElements() > (1u << 20)) continue;  // keep each input fast
             std::uint64_t last = 0, values = 0;
             layout.forEachRun([&](std::uint64_t s, std::uint64_t n, std::uint64_t o, std::uint64_t step) {
-                if (s < last || s + n > layout.deviceElements() || o + (n - 1) * step >= layout.validElements()) __builtin_trap();
+                if (s < last || s + n > layout.deviceElements() || o + (n - 1) * step >= layout.validElements())
+                    __builtin_trap();
                 last = s + n;
                 values += n;
             });

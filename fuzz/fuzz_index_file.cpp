@@ -20,12 +20,16 @@ namespace {
 using Bytes = std::vector<std::uint8_t>;
 namespace ct = dl::container;
 
-template <class T> T get(const Bytes& b, std::size_t at) {
+template <class T>
+T get(const Bytes& b, std::size_t at) {
     T v;
     std::memcpy(&v, b.data() + at, sizeof v);
     return v;
 }
-template <class T> void set(Bytes& b, std::size_t at, T v) { std::memcpy(b.data() + at, &v, sizeof v); }
+template <class T>
+void set(Bytes& b, std::size_t at, T v) {
+    std::memcpy(b.data() + at, &v, sizeof v);
+}
 
 void reseal(Bytes& f) {
     if (f.size() < ct::kHeaderBytes) return;
@@ -35,7 +39,8 @@ void reseal(Bytes& f) {
     const std::uint64_t tables = sections * ct::kSectionEntryBytes + chunks * ct::kChunkEntryBytes;
     if (tables > f.size() - ct::kHeaderBytes) return;
     for (std::uint64_t i = 0; i < chunks; ++i) {
-        const std::size_t e = std::size_t(ct::kHeaderBytes + sections * ct::kSectionEntryBytes + i * ct::kChunkEntryBytes);
+        const std::size_t e =
+            std::size_t(ct::kHeaderBytes + sections * ct::kSectionEntryBytes + i * ct::kChunkEntryBytes);
         const auto offset = get<std::uint64_t>(f, e), stored = get<std::uint64_t>(f, e + 8);
         if (offset <= f.size() && stored <= f.size() - offset)
             set<std::uint64_t>(f, e + 24, XXH3_64bits(f.data() + offset, std::size_t(stored)));
@@ -80,7 +85,7 @@ void read(const Bytes& file) {
         for (const auto& t : idx.tensors)
             if (t.op >= idx.ops.size() || std::uint64_t(t.shapeOffset) + t.ndim > idx.dims.size()) __builtin_trap();
     } else if (error.empty()) {
-        __builtin_trap();   // a refusal always says why
+        __builtin_trap();  // a refusal always says why
     }
 }
 

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/formats/mindspore/dump_metadata.h"
 #include "core/formats/cann/opdebug_record.h"
+#include "core/formats/mindspore/dump_metadata.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);

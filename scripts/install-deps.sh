@@ -11,7 +11,7 @@ PACKAGES=(
   qt6-base-dev qt6-base-dev-tools libgl1-mesa-dev libqcustomplot-dev
   nlohmann-json3-dev libsimdjson-dev libfast-float-dev libzstd-dev libxxhash-dev libtbb-dev libfmt-dev libcli11-dev libqpdf-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang libfuzzer-14-dev libclang-rt-14-dev
+  clang clang-format clang-tidy libfuzzer-14-dev libclang-rt-14-dev
   python3 python3-numpy
   libopenmpi-dev openmpi-bin
   xvfb xauth imagemagick poppler-utils qpdf fonts-dejavu-core

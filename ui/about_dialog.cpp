@@ -30,8 +30,8 @@ QIcon appIcon() {
 QString aboutText() {
     ensureResources();
     QFile f(QStringLiteral(":/dumplens/about.html"));
-    QString text = f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll())
-                                               : QStringLiteral("<h3>DumpLens %VERSION%</h3>");
+    QString text =
+        f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QStringLiteral("<h3>DumpLens %VERSION%</h3>");
     text.remove(QRegularExpression(QStringLiteral("<!--.*?-->\\s*"), QRegularExpression::DotMatchesEverythingOption));
     return text.replace(QStringLiteral("%VERSION%"), QStringLiteral(DUMPLENS_VERSION))
         .replace(QStringLiteral("%QT%"), QString::fromLatin1(qVersion()));

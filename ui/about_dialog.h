@@ -8,8 +8,8 @@ class QWidget;
 
 namespace dlui {
 
-QIcon appIcon();              // every embedded PNG size; null icon if the resources are missing
-QString aboutText();          // resources/about.html with the version and Qt version filled in
+QIcon appIcon();      // every embedded PNG size; null icon if the resources are missing
+QString aboutText();  // resources/about.html with the version and Qt version filled in
 void showAboutDialog(QWidget* parent);
 
 }  // namespace dlui

@@ -2,15 +2,15 @@
 
 #include <QCloseEvent>
 #include <QDockWidget>
-#include <QFileInfo>
-#include <QSettings>
-#include <QStackedWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSaveFile>
+#include <QSettings>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
@@ -18,26 +18,32 @@
 
 #include "core/compare/compare_json.h"
 #include "core/util/text_lines.h"
+#include "ui/jobs/compare_worker.h"
 #include "ui/models/compare_session.h"
+#include "ui/models/unmatched_ops_model.h"
 #include "ui/report/report_export.h"
 #include "ui/report/report_renderer.h"
-#include "ui/models/unmatched_ops_model.h"
-#include "ui/jobs/compare_worker.h"
+#include "ui/style/screen_fit.h"
 #include "ui/views/compare/compare_summary_bar.h"
 #include "ui/views/compare/compare_table_panel.h"
 #include "ui/views/compare/compare_tensor_panel.h"
 #include "ui/views/compare/compare_timelines.h"
 #include "ui/views/data_table_view.h"
 #include "ui/views/loading_page.h"
-#include "ui/style/screen_fit.h"
 
 namespace dlui {
 
 CompareWindow::CompareWindow(QWidget* parent)
-    : QMainWindow(parent), m_session(new CompareSession(this)), m_worker(new CompareWorker(this)),
-      m_stack(new QStackedWidget(this)), m_loading(new LoadingPage(this)), m_workspace(new QWidget(this)),
-      m_summary(new CompareSummaryBar(m_session, this)), m_timelines(new CompareTimelines(m_session, this)),
-      m_table(new CompareTablePanel(m_session, this)), m_tensor(new CompareTensorPanel(m_session, this)),
+    : QMainWindow(parent),
+      m_session(new CompareSession(this)),
+      m_worker(new CompareWorker(this)),
+      m_stack(new QStackedWidget(this)),
+      m_loading(new LoadingPage(this)),
+      m_workspace(new QWidget(this)),
+      m_summary(new CompareSummaryBar(m_session, this)),
+      m_timelines(new CompareTimelines(m_session, this)),
+      m_table(new CompareTablePanel(m_session, this)),
+      m_tensor(new CompareTensorPanel(m_session, this)),
       m_unmatched(new QTableView(this)) {
     setWindowFlag(Qt::Window);
     setWindowTitle(tr("DumpLens — compare"));
@@ -60,22 +66,26 @@ CompareWindow::CompareWindow(QWidget* parent)
     table->raise();
     m_unmatched->setModel(new UnmatchedOpsModel(m_session, m_unmatched));
     setupDataTable(m_unmatched, 80);
-    m_unmatched->setSortingEnabled(false);   // run A's ops, then run B's, each in execution order
+    m_unmatched->setSortingEnabled(false);  // run A's ops, then run B's, each in execution order
     m_unmatched->horizontalHeader()->setStretchLastSection(true);
     m_unmatched->setColumnWidth(UnmatchedOpsModel::Op, 200);
-    connect(m_unmatched->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
-        if (!cur.isValid()) return;
-        bool runB = false;
-        const quint32 op = static_cast<UnmatchedOpsModel*>(m_unmatched->model())->opAt(cur.row(), runB);
-        if (runB) m_session->selectOpB(op);
-        else m_session->selectOpA(op);
-    });
+    connect(m_unmatched->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& cur) {
+                if (!cur.isValid()) return;
+                bool runB = false;
+                const quint32 op = static_cast<UnmatchedOpsModel*>(m_unmatched->model())->opAt(cur.row(), runB);
+                if (runB)
+                    m_session->selectOpB(op);
+                else
+                    m_session->selectOpA(op);
+            });
     auto* tensor = new QDockWidget(tr("Tensor in both runs"), this);
     tensor->setObjectName(QStringLiteral("compare.tensor"));
     tensor->setWidget(m_tensor);
     addDockWidget(Qt::RightDockWidgetArea, tensor);
     QSettings s;
-    if (!restoreGeometry(s.value(QStringLiteral("compare/geometry")).toByteArray())) resize(fitToScreen(this, {1500, 950}));
+    if (!restoreGeometry(s.value(QStringLiteral("compare/geometry")).toByteArray()))
+        resize(fitToScreen(this, {1500, 950}));
     if (!restoreState(s.value(QStringLiteral("compare/state")).toByteArray())) {
         QTimer::singleShot(0, this, [this, table, tensor] {
             resizeDocks({tensor}, {width() * 2 / 7}, Qt::Horizontal);
@@ -101,10 +111,13 @@ CompareWindow::CompareWindow(QWidget* parent)
             return;
         }
         m_session->setRuns(r);
-        setWindowTitle(tr("DumpLens — compare %1 with %2").arg(QFileInfo(r->a->path).fileName(), QFileInfo(r->b->path).fileName()));
+        setWindowTitle(tr("DumpLens — compare %1 with %2")
+                           .arg(QFileInfo(r->a->path).fileName(), QFileInfo(r->b->path).fileName()));
         const dl::RunComparison& c = *r->comparison;
         m_status->setText(tr("Compared %L1 tensor pairs in %2 s (%3 MB of tensor data)")
-                                     .arg(c.rows.size()).arg(c.seconds, 0, 'f', 2).arg(double(c.bytesCompared) / 1e6, 0, 'f', 1));
+                              .arg(c.rows.size())
+                              .arg(c.seconds, 0, 'f', 2)
+                              .arg(double(c.bytesCompared) / 1e6, 0, 'f', 1));
         m_session->selectFirstDivergence();
         emit ready();
     });
@@ -117,7 +130,8 @@ void CompareWindow::setupMenu() {
     QAction* report = file->addAction(tr("Export &report…"), this, &CompareWindow::exportReport);
     report->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     report->setStatusTip(tr("Run A's overflow report as PDF, with this comparison as its last section"));
-    QAction* table = file->addAction(tr("Export the comparison as &CSV or JSON…"), this, &CompareWindow::exportComparison);
+    QAction* table =
+        file->addAction(tr("Export the comparison as &CSV or JSON…"), this, &CompareWindow::exportComparison);
     table->setStatusTip(tr("The same files dumplens-cli compare --csv / --json writes"));
     for (QAction* a : {report, table}) {
         a->setEnabled(false);
@@ -151,7 +165,8 @@ bool CompareWindow::writeComparison(const QString& path, bool json, QString& err
     const dl::DumpIndex &a = *m_session->indexA(), &b = *m_session->indexB();
     const std::string text = json ? dl::compareJson(*c, a, b) + "\n" : dl::compareCsv(*c, a, b);
     QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), qint64(text.size())) != qint64(text.size()) || !f.commit()) {
+    if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), qint64(text.size())) != qint64(text.size()) ||
+        !f.commit()) {
         error = tr("Could not write %1: %2").arg(path, f.errorString());
         return false;
     }
@@ -165,14 +180,15 @@ void CompareWindow::exportReport() {
 
 void CompareWindow::exportComparison() {
     QString filter;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export the comparison"), QStringLiteral("comparison.csv"),
-                                                      tr("CSV, one row per matched tensor (*.csv);;JSON, dumplens.compare/1 (*.json)"),
-                                                      &filter);
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export the comparison"), QStringLiteral("comparison.csv"),
+        tr("CSV, one row per matched tensor (*.csv);;JSON, dumplens.compare/1 (*.json)"), &filter);
     if (path.isEmpty()) return;
     QString error;
     if (writeComparison(path, filter.contains(QLatin1String("json")) || path.endsWith(QLatin1String(".json")), error))
         statusBar()->showMessage(tr("Comparison written to %1").arg(path), 8000);
-    else QMessageBox::warning(this, tr("Export the comparison"), error);
+    else
+        QMessageBox::warning(this, tr("Export the comparison"), error);
 }
 
 void CompareWindow::start(LoadedDumpPtr a, const QString& pathB, const QString& demoDirB) {

@@ -43,7 +43,7 @@ public:
     bool writeComparison(const QString& path, bool json, QString& error) const;
 
 signals:
-    void ready();   // the comparison is shown (or failed with a message)
+    void ready();  // the comparison is shown (or failed with a message)
 
 protected:
     void closeEvent(QCloseEvent* e) override;
@@ -63,7 +63,7 @@ private:
     CompareTablePanel* m_table;
     CompareTensorPanel* m_tensor;
     QTableView* m_unmatched;
-    QLabel* m_status = nullptr;   // the standing status line
+    QLabel* m_status = nullptr;  // the standing status line
 };
 
 }  // namespace dlui

@@ -1,14 +1,14 @@
 #include "ui/main_window.h"
 
 #include <QAbstractItemView>
-#include <QApplication>
 #include <QAction>
-#include <QKeyEvent>
+#include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -23,13 +23,13 @@
 
 #include "core/index/index_file.h"
 #include "ui/compare_window.h"
+#include "ui/jobs/load_worker.h"
+#include "ui/jobs/trace_export.h"
 #include "ui/models/compare_session.h"
 #include "ui/models/dump_session.h"
 #include "ui/models/issues_model.h"
 #include "ui/report/report_export.h"
 #include "ui/report/report_renderer.h"
-#include "ui/jobs/load_worker.h"
-#include "ui/jobs/trace_export.h"
 #include "ui/style/screen_fit.h"
 #include "ui/views/chain_view.h"
 #include "ui/views/graph/graph_view.h"
@@ -53,13 +53,22 @@ const char* kDemoVariant = "ms22_async_infnan";
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), m_session(new DumpSession(this)), m_worker(new LoadWorker(this)),
-      m_issues(new IssuesModel(this)), m_stack(new QStackedWidget(this)), m_start(new StartPage(this)),
-      m_loading(new LoadingPage(this)), m_workspace(new QWidget(this)), m_banner(new VerdictBanner(m_session, this)),
-      m_timeline(new TimelinePanel(m_session, this)), m_table(new OpTablePanel(m_session, this)),
-      m_tensor(new TensorPanel(m_session, this)), m_chain(new ChainView(m_session, this)),
+    : QMainWindow(parent),
+      m_session(new DumpSession(this)),
+      m_worker(new LoadWorker(this)),
+      m_issues(new IssuesModel(this)),
+      m_stack(new QStackedWidget(this)),
+      m_start(new StartPage(this)),
+      m_loading(new LoadingPage(this)),
+      m_workspace(new QWidget(this)),
+      m_banner(new VerdictBanner(m_session, this)),
+      m_timeline(new TimelinePanel(m_session, this)),
+      m_table(new OpTablePanel(m_session, this)),
+      m_tensor(new TensorPanel(m_session, this)),
+      m_chain(new ChainView(m_session, this)),
       m_graph(new GraphView(m_session, this)),
-      m_issuesView(new QTableView(this)), m_details(new DetailsPanel(m_session, m_timeline, this)) {
+      m_issuesView(new QTableView(this)),
+      m_details(new DetailsPanel(m_session, m_timeline, this)) {
     setWindowTitle(tr("DumpLens"));
     setAcceptDrops(true);
     auto* ws = new QVBoxLayout(m_workspace);
@@ -88,7 +97,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_start, &StartPage::openDemoRequested, this, &MainWindow::openDemo);
     connect(m_start, &StartPage::openRecentRequested, this, &MainWindow::openFolder);
     QSettings s;
-    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) resize(fitToScreen(this, {1500, 920}));
+    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray()))
+        resize(fitToScreen(this, {1500, 920}));
     refreshRecent();
     showStart();
 }
@@ -106,23 +116,24 @@ void MainWindow::setupActions() {
     m_demoAction = new QAction(tr("Open the bundled &demo dump"), this);
     connect(m_demoAction, &QAction::triggered, this, &MainWindow::openDemo);
     m_compareAction = new QAction(tr("&Compare with…"), this);
-    m_compareAction->setEnabled(false);   // enabled once a dump is open
+    m_compareAction->setEnabled(false);  // enabled once a dump is open
     m_compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     m_compareAction->setStatusTip(tr("Align the open run with a second run and find where they diverge"));
     connect(m_compareAction, &QAction::triggered, this, &MainWindow::chooseCompareFolder);
     m_compareFixAction = new QAction(tr("Compare the demo with its &bf16 fix"), this);
-    m_compareFixAction->setEnabled(false);   // enabled while the bundled demo is open
+    m_compareFixAction->setEnabled(false);  // enabled while the bundled demo is open
     m_compareFixAction->setStatusTip(tr("The same demo run with the NormHead SqrtGrad in bfloat16"));
     connect(m_compareFixAction, &QAction::triggered, this, &MainWindow::compareWithDemoFix);
     m_exportAction = new QAction(tr("&Export report…"), this);
-    m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));   // as in the compare window
-    m_exportAction->setEnabled(false);   // enabled once an analysed dump is open
+    m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));  // as in the compare window
+    m_exportAction->setEnabled(false);                                // enabled once an analysed dump is open
     m_exportAction->setStatusTip(tr("Write the overflow report of the open dump as PDF"));
     connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportReport);
     m_traceExporter = std::make_unique<TraceExporter>(this);
     m_exportTraceAction = new QAction(tr("Export &trace (Perfetto)…"), this);
-    m_exportTraceAction->setEnabled(false);   // enabled once an analysed dump is open
-    m_exportTraceAction->setStatusTip(tr("Write the op timeline and the overflow chain as a Chrome/Perfetto trace (JSON)"));
+    m_exportTraceAction->setEnabled(false);  // enabled once an analysed dump is open
+    m_exportTraceAction->setStatusTip(
+        tr("Write the op timeline and the overflow chain as a Chrome/Perfetto trace (JSON)"));
     connect(m_exportTraceAction, &QAction::triggered, this, &MainWindow::exportTrace);
     connect(m_session, &DumpSession::dumpChanged, this, [this] {
         // Nothing readable: no verdict, so no report and no trace (the CLI refuses them too).
@@ -132,7 +143,8 @@ void MainWindow::setupActions() {
         m_compareAction->setEnabled(m_session->analysis());
         m_compareFixAction->setEnabled(m_session->analysis() && m_session->dump()->path.startsWith(demoRoot()));
         // "Compare this tensor" only while the compare window holds this very dump as run A.
-        m_session->setCanCompare(m_compare && m_session->index() && m_compare->session()->indexA() == m_session->index());
+        m_session->setCanCompare(m_compare && m_session->index() &&
+                                 m_compare->session()->indexA() == m_session->index());
     });
     m_quitAction = new QAction(tr("&Quit"), this);
     m_quitAction->setShortcut(QKeySequence::Quit);
@@ -212,7 +224,7 @@ void MainWindow::setupMenus() {
 
 QDockWidget* MainWindow::addDock(QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
     auto* d = new QDockWidget(title, this);
-    d->setObjectName(name);   // needed by saveState/restoreState
+    d->setObjectName(name);  // needed by saveState/restoreState
     d->setWidget(w);
     addDockWidget(area, d);
     m_docks << d;
@@ -227,7 +239,8 @@ void MainWindow::setupDocks() {
     // The right-hand docks run the full height and the table sits under the timeline only, so the
     // window's minimum height is max(timeline + table, tensor + chain), not their sum.
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
-    QDockWidget* table = addDock(m_table, tr("Ops and tensors"), QStringLiteral("dock.table"), Qt::BottomDockWidgetArea);
+    QDockWidget* table =
+        addDock(m_table, tr("Ops and tensors"), QStringLiteral("dock.table"), Qt::BottomDockWidgetArea);
     QDockWidget* issues = addDock(m_issuesView, tr("Issues"), QStringLiteral("dock.issues"), Qt::BottomDockWidgetArea);
     // The tab says how many there are ("Issues (9)"): unreadable files must not hide behind it.
     const auto countIssues = [this, issues] {
@@ -252,7 +265,7 @@ void MainWindow::setupDocks() {
     QDockWidget* graph = addDock(m_graph, tr("Graph"), QStringLiteral("dock.graph"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(issues, graph);
     table->raise();
-    for (QDockWidget* d : m_docks) d->hide();   // shown with the first results
+    for (QDockWidget* d : m_docks) d->hide();  // shown with the first results
 }
 
 void MainWindow::setupWorker() {
@@ -277,8 +290,10 @@ void MainWindow::setupWorker() {
         setPanelsEnabled(true);
         if (!d->ok) {
             setSummary(d->cancelled ? tr("Opening cancelled") : tr("Could not open %1: %2").arg(d->path, d->error));
-            if (m_session->index()) showWorkspace();
-            else showStart();
+            if (m_session->index())
+                showWorkspace();
+            else
+                showStart();
             if (!d->cancelled) {
                 for (QDockWidget* dock : m_docks) dock->setVisible(dock->objectName() == QLatin1String("dock.issues"));
             }
@@ -287,15 +302,20 @@ void MainWindow::setupWorker() {
         const bool keep = m_userPicked && m_session->dump() && m_session->dump()->path == d->path;
         const quint32 op = m_session->currentOp(), tensor = m_session->currentTensor();
         m_session->setDump(d);
-        if (keep && op != dl::kNoIndex) m_session->select(op, tensor);
-        else if (d->analysis && d->analysis->firstOverflow) m_banner->jumpToOrigin();
+        if (keep && op != dl::kNoIndex)
+            m_session->select(op, tensor);
+        else if (d->analysis && d->analysis->firstOverflow)
+            m_banner->jumpToOrigin();
         // W/S/A/D/F work at once: the timeline has the keyboard, not the table the workspace
         // gave it (unless the user is typing somewhere, e.g. in the filter).
         if (!qobject_cast<QLineEdit*>(QApplication::focusWidget())) focusTimeline();
         setSummary(tr("%1: %L2 ops, %L3 tensors · indexed in %4 s (%5 shards from cache) · analysed in %6 s")
-                                     .arg(d->path).arg(d->index->ops.size()).arg(d->index->tensors.size())
-                                     .arg(d->report.seconds, 0, 'f', 2).arg(d->report.shardsFromCache)
-                                     .arg(d->analysisSeconds, 0, 'f', 2));
+                       .arg(d->path)
+                       .arg(d->index->ops.size())
+                       .arg(d->index->tensors.size())
+                       .arg(d->report.seconds, 0, 'f', 2)
+                       .arg(d->report.shardsFromCache)
+                       .arg(d->analysisSeconds, 0, 'f', 2));
         setWindowTitle(tr("DumpLens — %1").arg(QFileInfo(d->path).fileName()));
     });
 }
@@ -307,8 +327,9 @@ QString MainWindow::demoRoot() {
 namespace {
 // A .dlx index file (by name, or by its magic whatever it is called).
 bool openableIndexFile(const QFileInfo& f) {
-    return f.isFile() && (f.suffix().compare(QLatin1String("dlx"), Qt::CaseInsensitive) == 0 ||
-                          dl::isIndexFile(f.absoluteFilePath().toStdString()));
+    return f.isFile() &&
+        (f.suffix().compare(QLatin1String("dlx"), Qt::CaseInsensitive) == 0 ||
+         dl::isIndexFile(f.absoluteFilePath().toStdString()));
 }
 }  // namespace
 
@@ -332,8 +353,9 @@ void MainWindow::openDemoVariant(const QString& variant) {
 
 void MainWindow::chooseCompareFolder() {
     if (!m_session->analysis()) return;
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Compare %1 with").arg(QFileInfo(m_session->dump()->path).fileName()),
-                                                          QFileInfo(m_session->dump()->path).absolutePath());
+    const QString dir = QFileDialog::getExistingDirectory(
+        this, tr("Compare %1 with").arg(QFileInfo(m_session->dump()->path).fileName()),
+        QFileInfo(m_session->dump()->path).absolutePath());
     if (!dir.isEmpty()) compareWith(dir);
 }
 
@@ -424,7 +446,7 @@ void MainWindow::applyDefaultDockSizes() {
 }
 
 void MainWindow::resetLayout() {
-    if (m_defaultState.isEmpty()) return;   // the workspace was never shown: nothing moved yet
+    if (m_defaultState.isEmpty()) return;  // the workspace was never shown: nothing moved yet
     restoreState(m_defaultState);
     for (QDockWidget* d : m_docks) {
         d->setFloating(false);
@@ -460,8 +482,8 @@ void MainWindow::chooseFolder() {
 }
 
 void MainWindow::chooseIndexFile() {
-    const QString file = QFileDialog::getOpenFileName(this, tr("Open index file"), {},
-                                                      tr("DumpLens index (*.dlx);;All files (*)"));
+    const QString file =
+        QFileDialog::getOpenFileName(this, tr("Open index file"), {}, tr("DumpLens index (*.dlx);;All files (*)"));
     if (!file.isEmpty()) openFolder(file);
 }
 
@@ -471,7 +493,7 @@ void MainWindow::focusTimeline() {
 
 void MainWindow::setSummary(const QString& text) {
     m_summary->setText(text);
-    m_summary->setToolTip(text);   // elided when the window is narrow
+    m_summary->setToolTip(text);  // elided when the window is narrow
 }
 
 QString MainWindow::summaryText() const { return m_summary->text(); }
@@ -485,8 +507,10 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* e) {
     if (e->type() == QEvent::ShortcutOverride || e->type() == QEvent::KeyPress) {
         const auto* k = static_cast<QKeyEvent*>(e);
         if (k->key() == Qt::Key_Question && !(k->modifiers() & ~(Qt::ShiftModifier | Qt::KeypadModifier))) {
-            if (e->type() == QEvent::KeyPress) m_shortcutsAction->trigger();   // it reached the view after all
-            else e->ignore();   // not overridden: the shortcut may fire
+            if (e->type() == QEvent::KeyPress)
+                m_shortcutsAction->trigger();  // it reached the view after all
+            else
+                e->ignore();  // not overridden: the shortcut may fire
             return true;
         }
         // Esc likewise (an item view keeps it for its editor): the selection goes in every view.

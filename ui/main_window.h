@@ -95,8 +95,8 @@ private:
     void refreshRecent();
     void chooseFolder();
     void chooseIndexFile();
-    void setSummary(const QString& text);   // the status bar's standing line
-    void focusTimeline();   // the keyboard to the timeline (W/S/A/D/F) once a dump shows
+    void setSummary(const QString& text);  // the status bar's standing line
+    void focusTimeline();                  // the keyboard to the timeline (W/S/A/D/F) once a dump shows
     void chooseCompareFolder();
     void showShortcuts();
     void applyDefaultDockSizes();
@@ -119,7 +119,7 @@ private:
     DetailsPanel* m_details;
     QList<QDockWidget*> m_docks;
     bool m_docksShown = false;
-    bool m_userPicked = false;   // a selection made in the dump being analysed
+    bool m_userPicked = false;  // a selection made in the dump being analysed
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
     QAction* m_openAction = nullptr;
@@ -140,7 +140,7 @@ private:
     QAction* m_resetLayoutAction = nullptr;
     QAction* m_nextMatchAction = nullptr;
     QAction* m_prevMatchAction = nullptr;
-    QByteArray m_defaultState;   // saveState() of the first layout, before a saved one is restored
+    QByteArray m_defaultState;  // saveState() of the first layout, before a saved one is restored
 };
 
 }  // namespace dlui

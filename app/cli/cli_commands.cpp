@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "app/cli/terminal_progress.h"
@@ -176,7 +176,7 @@ void Commands::addMerge(CLI::App& app) {
             m_exit = kExitFailed;
             return;
         }
-        for (std::string& r : inputDumps) dumps.push_back(std::move(r));   // every input's dump, skipped ones too
+        for (std::string& r : inputDumps) dumps.push_back(std::move(r));  // every input's dump, skipped ones too
         if (refuseOutputInsideDump(m_mergeOutput, dumps) ||
             refuseNothingReadable(merged, "the merged shards", "no index written")) {
             m_exit = kExitFailed;
@@ -187,14 +187,13 @@ void Commands::addMerge(CLI::App& app) {
             m_exit = kExitFailed;
             return;
         }
-        std::size_t rejected = 0;   // unreadable or duplicate inputs are warnings of the merged index
+        std::size_t rejected = 0;  // unreadable or duplicate inputs are warnings of the merged index
         for (const auto& w : merged.warnings)
             rejected += std::find(m_mergeInputs.begin(), m_mergeInputs.end(), w.path) != m_mergeInputs.end() &&
-                        (w.reason.starts_with("index file not merged") || w.reason.starts_with("holds a rank folder"));
+                (w.reason.starts_with("index file not merged") || w.reason.starts_with("holds a rank folder"));
         std::cout << "Merged " << m_mergeInputs.size() - std::min(rejected, m_mergeInputs.size()) << " of "
-                  << m_mergeInputs.size() << " file(s): " << merged.ranks.size() << " ranks, "
-                  << merged.ops.size() << " ops, " << merged.tensors.size() << " tensors into " << m_mergeOutput
-                  << "\n";
+                  << m_mergeInputs.size() << " file(s): " << merged.ranks.size() << " ranks, " << merged.ops.size()
+                  << " ops, " << merged.tensors.size() << " tensors into " << m_mergeOutput << "\n";
         for (const auto& w : merged.warnings)
             if (w.reason.find("not merged") != std::string::npos || w.reason.find("skipped") != std::string::npos)
                 std::cout << "  " << w.path << ": " << w.reason << "\n";

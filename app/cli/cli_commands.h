@@ -30,13 +30,15 @@ struct HelpItem {
 inline constexpr HelpItem kExitStatuses[] = {
     {"0", "done on readable data (an overflow found included: the verdict is in the output)"},
     {"1", "read, but nothing to answer with: compare matched no op, or msprobe-csv found no row"},
-    {"2", "nothing done: a usage error (an unknown command or option, a bad value, an output inside a dump), "
-          "an unusable path, nothing readable in a dump, or a file not written"},
+    {"2",
+     "nothing done: a usage error (an unknown command or option, a bad value, an output inside a dump), "
+     "an unusable path, nothing readable in a dump, or a file not written"},
     {"3", "(index --mpi only) the index was written, but the parts of some processes are missing (each named)"},
 };
 inline constexpr HelpItem kEnvironment[] = {
-    {"DUMPLENS_CACHE_DIR", "index cache folder; --cache-dir overrides it (default: $XDG_CACHE_HOME/dumplens, "
-                           "else ~/.cache/dumplens)"},
+    {"DUMPLENS_CACHE_DIR",
+     "index cache folder; --cache-dir overrides it (default: $XDG_CACHE_HOME/dumplens, "
+     "else ~/.cache/dumplens)"},
     {"XDG_CACHE_HOME", "holds the default index cache folder, dumplens/"},
 };
 // The footer of --help: the exit statuses, then the environment.
@@ -71,19 +73,19 @@ bool runIndex(const IndexArgs& args, dl::DumpIndex& index, dl::IndexReport& repo
 struct ReportArgs {
     IndexArgs index;
     std::string output, pageSize = "A4";
-    std::string compareDir;   // --compare DIR_B: adds the comparison summary and first divergence
+    std::string compareDir;  // --compare DIR_B: adds the comparison summary and first divergence
 };
 
 // `export-trace DIR -o FILE.json`: app/cli/cli_export_trace.cpp
 struct ExportTraceArgs {
     IndexArgs index;
-    std::string output;   // "-": standard output
+    std::string output;  // "-": standard output
     bool rawClocks = false;
 };
 
 // `compare A B`: app/cli/cli_compare.cpp
 struct CompareArgs {
-    IndexArgs a, b;   // a carries the shared index options
+    IndexArgs a, b;  // a carries the shared index options
     std::string output, mapping, thresholds, rules = "precision", format, msprobeVersion = "26";
     std::optional<std::uint32_t> iterationA, iterationB;
     bool json = false, csv = false, statsOnly = false, highlight = false;
@@ -119,7 +121,7 @@ private:
     void addExportTrace(CLI::App& app);
     ExportTraceArgs m_exportTrace;
     int runMpiIndex();
-    void addGraph(CLI::App& app);   // app/cli/cli_graph.cpp
+    void addGraph(CLI::App& app);  // app/cli/cli_graph.cpp
     int runGraph();
     struct GraphArgs {
         IndexArgs index;

@@ -19,7 +19,7 @@ bool writeOutput(const std::string& path, const std::string& text) {
         return true;
     }
     std::ofstream out(path, std::ios::binary);
-    out << dl::printable(text, true);   // as on the terminal: a later `cat` of the file is safe too
+    out << dl::printable(text, true);  // as on the terminal: a later `cat` of the file is safe too
     out.close();
     if (!out) {
         std::cerr << "dumplens-cli: cannot write " << path << "\n";
@@ -31,7 +31,8 @@ bool writeOutput(const std::string& path, const std::string& text) {
 }  // namespace
 
 void Commands::addCompare(CLI::App& app) {
-    auto* sub = app.add_subcommand("compare", "align two runs (e.g. fp16 and the bf16 fix) and find where they diverge");
+    auto* sub =
+        app.add_subcommand("compare", "align two runs (e.g. fp16 and the bf16 fix) and find where they diverge");
     sub->add_option("A", m_compare.a.dir, "first run (dump path, rank_N or iteration folder)")->required();
     sub->add_option("B", m_compare.b.dir, "second run, the baseline")->required();
     auto* json = sub->add_flag("--json", m_compare.json, "print JSON (schema dumplens.compare/1)");
@@ -48,8 +49,9 @@ void Commands::addCompare(CLI::App& app) {
             dl::MsprobeGeneration g;
             return dl::parseMsprobeGeneration(v, g) ? std::string() : "expected 26 or 8.3, got " + v;
         });
-    sub->add_flag("--highlight", m_compare.highlight,
-                  "with --format msprobe-csv --msprobe-version 8.3: add msprobe's -hl highlight messages to Err_message");
+    sub->add_flag(
+        "--highlight", m_compare.highlight,
+        "with --format msprobe-csv --msprobe-version 8.3: add msprobe's -hl highlight messages to Err_message");
     sub->add_option("-o,--output", m_compare.output, "write the report to FILE instead of stdout");
     sub->add_option("--mapping", m_compare.mapping, "CSV of name_a,name_b pairs that pin op pairs by hand");
     sub->add_option("--rules", m_compare.rules,
@@ -72,7 +74,8 @@ int Commands::runCompare() {
     if (refuseOutputInsideDump(c.output, {c.a.dir, c.b.dir})) return kExitFailed;
     dl::CompareOptions opt;
     std::string error;
-    opt.thresholds = dl::CompareThresholds::defaults(c.rules == "msprobe" ? dl::CompareRules::Msprobe : dl::CompareRules::Precision);
+    opt.thresholds =
+        dl::CompareThresholds::defaults(c.rules == "msprobe" ? dl::CompareRules::Msprobe : dl::CompareRules::Precision);
     if (!dl::parseThresholds(c.thresholds, opt.thresholds, error) ||
         (!c.mapping.empty() && !dl::readMappingFile(c.mapping, opt.pins, error))) {
         std::cerr << "dumplens-cli: " << error << "\n";
@@ -92,14 +95,14 @@ int Commands::runCompare() {
     dl::IndexReport ra, rb;
     if (!runIndex(c.a, ia, ra) || !runIndex(b, ib, rb)) return kExitFailed;
     // A run with nothing readable has nothing to compare: not "no op matched".
-    if (refuseNothingReadable(ia, c.a.dir, "nothing compared") || refuseNothingReadable(ib, c.b.dir, "nothing compared") ||
-        refuseOutputInsideIndexedDumps(c.output, {&ia, &ib}))
+    if (refuseNothingReadable(ia, c.a.dir, "nothing compared") ||
+        refuseNothingReadable(ib, c.b.dir, "nothing compared") || refuseOutputInsideIndexedDumps(c.output, {&ia, &ib}))
         return kExitFailed;
-    if (msprobeCsv) {   // msprobe's own table: built from the dump.json files, not from DumpLens's alignment
+    if (msprobeCsv) {  // msprobe's own table: built from the dump.json files, not from DumpLens's alignment
         std::string table;
         dl::MsprobeTableReport report;
         dl::MsprobeTableOptions mo;
-        dl::parseMsprobeGeneration(c.msprobeVersion, mo.generation);   // checked by the option
+        dl::parseMsprobeGeneration(c.msprobeVersion, mo.generation);  // checked by the option
         mo.highlight = c.highlight;
         mo.iterations = opt.iterations;
         if (!dl::writeMsprobeTableCsv(ia, ib, mo, table, report, error)) {
@@ -111,9 +114,9 @@ int Commands::runCompare() {
         return report.rows ? kExitOk : kExitNoMatch;
     }
     const dl::RunComparison result = dl::compareRuns(ia, ib, opt);
-    const std::string text = c.json  ? dl::compareJson(result, ia, ib) + "\n"
-                             : c.csv ? dl::compareCsv(result, ia, ib)
-                                     : dl::compareText(result, ia, ib);
+    const std::string text = c.json ? dl::compareJson(result, ia, ib) + "\n"
+        : c.csv                     ? dl::compareCsv(result, ia, ib)
+                                    : dl::compareText(result, ia, ib);
     if (!writeOutput(c.output, text)) return kExitFailed;
     if (result.alignment.ops.empty()) {
         std::cerr << "dumplens-cli: no op of run A could be matched with run B\n";

@@ -56,13 +56,16 @@ int runExportTrace(const ExportTraceArgs& args) {
 }  // namespace
 
 void Commands::addExportTrace(CLI::App& app) {
-    auto* sub = app.add_subcommand("export-trace", "write the op timeline and overflow chain as a Chrome/Perfetto trace (JSON)");
-    sub->add_option("DIR", m_exportTrace.index.dir, "dump path, a rank_N folder, an iteration folder or a .dlx")->required();
+    auto* sub = app.add_subcommand("export-trace",
+                                   "write the op timeline and overflow chain as a Chrome/Perfetto trace (JSON)");
+    sub->add_option("DIR", m_exportTrace.index.dir, "dump path, a rank_N folder, an iteration folder or a .dlx")
+        ->required();
     sub->add_option("--cache-dir", m_exportTrace.index.cacheDir, "index cache folder (default: ~/.cache/dumplens)");
     sub->add_flag("--no-cache", m_exportTrace.index.noCache, "neither read nor write the index cache");
     sub->add_option("--threads", m_exportTrace.index.threads, "worker threads (default: all cores)");
     sub->add_option("-o,--output", m_exportTrace.output, "trace file to write (- for standard output)")->required();
-    sub->add_flag("--raw-clocks", m_exportTrace.rawClocks, "each rank on its own clock (default: aligned to the reference rank)");
+    sub->add_flag("--raw-clocks", m_exportTrace.rawClocks,
+                  "each rank on its own clock (default: aligned to the reference rank)");
     sub->callback([this] { m_exit = runExportTrace(m_exportTrace); });
 }
 

@@ -12,11 +12,13 @@
 namespace dlcli {
 
 void Commands::addGraph(CLI::App& app) {
-    auto* sub = app.add_subcommand("graph", "the producers and consumers of an op in the graph IR (rank_N/graphs/*.ir)");
+    auto* sub =
+        app.add_subcommand("graph", "the producers and consumers of an op in the graph IR (rank_N/graphs/*.ir)");
     GraphArgs& a = m_graph;
     sub->add_option("DIR", a.index.dir, "dump path, a rank_N folder or an iteration folder")->required();
     sub->add_option("--op", a.op, "the op: its name as in the dump or its full scoped name")->required();
-    sub->add_option("--hops", a.hops, "producers and consumers up to N edges away (default 2)")->check(CLI::Range(0, 1000));
+    sub->add_option("--hops", a.hops, "producers and consumers up to N edges away (default 2)")
+        ->check(CLI::Range(0, 1000));
     sub->add_option("--format", a.format, "json (default) or dot (Graphviz)")->check(CLI::IsMember({"json", "dot"}));
     sub->add_option("--rank", a.rank, "the op's rank (default: the origin's rank, else the lowest that has it)");
     sub->add_option("--iteration", a.iteration, "the op's iteration (default: the first bad one, else the lowest)");
@@ -28,12 +30,12 @@ void Commands::addGraph(CLI::App& app) {
 int Commands::runGraph() {
     const GraphArgs& a = m_graph;
     IndexArgs quiet = a.index;
-    quiet.json = true;   // no progress bar on the output a script reads
+    quiet.json = true;  // no progress bar on the output a script reads
     dl::DumpIndex index;
     dl::IndexReport report;
     if (!runIndex(quiet, index, report)) return kExitFailed;
     if (refuseNothingReadable(index, a.index.dir, "no graph")) return kExitFailed;
-    dl::RankDataflow flow(index);   // read once: by the analysis's dataflow hops, then by the graph
+    dl::RankDataflow flow(index);  // read once: by the analysis's dataflow hops, then by the graph
     dl::AnalysisOptions opt;
     opt.replay = false;
     opt.dataflow = &flow;
@@ -63,7 +65,8 @@ int Commands::runGraph() {
     dl::OpGraph graph;
     std::string error;
     if (!dl::buildOpGraph(index, &analysis, states, flow, best, a.hops, graph, error)) {
-        std::cerr << "dumplens-cli: " << error << ": graph needs MindSpore's graph IR (rank_N/graphs/ms_output_trace_code_graph_N.ir)\n";
+        std::cerr << "dumplens-cli: " << error
+                  << ": graph needs MindSpore's graph IR (rank_N/graphs/ms_output_trace_code_graph_N.ir)\n";
         return kExitNoMatch;
     }
     std::cout << (a.format == "dot" ? dl::opGraphDot(index, graph) : dl::opGraphJson(index, graph) + "\n");

@@ -11,17 +11,17 @@ namespace {
 
 // One argument as --help shows it, read from its CLI11 Option.
 struct Arg {
-    std::vector<std::string> names;   // "-o", "--output"; empty for a positional
-    std::string positional;           // "DIR"
-    std::string value;                // "TEXT", "UINT"; empty for a flag
-    std::vector<std::string> choices; // an IsMember check's set, e.g. --format's
+    std::vector<std::string> names;    // "-o", "--output"; empty for a positional
+    std::string positional;            // "DIR"
+    std::string value;                 // "TEXT", "UINT"; empty for a flag
+    std::vector<std::string> choices;  // an IsMember check's set, e.g. --format's
     std::string text;
     bool required = false, repeated = false;
 };
 
 struct Command {
     std::string name, text;
-    std::vector<Arg> args;   // positionals first, in their order, then the options
+    std::vector<Arg> args;  // positionals first, in their order, then the options
 };
 
 bool visible(const CLI::Option* o) { return !o->get_group().empty(); }
@@ -34,7 +34,7 @@ Arg argOf(const CLI::Option* o) {
     a.text = o->get_description();
     a.required = o->get_required();
     a.repeated = o->get_items_expected_max() > 1;
-    if (o->get_items_expected_max() == 0) return a;   // a flag
+    if (o->get_items_expected_max() == 0) return a;  // a flag
     // get_type_name() is the type then each check's description: "TEXT:{text,json,csv}".
     const std::string type = o->get_type_name();
     a.value = type.substr(0, type.find(':'));
@@ -89,7 +89,8 @@ std::string usage(const Command& c) {
     for (const Arg& a : c.args) optional |= !a.names.empty() && !a.required;
     if (optional) s += " [OPTIONS]";
     for (const Arg& a : c.args)
-        if (a.names.empty()) s += " " + (a.required ? a.positional : "[" + a.positional + "]") + (a.repeated ? "..." : "");
+        if (a.names.empty())
+            s += " " + (a.required ? a.positional : "[" + a.positional + "]") + (a.repeated ? "..." : "");
     for (const Arg& a : c.args)
         if (!a.names.empty() && a.required) s += " " + a.names.front() + (a.value.empty() ? "" : " " + valueName(a));
     return s;
@@ -99,9 +100,12 @@ std::string usage(const Command& c) {
 std::string roff(const std::string& text, bool minus = false) {
     std::string out;
     for (char ch : text) {
-        if (ch == '\\') out += "\\e";
-        else if (ch == '-' && minus) out += "\\-";
-        else out += ch;
+        if (ch == '\\')
+            out += "\\e";
+        else if (ch == '-' && minus)
+            out += "\\-";
+        else
+            out += ch;
     }
     if (!out.empty() && (out[0] == '.' || out[0] == '\'')) out.insert(0, "\\&");
     return out;
@@ -116,12 +120,12 @@ std::string manArg(const Arg& a) {
 }
 
 std::string manText(const Arg& a) {
-    std::string t = roff(a.text);   // choices: in the value name already ("text|json|csv")
+    std::string t = roff(a.text);  // choices: in the value name already ("text|json|csv")
     if (a.required) t += " (required)";
     return t;
 }
 
-std::string md(const std::string& text) {   // a Markdown table cell
+std::string md(const std::string& text) {  // a Markdown table cell
     std::string out;
     for (char ch : text) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
     return out;
@@ -148,12 +152,13 @@ std::string manPage(const CLI::App& app, const std::string& version) {
     for (const Command& c : commands) m += ".B dumplens\\-cli\n" + roff(usage(c), true) + "\n.br\n";
     m += ".B dumplens\\-cli\n\\-\\-help | \\-\\-version\n";
     m += ".SH DESCRIPTION\n" + roff(app.get_description()) +
-         ".\nEach command below takes \\fB\\-h\\fR, \\fB\\-\\-help\\fR to print its options.\n";
+        ".\nEach command below takes \\fB\\-h\\fR, \\fB\\-\\-help\\fR to print its options.\n";
     m += ".SH OPTIONS\n";
     for (const Arg& a : argsOf(&app, nullptr)) m += ".TP\n" + manArg(a) + "\n" + manText(a) + "\n";
     m += ".SH COMMANDS\n";
     for (const Command& c : commands) {
-        m += ".SS \"" + roff(c.name) + "\"\n.B dumplens\\-cli\n" + roff(usage(c), true) + "\n.PP\n" + roff(c.text) + ".\n";
+        m += ".SS \"" + roff(c.name) + "\"\n.B dumplens\\-cli\n" + roff(usage(c), true) + "\n.PP\n" + roff(c.text) +
+            ".\n";
         for (const Arg& a : c.args) m += ".TP\n" + manArg(a) + "\n" + manText(a) + "\n";
     }
     m += ".SH \"EXIT STATUS\"\n";
@@ -169,8 +174,8 @@ std::string manPage(const CLI::App& app, const std::string& version) {
 std::string markdownReference(const CLI::App& app) {
     const std::vector<Command> commands = commandsOf(app);
     std::string m = "`dumplens-cli COMMAND [OPTIONS] ARGS`: " + app.get_description() +
-                    ". Every command takes `-h`, `--help`; `dumplens-cli --version` prints the version.\n\n"
-                    "| command | what it does |\n|---|---|\n";
+        ". Every command takes `-h`, `--help`; `dumplens-cli --version` prints the version.\n\n"
+        "| command | what it does |\n|---|---|\n";
     for (const Command& c : commands) m += "| [`" + c.name + "`](#" + c.name + ") | " + md(c.text) + " |\n";
     for (const Command& c : commands) {
         m += "\n### `" + c.name + "`\n\n" + c.text + ".\n\n```\ndumplens-cli " + usage(c) + "\n```\n\n";
@@ -209,18 +214,24 @@ std::string bashCompletion(const CLI::App& app) {
         "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd= i\n"
         "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
         "        case ${COMP_WORDS[i]} in\n"
-        "            " + [&] {
+        "            " +
+        [&] {
             std::string s;
             for (const std::string& n : names) s += (s.empty() ? "" : "|") + n;
             return s;
-        }() + ") cmd=${COMP_WORDS[i]}; break ;;\n"
+        }() +
+        ") cmd=${COMP_WORDS[i]}; break ;;\n"
         "        esac\n"
         "    done\n"
         "    COMPREPLY=()\n"
         "    case $cmd in\n"
         "        '')\n"
-        "            if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '" + bashWords(top) + "' -- \"$cur\"))\n"
-        "            else COMPREPLY=($(compgen -W '" + bashWords(names) + "' -- \"$cur\")); fi\n"
+        "            if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '" +
+        bashWords(top) +
+        "' -- \"$cur\"))\n"
+        "            else COMPREPLY=($(compgen -W '" +
+        bashWords(names) +
+        "' -- \"$cur\")); fi\n"
         "            return ;;\n";
     for (const Command& c : commands) {
         std::vector<std::string> options{"-h", "--help"};
@@ -233,16 +244,16 @@ std::string bashCompletion(const CLI::App& app) {
             for (const std::string& n : a.names) pattern += (pattern.empty() ? "" : "|") + n;
             if (!a.choices.empty())
                 values += "                " + pattern + ") COMPREPLY=($(compgen -W '" + bashWords(a.choices) +
-                          "' -- \"$cur\")); return ;;\n";
+                    "' -- \"$cur\")); return ;;\n";
             else if (numeric(a.value))
-                values += "                " + pattern + ") return ;;\n";   // a number: nothing to offer
+                values += "                " + pattern + ") return ;;\n";  // a number: nothing to offer
             else
                 values += "                " + pattern + ") _dumplens_cli_files; return ;;\n";
         }
         b += "        " + c.name + ")\n";
         if (!values.empty()) b += "            case $prev in\n" + values + "            esac\n";
         b += "            if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '" + bashWords(options) +
-             "' -- \"$cur\"))\n            else _dumplens_cli_files; fi\n            return ;;\n";
+            "' -- \"$cur\"))\n            else _dumplens_cli_files; fi\n            return ;;\n";
     }
     b += "    esac\n}\ncomplete -F _dumplens_cli dumplens-cli\n";
     return b;
@@ -253,7 +264,9 @@ int writeReference(const CLI::App& app, const std::string& version, const std::s
         std::cerr << "dumplens-cli: --generate takes man, markdown or bash-completion, not '" << what << "'\n";
         return kExitFailed;
     }
-    std::cout << (what == "man" ? manPage(app, version) : what == "markdown" ? markdownReference(app) : bashCompletion(app));
+    std::cout << (what == "man"            ? manPage(app, version)
+                      : what == "markdown" ? markdownReference(app)
+                                           : bashCompletion(app));
     return kExitOk;
 }
 

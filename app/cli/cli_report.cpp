@@ -9,8 +9,8 @@
 #include "core/analysis/overflow_analyzer.h"
 #include "core/compare/compare_json.h"
 #include "core/compare/run_comparison.h"
-#include "core/util/text_lines.h"
 #include "core/index/dump_indexer.h"
+#include "core/util/text_lines.h"
 #include "ui/report/report_renderer.h"
 
 namespace dlcli {

@@ -25,7 +25,8 @@ namespace {
 pid_t spawnExec(const std::string& cmd, const nlohmann::json& fo, const std::string& dumpAbs) {
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e)
-        if (std::strncmp(*e, "DUMPLENS_", 9) != 0 || std::strncmp(*e, "DUMPLENS_CACHE_DIR=", 19) == 0) env.emplace_back(*e);
+        if (std::strncmp(*e, "DUMPLENS_", 9) != 0 || std::strncmp(*e, "DUMPLENS_CACHE_DIR=", 19) == 0)
+            env.emplace_back(*e);
     env.push_back("DUMPLENS_OP=" + fo.value("op_name", std::string()));
     env.push_back("DUMPLENS_OP_TYPE=" + fo.value("op_type", std::string()));
     env.push_back("DUMPLENS_RANK=" + std::to_string(fo.value("rank", 0u)));
@@ -114,7 +115,7 @@ int runWatch(const WatchArgs& args) {
             std::cout << (e.kind == dl::WatchEventKind::Stopped ? "stopped: " : "") << e.text << "\n" << std::flush;
         }
         if (e.kind == dl::WatchEventKind::Overflow && !args.exec.empty() && !execDone) {
-            execDone = true;   // once, at the first overflow: a moved one does not run it again
+            execDone = true;  // once, at the first overflow: a moved one does not run it again
             child = spawnExec(args.exec, e.json["first_overflow"], dumpAbs);
         }
     };
@@ -151,7 +152,8 @@ void Commands::addWatch(CLI::App& app) {
                     "a file without a close event is complete once its size stays still this long (default 500)");
     sub->add_option("--cache-dir", m_watch.cacheDir, "index cache folder (default: ~/.cache/dumplens)");
     sub->add_flag("--no-cache", m_watch.noCache, "neither read nor write the index cache");
-    sub->add_flag("--no-inotify", m_watch.noInotify, "rescan the folder instead of kernel events (network file systems)");
+    sub->add_flag("--no-inotify", m_watch.noInotify,
+                  "rescan the folder instead of kernel events (network file systems)");
     sub->add_option("--threads", m_watch.threads, "worker threads (default: all cores)");
     sub->callback([this] { m_exit = runWatch(m_watch); });
 }

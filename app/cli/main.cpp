@@ -20,7 +20,7 @@ bool refuseUnknownCommand(const CLI::App& app, int argc, char** argv) {
         const std::string arg = argv[i];
         if (arg.starts_with("-")) {
             const CLI::Option* o = app.get_option_no_throw(arg.substr(0, arg.find('=')));
-            if (o && o->get_items_expected_max() > 0 && arg.find('=') == std::string::npos) ++i;   // its value
+            if (o && o->get_items_expected_max() > 0 && arg.find('=') == std::string::npos) ++i;  // its value
             continue;
         }
         std::string names;

@@ -15,7 +15,8 @@ public:
     bool enabled() const { return m_enabled; }
     void update(const dl::Progress& p) {
         const double f = p.bytesTotal ? double(p.bytesDone) / double(p.bytesTotal)
-                         : p.filesTotal ? double(p.filesDone) / double(p.filesTotal) : 1.0;
+            : p.filesTotal            ? double(p.filesDone) / double(p.filesTotal)
+                                      : 1.0;
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
         const double left = f > 0.01 ? elapsed * (1 - f) / f : 0;
         const int filled = int(f * 30);

@@ -40,7 +40,7 @@ private:
     void write(const char* s, std::size_t n, bool last) {
         if (n) m_pending.append(s, n);
         m_out.clear();
-        m_pending.erase(0, dl::appendPrintable(m_pending, last, m_out));   // at most a split C1 byte waits
+        m_pending.erase(0, dl::appendPrintable(m_pending, last, m_out));  // at most a split C1 byte waits
         m_target->sputn(m_out.data(), std::streamsize(m_out.size()));
     }
     void flush(bool last) { write(nullptr, 0, last); }

@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "app/gui/screenshot_taker.h"
 #include "ui/about_dialog.h"
 #include "ui/main_window.h"
 #include "ui/models/dump_session.h"
-#include "app/gui/screenshot_taker.h"
 #include "ui/style/theme.h"
 
 namespace {
@@ -51,11 +51,11 @@ int main(int argc, char** argv) {
             std::fputs(kNoDisplay, stderr);
             return 1;
         }
-        qputenv("QT_QPA_PLATFORM", "offscreen");   // --help and --version need no window
+        qputenv("QT_QPA_PLATFORM", "offscreen");  // --help and --version need no window
     }
     g_defaultHandler = qInstallMessageHandler(platformFatal);
     QApplication app(argc, argv);
-    qInstallMessageHandler(nullptr);   // past the platform's start: Qt's own handling again
+    qInstallMessageHandler(nullptr);  // past the platform's start: Qt's own handling again
     QApplication::setApplicationName(QStringLiteral("dumplens"));
     QApplication::setOrganizationName(QStringLiteral("DumpLens"));
     QApplication::setApplicationVersion(QStringLiteral(DUMPLENS_VERSION));
@@ -80,7 +80,8 @@ int main(int argc, char** argv) {
     QCommandLineOption compareFix(QStringLiteral("compare-fix"),
                                   QStringLiteral("with --demo: compare the demo with its bundled bf16 fix"));
     parser.addOption(compareFix);
-    QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("dark colours (Fusion style); also DUMPLENS_DARK=1"));
+    QCommandLineOption dark(QStringLiteral("dark"),
+                            QStringLiteral("dark colours (Fusion style); also DUMPLENS_DARK=1"));
     parser.addOption(dark);
     parser.process(app);
     if (parser.isSet(dark) || qEnvironmentVariableIntValue("DUMPLENS_DARK") == 1) {
@@ -93,7 +94,8 @@ int main(int argc, char** argv) {
     for (QAction* a : window.menuBar()->actions())
         if (a->menu() && a->text().remove(QLatin1Char('&')) == QLatin1String("Help")) {
             a->menu()->addSeparator();
-            a->menu()->addAction(QObject::tr("&About DumpLens"), &window, [&window] { dlui::showAboutDialog(&window); });
+            a->menu()->addAction(QObject::tr("&About DumpLens"), &window,
+                                 [&window] { dlui::showAboutDialog(&window); });
         }
     window.show();
     const bool comparing = parser.isSet(compare) || parser.isSet(compareFix);
@@ -103,8 +105,10 @@ int main(int argc, char** argv) {
         auto* once = new QObject(&window);
         QObject::connect(window.session(), &dlui::DumpSession::dumpChanged, once, [&window, &parser, &compare, once] {
             if (!window.session()->analysis()) return;
-            if (parser.isSet(compare)) window.compareWith(QDir(parser.value(compare)).absolutePath());
-            else window.compareWithDemoFix();
+            if (parser.isSet(compare))
+                window.compareWith(QDir(parser.value(compare)).absolutePath());
+            else
+                window.compareWithDemoFix();
             once->deleteLater();
         });
     }

@@ -8,12 +8,12 @@
 #include "ui/compare_window.h"
 #include "ui/main_window.h"
 #include "ui/models/compare_session.h"
+#include "ui/models/dump_session.h"
+#include "ui/views/chain_view.h"
 #include "ui/views/compare/compare_summary_bar.h"
 #include "ui/views/compare/compare_table_panel.h"
 #include "ui/views/compare/compare_tensor_panel.h"
 #include "ui/views/compare/compare_timelines.h"
-#include "ui/models/dump_session.h"
-#include "ui/views/chain_view.h"
 #include "ui/views/graph/graph_view.h"
 #include "ui/views/op_table_panel.h"
 #include "ui/views/tensor_panel.h"
@@ -33,7 +33,9 @@ ScreenshotTaker::ScreenshotTaker(MainWindow* window, const QString& dir, bool co
     });
 }
 
-void ScreenshotTaker::save(QWidget* w, const char* name) const { w->grab().save(m_dir + QLatin1Char('/') + QLatin1String(name)); }
+void ScreenshotTaker::save(QWidget* w, const char* name) const {
+    w->grab().save(m_dir + QLatin1Char('/') + QLatin1String(name));
+}
 
 void ScreenshotTaker::capture() {
     save(m_window, "window.png");

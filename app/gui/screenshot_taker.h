@@ -19,7 +19,7 @@ public:
 private:
     void save(QWidget* w, const char* name) const;
     void capture();
-    void captureGraph();   // the Graph tab, raised over the table
+    void captureGraph();  // the Graph tab, raised over the table
     void captureCompare();
     void finish();
     MainWindow* m_window;

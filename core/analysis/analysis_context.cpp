@@ -8,7 +8,8 @@ std::int64_t AnalysisContext::rawTime(std::uint32_t op) const {
     const OpRecord& o = index.ops[op];
     if (o.startUs) return o.startUs;
     if (o.endUs) return o.endUs;
-    if (o.overflow >= 0 && std::size_t(o.overflow) < index.overflows.size()) return index.overflows[o.overflow].timestampUs;
+    if (o.overflow >= 0 && std::size_t(o.overflow) < index.overflows.size())
+        return index.overflows[o.overflow].timestampUs;
     return 0;
 }
 
@@ -34,8 +35,8 @@ OverflowPoint AnalysisContext::point(std::uint32_t op) const {
     p.iteration = o.iteration;
     p.stage = stages.stageOf(o.rank);
     p.timestampUs = st.badTensor != kNoIndex && index.tensors[st.badTensor].timestampUs
-                        ? index.tensors[st.badTensor].timestampUs
-                        : rawTime(op);
+        ? index.tensors[st.badTensor].timestampUs
+        : rawTime(op);
     auto it = clockOffsetUs.find(o.rank);
     p.correctedUs = p.timestampUs && it != clockOffsetUs.end() ? p.timestampUs - it->second : p.timestampUs;
     if (o.overflow >= 0 && std::size_t(o.overflow) < index.overflows.size())

@@ -4,8 +4,8 @@
 
 #include "core/analysis/statistic_overflow.h"
 #include "core/analysis/tensor_anomaly.h"
-#include "core/util/half.h"
 #include "core/index/run_framework.h"
+#include "core/util/half.h"
 
 namespace dl {
 
@@ -44,14 +44,10 @@ json tensorFigures(const DumpIndex& idx, std::uint32_t t) {
     if (t == kNoIndex || t >= idx.tensors.size()) return nullptr;
     const TensorRecord& r = idx.tensors[t];
     const TensorStats st = idx.stats(r);
-    return {{"tensor", tensorLabel(idx, r)},
-            {"dtype", std::string(dtypeName(r.dtype))},
-            {"max_abs", numberOrNull(st.maxAbs)},
-            {"min", numberOrNull(st.min)},
-            {"max", numberOrNull(st.max)},
-            {"inf_count", st.infCount()},
-            {"nan_count", st.nanCount},
-            {"anomaly", anomalyKindName(classifyTensor(idx, r).kind)}};
+    return {{"tensor", tensorLabel(idx, r)},      {"dtype", std::string(dtypeName(r.dtype))},
+            {"max_abs", numberOrNull(st.maxAbs)}, {"min", numberOrNull(st.min)},
+            {"max", numberOrNull(st.max)},        {"inf_count", st.infCount()},
+            {"nan_count", st.nanCount},           {"anomaly", anomalyKindName(classifyTensor(idx, r).kind)}};
 }
 
 json opNameOrNull(const DumpIndex& idx, std::uint32_t op) {
@@ -62,8 +58,12 @@ json opNameOrNull(const DumpIndex& idx, std::uint32_t op) {
 json pathJson(const DumpIndex& idx, const std::vector<DataflowEdge>& path) {
     json a = json::array();
     for (const DataflowEdge& e : path)
-        a.push_back({{"producer", e.producer}, {"producer_op", opNameOrNull(idx, e.producerOp)}, {"output_slot", e.outputSlot},
-                     {"consumer", e.consumer}, {"consumer_op", opNameOrNull(idx, e.consumerOp)}, {"input_slot", e.inputSlot}});
+        a.push_back({{"producer", e.producer},
+                     {"producer_op", opNameOrNull(idx, e.producerOp)},
+                     {"output_slot", e.outputSlot},
+                     {"consumer", e.consumer},
+                     {"consumer_op", opNameOrNull(idx, e.consumerOp)},
+                     {"input_slot", e.inputSlot}});
     return a;
 }
 
@@ -95,8 +95,11 @@ json viaDetailJson(const DumpIndex& idx, const AnalysisResult& r, const ChainSte
 }
 
 json replayJson(const ReplayResult& r) {
-    json j = {{"op_type", r.opType}, {"available", r.available}, {"recommendation", r.recommendation},
-              {"recommendation_from_replay", r.recommendationFromReplay}, {"results", json::array()}};
+    json j = {{"op_type", r.opType},
+              {"available", r.available},
+              {"recommendation", r.recommendation},
+              {"recommendation_from_replay", r.recommendationFromReplay},
+              {"results", json::array()}};
     if (!r.available) j["unavailable_reason"] = r.unavailableReason;
     for (const ReplayPrecisionResult& p : r.results)
         j["results"].push_back({{"dtype", std::string(dtypeName(p.dtype))},
@@ -125,23 +128,28 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
     // Finite values whose Mean/L2 overflowed in their own dtype: not an overflow, a lost statistic.
     const std::vector<std::uint32_t> statOverflows = findStatisticOverflows(idx);
     j["statistic_overflows"] = statOverflows.size();
-    j["statistic_overflow_note"] = statOverflows.empty() ? json(nullptr) : json(statisticOverflowNote(idx, statOverflows));
+    j["statistic_overflow_note"] =
+        statOverflows.empty() ? json(nullptr) : json(statisticOverflowNote(idx, statOverflows));
     const RunFramework fw = runFramework(idx);
     const auto orNull = [](const std::string& v) { return v.empty() ? json(nullptr) : json(v); };
-    j["framework"] = {{"name", orNull(fw.name)}, {"version", orNull(fw.version)},
-                      {"msprobe_task", orNull(fw.msprobeTask)}, {"msprobe_level", orNull(fw.msprobeLevel)}};
+    j["framework"] = {{"name", orNull(fw.name)},
+                      {"version", orNull(fw.version)},
+                      {"msprobe_task", orNull(fw.msprobeTask)},
+                      {"msprobe_level", orNull(fw.msprobeLevel)}};
     j["first_overflow"] = r.firstOverflow ? pointJson(idx, *r.firstOverflow) : json(nullptr);
     if (r.firstOverflow)
-        j["first_overflow"]["value_made_by"] =
-            r.valueMadeBy ? json{{"op_type", idx.strings.str(idx.ops[*r.valueMadeBy].type)},
-                                 {"op_name", idx.strings.str(idx.ops[*r.valueMadeBy].name)},
-                                 {"op_index", *r.valueMadeBy}}
-                          : json(nullptr);
+        j["first_overflow"]["value_made_by"] = r.valueMadeBy
+            ? json{{"op_type", idx.strings.str(idx.ops[*r.valueMadeBy].type)},
+                   {"op_name", idx.strings.str(idx.ops[*r.valueMadeBy].name)},
+                   {"op_index", *r.valueMadeBy}}
+            : json(nullptr);
     if (r.firstOverflow) {
         // Each input of the origin with what produced it, by the graph IR (empty without one).
         json inputs = json::array();
         for (const OriginInput& in : r.originInputs)
-            inputs.push_back({{"slot", in.slot}, {"source", in.source}, {"producer", in.producer},
+            inputs.push_back({{"slot", in.slot},
+                              {"source", in.source},
+                              {"producer", in.producer},
                               {"producer_op", opNameOrNull(idx, in.producerOp)},
                               {"output_slot", in.source == "kernel" ? json(in.outputSlot) : json(nullptr)},
                               {"producer_figures", tensorFigures(idx, in.producerTensor)},
@@ -163,9 +171,9 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
         step["order_key"] = s.orderKey;
         j["chain"].push_back(step);
     }
-    j["chain_order"] = r.chainOrderedByFlow    ? "happens_before_then_pipeline_flow"
-                       : r.chainOrderedByClock ? "happens_before_then_clock"
-                                               : "happens_before_then_execution_order";
+    j["chain_order"] = r.chainOrderedByFlow ? "happens_before_then_pipeline_flow"
+        : r.chainOrderedByClock             ? "happens_before_then_clock"
+                                            : "happens_before_then_execution_order";
     j["replay"] = r.replay ? replayJson(*r.replay) : json(nullptr);
     // Every warning as {"path","reason"}: the files the index could not read, then the analysis'
     // own (path null).
@@ -175,30 +183,41 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
         j["warnings"].push_back({{"path", r.fileWarnings[i].first},
                                  {"reason", r.fileWarnings[i].second},
                                  {"unreadable", i < r.fileWarningUnreadable.size() && r.fileWarningUnreadable[i]}});
-    for (const std::string& w : r.warnings) j["warnings"].push_back({{"path", nullptr}, {"reason", w}, {"unreadable", false}});
+    for (const std::string& w : r.warnings)
+        j["warnings"].push_back({{"path", nullptr}, {"reason", w}, {"unreadable", false}});
     j["unreadable_files"] = r.unreadableFiles;
     j["evidence"] = r.evidence;
     json iters = json::array();
     for (const IterationStatus& s : r.iterations)
-        iters.push_back({{"iteration", s.iteration}, {"overflow", s.overflow}, {"anomalous_ops", s.anomalousOps}, {"ranks", s.ranks}});
+        iters.push_back({{"iteration", s.iteration},
+                         {"overflow", s.overflow},
+                         {"anomalous_ops", s.anomalousOps},
+                         {"ranks", s.ranks}});
     j["persistence"] = {{"kind", persistenceName(r.persistence)},
                         {"first_iteration", r.firstBadIteration ? json(*r.firstBadIteration) : json(nullptr)},
                         {"iterations", iters}};
     json near = json::array();
     for (const NearLimitEntry& e : r.nearLimit) {
         const OpRecord& o = idx.ops[e.op];
-        near.push_back({{"rank", o.rank}, {"iteration", o.iteration}, {"op_type", idx.strings.str(o.type)},
-                        {"op_name", idx.strings.str(o.name)}, {"tensor", tensorName(idx, e.tensor)},
-                        {"dtype", std::string(dtypeName(idx.tensors[e.tensor].dtype))}, {"max_abs", e.maxAbs},
+        near.push_back({{"rank", o.rank},
+                        {"iteration", o.iteration},
+                        {"op_type", idx.strings.str(o.type)},
+                        {"op_name", idx.strings.str(o.name)},
+                        {"tensor", tensorName(idx, e.tensor)},
+                        {"dtype", std::string(dtypeName(idx.tensors[e.tensor].dtype))},
+                        {"max_abs", e.maxAbs},
                         // e.headroom holds the share of 65504; "headroom" is the room left below it.
-                        {"fp16_max_share", e.headroom}, {"headroom", 1 - e.headroom}, {"cast_to_fp16", e.castToFp16},
+                        {"fp16_max_share", e.headroom},
+                        {"headroom", 1 - e.headroom},
+                        {"cast_to_fp16", e.castToFp16},
                         {"past_fp16_max", e.maxAbs > kFp16Max}});
     }
     j["near_limit"] = {{"threshold", r.nearLimitThreshold}, {"total", r.nearLimitTotal}, {"tensors", near}};
     json ranks = json::object();
     for (const auto& [rank, stage] : r.stages.stageOfRank) ranks[std::to_string(rank)] = stage;
-    j["stages"] = {{"source", r.stages.source}, {"count", r.stages.stageCount}, {"confident", r.stages.confident}, {"ranks", ranks},
-                   {"tp_groups", r.stages.tpGroups}, {"replicas", r.stages.replicas}};
+    j["stages"] = {{"source", r.stages.source},       {"count", r.stages.stageCount},
+                   {"confident", r.stages.confident}, {"ranks", ranks},
+                   {"tp_groups", r.stages.tpGroups},  {"replicas", r.stages.replicas}};
     json clocks = json::object(), uncertainty = json::object();
     for (const auto& [rank, off] : r.clockOffsetUs) {
         clocks[std::to_string(rank)] = off;
@@ -210,18 +229,26 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
     j["clock_offset_uncertainty_us"] = uncertainty;
     json byEvidence = json::object();
     for (const auto& [ev, n] : r.pairsByEvidence) byEvidence[ev] = n;
-    j["counts"] = {{"tensors", r.tensorsExamined}, {"anomalous_tensors", r.anomalousTensors},
-                   {"anomalous_ops", r.anomalousOps}, {"comm_pairs", r.commPairs},
-                   {"unmatched_receives", r.unmatchedReceives}, {"readable_tensors", r.readableTensors},
-                   {"ambiguous_pairs", r.ambiguousPairs}, {"pairs_statistics_differ", r.pairsStatisticsDiffer},
+    j["counts"] = {{"tensors", r.tensorsExamined},
+                   {"anomalous_tensors", r.anomalousTensors},
+                   {"anomalous_ops", r.anomalousOps},
+                   {"comm_pairs", r.commPairs},
+                   {"unmatched_receives", r.unmatchedReceives},
+                   {"readable_tensors", r.readableTensors},
+                   {"ambiguous_pairs", r.ambiguousPairs},
+                   {"pairs_statistics_differ", r.pairsStatisticsDiffer},
                    {"pairs_by_evidence", byEvidence}};
     // Every Send/Receive pair with what tied it.
     json pairs = json::array();
     for (const AnalysisResult::Pair& p : r.pairs) {
         if (p.send >= idx.ops.size() || p.recv >= idx.ops.size()) continue;
         const OpRecord &s = idx.ops[p.send], &v = idx.ops[p.recv];
-        pairs.push_back({{"iteration", s.iteration}, {"send_rank", s.rank}, {"send_op", idx.strings.str(s.name)},
-                         {"receive_rank", v.rank}, {"receive_op", idx.strings.str(v.name)}, {"evidence", p.evidence}});
+        pairs.push_back({{"iteration", s.iteration},
+                         {"send_rank", s.rank},
+                         {"send_op", idx.strings.str(s.name)},
+                         {"receive_rank", v.rank},
+                         {"receive_op", idx.strings.str(v.name)},
+                         {"evidence", p.evidence}});
     }
     j["pairs"] = std::move(pairs);
     return j;

@@ -7,8 +7,8 @@
 #include "core/analysis/analysis_json.h"
 #include "core/analysis/statistic_overflow.h"
 #include "core/analysis/tensor_anomaly.h"
-#include "core/util/half.h"
 #include "core/index/run_framework.h"
+#include "core/util/half.h"
 
 namespace dl {
 
@@ -52,9 +52,10 @@ void replayTable(const ReplayResult& r, std::ostringstream& out) {
         out << "  precision   max|y| (exact)   max|y| stored   overflow   rel.err vs fp32\n";
         for (const ReplayPrecisionResult& p : r.results) {
             char line[160];
-            std::snprintf(line, sizeof line, "  %-10s  %-15s  %-14s  %-9s  %s\n", std::string(dtypeName(p.dtype)).c_str(),
-                          num(p.maxAbsUnrounded).c_str(), std::isnan(p.maxAbs) ? "inf/nan" : num(p.maxAbs).c_str(),
-                          p.overflow ? "YES" : "no", p.relErrVsFp32 >= 0 ? num(p.relErrVsFp32).c_str() : "-");
+            std::snprintf(line, sizeof line, "  %-10s  %-15s  %-14s  %-9s  %s\n",
+                          std::string(dtypeName(p.dtype)).c_str(), num(p.maxAbsUnrounded).c_str(),
+                          std::isnan(p.maxAbs) ? "inf/nan" : num(p.maxAbs).c_str(), p.overflow ? "YES" : "no",
+                          p.relErrVsFp32 >= 0 ? num(p.relErrVsFp32).c_str() : "-");
             out << line;
         }
         out << "  fp16 replay " << (r.reproducesOverflow ? "reproduces" : "does NOT reproduce") << " the overflow";
@@ -63,7 +64,8 @@ void replayTable(const ReplayResult& r, std::ostringstream& out) {
     }
     for (const std::string& n : r.notes) out << "  note: " << n << "\n";
     if (!r.recommendation.empty())
-        out << "\nRecommendation" << (r.recommendationFromReplay ? "" : " (no replay)") << ": " << r.recommendation << "\n";
+        out << "\nRecommendation" << (r.recommendationFromReplay ? "" : " (no replay)") << ": " << r.recommendation
+            << "\n";
 }
 
 }  // namespace
@@ -120,7 +122,8 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
         }
     }
     if (r.firstBadIteration) {
-        out << "\nIterations: first overflow in " << *r.firstBadIteration << ", " << persistenceName(r.persistence) << " (";
+        out << "\nIterations: first overflow in " << *r.firstBadIteration << ", " << persistenceName(r.persistence)
+            << " (";
         for (const IterationStatus& s : r.iterations) out << " " << s.iteration << (s.overflow ? ":bad" : ":ok");
         out << " )\n";
     }
@@ -134,7 +137,8 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
     // into inf (a mock of MindSpore's CPU writer had one 64 times past it listed as an early warning).
     std::size_t pastLimit = 0;
     for (const NearLimitEntry& e : r.nearLimit) pastLimit += e.castToFp16 && e.maxAbs > kFp16Max;
-    out << "\nNear the fp16 limit (max|x| >= " << percentText(r.nearLimitThreshold) << " of fp16 max): " << r.nearLimitTotal << " tensor(s)";
+    out << "\nNear the fp16 limit (max|x| >= " << percentText(r.nearLimitThreshold)
+        << " of fp16 max): " << r.nearLimitTotal << " tensor(s)";
     if (pastLimit)
         out << "; " << pastLimit << " of them already past 65504 going into a Cast to fp16, which overflows there";
     if (r.nearLimitTotal > pastLimit) out << (pastLimit ? "; the others" : "") << "; an early warning, not an overflow";
@@ -142,12 +146,17 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
     // NearLimitEntry::headroom holds the share of 65504 (max|x| / 65504); the headroom shown is
     // the room left, 1 - that.
     for (const NearLimitEntry& e : r.nearLimit) {
-        if (&e - r.nearLimit.data() >= 10) { out << "  ...\n"; break; }
+        if (&e - r.nearLimit.data() >= 10) {
+            out << "  ...\n";
+            break;
+        }
         const OpRecord& o = idx.ops[e.op];
-        out << "  " << idx.strings.str(o.type) << " " << idx.strings.str(o.name) << " " << tensorLabel(idx, idx.tensors[e.tensor])
-            << "  max|x| " << num(e.maxAbs) << "  " << percentText(e.headroom) << " of fp16 max, headroom " << percentText(1 - e.headroom)
+        out << "  " << idx.strings.str(o.type) << " " << idx.strings.str(o.name) << " "
+            << tensorLabel(idx, idx.tensors[e.tensor]) << "  max|x| " << num(e.maxAbs) << "  "
+            << percentText(e.headroom) << " of fp16 max, headroom " << percentText(1 - e.headroom)
             << (e.castToFp16 && e.maxAbs > kFp16Max ? "  (cast to fp16: past 65504, inf after the Cast)"
-                                                     : e.castToFp16 ? "  (cast to fp16)" : "")
+                    : e.castToFp16                  ? "  (cast to fp16)"
+                                                    : "")
             << "  [rank " << o.rank << ", iteration " << o.iteration << "]\n";
     }
     if (!r.evidence.empty()) {
@@ -171,7 +180,8 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
         }
         if (total > shown) out << "  ... and " << total - shown << " more (analyze --json lists them all)\n";
     };
-    const auto lostCount = std::size_t(std::count(r.fileWarningUnreadable.begin(), r.fileWarningUnreadable.end(), true));
+    const auto lostCount =
+        std::size_t(std::count(r.fileWarningUnreadable.begin(), r.fileWarningUnreadable.end(), true));
     if (r.fileWarnings.size() > lostCount) {
         out << "\nIndex notes:\n";
         list(false);

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 #include <limits>
 #include <map>
 #include <queue>
 #include <set>
+#include <tuple>
 
 namespace dl {
 
@@ -18,8 +18,8 @@ namespace {
 // glitched timestamp can only make a bound too tight, so the smallest 2% are dropped first
 // (a weaker bound stays true).
 struct Bounds {
-    std::vector<std::int64_t> ab;   // a -> b: upper bounds on d
-    std::vector<std::int64_t> ba;   // b -> a: upper bounds on -d
+    std::vector<std::int64_t> ab;  // a -> b: upper bounds on d
+    std::vector<std::int64_t> ba;  // b -> a: upper bounds on -d
 };
 
 std::int64_t robustMin(std::vector<std::int64_t>& v, std::size_t& dropped) {
@@ -35,16 +35,25 @@ std::int64_t robustMin(std::vector<std::int64_t>& v, std::size_t& dropped) {
 bool solveComponent(const std::vector<std::uint32_t>& ranks,
                     const std::vector<std::tuple<std::uint32_t, std::uint32_t, double, double>>& edges,
                     std::map<std::uint32_t, double>& off, std::map<std::uint32_t, double>& sigma) {
-    const std::size_t n = ranks.size() - 1;   // unknowns: every rank but the reference
+    const std::size_t n = ranks.size() - 1;  // unknowns: every rank but the reference
     std::map<std::uint32_t, std::size_t> at;
     for (std::size_t i = 1; i < ranks.size(); ++i) at[ranks[i]] = i - 1;
     std::vector<double> A(n * n, 0.0), b(n, 0.0), inv(n * n, 0.0);
-    for (const auto& [a, c, d, w] : edges) {   // w (off_c - off_a - d)^2
+    for (const auto& [a, c, d, w] : edges) {  // w (off_c - off_a - d)^2
         const auto ia = at.find(a), ic = at.find(c);
         const bool ha = ia != at.end(), hc = ic != at.end();
-        if (ha) { A[ia->second * n + ia->second] += w; b[ia->second] -= w * d; }
-        if (hc) { A[ic->second * n + ic->second] += w; b[ic->second] += w * d; }
-        if (ha && hc) { A[ia->second * n + ic->second] -= w; A[ic->second * n + ia->second] -= w; }
+        if (ha) {
+            A[ia->second * n + ia->second] += w;
+            b[ia->second] -= w * d;
+        }
+        if (hc) {
+            A[ic->second * n + ic->second] += w;
+            b[ic->second] += w * d;
+        }
+        if (ha && hc) {
+            A[ia->second * n + ic->second] -= w;
+            A[ic->second * n + ia->second] -= w;
+        }
     }
     for (std::size_t i = 0; i < n; ++i) inv[i * n + i] = 1.0;
     // Gauss-Jordan with partial pivoting on [A | b | I].
@@ -54,16 +63,25 @@ bool solveComponent(const std::vector<std::uint32_t>& ranks,
             if (std::fabs(A[r * n + col]) > std::fabs(A[p * n + col])) p = r;
         if (std::fabs(A[p * n + col]) < 1e-18) return false;
         if (p != col) {
-            for (std::size_t k = 0; k < n; ++k) { std::swap(A[p * n + k], A[col * n + k]); std::swap(inv[p * n + k], inv[col * n + k]); }
+            for (std::size_t k = 0; k < n; ++k) {
+                std::swap(A[p * n + k], A[col * n + k]);
+                std::swap(inv[p * n + k], inv[col * n + k]);
+            }
             std::swap(b[p], b[col]);
         }
         const double piv = A[col * n + col];
-        for (std::size_t k = 0; k < n; ++k) { A[col * n + k] /= piv; inv[col * n + k] /= piv; }
+        for (std::size_t k = 0; k < n; ++k) {
+            A[col * n + k] /= piv;
+            inv[col * n + k] /= piv;
+        }
         b[col] /= piv;
         for (std::size_t r = 0; r < n; ++r) {
             if (r == col || A[r * n + col] == 0.0) continue;
             const double f = A[r * n + col];
-            for (std::size_t k = 0; k < n; ++k) { A[r * n + k] -= f * A[col * n + k]; inv[r * n + k] -= f * inv[col * n + k]; }
+            for (std::size_t k = 0; k < n; ++k) {
+                A[r * n + k] -= f * A[col * n + k];
+                inv[r * n + k] -= f * inv[col * n + k];
+            }
             b[r] -= f * b[col];
         }
     }
@@ -78,7 +96,10 @@ bool solveComponent(const std::vector<std::uint32_t>& ranks,
 
 // Per rank pair: d = off_high - off_low within [lower, upper]; both sides known gives an
 // estimate (the middle) and its half-width; one side only bounds it.
-struct Window { std::int64_t lower, upper; bool twoSided; };
+struct Window {
+    std::int64_t lower, upper;
+    bool twoSided;
+};
 using Windows = std::map<std::pair<std::uint32_t, std::uint32_t>, Window>;
 
 // What the windows prove about each estimate's error. The true difference of a rank pair lies in
@@ -97,7 +118,8 @@ std::map<std::uint32_t, double> worstCaseError(std::uint32_t root, const std::se
         adj[ab.second].push_back({ab.first, cost});
     }
     std::map<std::uint32_t, double> best{{root, 0.0}};
-    std::priority_queue<std::pair<double, std::uint32_t>, std::vector<std::pair<double, std::uint32_t>>, std::greater<>> todo;
+    std::priority_queue<std::pair<double, std::uint32_t>, std::vector<std::pair<double, std::uint32_t>>, std::greater<>>
+        todo;
     todo.push({0.0, root});
     while (!todo.empty()) {
         const auto [cost, r] = todo.top();
@@ -115,12 +137,12 @@ std::map<std::uint32_t, double> worstCaseError(std::uint32_t root, const std::se
 }  // namespace
 
 void estimateClockOffsets(AnalysisContext& ctx, std::vector<std::string>& notes) {
-    std::map<std::pair<std::uint32_t, std::uint32_t>, Bounds> bounds;   // (low rank, high rank)
+    std::map<std::pair<std::uint32_t, std::uint32_t>, Bounds> bounds;  // (low rank, high rank)
     std::set<std::uint32_t> ranks;
     for (std::size_t i = 0; i < ctx.index.ops.size(); ++i)
         if (i == 0 || ctx.index.ops[i].rank != ctx.index.ops[i - 1].rank) ranks.insert(ctx.index.ops[i].rank);
     std::size_t used = 0;
-    auto constrain = [&](std::uint32_t from, std::uint32_t to) {   // `to` ended after `from` started
+    auto constrain = [&](std::uint32_t from, std::uint32_t to) {  // `to` ended after `from` started
         const std::uint32_t a = ctx.index.ops[from].rank, b = ctx.index.ops[to].rank;
         const std::int64_t ts = ctx.rawTime(from);
         const std::int64_t te = ctx.index.ops[to].endUs ? ctx.index.ops[to].endUs : ctx.rawTime(to);
@@ -153,7 +175,7 @@ void estimateClockOffsets(AnalysisContext& ctx, std::vector<std::string>& notes)
         adj[ab.second].push_back({ab.first, &w});
     }
     std::size_t estimated = 0;
-    std::set<std::uint32_t> anchored;   // ranks whose offset is fixed relative to their component's reference
+    std::set<std::uint32_t> anchored;  // ranks whose offset is fixed relative to their component's reference
     for (std::uint32_t root : ranks) {
         if (ctx.clockOffsetUs.count(root)) continue;
         // The component of `root` over windows with both sides (an estimate exists).
@@ -195,8 +217,9 @@ void estimateClockOffsets(AnalysisContext& ctx, std::vector<std::string>& notes)
             const auto [lo, hi] = ab;
             if (anchored.count(lo) == anchored.count(hi)) continue;
             // d = off_hi - off_lo: an upper bound (lo -> hi traffic) or a lower one (hi -> lo).
-            const std::int64_t d = w.upper != std::numeric_limits<std::int64_t>::max() ? std::min<std::int64_t>(0, w.upper)
-                                                                                     : std::max<std::int64_t>(0, w.lower);
+            const std::int64_t d = w.upper != std::numeric_limits<std::int64_t>::max()
+                ? std::min<std::int64_t>(0, w.upper)
+                : std::max<std::int64_t>(0, w.lower);
             const std::uint32_t from = anchored.count(lo) ? lo : hi, to = from == lo ? hi : lo;
             ctx.clockOffsetUs[to] = ctx.clockOffsetUs[from] + (to == hi ? d : -d);
             ctx.clockComponent[to] = ctx.clockComponent[from];
@@ -210,7 +233,11 @@ void estimateClockOffsets(AnalysisContext& ctx, std::vector<std::string>& notes)
         std::uint32_t pick = 0;
         bool found = false;
         for (const auto& [ab, w] : windows)
-            if (!w.twoSided && !anchored.count(ab.first) && !anchored.count(ab.second)) { pick = ab.first; found = true; break; }
+            if (!w.twoSided && !anchored.count(ab.first) && !anchored.count(ab.second)) {
+                pick = ab.first;
+                found = true;
+                break;
+            }
         if (!found) break;
         anchored.insert(pick);
     }
@@ -220,20 +247,24 @@ void estimateClockOffsets(AnalysisContext& ctx, std::vector<std::string>& notes)
         if (ctx.clockComponent[ab.first] != ctx.clockComponent[ab.second]) continue;
         const std::int64_t d = ctx.clockOffsetUs[ab.second] - ctx.clockOffsetUs[ab.first];
         const std::int64_t slack = ctx.clockUncertaintyUs.count(ab.first) && ctx.clockUncertaintyUs.count(ab.second)
-                                       ? ctx.clockUncertaintyUs[ab.first] + ctx.clockUncertaintyUs[ab.second] + 1 : 1;
+            ? ctx.clockUncertaintyUs[ab.first] + ctx.clockUncertaintyUs[ab.second] + 1
+            : 1;
         if ((w.upper != std::numeric_limits<std::int64_t>::max() && d > w.upper + slack) ||
             (w.lower != std::numeric_limits<std::int64_t>::min() && d < w.lower - slack))
             ++violated;
     }
     ctx.clocksAligned = used > 0;
     if (used == 0) {
-        if (ranks.size() > 1) notes.push_back("no timed Send/Receive pairs: clocks of different ranks are not compared "
-                                              "by causality, cross-rank order is weak evidence");
+        if (ranks.size() > 1)
+            notes.push_back(
+                "no timed Send/Receive pairs: clocks of different ranks are not compared "
+                "by causality, cross-rank order is weak evidence");
         return;
     }
-    std::string s = "clock offsets estimated from " + std::to_string(used) + " Send/Receive and collective constraints "
-                    "(weighted least squares over the windows each rank pair allows; " + std::to_string(dropped) +
-                    " tightest bound(s) dropped as possible outliers):";
+    std::string s = "clock offsets estimated from " + std::to_string(used) +
+        " Send/Receive and collective constraints "
+        "(weighted least squares over the windows each rank pair allows; " +
+        std::to_string(dropped) + " tightest bound(s) dropped as possible outliers):";
     for (const auto& [r, off] : ctx.clockOffsetUs) {
         s += " rank " + std::to_string(r) + " " + std::to_string(off) + " us";
         if (auto u = ctx.clockUncertaintyUs.find(r); u != ctx.clockUncertaintyUs.end() && u->second > 0)
@@ -245,7 +276,8 @@ void estimateClockOffsets(AnalysisContext& ctx, std::vector<std::string>& notes)
     notes.push_back(s);
     (void)estimated;
     if (contradictions || violated)
-        notes.push_back("Send/Receive timestamps contradict each other for " + std::to_string(contradictions + violated) +
+        notes.push_back("Send/Receive timestamps contradict each other for " +
+                        std::to_string(contradictions + violated) +
                         " rank pair(s): pairing or clock estimate is uncertain");
 }
 
@@ -257,7 +289,10 @@ bool happensBefore(const AnalysisContext& ctx, std::uint32_t a, std::uint32_t b)
     auto relax = [&](std::uint32_t target, bool& changed) {
         const std::uint32_t r = ctx.index.ops[target].rank;
         auto it = reach.find(r);
-        if (it == reach.end() || target < it->second) { reach[r] = target; changed = true; }
+        if (it == reach.end() || target < it->second) {
+            reach[r] = target;
+            changed = true;
+        }
     };
     for (std::size_t round = 0, limit = ctx.comm.size() + 1; round < limit; ++round) {
         bool changed = false;
@@ -266,7 +301,8 @@ bool happensBefore(const AnalysisContext& ctx, std::uint32_t a, std::uint32_t b)
             if (o.iteration != oa.iteration) continue;
             auto it = reach.find(o.rank);
             if (it == reach.end() || c.op < it->second) continue;
-            if (c.kind == CommKind::Send && ctx.match.partner[c.op] >= 0) relax(std::uint32_t(ctx.match.partner[c.op]), changed);
+            if (c.kind == CommKind::Send && ctx.match.partner[c.op] >= 0)
+                relax(std::uint32_t(ctx.match.partner[c.op]), changed);
             if (isCollective(c.kind) && ctx.match.group[c.op] >= 0)
                 for (std::uint32_t m : ctx.match.groups[std::size_t(ctx.match.group[c.op])].ops) relax(m, changed);
         }
@@ -292,7 +328,8 @@ bool firstOf(const AnalysisContext& ctx, std::uint32_t a, std::uint32_t b, Order
     evidence = OrderEvidence::Heuristic;
     const int sa = ctx.stages.stageOf(oa.rank), sb = ctx.stages.stageOf(ob.rank);
     if (sa >= 0 && sb >= 0 && sa != sb) {
-        const bool backward = isBackwardName(ctx.index.strings.view(oa.name)) || isBackwardName(ctx.index.strings.view(oa.scope));
+        const bool backward =
+            isBackwardName(ctx.index.strings.view(oa.name)) || isBackwardName(ctx.index.strings.view(oa.scope));
         return backward ? sa > sb : sa < sb;
     }
     return oa.rank < ob.rank;

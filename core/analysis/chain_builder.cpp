@@ -22,7 +22,12 @@ std::int64_t Walk::alignedTime(std::uint32_t op, bool arriving) const {
 
 Key Walk::keyOf(std::uint32_t op, bool arriving, int kind) const {
     const OpRecord& o = ctx.index.ops[op];
-    return {o.iteration, flowOf(o.rank, o.iteration), timed ? alignedTime(op, arriving) : std::int64_t(order[op]), kind, o.rank, op};
+    return {o.iteration,
+            flowOf(o.rank, o.iteration),
+            timed ? alignedTime(op, arriving) : std::int64_t(order[op]),
+            kind,
+            o.rank,
+            op};
 }
 
 int Walk::add(ChainRole role, std::uint32_t op, int parent, ChainVia via, std::string note, bool arriving) {
@@ -120,7 +125,8 @@ std::vector<ChainStep> buildChain(const AnalysisContext& ctx, const OverflowPoin
     if (b.flow) {
         // The origin's iteration: a backward origin's gradient goes down, a forward one up and back.
         const OpRecord& o = ctx.index.ops[origin.op];
-        const bool backward = isBackwardName(ctx.index.strings.view(o.name)) || isBackwardName(ctx.index.strings.view(o.scope));
+        const bool backward =
+            isBackwardName(ctx.index.strings.view(o.name)) || isBackwardName(ctx.index.strings.view(o.scope));
         b.reached.insert(origin.rank);
         b.reached.insert(origin.peerRanks.begin(), origin.peerRanks.end());
         b.planFlow(origin.iteration, std::max(0, ctx.stages.stageOf(origin.rank)), backward);
@@ -132,10 +138,12 @@ std::vector<ChainStep> buildChain(const AnalysisContext& ctx, const OverflowPoin
     // A Receive only stands first when its Send is not in the dump: it inherited, never originated.
     const bool inherited = ctx.ops[origin.op].comm == CommKind::Receive || ctx.ops[origin.op].inputBad;
     const ChainRole role = ctx.ops[origin.op].comm == CommKind::Receive ? ChainRole::Receive
-                           : inherited                                  ? ChainRole::Propagated
+        : inherited                                                     ? ChainRole::Propagated
                                                                         : ChainRole::Origin;
-    const int root = b.add(role, origin.op, -1, ChainVia::None,
-                           inherited ? "earliest anomaly; its source is not in the dump" : "inputs within range, output out of range", false);
+    const int root = b.add(
+        role, origin.op, -1, ChainVia::None,
+        inherited ? "earliest anomaly; its source is not in the dump" : "inputs within range, output out of range",
+        false);
     b.nodes[std::size_t(root)].at.peerRanks = origin.peerRanks;
     b.nodes[std::size_t(root)].at.tensor = origin.tensor;
     b.nodes[std::size_t(root)].at.kind = origin.kind;
@@ -147,7 +155,10 @@ std::vector<ChainStep> buildChain(const AnalysisContext& ctx, const OverflowPoin
         std::uint32_t from = b.rangeOf(peer, origin.iteration).first;
         const auto [pb, pe] = b.rangeOf(peer, origin.iteration);
         for (std::uint32_t i = pb; i < pe; ++i)
-            if (ctx.index.ops[i].name == ctx.index.ops[origin.op].name) { from = i; break; }
+            if (ctx.index.ops[i].name == ctx.index.ops[origin.op].name) {
+                from = i;
+                break;
+            }
         scans.push_back({peer, from});
     }
     b.spread(origin.iteration, scans);

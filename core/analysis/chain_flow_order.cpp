@@ -51,7 +51,8 @@ void Walk::planFlow(std::uint32_t it, int fromStage, bool backwardOnly) {
 int Walk::latestBefore(const Key& k) const {
     int best = 0;
     for (std::size_t i = 1; i < keys.size(); ++i) {
-        const bool before = flow ? std::tie(keys[i].iteration, keys[i].flow) < std::tie(k.iteration, k.flow) : !(k < keys[i]);
+        const bool before =
+            flow ? std::tie(keys[i].iteration, keys[i].flow) < std::tie(k.iteration, k.flow) : !(k < keys[i]);
         if (before && keys[best] < keys[i]) best = int(i);
     }
     return best;
@@ -63,9 +64,10 @@ std::string Walk::clockOnlyNote(const Candidate& c, int parent) const {
     if (flow && !linked(c.dstRank, from.at.rank)) {
         const int to = ctx.stages.stageOf(c.dstRank);
         std::string n = head + "no message in the dump links rank " + std::to_string(c.dstRank) + " and rank " +
-                        std::to_string(from.at.rank) + "; placed by the pipeline's data flow (" +
-                        (from.at.stage == to ? "stage " + std::to_string(to) + ", after the rank that carried the damage into it"
-                                             : "stage " + std::to_string(from.at.stage) + " -> stage " + std::to_string(to)) + ")";
+            std::to_string(from.at.rank) + "; placed by the pipeline's data flow (" +
+            (from.at.stage == to ? "stage " + std::to_string(to) + ", after the rank that carried the damage into it"
+                                 : "stage " + std::to_string(from.at.stage) + " -> stage " + std::to_string(to)) +
+            ")";
         const std::int64_t a = ctx.rawTime(c.dstOp), b = ctx.rawTime(from.at.op);
         if (timed && a && b)
             n += "; raw clocks differ by " + std::to_string(a - b) + " us and are not comparable across machines";
@@ -74,7 +76,9 @@ std::string Walk::clockOnlyNote(const Candidate& c, int parent) const {
         return n;
     }
     return head + "no Send/Receive or collective link from a rank reached earlier is in the dump, placed by " +
-           (!timed ? "execution order" : ctx.clocksAligned ? "its clock-aligned time" : "its raw timestamp (clocks not aligned)");
+        (!timed                  ? "execution order"
+             : ctx.clocksAligned ? "its clock-aligned time"
+                                 : "its raw timestamp (clocks not aligned)");
 }
 
 // Ranks reached by one hop, and tensor-parallel peers (same role, via, stage, iteration and
@@ -89,20 +93,32 @@ void Walk::mergePeers() {
         int into = -1;
         for (std::size_t m = 0; m < merged.size() && i > 0; ++m) {
             const ChainStep& t = merged[m];
-            if (m == 0 || t.role != s.role || t.via != s.via || t.at.iteration != s.at.iteration || t.at.rank == s.at.rank ||
-                ctx.index.ops[t.at.op].type != ctx.index.ops[s.at.op].type)
+            if (m == 0 || t.role != s.role || t.via != s.via || t.at.iteration != s.at.iteration ||
+                t.at.rank == s.at.rank || ctx.index.ops[t.at.op].type != ctx.index.ops[s.at.op].type)
                 continue;
             // Reached by one hop (members of one collective, and what follows on them) ...
-            if (t.causedBy == parent && parent >= 0) { into = int(m); break; }
+            if (t.causedBy == parent && parent >= 0) {
+                into = int(m);
+                break;
+            }
             // ... or one collective call reached its members from different bad inputs (a
             // global-norm AllReduce fed by several ranks): still one step.
             if (s.via == ChainVia::Collective && ctx.match.group[s.at.op] >= 0 &&
-                ctx.match.group[s.at.op] == ctx.match.group[t.at.op]) { into = int(m); break; }
+                ctx.match.group[s.at.op] == ctx.match.group[t.at.op]) {
+                into = int(m);
+                break;
+            }
             // ... or tensor-parallel peers: the same op of one stage, from equivalent steps.
-            if (t.at.stage < 0 || t.at.stage != s.at.stage || ctx.index.ops[t.at.op].name != ctx.index.ops[s.at.op].name) continue;
-            const bool sameParent = t.causedBy >= 0 && parent >= 0 && merged[std::size_t(t.causedBy)].at.stage == merged[std::size_t(parent)].at.stage &&
-                                    merged[std::size_t(t.causedBy)].at.iteration == merged[std::size_t(parent)].at.iteration;
-            if (sameParent) { into = int(m); break; }
+            if (t.at.stage < 0 || t.at.stage != s.at.stage ||
+                ctx.index.ops[t.at.op].name != ctx.index.ops[s.at.op].name)
+                continue;
+            const bool sameParent = t.causedBy >= 0 && parent >= 0 &&
+                merged[std::size_t(t.causedBy)].at.stage == merged[std::size_t(parent)].at.stage &&
+                merged[std::size_t(t.causedBy)].at.iteration == merged[std::size_t(parent)].at.iteration;
+            if (sameParent) {
+                into = int(m);
+                break;
+            }
         }
         if (into < 0) {
             s.causedBy = parent;
@@ -113,10 +129,12 @@ void Walk::mergePeers() {
         }
         to[i] = into;
         ChainStep& t = merged[std::size_t(into)];
-        if (s.at.rank != t.at.rank && std::find(t.at.peerRanks.begin(), t.at.peerRanks.end(), s.at.rank) == t.at.peerRanks.end())
+        if (s.at.rank != t.at.rank &&
+            std::find(t.at.peerRanks.begin(), t.at.peerRanks.end(), s.at.rank) == t.at.peerRanks.end())
             t.at.peerRanks.push_back(s.at.rank);
         for (std::uint32_t p : s.at.peerRanks)
-            if (p != t.at.rank && std::find(t.at.peerRanks.begin(), t.at.peerRanks.end(), p) == t.at.peerRanks.end()) t.at.peerRanks.push_back(p);
+            if (p != t.at.rank && std::find(t.at.peerRanks.begin(), t.at.peerRanks.end(), p) == t.at.peerRanks.end())
+                t.at.peerRanks.push_back(p);
     }
     for (ChainStep& s : merged) std::sort(s.at.peerRanks.begin(), s.at.peerRanks.end());
     nodes = std::move(merged);
@@ -130,8 +148,10 @@ std::vector<ChainStep> Walk::causalOrder(std::size_t maxSteps) {
     using Ready = std::pair<Key, int>;
     std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
-        if (nodes[i].causedBy >= 0) children[std::size_t(nodes[i].causedBy)].push_back(int(i));
-        else ready.push({keys[i], int(i)});
+        if (nodes[i].causedBy >= 0)
+            children[std::size_t(nodes[i].causedBy)].push_back(int(i));
+        else
+            ready.push({keys[i], int(i)});
     }
     std::vector<int> newIndex(nodes.size(), -1);
     std::vector<ChainStep> out;
@@ -155,7 +175,7 @@ std::vector<std::uint64_t> happensBeforeOrder(const AnalysisContext& ctx) {
     std::map<std::uint32_t, std::vector<std::pair<std::uint32_t, std::uint32_t>>> byIter;  // iter -> ranges
     for (const auto& [key, r] : ctx.range) byIter[key.second].push_back(r);
     for (auto& entry : byIter) {
-        auto& ranges = entry.second;   // a plain reference: clang 14 cannot capture a structured binding
+        auto& ranges = entry.second;  // a plain reference: clang 14 cannot capture a structured binding
         std::vector<std::uint32_t> cur(ranges.size());
         std::map<std::uint32_t, std::size_t> slotOfRank;
         for (std::size_t k = 0; k < ranges.size(); ++k) {
@@ -173,13 +193,19 @@ std::vector<std::uint64_t> happensBeforeOrder(const AnalysisContext& ctx) {
                     bool blocked = false;
                     const std::int32_t p = ctx.match.partner[i];
                     if (ctx.ops[i].comm == CommKind::Receive && p >= 0) {
-                        if (!done[std::size_t(p)]) blocked = true;
-                        else v = std::max(v, L[std::size_t(p)] + 1);
+                        if (!done[std::size_t(p)])
+                            blocked = true;
+                        else
+                            v = std::max(v, L[std::size_t(p)] + 1);
                     } else if (isCollective(ctx.ops[i].comm) && ctx.match.group[i] >= 0) {
                         for (std::uint32_t m : ctx.match.groups[std::size_t(ctx.match.group[i])].ops) {
                             auto s = slotOfRank.find(ctx.index.ops[m].rank);
-                            if (s == slotOfRank.end() || m < ranges[s->second].first || m >= ranges[s->second].second) continue;
-                            if (cur[s->second] < m) { blocked = true; break; }
+                            if (s == slotOfRank.end() || m < ranges[s->second].first || m >= ranges[s->second].second)
+                                continue;
+                            if (cur[s->second] < m) {
+                                blocked = true;
+                                break;
+                            }
                             v = std::max(v, pre(s->second, m));
                         }
                     }
@@ -214,7 +240,7 @@ const std::map<std::uint32_t, std::uint32_t>& linkComponents(const AnalysisConte
         auto it = up.try_emplace(r, r).first;
         return it->second == r ? r : (it->second = root(it->second));
     };
-    std::uint32_t lastA = ~0u, lastB = ~0u;   // joined already: a join repeated is a no-op (pairs come in runs)
+    std::uint32_t lastA = ~0u, lastB = ~0u;  // joined already: a join repeated is a no-op (pairs come in runs)
     auto join = [&](std::uint32_t a, std::uint32_t b) {
         if (a == lastA && b == lastB) return;
         lastA = a;

@@ -14,10 +14,14 @@ void Walk::scanFrom(std::uint32_t rank, std::uint32_t from) {
         const CommKind k = ctx.ops[i].comm;
         if (k == CommKind::Send && ctx.carriesBad(i)) {
             const std::int32_t p = ctx.match.partner[i];
-            if (p < 0) { queue.push({keyOf(i, false), CandKind::Dangling, rank, i, rank, i}); continue; }
+            if (p < 0) {
+                queue.push({keyOf(i, false), CandKind::Dangling, rank, i, rank, i});
+                continue;
+            }
             const std::uint32_t peer = ctx.index.ops[std::size_t(p)].rank;
             if (!reached.count(peer))
-                queue.push({keyOf(std::uint32_t(p), true), CandKind::SendReceive, rank, i, peer, std::uint32_t(p), tagFor(i)});
+                queue.push(
+                    {keyOf(std::uint32_t(p), true), CandKind::SendReceive, rank, i, peer, std::uint32_t(p), tagFor(i)});
         } else if (isCollective(k) && collectiveCarries(i) && ctx.match.group[i] >= 0) {
             for (std::uint32_t m : ctx.match.groups[std::size_t(ctx.match.group[i])].ops) {
                 const std::uint32_t peer = ctx.index.ops[m].rank;
@@ -33,7 +37,8 @@ void Walk::arrive(std::uint32_t rank, int node, std::uint32_t at) {
     reached.insert(rank);
     const std::uint32_t next = firstBadCompute(rank, iter, at + 1);
     if (next != kNoIndex && !full())
-        add(ChainRole::Propagated, next, node, ChainVia::SameRank, "first anomaly on rank " + std::to_string(rank) + " after the hop", false);
+        add(ChainRole::Propagated, next, node, ChainVia::SameRank,
+            "first anomaly on rank " + std::to_string(rank) + " after the hop", false);
     scanFrom(rank, at + 1);
 }
 
@@ -41,17 +46,20 @@ void Walk::arrive(std::uint32_t rank, int node, std::uint32_t at) {
 // Receive of a bad Send, or a collective that came out bad though this rank put nothing bad
 // in. A rank reached early (the forward) sends bad gradients later because they came back
 // from downstream, not because of its first anomaly. Returns (op, source op) or kNoIndex.
-std::pair<std::uint32_t, std::uint32_t> Walk::arrivalBefore(std::uint32_t rank, std::uint32_t from, std::uint32_t op) const {
+std::pair<std::uint32_t, std::uint32_t> Walk::arrivalBefore(std::uint32_t rank, std::uint32_t from,
+                                                            std::uint32_t op) const {
     const auto [b, e] = rangeOf(rank, iter);
     for (std::uint32_t i = std::min(op, e); i-- > std::max(b, from);) {
         const OpFindings& f = ctx.ops[i];
         if (!f.outputBad || nodeOfOp.count(i)) continue;
         if (f.comm == CommKind::Receive && ctx.match.partner[i] >= 0) {
             const auto p = std::uint32_t(ctx.match.partner[i]);
-            if (reached.count(ctx.index.ops[p].rank) && ctx.index.ops[p].iteration == iter && ctx.carriesBad(p)) return {i, p};
+            if (reached.count(ctx.index.ops[p].rank) && ctx.index.ops[p].iteration == iter && ctx.carriesBad(p))
+                return {i, p};
         } else if (isCollective(f.comm) && !f.inputBad && ctx.match.group[i] >= 0) {
             for (std::uint32_t m : ctx.match.groups[std::size_t(ctx.match.group[i])].ops)
-                if (ctx.index.ops[m].rank != rank && reached.count(ctx.index.ops[m].rank) && collectiveCarries(m)) return {i, m};
+                if (ctx.index.ops[m].rank != rank && reached.count(ctx.index.ops[m].rank) && collectiveCarries(m))
+                    return {i, m};
         }
     }
     return {kNoIndex, kNoIndex};
@@ -63,7 +71,10 @@ int Walk::latestOn(std::uint32_t rank, std::uint32_t op) {
     int best = -1;
     std::uint32_t bestOp = 0;
     for (const auto& [o, n] : onRank[rank])
-        if (o <= op && (best < 0 || o >= bestOp)) { best = n; bestOp = o; }
+        if (o <= op && (best < 0 || o >= bestOp)) {
+            best = n;
+            bestOp = o;
+        }
     if (depth < 64 && !full()) {
         const auto [arrival, src] = arrivalBefore(rank, best >= 0 ? bestOp + 1 : 0, op);
         if (arrival != kNoIndex) {
@@ -88,7 +99,8 @@ int Walk::listArrival(std::uint32_t rank, std::uint32_t at, std::uint32_t src) {
         const int tag = tagFor(src);
         const int node = add(ChainRole::Receive, at, send, ChainVia::SendReceive,
                              "bad data from rank " + std::to_string(srcRank) + ", reached earlier (" + name(src) +
-                                 (tag >= 0 ? ", sr_tag " + std::to_string(tag) : "") + ")", true);
+                                 (tag >= 0 ? ", sr_tag " + std::to_string(tag) : "") + ")",
+                             true);
         nodes[std::size_t(node)].linkOp = src;
         nodes[std::size_t(node)].tag = tag;
         return node;
@@ -105,7 +117,8 @@ int Walk::listArrival(std::uint32_t rank, std::uint32_t at, std::uint32_t src) {
 
 std::vector<std::uint32_t> Walk::groupRanksOf(std::uint32_t op) const {
     std::vector<std::uint32_t> group;
-    for (std::uint32_t m : ctx.match.groups[std::size_t(ctx.match.group[op])].ops) group.push_back(ctx.index.ops[m].rank);
+    for (std::uint32_t m : ctx.match.groups[std::size_t(ctx.match.group[op])].ops)
+        group.push_back(ctx.index.ops[m].rank);
     std::sort(group.begin(), group.end());
     group.erase(std::unique(group.begin(), group.end()), group.end());
     return group;
@@ -122,38 +135,42 @@ void Walk::pop(const Candidate& c) {
     if (c.kind != CandKind::Dangling && reached.count(c.dstRank)) return;
     int node = -1;
     switch (c.kind) {
-    case CandKind::SendReceive: {
-        const int send = sourceNode(c.srcRank, c.srcOp, "to rank " + std::to_string(c.dstRank));
-        if (full()) return;
-        const int tag = c.tag;
-        node = add(ChainRole::Receive, c.dstOp, send, ChainVia::SendReceive,
-                   "from rank " + std::to_string(c.srcRank) + " (" + name(c.srcOp) + (tag >= 0 ? ", sr_tag " + std::to_string(tag) : "") + ")", true);
-        nodes[std::size_t(node)].linkOp = c.srcOp;
-        nodes[std::size_t(node)].tag = tag;
-        break;
-    }
-    case CandKind::Collective: {
-        const std::string kind = commKindName(ctx.ops[c.srcOp].comm);
-        const int src = sourceNode(c.srcRank, c.srcOp, kind + " carries the anomaly to its group");
-        if (full()) return;
-        std::vector<std::uint32_t> group = groupRanksOf(c.srcOp);
-        node = add(ChainRole::Receive, c.dstOp, src, ChainVia::Collective,
-                   kind + " from rank " + std::to_string(c.srcRank) + " (" + name(c.srcOp) + ", group of " + std::to_string(group.size()) + " ranks)", true);
-        nodes[std::size_t(node)].linkOp = c.srcOp;
-        nodes[std::size_t(node)].groupRanks = std::move(group);
-        break;
-    }
-    case CandKind::Dangling:
-        if (nodeOfOp.count(c.srcOp) || pendingSeed.count(c.srcRank) || full()) return;
-        sourceNode(c.srcRank, c.srcOp, "bad data sent; its Receive is not in the dump");
-        return;
-    case CandKind::ClockOnly: {
-        const bool recv = ctx.ops[c.dstOp].comm == CommKind::Receive;
-        const int parent = latestBefore(c.key);
-        node = add(recv ? ChainRole::Receive : ChainRole::Propagated, c.dstOp, parent, ChainVia::ClockOnly,
-                   clockOnlyNote(c, parent), true);
-        break;
-    }
+        case CandKind::SendReceive: {
+            const int send = sourceNode(c.srcRank, c.srcOp, "to rank " + std::to_string(c.dstRank));
+            if (full()) return;
+            const int tag = c.tag;
+            node = add(ChainRole::Receive, c.dstOp, send, ChainVia::SendReceive,
+                       "from rank " + std::to_string(c.srcRank) + " (" + name(c.srcOp) +
+                           (tag >= 0 ? ", sr_tag " + std::to_string(tag) : "") + ")",
+                       true);
+            nodes[std::size_t(node)].linkOp = c.srcOp;
+            nodes[std::size_t(node)].tag = tag;
+            break;
+        }
+        case CandKind::Collective: {
+            const std::string kind = commKindName(ctx.ops[c.srcOp].comm);
+            const int src = sourceNode(c.srcRank, c.srcOp, kind + " carries the anomaly to its group");
+            if (full()) return;
+            std::vector<std::uint32_t> group = groupRanksOf(c.srcOp);
+            node = add(ChainRole::Receive, c.dstOp, src, ChainVia::Collective,
+                       kind + " from rank " + std::to_string(c.srcRank) + " (" + name(c.srcOp) + ", group of " +
+                           std::to_string(group.size()) + " ranks)",
+                       true);
+            nodes[std::size_t(node)].linkOp = c.srcOp;
+            nodes[std::size_t(node)].groupRanks = std::move(group);
+            break;
+        }
+        case CandKind::Dangling:
+            if (nodeOfOp.count(c.srcOp) || pendingSeed.count(c.srcRank) || full()) return;
+            sourceNode(c.srcRank, c.srcOp, "bad data sent; its Receive is not in the dump");
+            return;
+        case CandKind::ClockOnly: {
+            const bool recv = ctx.ops[c.dstOp].comm == CommKind::Receive;
+            const int parent = latestBefore(c.key);
+            node = add(recv ? ChainRole::Receive : ChainRole::Propagated, c.dstOp, parent, ChainVia::ClockOnly,
+                       clockOnlyNote(c, parent), true);
+            break;
+        }
     }
     arrive(c.dstRank, node, c.dstOp);
 }

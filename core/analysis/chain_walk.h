@@ -29,7 +29,8 @@ struct Key {
     int kind = 0;
     std::uint32_t rank = 0, op = 0;
     bool operator<(const Key& o) const {
-        return std::tie(iteration, flow, time, kind, rank, op) < std::tie(o.iteration, o.flow, o.time, o.kind, o.rank, o.op);
+        return std::tie(iteration, flow, time, kind, rank, op) <
+            std::tie(o.iteration, o.flow, o.time, o.kind, o.rank, o.op);
     }
     bool operator>(const Key& o) const { return o < *this; }
 };
@@ -55,22 +56,22 @@ const std::map<std::uint32_t, std::uint32_t>& linkComponents(const AnalysisConte
 struct Walk {
     const AnalysisContext& ctx;
     std::size_t maxNodes;
-    bool timed = true;                       // every op has a timestamp: order by the aligned clock
-    std::vector<std::uint64_t> order;        // happens-before position per op (only when !timed)
+    bool timed = true;                 // every op has a timestamp: order by the aligned clock
+    std::vector<std::uint64_t> order;  // happens-before position per op (only when !timed)
     // Data-flow placement (no message links some ranks): per iteration, the place of each stage in
     // the order the damage travels, and the ranks that held it when the iteration began.
     bool flow = false;
-    std::map<std::uint32_t, std::vector<int>> flowPosOf;          // iteration -> [stage] -> place
-    std::map<std::uint32_t, std::set<std::uint32_t>> seededOf;    // iteration -> ranks bad at its start
-    std::map<std::uint32_t, std::uint32_t> linkRoot, clockRoot;   // rank -> its message / clock component
+    std::map<std::uint32_t, std::vector<int>> flowPosOf;         // iteration -> [stage] -> place
+    std::map<std::uint32_t, std::set<std::uint32_t>> seededOf;   // iteration -> ranks bad at its start
+    std::map<std::uint32_t, std::uint32_t> linkRoot, clockRoot;  // rank -> its message / clock component
     std::uint32_t referenceRank = 0;
-    std::vector<ChainStep> nodes;            // in creation order; causedBy indexes nodes
+    std::vector<ChainStep> nodes;  // in creation order; causedBy indexes nodes
     std::vector<Key> keys;
-    std::set<std::uint32_t> reached;         // ranks the chain has reached
+    std::set<std::uint32_t> reached;          // ranks the chain has reached
     std::map<std::uint32_t, int> lastNodeOn;  // rank -> its latest node (any iteration)
     std::uint32_t originRank = 0;
-    int depth = 0;                           // nesting of listArrival (a bound against odd pairings)
-    std::map<std::uint32_t, int> tagOf;      // Send op -> its sr_tag, where written
+    int depth = 0;                       // nesting of listArrival (a bound against odd pairings)
+    std::map<std::uint32_t, int> tagOf;  // Send op -> its sr_tag, where written
     int tagFor(std::uint32_t send) const {
         auto t = tagOf.find(send);
         return t == tagOf.end() ? -1 : t->second;
@@ -116,7 +117,8 @@ struct Walk {
     // Hop search (chain_hops.cpp).
     void scanFrom(std::uint32_t rank, std::uint32_t from);
     void arrive(std::uint32_t rank, int node, std::uint32_t at);
-    std::pair<std::uint32_t, std::uint32_t> arrivalBefore(std::uint32_t rank, std::uint32_t from, std::uint32_t op) const;
+    std::pair<std::uint32_t, std::uint32_t> arrivalBefore(std::uint32_t rank, std::uint32_t from,
+                                                          std::uint32_t op) const;
     int latestOn(std::uint32_t rank, std::uint32_t op);
     int listArrival(std::uint32_t rank, std::uint32_t at, std::uint32_t src);
     std::vector<std::uint32_t> groupRanksOf(std::uint32_t op) const;

@@ -1,14 +1,14 @@
 #include "core/analysis/comm_matcher.h"
 
 #include <algorithm>
-#include <span>
 #include <cctype>
 #include <cmath>
 #include <cstring>
-#include <unordered_map>
 #include <map>
 #include <set>
+#include <span>
 #include <tuple>
+#include <unordered_map>
 
 #include "core/analysis/name_memo.h"
 #include "core/util/parallel_for.h"
@@ -18,28 +18,44 @@ namespace dl {
 
 const char* commKindName(CommKind k) {
     switch (k) {
-    case CommKind::None: return "none";
-    case CommKind::Send: return "Send";
-    case CommKind::Receive: return "Receive";
-    case CommKind::AllReduce: return "AllReduce";
-    case CommKind::AllGather: return "AllGather";
-    case CommKind::ReduceScatter: return "ReduceScatter";
-    case CommKind::Broadcast: return "Broadcast";
-    case CommKind::AllToAll: return "AllToAll";
-    case CommKind::Reduce: return "Reduce";
+        case CommKind::None:
+            return "none";
+        case CommKind::Send:
+            return "Send";
+        case CommKind::Receive:
+            return "Receive";
+        case CommKind::AllReduce:
+            return "AllReduce";
+        case CommKind::AllGather:
+            return "AllGather";
+        case CommKind::ReduceScatter:
+            return "ReduceScatter";
+        case CommKind::Broadcast:
+            return "Broadcast";
+        case CommKind::AllToAll:
+            return "AllToAll";
+        case CommKind::Reduce:
+            return "Reduce";
     }
     return "none";
 }
 
 const char* pairEvidenceName(PairEvidence e) {
     switch (e) {
-    case PairEvidence::Statistics: return "statistics";
-    case PairEvidence::StatisticsLaneOrder: return "statistics_lane_order";
-    case PairEvidence::ExplicitPeer: return "explicit_peer";
-    case PairEvidence::Order: return "order";
-    case PairEvidence::OrderStatisticsDiffer: return "order_statistics_differ";
-    case PairEvidence::StageMap: return "stage_map";
-    case PairEvidence::Ambiguous: return "ambiguous";
+        case PairEvidence::Statistics:
+            return "statistics";
+        case PairEvidence::StatisticsLaneOrder:
+            return "statistics_lane_order";
+        case PairEvidence::ExplicitPeer:
+            return "explicit_peer";
+        case PairEvidence::Order:
+            return "order";
+        case PairEvidence::OrderStatisticsDiffer:
+            return "order_statistics_differ";
+        case PairEvidence::StageMap:
+            return "stage_map";
+        case PairEvidence::Ambiguous:
+            return "ambiguous";
     }
     return "?";
 }
@@ -59,13 +75,22 @@ CommKind kindOfToken(std::string_view token) {
     if (t.rfind("hcom", 0) == 0) t.erase(0, 4);
     if (t.rfind("mint", 0) == 0) t.erase(0, 4);
     static const std::pair<const char*, CommKind> kTable[] = {
-        {"send", CommKind::Send}, {"isend", CommKind::Send},
-        {"receive", CommKind::Receive}, {"recv", CommKind::Receive}, {"irecv", CommKind::Receive},
-        {"allreduce", CommKind::AllReduce}, {"allgather", CommKind::AllGather},
-        {"allgatherv", CommKind::AllGather}, {"allgatherintotensor", CommKind::AllGather},
-        {"reducescatter", CommKind::ReduceScatter}, {"reducescatterv", CommKind::ReduceScatter},
-        {"reducescattertensor", CommKind::ReduceScatter}, {"broadcast", CommKind::Broadcast},
-        {"alltoall", CommKind::AllToAll}, {"alltoallv", CommKind::AllToAll}, {"reduce", CommKind::Reduce},
+        {"send", CommKind::Send},
+        {"isend", CommKind::Send},
+        {"receive", CommKind::Receive},
+        {"recv", CommKind::Receive},
+        {"irecv", CommKind::Receive},
+        {"allreduce", CommKind::AllReduce},
+        {"allgather", CommKind::AllGather},
+        {"allgatherv", CommKind::AllGather},
+        {"allgatherintotensor", CommKind::AllGather},
+        {"reducescatter", CommKind::ReduceScatter},
+        {"reducescatterv", CommKind::ReduceScatter},
+        {"reducescattertensor", CommKind::ReduceScatter},
+        {"broadcast", CommKind::Broadcast},
+        {"alltoall", CommKind::AllToAll},
+        {"alltoallv", CommKind::AllToAll},
+        {"reduce", CommKind::Reduce},
     };
     for (const auto& [name, kind] : kTable)
         if (t == name) return kind;
@@ -79,7 +104,8 @@ int intAfter(std::string_view s, std::string_view key) {
         while (i < s.size() && (s[i] == '=' || s[i] == ':' || s[i] == '_' || s[i] == '-')) ++i;
         if (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
             int v = 0;
-            while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && v < 1000000) v = v * 10 + (s[i++] - '0');
+            while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && v < 1000000)
+                v = v * 10 + (s[i++] - '0');
             return v;
         }
     }
@@ -109,7 +135,7 @@ Signature signatureOf(const DumpIndex& index, const OpRecord& op, bool wantInput
 
 bool compatible(const Signature& a, const Signature& b) {
     return !a.known || !b.known ||
-           (a.dtype == b.dtype && std::equal(a.shape.begin(), a.shape.end(), b.shape.begin(), b.shape.end()));
+        (a.dtype == b.dtype && std::equal(a.shape.begin(), a.shape.end(), b.shape.begin(), b.shape.end()));
 }
 
 // Ranks sorted per stage, to pair the k-th rank of one stage with the k-th of its neighbour.
@@ -156,7 +182,7 @@ Peers candidatePeers(const DumpIndex& index, const CommOp& c, const StageMap& st
 
 // What matchIteration needs of each point-to-point op, computed once (by position in `comm`).
 struct P2p {
-    Signature sig;   // a Send's input, a Receive's output
+    Signature sig;  // a Send's input, a Receive's output
     Peers peers;
 };
 
@@ -194,8 +220,8 @@ bool isBackwardName(std::string_view s) {
     // The bprop of a pipeline Send is a Receive under "gradSend" and vice versa, wherever the
     // Gradients prefix was cut off.
     return s.find("Gradients/") != std::string_view::npos || s.find(".backward") != std::string_view::npos ||
-           s.find("gradients/") != std::string_view::npos || s.starts_with("Gradients_") ||
-           s.find("gradReceive") != std::string_view::npos || s.find("gradSend") != std::string_view::npos;
+        s.find("gradients/") != std::string_view::npos || s.starts_with("Gradients_") ||
+        s.find("gradReceive") != std::string_view::npos || s.find("gradSend") != std::string_view::npos;
 }
 
 namespace {
@@ -299,8 +325,8 @@ bool sameStats(const Fingerprint& a, const Fingerprint& b) {
     const TensorStats &x = a.stats, &y = b.stats;
     auto same = [](double u, double v) { return (std::isnan(u) && std::isnan(v)) || u == v; };
     return x.count == y.count && x.nanCount == y.nanCount && x.posInfCount == y.posInfCount &&
-           x.negInfCount == y.negInfCount && same(x.min, y.min) && same(x.max, y.max) && same(x.mean, y.mean) &&
-           same(x.l2, y.l2);
+        x.negInfCount == y.negInfCount && same(x.min, y.min) && same(x.max, y.max) && same(x.mean, y.mean) &&
+        same(x.l2, y.l2);
 }
 
 // One end of a point-to-point message within an iteration.
@@ -308,8 +334,8 @@ struct End {
     const CommOp* c;
     std::uint32_t rank;
     Fingerprint fp;
-    int paired = -1;       // index into the other side
-    int anchor = -1;       // Receives: the Send their statistics tie them to
+    int paired = -1;         // index into the other side
+    int anchor = -1;         // Receives: the Send their statistics tie them to
     bool laneOrder = false;  // ... among TP peers carrying identical data, by rank order
 };
 struct IterationEnds {
@@ -348,7 +374,9 @@ void findAnchors(const DumpIndex& index, const std::vector<const CommOp*>& ops, 
     for (auto& [h, sr] : byFp) {
         auto& [ss, rs] = sr;
         if (ss.empty() || ss.size() != rs.size()) continue;
-        const auto byRank = [](const std::vector<End>& v) { return [&v](int a, int b) { return v[std::size_t(a)].rank < v[std::size_t(b)].rank; }; };
+        const auto byRank = [](const std::vector<End>& v) {
+            return [&v](int a, int b) { return v[std::size_t(a)].rank < v[std::size_t(b)].rank; };
+        };
         std::sort(ss.begin(), ss.end(), byRank(e.sends));
         std::sort(rs.begin(), rs.end(), byRank(e.recvs));
         std::set<std::uint32_t> seen;
@@ -383,8 +411,12 @@ std::int64_t singlePeer(const Votes& votes, const ChannelKey& k) {
     int best = 0, second = 0;
     std::uint32_t rank = 0;
     for (const auto& [r, n] : it->second) {
-        if (n > best) { second = best; best = n; rank = r; }
-        else second = std::max(second, n);
+        if (n > best) {
+            second = best;
+            best = n;
+            rank = r;
+        } else
+            second = std::max(second, n);
     }
     return best >= 4 * second ? std::int64_t(rank) : -1;
 }
@@ -407,15 +439,18 @@ void pairIteration(const CommOp* base, const std::vector<P2p>& p2p, IterationEnd
         return;
     }
     const auto fits = [&](const End& s, const End& r) { return fitsPair(s, r, base, p2p); };
-    std::map<std::tuple<std::uint32_t, std::uint32_t, bool, int>, std::pair<std::vector<int>, std::vector<int>>> channels;
+    std::map<std::tuple<std::uint32_t, std::uint32_t, bool, int>, std::pair<std::vector<int>, std::vector<int>>>
+        channels;
     for (std::size_t i = 0; i < sends.size(); ++i) {
         const End& s = sends[i];
-        const std::int64_t to = s.c->explicitPeer >= 0 ? s.c->explicitPeer : singlePeer(receiverVotes, {s.rank, s.c->backward, s.c->tag});
+        const std::int64_t to =
+            s.c->explicitPeer >= 0 ? s.c->explicitPeer : singlePeer(receiverVotes, {s.rank, s.c->backward, s.c->tag});
         if (to >= 0) channels[{s.rank, std::uint32_t(to), s.c->backward, s.c->tag}].first.push_back(int(i));
     }
     for (std::size_t i = 0; i < recvs.size(); ++i) {
         const End& r = recvs[i];
-        const std::int64_t from = r.c->explicitPeer >= 0 ? r.c->explicitPeer : singlePeer(senderVotes, {r.rank, r.c->backward, r.c->tag});
+        const std::int64_t from =
+            r.c->explicitPeer >= 0 ? r.c->explicitPeer : singlePeer(senderVotes, {r.rank, r.c->backward, r.c->tag});
         if (from >= 0) channels[{std::uint32_t(from), r.rank, r.c->backward, r.c->tag}].second.push_back(int(i));
     }
     const auto pair = [&](int si, int ri, PairEvidence ev, bool confident) {
@@ -433,7 +468,9 @@ void pairIteration(const CommOp* base, const std::vector<P2p>& p2p, IterationEnd
         partner[r.c->op] = std::int32_t(s.c->op);
         m.pairs.push_back(p);
     };
-    const auto anchorEvidence = [](const End& r) { return r.laneOrder ? PairEvidence::StatisticsLaneOrder : PairEvidence::Statistics; };
+    const auto anchorEvidence = [](const End& r) {
+        return r.laneOrder ? PairEvidence::StatisticsLaneOrder : PairEvidence::Statistics;
+    };
     for (auto& [key, ends] : channels) {
         const auto& [ss, rs] = ends;
         if (ss.empty() || rs.empty()) continue;
@@ -448,7 +485,10 @@ void pairIteration(const CommOp* base, const std::vector<P2p>& p2p, IterationEnd
         std::int64_t shift = 0;
         int best = 0;
         for (const auto& [d, n] : shifts)
-            if (n > best) { best = n; shift = d; }
+            if (n > best) {
+                best = n;
+                shift = d;
+            }
         for (std::size_t k = 0; k < rs.size(); ++k) {
             const std::int64_t j = std::int64_t(k) + shift;
             if (j < 0 || j >= std::int64_t(ss.size())) continue;
@@ -456,7 +496,11 @@ void pairIteration(const CommOp* base, const std::vector<P2p>& p2p, IterationEnd
             if (sends[std::size_t(si)].paired >= 0 || !fits(sends[std::size_t(si)], recvs[std::size_t(ri)])) continue;
             const End& r = recvs[std::size_t(ri)];
             const bool explicitPeer = r.c->explicitPeer >= 0 || sends[std::size_t(si)].c->explicitPeer >= 0;
-            pair(si, ri, r.anchor == si ? anchorEvidence(r) : explicitPeer ? PairEvidence::ExplicitPeer : PairEvidence::Order, true);
+            pair(si, ri,
+                 r.anchor == si     ? anchorEvidence(r)
+                     : explicitPeer ? PairEvidence::ExplicitPeer
+                                    : PairEvidence::Order,
+                 true);
         }
     }
     // The rest: the anchor when still free, else per candidate rank its first unused fitting
@@ -481,7 +525,8 @@ void pairIteration(const CommOp* base, const std::vector<P2p>& p2p, IterationEnd
             byStages = !from.empty();
         }
         if (from.empty())
-            for (const auto& [rank, list] : byRank) if (rank != r.rank) from.push_back(rank);
+            for (const auto& [rank, list] : byRank)
+                if (rank != r.rank) from.push_back(rank);
         int first = -1, equal = -1, options = 0, equalOptions = 0;
         for (std::uint32_t a : from) {
             const auto it = byRank.find(a);
@@ -496,10 +541,16 @@ void pairIteration(const CommOp* base, const std::vector<P2p>& p2p, IterationEnd
                 break;
             }
         }
-        if (options == 0) { m.unmatchedReceives.push_back(r.c->op); continue; }
-        if (equalOptions == 1) pair(equal, int(ri), PairEvidence::Statistics, true);
-        else if (options == 1) pair(first, int(ri), byStages ? PairEvidence::StageMap : PairEvidence::Order, true);
-        else pair(equalOptions > 1 ? equal : first, int(ri), PairEvidence::Ambiguous, false);
+        if (options == 0) {
+            m.unmatchedReceives.push_back(r.c->op);
+            continue;
+        }
+        if (equalOptions == 1)
+            pair(equal, int(ri), PairEvidence::Statistics, true);
+        else if (options == 1)
+            pair(first, int(ri), byStages ? PairEvidence::StageMap : PairEvidence::Order, true);
+        else
+            pair(equalOptions > 1 ? equal : first, int(ri), PairEvidence::Ambiguous, false);
     }
     for (const End& s : sends)
         if (s.paired < 0) m.unmatchedSends.push_back(s.c->op);
@@ -529,7 +580,7 @@ bool sameResult(const DumpIndex& index, std::uint32_t a, std::uint32_t b) {
     if (!x.known || x.known != y.known || x.count != y.count) return false;
     auto same = [](double u, double v) { return (std::isnan(u) && std::isnan(v)) || u == v; };
     return x.nanCount == y.nanCount && x.posInfCount == y.posInfCount && x.negInfCount == y.negInfCount &&
-           same(x.min, y.min) && same(x.max, y.max) && same(x.mean, y.mean) && same(x.l2, y.l2);
+        same(x.min, y.min) && same(x.max, y.max) && same(x.mean, y.mean) && same(x.l2, y.l2);
 }
 
 // Collectives. Ranks that run one compiled graph (tensor-parallel peers of a stage, every rank
@@ -562,12 +613,17 @@ void groupCollectives(const DumpIndex& index, const std::vector<const CommOp*>& 
             const Fingerprint f = fingerprintOf(index, index.ops[c->op], false);
             known = known && f.known;
             auto it = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return sameStats(p.first, f); });
-            if (it == parts.end()) parts.push_back({f, {c}});
-            else it->second.push_back(c);
+            if (it == parts.end())
+                parts.push_back({f, {c}});
+            else
+                it->second.push_back(c);
         }
         const bool several = known && parts.size() > 1 &&
-                             std::all_of(parts.begin(), parts.end(), [](const auto& p) { return p.second.size() > 1; });
-        if (!several) { split.push_back({key, members}); continue; }
+            std::all_of(parts.begin(), parts.end(), [](const auto& p) { return p.second.size() > 1; });
+        if (!several) {
+            split.push_back({key, members});
+            continue;
+        }
         for (auto& p : parts) split.push_back({key, std::move(p.second)});
     }
     std::vector<std::pair<NameKey, std::vector<const CommOp*>>> named;
@@ -591,7 +647,7 @@ void groupCollectives(const DumpIndex& index, const std::vector<const CommOp*>& 
     std::unordered_map<std::uint64_t, int> scopeCalls;  // (kind, scope, rank) -> calls in the iteration
     for (const CommOp* c : ops)
         if (isCollective(c->kind)) ++scopeCalls[callKey(c->kind, index.ops[c->op].name, index.ops[c->op].rank)];
-    std::vector<std::uint32_t> ranks;   // of one name group, sorted and unique
+    std::vector<std::uint32_t> ranks;  // of one name group, sorted and unique
     for (const auto& [key, members] : split) {
         ranks.clear();
         for (const CommOp* c : members) ranks.push_back(index.ops[c->op].rank);
@@ -603,7 +659,7 @@ void groupCollectives(const DumpIndex& index, const std::vector<const CommOp*>& 
         // position across stages: a gradient reducer calls one scope per weight, and calls for
         // different weights that all came out NaN would look like one call.
         const std::string& scope = scopeOf(std::get<1>(key));
-        const auto& name = std::get<1>(key);   // clang 14 cannot capture a structured binding
+        const auto& name = std::get<1>(key);  // clang 14 cannot capture a structured binding
         const bool once = std::all_of(members.begin(), members.end(), [&](const CommOp* c) {
             return scopeCalls[callKey(kind, name, index.ops[c->op].rank)] == 1;
         });
@@ -622,7 +678,7 @@ void groupCollectives(const DumpIndex& index, const std::vector<const CommOp*>& 
         }
         named.push_back({key, members});
     }
-    std::vector<std::uint32_t> grouped;   // ops in a name group, sorted below
+    std::vector<std::uint32_t> grouped;  // ops in a name group, sorted below
     for (const auto& [key, members] : named) {
         const std::size_t g = m.groups.size();
         m.groups.push_back({std::get<0>(key), iteration, {}});
@@ -633,7 +689,7 @@ void groupCollectives(const DumpIndex& index, const std::vector<const CommOp*>& 
         }
     }
     std::sort(grouped.begin(), grouped.end());
-    std::map<std::pair<CommKind, std::uint32_t>, std::uint32_t> seen;  // (kind, rank) -> count
+    std::map<std::pair<CommKind, std::uint32_t>, std::uint32_t> seen;   // (kind, rank) -> count
     std::map<std::pair<CommKind, std::uint32_t>, std::size_t> groupAt;  // (kind, k) -> group index
     for (const CommOp* c : ops) {
         if (!isCollective(c->kind) || std::binary_search(grouped.begin(), grouped.end(), c->op)) continue;
@@ -672,7 +728,9 @@ void splitByLearnedPartition(const DumpIndex& index, CommMatch& m) {
         std::vector<const std::vector<std::uint32_t>*> parts;
         std::set<std::uint32_t> covered;
         for (const auto& part : setsOf[index.ops[m.groups[gi].ops.front()].name]) {
-            if (part.size() < 2 || part.size() >= all.size() || !std::includes(all.begin(), all.end(), part.begin(), part.end())) continue;
+            if (part.size() < 2 || part.size() >= all.size() ||
+                !std::includes(all.begin(), all.end(), part.begin(), part.end()))
+                continue;
             if (std::any_of(part.begin(), part.end(), [&](std::uint32_t r) { return covered.count(r) > 0; })) continue;
             parts.push_back(&part);
             covered.insert(part.begin(), part.end());
@@ -687,8 +745,10 @@ void splitByLearnedPartition(const DumpIndex& index, CommMatch& m) {
                     g.ops.push_back(op);
                     m.group[op] = std::int32_t(at);
                 }
-            if (k == 0) m.groups[gi] = std::move(g);
-            else m.groups.push_back(std::move(g));
+            if (k == 0)
+                m.groups[gi] = std::move(g);
+            else
+                m.groups.push_back(std::move(g));
         }
     }
 }
@@ -713,10 +773,12 @@ CommMatch match(const DumpIndex& index, const std::vector<CommOp>& comm, const S
     parallelFor(std::size_t(0), iterations.size(), [&](std::size_t i) {
         findAnchors(index, *iterations[i].second, comm.data(), p2p, ends[i], senders[i], receivers[i]);
     });
-    Votes senderVotes, receiverVotes;   // of the whole run
+    Votes senderVotes, receiverVotes;  // of the whole run
     for (std::size_t i = 0; i < iterations.size(); ++i) {
-        for (const auto& [k, v] : senders[i]) for (const auto& [r, n] : v) senderVotes[k][r] += n;
-        for (const auto& [k, v] : receivers[i]) for (const auto& [r, n] : v) receiverVotes[k][r] += n;
+        for (const auto& [k, v] : senders[i])
+            for (const auto& [r, n] : v) senderVotes[k][r] += n;
+        for (const auto& [k, v] : receivers[i])
+            for (const auto& [r, n] : v) receiverVotes[k][r] += n;
     }
     parallelFor(std::size_t(0), iterations.size(), [&](std::size_t i) {
         const auto& [iteration, ops] = iterations[i];
@@ -731,7 +793,8 @@ CommMatch match(const DumpIndex& index, const std::vector<CommOp>& comm, const S
         }
         m.pairs.insert(m.pairs.end(), part.pairs.begin(), part.pairs.end());
         m.unmatchedSends.insert(m.unmatchedSends.end(), part.unmatchedSends.begin(), part.unmatchedSends.end());
-        m.unmatchedReceives.insert(m.unmatchedReceives.end(), part.unmatchedReceives.begin(), part.unmatchedReceives.end());
+        m.unmatchedReceives.insert(m.unmatchedReceives.end(), part.unmatchedReceives.begin(),
+                                   part.unmatchedReceives.end());
         m.ambiguous += part.ambiguous;
         m.statisticsDiffer += part.statisticsDiffer;
     }

@@ -13,13 +13,21 @@
 namespace dl {
 
 enum class CommKind : std::uint8_t {
-    None, Send, Receive, AllReduce, AllGather, ReduceScatter, Broadcast, AllToAll, Reduce
+    None,
+    Send,
+    Receive,
+    AllReduce,
+    AllGather,
+    ReduceScatter,
+    Broadcast,
+    AllToAll,
+    Reduce
 };
 const char* commKindName(CommKind k);
 // From the op type, falling back to the name (msprobe "Distributed.all_reduce.0.forward").
 CommKind classifyComm(std::string_view type, std::string_view name);
-CommKind commKindOfType(std::string_view type);   // the type's part of classifyComm
-CommKind commKindOfName(std::string_view name);   // the name's part, for a type that names no comm op
+CommKind commKindOfType(std::string_view type);  // the type's part of classifyComm
+CommKind commKindOfName(std::string_view name);  // the name's part, for a type that names no comm op
 // msprobe batch_isend_irecv entries whose P2POps all go one way: the reader writes "P2POp isend
 // peer=N" / "P2POp irecv peer=N" into the op's scope (msprobe_shard.cpp), read here.
 CommKind p2pKindOfScope(std::string_view scope);
@@ -31,8 +39,8 @@ bool isBackwardName(std::string_view nameOrScope);
 struct CommOp {
     std::uint32_t op = 0;
     CommKind kind = CommKind::None;
-    int explicitPeer = -1;   // peer rank written into the name/scope (dest_rank, src_rank, peer), -1 none
-    int tag = -1;            // sr_tag / tag when written, -1 none
+    int explicitPeer = -1;  // peer rank written into the name/scope (dest_rank, src_rank, peer), -1 none
+    int tag = -1;           // sr_tag / tag when written, -1 none
     bool backward = false;
 };
 
@@ -41,26 +49,26 @@ std::vector<CommOp> findCommOps(const DumpIndex& index);
 
 // What tied a Receive to its Send, strongest first.
 enum class PairEvidence : std::uint8_t {
-    Statistics,              // the only Send whose input carries the Receive's output statistics
-    StatisticsLaneOrder,     // TP peers sent identical data: equal statistics, peers paired in rank order
-    ExplicitPeer,            // the names give the peer rank; the channel's order gives the Send
-    Order,                   // the k-th Receive of a one-to-one channel (rank, peer, direction, tag)
-    OrderStatisticsDiffer,   // paired by order, but the statistics differ: a row is missing or misread
-    StageMap,                // the stage map's neighbour was the only possible sender
-    Ambiguous,               // several Sends were possible: the first was taken, reported as a guess
+    Statistics,             // the only Send whose input carries the Receive's output statistics
+    StatisticsLaneOrder,    // TP peers sent identical data: equal statistics, peers paired in rank order
+    ExplicitPeer,           // the names give the peer rank; the channel's order gives the Send
+    Order,                  // the k-th Receive of a one-to-one channel (rank, peer, direction, tag)
+    OrderStatisticsDiffer,  // paired by order, but the statistics differ: a row is missing or misread
+    StageMap,               // the stage map's neighbour was the only possible sender
+    Ambiguous,              // several Sends were possible: the first was taken, reported as a guess
 };
 const char* pairEvidenceName(PairEvidence e);  // "statistics", "explicit_peer", "order", ...
 
 struct CommPair {
-    std::uint32_t send = 0, recv = 0;   // op indices
-    bool confident = true;              // false: more than one Send could have fed this Receive
+    std::uint32_t send = 0, recv = 0;  // op indices
+    bool confident = true;             // false: more than one Send could have fed this Receive
     PairEvidence evidence = PairEvidence::Order;
 };
 
 struct CollectiveGroup {
     CommKind kind = CommKind::None;
     std::uint32_t iteration = 0;
-    std::vector<std::uint32_t> ops;     // the k-th such collective of the iteration on each rank
+    std::vector<std::uint32_t> ops;  // the k-th such collective of the iteration on each rank
 };
 
 struct CommMatch {

@@ -53,7 +53,7 @@ public:
 
 private:
     const StringPool& m_pool;
-    std::vector<std::atomic<std::uint8_t>> m_state;   // 0 unknown, 1 false, 2 true
+    std::vector<std::atomic<std::uint8_t>> m_state;  // 0 unknown, 1 false, 2 true
 };
 
 }  // namespace dl

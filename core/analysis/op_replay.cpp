@@ -39,9 +39,13 @@ ReplayPrecisionResult judge(DType d, const std::vector<float>& raw, bool saturat
         const float v = raw[i], rounded = ieee(v);
         stored[i] = store(v);
         if (std::isfinite(v)) maxRaw = std::max(maxRaw, double(std::fabs(v)));
-        if (std::isnan(v)) ++r.nanCount;
+        if (std::isnan(v))
+            ++r.nanCount;
         else if (std::isinf(rounded)) {
-            if (std::isinf(stored[i])) ++r.infCount; else ++r.saturatedCount;
+            if (std::isinf(stored[i]))
+                ++r.infCount;
+            else
+                ++r.saturatedCount;
         }
         if (std::isfinite(stored[i])) maxAbs = std::max(maxAbs, double(std::fabs(stored[i])));
     }
@@ -67,7 +71,10 @@ double meanAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
     double s = 0;
     std::size_t n = 0;
     for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
-        if (std::isfinite(a[i]) && std::isfinite(b[i])) { s += std::fabs(double(a[i]) - b[i]); ++n; }
+        if (std::isfinite(a[i]) && std::isfinite(b[i])) {
+            s += std::fabs(double(a[i]) - b[i]);
+            ++n;
+        }
     return n ? s / double(n) : std::numeric_limits<double>::infinity();
 }
 
@@ -75,13 +82,15 @@ std::vector<ReplayTensor> roundInputs(const std::vector<ReplayTensor>& in, DType
     std::vector<ReplayTensor> out = in;
     const Rounder r = rounderFor(d, saturating);
     for (ReplayTensor& t : out)
-        if (!t.integer) for (float& v : t.data) v = r(v);
+        if (!t.integer)
+            for (float& v : t.data) v = r(v);
     return out;
 }
 
 // MatMul with square shapes: the dumped output decides between transpose readings.
-KernelHints pickTranspose(std::string_view type, const std::vector<ReplayTensor>& in, const std::vector<Shape>& outShapes,
-                          const ReplayTensor* dumped, std::vector<std::string>& notes) {
+KernelHints pickTranspose(std::string_view type, const std::vector<ReplayTensor>& in,
+                          const std::vector<Shape>& outShapes, const ReplayTensor* dumped,
+                          std::vector<std::string>& notes) {
     KernelHints hints;
     const std::string k = replayKernelName(type);
     if ((k != "MatMul" && k != "BatchMatMul") || in.size() < 2) return hints;
@@ -93,7 +102,10 @@ KernelHints pickTranspose(std::string_view type, const std::vector<ReplayTensor>
         std::string err;
         if (!runKernel(type, in, outShapes, KernelHints{ta, tb}, run, err) || run.outputs.empty()) continue;
         const double d = meanAbsDiff(run.outputs[0].data, dumped->data);
-        if (d < best) { best = d; hints = KernelHints{ta, tb}; }
+        if (d < best) {
+            best = d;
+            hints = KernelHints{ta, tb};
+        }
     }
     if (hints.transposeA >= 0)
         notes.push_back("transpose flags ambiguous from shapes; chose the reading closest to the dumped output");
@@ -105,27 +117,29 @@ void recommend(ReplayResult& r, double tol) {
     r.recommendationFromReplay = true;
     if (!f16.overflow) {
         r.recommendation = "the fp16 replay does not overflow (max |y| " + fmtNum(f16.maxAbsUnrounded) +
-                           "): the dumped inputs or the assumed attributes do not reproduce the dump; no precision "
-                           "change can be proven from this replay";
+            "): the dumped inputs or the assumed attributes do not reproduce the dump; no precision "
+            "change can be proven from this replay";
         r.recommendationFromReplay = false;
     } else if (!bf16.overflow && bf16.relErrVsFp32 >= 0 && bf16.relErrVsFp32 <= tol) {
         r.recommendation = "run " + r.opType + " in bfloat16: max |y| " + fmtNum(bf16.maxAbsUnrounded) +
-                           " fits, relative error against fp32 " + fmtNum(bf16.relErrVsFp32);
+            " fits, relative error against fp32 " + fmtNum(bf16.relErrVsFp32);
     } else if (!f32.overflow) {
         r.recommendation = "run " + r.opType + " in float32: " +
-                           (bf16.overflow ? std::string("bfloat16 overflows too")
-                                          : "bfloat16 loses too much (relative error " + fmtNum(bf16.relErrVsFp32) + ")") +
-                           ", fp32 max |y| " + fmtNum(f32.maxAbsUnrounded);
+            (bf16.overflow ? std::string("bfloat16 overflows too")
+                           : "bfloat16 loses too much (relative error " + fmtNum(bf16.relErrVsFp32) + ")") +
+            ", fp32 max |y| " + fmtNum(f32.maxAbsUnrounded);
     } else {
-        r.recommendation = "even the fp32 replay overflows: the inputs are already out of range; fix upstream "
-                           "(loss scale, gradient clipping, the producer of the inputs)";
+        r.recommendation =
+            "even the fp32 replay overflows: the inputs are already out of range; fix upstream "
+            "(loss scale, gradient clipping, the producer of the inputs)";
     }
 }
 
 }  // namespace
 
-ReplayResult replayOp(std::string_view opType, const std::vector<ReplayTensor>& inputs, const std::vector<Shape>& outShapes,
-                      std::size_t slot, const ReplayTensor* dumped, DType dumpedDtype, const ReplayOptions& options) {
+ReplayResult replayOp(std::string_view opType, const std::vector<ReplayTensor>& inputs,
+                      const std::vector<Shape>& outShapes, std::size_t slot, const ReplayTensor* dumped,
+                      DType dumpedDtype, const ReplayOptions& options) {
     ReplayResult r;
     r.opType = std::string(opType);
     r.saturatingFp16 = options.saturatingFp16;
@@ -134,11 +148,18 @@ ReplayResult replayOp(std::string_view opType, const std::vector<ReplayTensor>& 
         return r;
     }
     for (const ReplayTensor& t : inputs)
-        if (t.data.size() > options.maxElements) { r.unavailableReason = "inputs too large to replay on the CPU"; return r; }
+        if (t.data.size() > options.maxElements) {
+            r.unavailableReason = "inputs too large to replay on the CPU";
+            return r;
+        }
     const std::string k = replayKernelName(opType);
-    if ((k == "MatMul" || k == "BatchMatMul") && !outShapes.empty() && inputs.size() >= 2 && inputs[0].shape.size() >= 2) {
+    if ((k == "MatMul" || k == "BatchMatMul") && !outShapes.empty() && inputs.size() >= 2 &&
+        inputs[0].shape.size() >= 2) {
         const double macs = double(numElements(outShapes[0])) * double(inputs[0].shape.back() * 1.0);
-        if (macs > options.maxMacs) { r.unavailableReason = "matmul too large to replay on the CPU (" + fmtNum(macs) + " MACs)"; return r; }
+        if (macs > options.maxMacs) {
+            r.unavailableReason = "matmul too large to replay on the CPU (" + fmtNum(macs) + " MACs)";
+            return r;
+        }
     }
     const KernelHints hints = pickTranspose(opType, inputs, outShapes, dumped, r.notes);
     std::vector<std::vector<float>> stored(3);
@@ -146,12 +167,16 @@ ReplayResult replayOp(std::string_view opType, const std::vector<ReplayTensor>& 
     for (int p = 0; p < 3; ++p) {
         KernelRun run;
         std::string error;
-        if (!runKernel(opType, roundInputs(inputs, precisions[p], options.saturatingFp16), outShapes, hints, run, error)) {
+        if (!runKernel(opType, roundInputs(inputs, precisions[p], options.saturatingFp16), outShapes, hints, run,
+                       error)) {
             r.results.clear();
             r.unavailableReason = "replay failed: " + error;
             return r;
         }
-        if (slot >= run.outputs.size()) { r.unavailableReason = "the op has no output " + std::to_string(slot) + " to replay"; return r; }
+        if (slot >= run.outputs.size()) {
+            r.unavailableReason = "the op has no output " + std::to_string(slot) + " to replay";
+            return r;
+        }
         if (p == 0)
             for (const std::string& n : run.notes) r.notes.push_back(n);
         r.results.push_back(judge(precisions[p], run.outputs[slot].data, options.saturatingFp16, stored[p]));
@@ -233,10 +258,14 @@ bool msprobeOperands(const std::string& opType, const std::string& json, std::st
     for (const MsprobeCallArg& a : args) {
         int pos = a.position;
         if (pos < 0) {
-            if (a.keyword == "input" || a.keyword == "self") pos = 0;
-            else if (a.keyword == "other" || a.keyword == "exponent") pos = 1;
-            else if (a.kind == MsprobeCallArg::Kind::None) continue;   // out=None and the like
-            else if (a.keyword == "alpha" && a.kind == MsprobeCallArg::Kind::Number && a.numbers[0] == 1) continue;
+            if (a.keyword == "input" || a.keyword == "self")
+                pos = 0;
+            else if (a.keyword == "other" || a.keyword == "exponent")
+                pos = 1;
+            else if (a.kind == MsprobeCallArg::Kind::None)
+                continue;  // out=None and the like
+            else if (a.keyword == "alpha" && a.kind == MsprobeCallArg::Kind::Number && a.numbers[0] == 1)
+                continue;
             else {
                 error = argName(a) + " (" + a.type + ") is not modelled by the replay of " + k;
                 return false;
@@ -244,34 +273,42 @@ bool msprobeOperands(const std::string& opType, const std::string& json, std::st
         }
         ReplayTensor t;
         switch (a.kind) {
-        case MsprobeCallArg::Kind::Tensor:
-            if (a.tensorSlot < 0 || std::size_t(a.tensorSlot) >= inputs.size() ||
-                (inputs[a.tensorSlot].shape.empty() && inputs[a.tensorSlot].data.empty())) {
-                error = argName(a) + ": its tensor was not dumped";
+            case MsprobeCallArg::Kind::Tensor:
+                if (a.tensorSlot < 0 || std::size_t(a.tensorSlot) >= inputs.size() ||
+                    (inputs[a.tensorSlot].shape.empty() && inputs[a.tensorSlot].data.empty())) {
+                    error = argName(a) + ": its tensor was not dumped";
+                    return false;
+                }
+                t = inputs[a.tensorSlot];
+                break;
+            case MsprobeCallArg::Kind::Number:
+            case MsprobeCallArg::Kind::List:
+                t.data.assign(a.numbers.begin(), a.numbers.end());
+                if (a.kind == MsprobeCallArg::Kind::List) t.shape = {std::int64_t(a.numbers.size())};
+                t.integer = true;
+                notes.push_back(argName(a) + " = " +
+                                (a.kind == MsprobeCallArg::Kind::Number
+                                     ? numberText(a.numbers[0])
+                                     : "a list of " + std::to_string(a.numbers.size())) +
+                                " (" + a.type + ", from dump.json)");
+                break;
+            default:
+                error = argName(a) + " (" + (a.type.empty() ? "unknown" : a.type) + ") is neither a tensor nor numbers";
                 return false;
-            }
-            t = inputs[a.tensorSlot];
-            break;
-        case MsprobeCallArg::Kind::Number:
-        case MsprobeCallArg::Kind::List:
-            t.data.assign(a.numbers.begin(), a.numbers.end());
-            if (a.kind == MsprobeCallArg::Kind::List) t.shape = {std::int64_t(a.numbers.size())};
-            t.integer = true;
-            notes.push_back(argName(a) + " = " +
-                            (a.kind == MsprobeCallArg::Kind::Number ? numberText(a.numbers[0]) : "a list of " + std::to_string(a.numbers.size())) +
-                            " (" + a.type + ", from dump.json)");
-            break;
-        default:
-            error = argName(a) + " (" + (a.type.empty() ? "unknown" : a.type) + ") is neither a tensor nor numbers";
-            return false;
         }
         if (filled.size() <= std::size_t(pos)) filled.resize(pos + 1);
-        if (filled[pos]) { error = argName(a) + " given twice"; return false; }
+        if (filled[pos]) {
+            error = argName(a) + " given twice";
+            return false;
+        }
         filled[pos] = true;
         place(std::size_t(pos), std::move(t));
     }
     for (std::size_t i = 0; i < 2; ++i)
-        if (i >= filled.size() || !filled[i]) { error = k + " operand " + std::to_string(i) + " is missing from dump.json"; return false; }
+        if (i >= filled.size() || !filled[i]) {
+            error = k + " operand " + std::to_string(i) + " is missing from dump.json";
+            return false;
+        }
     inputs = std::move(operands);
     return true;
 }
@@ -292,18 +329,24 @@ std::string headroomRecommendation(const DumpIndex& index, std::uint32_t op) {
     if (inMax >= 0) {
         // The share of 65504 they reach and the headroom, the room left below it.
         char pct[80];
-        std::snprintf(pct, sizeof pct, " (%.1f%% of fp16 max, headroom %.1f%%); ", 100 * inMax / kFp16Max, 100 * (1 - inMax / kFp16Max));
+        std::snprintf(pct, sizeof pct, " (%.1f%% of fp16 max, headroom %.1f%%); ", 100 * inMax / kFp16Max,
+                      100 * (1 - inMax / kFp16Max));
         s += "inputs reach max |x| " + fmtNum(inMax) + pct;
     }
     if (outMax >= 0) s += "finite outputs reach " + fmtNum(outMax) + "; ";
     return s + "bfloat16 keeps fp32's exponent range (3.4e38), so running " + index.strings.str(o.type) +
-           " in bfloat16 removes an fp16 range overflow at the cost of precision; use float32 if it is precision-sensitive";
+        " in bfloat16 removes an fp16 range overflow at the cost of precision; use float32 if it is "
+        "precision-sensitive";
 }
 
-ReplayResult replayFromIndex(const DumpIndex& index, std::uint32_t op, std::uint32_t tensor, const ReplayOptions& options) {
+ReplayResult replayFromIndex(const DumpIndex& index, std::uint32_t op, std::uint32_t tensor,
+                             const ReplayOptions& options) {
     ReplayResult r;
     r.op = op;
-    if (op >= index.ops.size()) { r.unavailableReason = "no such op"; return r; }
+    if (op >= index.ops.size()) {
+        r.unavailableReason = "no such op";
+        return r;
+    }
     const OpRecord& o = index.ops[op];
     r.opType = index.strings.str(o.type);
     r.saturatingFp16 = options.saturatingFp16;
@@ -328,7 +371,10 @@ ReplayResult replayFromIndex(const DumpIndex& index, std::uint32_t op, std::uint
         if (t.io == Io::Output) {
             if (outShapes.size() <= t.slot) outShapes.resize(t.slot + 1);
             outShapes[t.slot] = logicalShape(index, t);
-            if (ti == tensor || (tensor == kNoIndex && !judged)) { judged = &t; slot = t.slot; }
+            if (ti == tensor || (tensor == kNoIndex && !judged)) {
+                judged = &t;
+                slot = t.slot;
+            }
             continue;
         }
         ReplayTensor rt;
@@ -340,7 +386,8 @@ ReplayResult replayFromIndex(const DumpIndex& index, std::uint32_t op, std::uint
     if (inputs.empty()) return unavailable("the op's inputs were not dumped");
     // msprobe keeps Python numbers and lists in dump.json only: the call's operands come from there.
     if (const std::string json = msprobeDumpJsonOf(index, *anyInput); !json.empty())
-        if (!msprobeOperands(r.opType, json, index.strings.view(o.name), inputs, loadNotes, error)) return unavailable(error);
+        if (!msprobeOperands(r.opType, json, index.strings.view(o.name), inputs, loadNotes, error))
+            return unavailable(error);
     ReplayTensor dumped;
     const bool haveDumped = judged && loadTensor(index, *judged, dumped, loadNotes, error);
     ReplayResult res = replayOp(r.opType, inputs, outShapes, slot, haveDumped ? &dumped : nullptr,

@@ -1,10 +1,10 @@
 #include "core/analysis/overflow_analyzer.h"
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <atomic>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
@@ -61,9 +61,13 @@ void proveCarriedSaturation(AnalysisContext& ctx, const std::vector<std::pair<st
             std::erase_if(res.nearLimit, [&](const NearLimitEntry& e) { return e.tensor == tensor; });
         }
         st.outputBad = true;
-        if (st.kind < AnomalyKind::Saturated) { st.kind = AnomalyKind::Saturated; st.badTensor = tensor; }
+        if (st.kind < AnomalyKind::Saturated) {
+            st.kind = AnomalyKind::Saturated;
+            st.badTensor = tensor;
+        }
         res.evidence.push_back(ctx.index.strings.str(o.name) + ": a value at 65504 went in and the fp32 replay gives " +
-                               std::to_string(r.results[2].maxAbsUnrounded) + ", so its 65504 is a saturated overflow, "
+                               std::to_string(r.results[2].maxAbsUnrounded) +
+                               ", so its 65504 is a saturated overflow, "
                                "not a copied value");
     }
 }
@@ -111,7 +115,7 @@ std::optional<std::uint32_t> castValueMaker(const AnalysisContext& ctx, std::uin
 // in op order, so counts, lists and warnings are those of one pass in order.
 struct ClassifyPart {
     std::uint64_t examined = 0, readable = 0, anomalousTensors = 0, anomalousOps = 0;
-    std::vector<NearLimitEntry> nearLimit;   // in tensor order
+    std::vector<NearLimitEntry> nearLimit;                          // in tensor order
     std::vector<std::pair<std::uint32_t, std::uint32_t>> suspects;  // (op, output) at 65504 fed by 65504
     std::vector<std::string> warnings;
 };
@@ -157,15 +161,23 @@ void classifyOps(AnalysisContext& ctx, const AnalysisOptions& opt, SharedNameFla
                 ++part.readable;
             if (t.io == Io::Input) st.inputsDumped = true;
             const bool carried = a.weak && (t.io == Io::Input || inputAtLimit || st.comm != CommKind::None);
-            if (carried && t.io == Io::Output && inputAtLimit && st.comm == CommKind::None) part.suspects.push_back({i, ti});
+            if (carried && t.io == Io::Output && inputAtLimit && st.comm == CommKind::None)
+                part.suspects.push_back({i, ti});
             if (a.bad() && !carried) {
                 ++part.anomalousTensors;
                 if (t.io == Io::Input) {
                     st.inputBad = true;
-                    if (a.kind > st.inputKind) { st.inputKind = a.kind; st.badInput = ti; }
+                    if (a.kind > st.inputKind) {
+                        st.inputKind = a.kind;
+                        st.badInput = ti;
+                    }
                 } else {
                     st.outputBad = true;
-                    if (a.kind > st.kind) { st.kind = a.kind; st.badTensor = ti; st.weak = a.weak; }
+                    if (a.kind > st.kind) {
+                        st.kind = a.kind;
+                        st.badTensor = ti;
+                        st.weak = a.weak;
+                    }
                 }
                 continue;
             }
@@ -189,7 +201,7 @@ bool classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResul
     const DumpIndex& idx = ctx.index;
     ctx.ops.assign(idx.ops.size(), OpFindings{});
     for (const CommOp& c : ctx.comm) ctx.ops[c.op].comm = c.kind;
-    SharedNameFlag castType(idx.strings);   // replayKernelName builds a string: once per type
+    SharedNameFlag castType(idx.strings);  // replayKernelName builds a string: once per type
     const std::uint32_t n = std::uint32_t(idx.ops.size());
     const std::uint32_t blocks = std::uint32_t((std::uint64_t(n) + kWorkStride - 1) / kWorkStride);
     std::vector<ClassifyPart> parts(blocks);
@@ -256,7 +268,10 @@ void iterationStatuses(const AnalysisContext& ctx, AnalysisResult& res) {
             ++s.anomalousOps;
             rankBad = true;
         }
-        if (rankBad) { s.overflow = true; s.ranks.push_back(key.first); }
+        if (rankBad) {
+            s.overflow = true;
+            s.ranks.push_back(key.first);
+        }
     }
     for (auto& [it, s] : by) res.iterations.push_back(s);
 }
@@ -267,20 +282,27 @@ void judgePersistence(const DumpIndex& idx, AnalysisResult& res) {
     if (!res.firstBadIteration) return;
     // The indexer writes "tensor, overflow only" (op_debug_mode 1-3 dump only overflowing ops).
     const bool overflowOnly = idx.meta.dumpMode.find("overflow") != std::string::npos ||
-                              (idx.meta.opDebugMode > 0 && idx.meta.opDebugMode != 4);
+        (idx.meta.opDebugMode > 0 && idx.meta.opDebugMode != 4);
     std::vector<std::pair<std::uint32_t, bool>> later;
     std::uint32_t prev = *res.firstBadIteration;
     for (const IterationStatus& s : res.iterations) {
         if (s.iteration <= *res.firstBadIteration) continue;
-        if (overflowOnly) for (std::uint32_t g = prev + 1; g < s.iteration; ++g) later.push_back({g, false});
+        if (overflowOnly)
+            for (std::uint32_t g = prev + 1; g < s.iteration; ++g) later.push_back({g, false});
         later.push_back({s.iteration, s.overflow});
         prev = s.iteration;
     }
-    if (later.empty()) { res.persistence = Persistence::SingleIteration; return; }
+    if (later.empty()) {
+        res.persistence = Persistence::SingleIteration;
+        return;
+    }
     const auto firstClean = std::find_if(later.begin(), later.end(), [](auto p) { return !p.second; });
-    if (firstClean == later.end()) res.persistence = Persistence::Persistent;
-    else if (std::none_of(firstClean, later.end(), [](auto p) { return p.second; })) res.persistence = Persistence::Transient;
-    else res.persistence = Persistence::Intermittent;
+    if (firstClean == later.end())
+        res.persistence = Persistence::Persistent;
+    else if (std::none_of(firstClean, later.end(), [](auto p) { return p.second; }))
+        res.persistence = Persistence::Transient;
+    else
+        res.persistence = Persistence::Intermittent;
 }
 
 // Origin rule: an output (or an Opdebug record) out of range while every input is in range.
@@ -316,7 +338,10 @@ std::uint32_t pickOrigin(const AnalysisContext& ctx, std::uint32_t iter, Analysi
     OrderEvidence weakest = OrderEvidence::Causal;
     for (std::uint32_t c : perRank) {
         OrderEvidence ev;
-        if (best == kNoIndex) { best = c; continue; }
+        if (best == kNoIndex) {
+            best = c;
+            continue;
+        }
         if (firstOf(ctx, c, best, ev)) best = c;
         weakest = std::max(weakest, ev);
     }
@@ -332,26 +357,33 @@ std::uint32_t pickOrigin(const AnalysisContext& ctx, std::uint32_t iter, Analysi
             }
         }
         if (best != kNoIndex)
-            res.warnings.push_back("no op in iteration " + std::to_string(iter) + " has in-range inputs and an out-of-range "
-                                   "output: the anomaly came from data not in the dump (an undumped rank, a Receive whose "
-                                   "Send is missing, or weights from an earlier step); showing the earliest anomaly");
+            res.warnings.push_back(
+                "no op in iteration " + std::to_string(iter) +
+                " has in-range inputs and an out-of-range "
+                "output: the anomaly came from data not in the dump (an undumped rank, a Receive whose "
+                "Send is missing, or weights from an earlier step); showing the earliest anomaly");
         return best;
     }
-    res.evidence.push_back(std::to_string(perRank.size()) + " rank(s) hold an origin candidate in iteration " + std::to_string(iter));
+    res.evidence.push_back(std::to_string(perRank.size()) + " rank(s) hold an origin candidate in iteration " +
+                           std::to_string(iter));
     if (perRank.size() > 1) {
-        if (weakest == OrderEvidence::Causal) res.evidence.push_back("order across ranks decided by Send/Receive causality");
+        if (weakest == OrderEvidence::Causal)
+            res.evidence.push_back("order across ranks decided by Send/Receive causality");
         else if (weakest == OrderEvidence::Clock)
-            res.warnings.push_back("order across ranks partly decided by timestamps corrected with the estimated clock "
-                                   "offsets: no Send/Receive path links the candidates, evidence is thin");
+            res.warnings.push_back(
+                "order across ranks partly decided by timestamps corrected with the estimated clock "
+                "offsets: no Send/Receive path links the candidates, evidence is thin");
         else
-            res.warnings.push_back("order across ranks decided by the pipeline schedule (forward from the first stage, "
-                                   "backward from the last) without timestamps: evidence is thin");
+            res.warnings.push_back(
+                "order across ranks decided by the pipeline schedule (forward from the first stage, "
+                "backward from the last) without timestamps: evidence is thin");
     }
     if (ctx.ops[best].opdebug && !ctx.ops[best].outputBad)
         res.evidence.push_back("origin known from an Opdebug record only (no tensor shows the overflow)");
     bool blind = false;
     isOriginCandidate(ctx, best, blind);
-    if (blind) res.warnings.push_back("the origin's inputs were not dumped: chosen as the first anomaly in execution order");
+    if (blind)
+        res.warnings.push_back("the origin's inputs were not dumped: chosen as the first anomaly in execution order");
     (void)candidates;
     return best;
 }
@@ -378,7 +410,8 @@ void describeAlignedTimes(AnalysisResult& res) {
         const ChainStep& p = res.chain[std::size_t(s.causedBy)];
         if (s.clockAligned && p.clockAligned && s.alignedUs < p.alignedUs) {
             res.warnings.push_back("the clock-aligned time of rank " + std::to_string(s.at.rank) + "'s step is " +
-                                   std::to_string(p.alignedUs - s.alignedUs) + " us before the step it came from: "
+                                   std::to_string(p.alignedUs - s.alignedUs) +
+                                   " us before the step it came from: "
                                    "the clock offset estimate is uncertain");
             break;
         }
@@ -390,14 +423,17 @@ void describeChain(AnalysisResult& res) {
     std::vector<std::string> clockOnly;
     for (const ChainStep& s : res.chain) {
         ++vias[s.via];
-        if (s.via == ChainVia::ClockOnly) clockOnly.push_back("rank " + std::to_string(s.at.rank) + " (iteration " + std::to_string(s.at.iteration) + ")");
+        if (s.via == ChainVia::ClockOnly)
+            clockOnly.push_back("rank " + std::to_string(s.at.rank) + " (iteration " + std::to_string(s.at.iteration) +
+                                ")");
     }
     if (res.chain.size() > 1) {
         std::string e = "chain in causal order (each step after the step it came from):";
-        for (const auto& [via, n] : vias) if (via != ChainVia::None) e += " " + std::to_string(n) + " " + chainViaName(via) + ";";
-        e += res.chainOrderedByFlow    ? " steps of ranks no message links ordered by the pipeline's data flow (stage map)"
-             : res.chainOrderedByClock ? " steps not linked by a message ordered by clock-aligned time"
-                                       : " no timestamps: steps not linked by a message ordered by execution order";
+        for (const auto& [via, n] : vias)
+            if (via != ChainVia::None) e += " " + std::to_string(n) + " " + chainViaName(via) + ";";
+        e += res.chainOrderedByFlow ? " steps of ranks no message links ordered by the pipeline's data flow (stage map)"
+            : res.chainOrderedByClock ? " steps not linked by a message ordered by clock-aligned time"
+                                      : " no timestamps: steps not linked by a message ordered by execution order";
         res.evidence.push_back(e);
     }
     if (!clockOnly.empty()) {
@@ -412,17 +448,21 @@ void describeChain(AnalysisResult& res) {
             res.evidence.push_back(e + " placed by the pipeline's data flow from the stage map (" + res.stages.source +
                                    "); raw clocks only break ties inside one stage");
             res.warnings.push_back("the chain's order of" + which + " is inferred from the pipeline stages (" +
-                                   res.stages.source + "), not observed: no Send/Receive or collective in the dump links "
+                                   res.stages.source +
+                                   "), not observed: no Send/Receive or collective in the dump links "
                                    "these ranks, and their raw clocks are not comparable across machines");
         } else {
-            res.evidence.push_back(e + (!res.chainOrderedByClock ? " placed by execution order only"
-                                        : res.clocksAligned ? " placed by clock-aligned time only"
-                                                            : " placed by raw timestamps only"));
+            res.evidence.push_back(e +
+                                   (!res.chainOrderedByClock ? " placed by execution order only"
+                                        : res.clocksAligned  ? " placed by clock-aligned time only"
+                                                             : " placed by raw timestamps only"));
             // Nothing in the dump relates the ranks' clocks: unsynchronised clocks may put an effect
             // before its cause, so this part of the order is not evidence.
             if (res.chainOrderedByClock && !res.clocksAligned)
-                res.warnings.push_back("the chain's order of" + which + " comes from raw timestamps of unsynchronised rank clocks (no Send/Receive or collective "
-                                       "in the dump to align them): it may not be the order the damage travelled");
+                res.warnings.push_back(
+                    "the chain's order of" + which +
+                    " comes from raw timestamps of unsynchronised rank clocks (no Send/Receive or collective "
+                    "in the dump to align them): it may not be the order the damage travelled");
         }
     }
     describeAlignedTimes(res);
@@ -431,10 +471,10 @@ void describeChain(AnalysisResult& res) {
 void describeStages(const StageMap& m, AnalysisResult& res) {
     if (m.stageCount == 0) return;
     std::string s = "pipeline stages from " + m.source + ": " + std::to_string(m.stageCount) + " stage(s)" +
-                    (m.confident ? "" : " (a guess)");
+        (m.confident ? "" : " (a guess)");
     if (!m.tpGroups.empty())
-        s += "; " + std::to_string(m.tpGroups.size()) + " tensor-parallel group(s) of " + std::to_string(m.tpGroups.front().size()) +
-             " (collectives within a stage)";
+        s += "; " + std::to_string(m.tpGroups.size()) + " tensor-parallel group(s) of " +
+            std::to_string(m.tpGroups.front().size()) + " (collectives within a stage)";
     if (m.replicas.size() > 1) s += "; " + std::to_string(m.replicas.size()) + " data-parallel pipelines";
     res.evidence.push_back(s);
 }
@@ -464,7 +504,7 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
             return;
         }
         ctx.stages = inferStageMap(index, ctx.comm, opt.stages, stageWarnings);
-        if (opt.stop.stop_requested()) return;   // a stop does not wait for the whole match
+        if (opt.stop.stop_requested()) return;  // a stop does not wait for the whole match
         ctx.match = matchCommunication(index, ctx.comm, ctx.stages);
     });
     if (!classified) return cancelled();
@@ -484,13 +524,17 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
         res.pairs.push_back({p.send, p.recv, ev});
     }
     if (ctx.match.ambiguous)
-        res.warnings.push_back(std::to_string(ctx.match.ambiguous) + " Receive(s) could have been fed by more than one Send "
-                               "(neither statistics, channel order nor the stage map decide): each paired with the first "
-                               "possible Send and marked ambiguous (counts.ambiguous_pairs)");
+        res.warnings.push_back(
+            std::to_string(ctx.match.ambiguous) +
+            " Receive(s) could have been fed by more than one Send "
+            "(neither statistics, channel order nor the stage map decide): each paired with the first "
+            "possible Send and marked ambiguous (counts.ambiguous_pairs)");
     if (ctx.match.statisticsDiffer)
-        res.warnings.push_back(std::to_string(ctx.match.statisticsDiffer) + " Send/Receive pair(s) tied by channel order carry "
-                               "different statistics at their two ends (counts.pairs_statistics_differ): a row is missing "
-                               "or misread, or the pairing is off there");
+        res.warnings.push_back(
+            std::to_string(ctx.match.statisticsDiffer) +
+            " Send/Receive pair(s) tied by channel order carry "
+            "different statistics at their two ends (counts.pairs_statistics_differ): a row is missing "
+            "or misread, or the pairing is off there");
     if (opt.stop.stop_requested()) return cancelled();
     estimateClockOffsets(ctx, res.evidence);
     res.clockOffsetUs = ctx.clockOffsetUs;
@@ -504,18 +548,23 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
     std::optional<std::uint32_t> target = res.firstBadIteration;
     if (opt.iteration) {
         target = *opt.iteration;
-        auto it = std::find_if(res.iterations.begin(), res.iterations.end(), [&](auto& s) { return s.iteration == *target; });
-        if (it == res.iterations.end()) res.warnings.push_back("iteration " + std::to_string(*target) + " is not in the dump");
-        else if (!it->overflow) target.reset();
+        auto it =
+            std::find_if(res.iterations.begin(), res.iterations.end(), [&](auto& s) { return s.iteration == *target; });
+        if (it == res.iterations.end())
+            res.warnings.push_back("iteration " + std::to_string(*target) + " is not in the dump");
+        else if (!it->overflow)
+            target.reset();
     }
     judgeReadability(index, res);
     if (!target) {
         if (res.noData)
-            res.evidence.push_back("nothing readable: " + std::to_string(res.tensorsExamined) + " tensor(s) listed, none with "
-                                   "statistics or data, no Opdebug record; " + std::to_string(res.unreadableFiles) +
-                                   " file(s) could not be read");
+            res.evidence.push_back("nothing readable: " + std::to_string(res.tensorsExamined) +
+                                   " tensor(s) listed, none with "
+                                   "statistics or data, no Opdebug record; " +
+                                   std::to_string(res.unreadableFiles) + " file(s) could not be read");
         else
-            res.evidence.push_back(std::to_string(res.readableTensors) + " readable tensors checked: no Inf/NaN, no op produced a "
+            res.evidence.push_back(std::to_string(res.readableTensors) +
+                                   " readable tensors checked: no Inf/NaN, no op produced a "
                                    "value pinned at +/-65504, no Opdebug overflow record");
         return res;
     }
@@ -572,30 +621,36 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
                 const OpRecord& m = index.ops[*res.valueMadeBy];
                 const std::string maker = index.strings.str(m.type) + " " + index.strings.str(m.name);
                 res.evidence.push_back(
-                    inputPast ? "the Cast's input, the dumped output of " + maker + ", is already past 65504 (max |x| " +
-                                    std::to_string(inMax) + "): the Cast only rounds it to fp16, so " + maker + " made the value"
+                    inputPast ? "the Cast's input, the dumped output of " + maker +
+                            ", is already past 65504 (max |x| " + std::to_string(inMax) +
+                            "): the Cast only rounds it to fp16, so " + maker + " made the value"
                               : "the Cast's dumped input is byte for byte the dumped output of " + maker +
-                                    ", and replaying the Cast on it gives no inf: that file is not the value the Cast read "
-                                    "(MindSpore CPU ran " + index.strings.str(m.type) +
-                                    " in float32 between Casts it inserted and wrote its output labelled fp16), so " + maker +
-                                    " made the value");
-                res.replay->recommendation = "keep the output of " + maker + " out of fp16: it is computed in a wider type "
-                                             "and only the Cast after it rounds it to fp16, where it overflows; run " +
-                                             index.strings.str(m.type) + " and its consumers in float32 or bfloat16, or "
-                                             "bound its input (the Cast itself is not the cause)";
+                            ", and replaying the Cast on it gives no inf: that file is not the value the Cast read "
+                            "(MindSpore CPU ran " +
+                            index.strings.str(m.type) +
+                            " in float32 between Casts it inserted and wrote its output labelled fp16), so " + maker +
+                            " made the value");
+                res.replay->recommendation = "keep the output of " + maker +
+                    " out of fp16: it is computed in a wider type "
+                    "and only the Cast after it rounds it to fp16, where it overflows; run " +
+                    index.strings.str(m.type) +
+                    " and its consumers in float32 or bfloat16, or "
+                    "bound its input (the Cast itself is not the cause)";
                 res.replay->recommendationFromReplay = false;
             } else if (inputPast) {
-                res.replay->recommendation = "the Cast's input is already past 65504 (max |x| " + std::to_string(inMax) +
-                                             ") before it is rounded to fp16: change the op that produced that input "
-                                             "(not found among the dumped outputs), not the Cast";
+                res.replay->recommendation = "the Cast's input is already past 65504 (max |x| " +
+                    std::to_string(inMax) +
+                    ") before it is rounded to fp16: change the op that produced that input "
+                    "(not found among the dumped outputs), not the Cast";
                 res.replay->recommendationFromReplay = false;
             }
         }
     }
     if (ctx.ops[origin].weak && !ctx.ops[origin].opdebug)
-        res.warnings.push_back(std::string("the origin shows a single value at exactly 65504, which can be a legitimate "
-                                           "value; ") + (confirmed ? "the fp16 replay confirms the overflow"
-                                                                   : "nothing else confirms the overflow"));
+        res.warnings.push_back(
+            std::string("the origin shows a single value at exactly 65504, which can be a legitimate "
+                        "value; ") +
+            (confirmed ? "the fp16 replay confirms the overflow" : "nothing else confirms the overflow"));
     return res;
 }
 

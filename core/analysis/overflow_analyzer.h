@@ -15,7 +15,7 @@
 
 namespace dl {
 
-class RankDataflow;   // core/analysis/rank_dataflow.h
+class RankDataflow;  // core/analysis/rank_dataflow.h
 
 struct AnalysisOptions {
     std::optional<std::uint32_t> iteration;  // analyse this iteration instead of the first bad one
@@ -27,8 +27,8 @@ struct AnalysisOptions {
     // The graph IR reader to read through and leave filled, so a caller that goes on to draw the
     // graph (`graph`, the app's Graph view) does not parse the IR again; null: a private one.
     RankDataflow* dataflow = nullptr;
-    std::stop_token stop;                    // stopped: returns early with only `cancelled` set
-    WorkCallback progress;                   // ops classified of all ops (the bulk of the work)
+    std::stop_token stop;   // stopped: returns early with only `cancelled` set
+    WorkCallback progress;  // ops classified of all ops (the bulk of the work)
 };
 
 // A stopped `options.stop` gives a result with `cancelled` set and nothing else.

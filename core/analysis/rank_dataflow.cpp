@@ -10,8 +10,8 @@ namespace {
 std::string shortName(const std::string& n) { return n.substr(n.rfind('/') + 1); }
 
 std::string edgeText(const DataflowEdge& e) {
-    return shortName(e.producer) + " output." + std::to_string(e.outputSlot) + " -> " + shortName(e.consumer) + " input." +
-           std::to_string(e.inputSlot);
+    return shortName(e.producer) + " output." + std::to_string(e.outputSlot) + " -> " + shortName(e.consumer) +
+        " input." + std::to_string(e.inputSlot);
 }
 
 }  // namespace
@@ -29,7 +29,8 @@ RankDataflow::Rank& RankDataflow::rank(std::uint32_t r) {
         std::error_code ec;
         if (std::filesystem::is_directory(dir, ec)) {
             auto flow = std::make_unique<IrDataflow>();
-            if (readGraphIrFolder(dir, *flow, it->second.error) || !flow->kernels.empty()) it->second.flow = std::move(flow);
+            if (readGraphIrFolder(dir, *flow, it->second.error) || !flow->kernels.empty())
+                it->second.flow = std::move(flow);
         } else {
             it->second.error = "no graph IR for rank " + std::to_string(r) + " (" + dir + ")";
         }

@@ -28,7 +28,8 @@ public:
     std::int64_t kernelOf(std::uint32_t op);
     // The dump op that ran kernel k on `rank` in `iteration`: the last execution before op index
     // `before` (a kernel a while loop runs again runs once per pass), else the first; kNoIndex when not dumped.
-    std::uint32_t opOf(std::uint32_t rank, std::uint32_t iteration, std::uint32_t kernel, std::uint32_t before = kNoIndex);
+    std::uint32_t opOf(std::uint32_t rank, std::uint32_t iteration, std::uint32_t kernel,
+                       std::uint32_t before = kNoIndex);
     // The dumped tensor of op `op` with this io and slot; kNoIndex when not dumped.
     std::uint32_t tensorOf(std::uint32_t op, Io io, std::uint16_t slot) const;
 
@@ -36,7 +37,8 @@ private:
     struct Rank {
         std::unique_ptr<IrDataflow> flow;
         std::string error;
-        std::map<std::uint32_t, std::unordered_map<std::uint32_t, std::vector<std::uint32_t>>> opsOf;  // iteration -> kernel -> ops
+        std::map<std::uint32_t, std::unordered_map<std::uint32_t, std::vector<std::uint32_t>>>
+            opsOf;  // iteration -> kernel -> ops
     };
     Rank& rank(std::uint32_t r);
     const DumpIndex& m_index;

@@ -11,8 +11,8 @@ namespace dl {
 
 struct ReplayTensor {
     std::vector<std::int64_t> shape;
-    std::vector<float> data;   // logical C order
-    bool integer = false;      // an index/axis input: never rounded to the replay precision
+    std::vector<float> data;  // logical C order
+    bool integer = false;     // an index/axis input: never rounded to the replay precision
 };
 
 std::uint64_t numElements(const std::vector<std::int64_t>& shape);
@@ -23,8 +23,8 @@ struct KernelHints {
 
 struct KernelRun {
     std::vector<ReplayTensor> outputs;
-    std::vector<std::string> notes;        // inferred axes, assumed epsilons, ambiguities
-    bool ambiguous = false;                // more than one reading of the shapes fits
+    std::vector<std::string> notes;  // inferred axes, assumed epsilons, ambiguities
+    bool ambiguous = false;          // more than one reading of the shapes fits
 };
 
 // The canonical kernel name for an op type ("RealDiv" -> "Div", "RMSNorm" -> "RmsNorm",
@@ -35,8 +35,8 @@ std::string replayKernelName(std::string_view opType);
 // shapes (may be empty) and drive axis and transpose inference. False with a reason when the
 // inputs do not fit the op.
 bool runKernel(std::string_view type, const std::vector<ReplayTensor>& in,
-               const std::vector<std::vector<std::int64_t>>& outShapes, const KernelHints& hints,
-               KernelRun& out, std::string& error);
+               const std::vector<std::vector<std::int64_t>>& outShapes, const KernelHints& hints, KernelRun& out,
+               std::string& error);
 
 // (transposeA, transposeB) pairs consistent with the shapes of a (batch) matmul.
 std::vector<std::pair<bool, bool>> matmulTransposeCandidates(const std::vector<std::int64_t>& a,
@@ -45,8 +45,8 @@ std::vector<std::pair<bool, bool>> matmulTransposeCandidates(const std::vector<s
 
 // Axes reduced from `in` to `out` (keep_dims or squeezed). False when no deletion of axes maps
 // one onto the other; `ambiguous` when several non-trivial choices fit.
-bool inferReduceAxes(const std::vector<std::int64_t>& in, const std::vector<std::int64_t>& out,
-                     std::vector<int>& axes, bool& ambiguous);
+bool inferReduceAxes(const std::vector<std::int64_t>& in, const std::vector<std::int64_t>& out, std::vector<int>& axes,
+                     bool& ambiguous);
 
 // Normalisation kernels (replay_norm_kernels.cpp), called by runKernel.
 bool runSoftmax(const std::vector<ReplayTensor>& in, bool grad, KernelRun& out, std::string& error);

@@ -17,18 +17,25 @@ constexpr double kRmsNormEps = 1e-6;
 
 bool checkData(const std::vector<ReplayTensor>& in, std::size_t need, const char* op, std::string& error) {
     if (in.size() < need) {
-        error = std::string(op) + " needs " + std::to_string(need) + " inputs, " + std::to_string(in.size()) + " dumped";
+        error =
+            std::string(op) + " needs " + std::to_string(need) + " inputs, " + std::to_string(in.size()) + " dumped";
         return false;
     }
     for (std::size_t i = 0; i < need; ++i)
-        if (in[i].data.size() != numElements(in[i].shape)) { error = "input data does not match its shape"; return false; }
+        if (in[i].data.size() != numElements(in[i].shape)) {
+            error = "input data does not match its shape";
+            return false;
+        }
     return true;
 }
 
 // Length of the normalised trailing block: the size of `param` (gamma) or the last axis.
 bool normSize(const ReplayTensor& x, const ReplayTensor* param, std::uint64_t& n, std::string& error) {
     n = param ? numElements(param->shape) : (x.shape.empty() ? 1 : std::uint64_t(x.shape.back()));
-    if (n == 0 || x.data.size() % n != 0) { error = "normalised size does not divide the input"; return false; }
+    if (n == 0 || x.data.size() % n != 0) {
+        error = "normalised size does not divide the input";
+        return false;
+    }
     return true;
 }
 
@@ -37,7 +44,10 @@ Shape rowShape(const Shape& x, std::uint64_t n, const std::vector<Shape>& outSha
     if (outShapes.size() > slot && numElements(outShapes[slot]) * n == numElements(x)) return outShapes[slot];
     Shape s = x;
     std::uint64_t left = n;
-    for (std::size_t d = s.size(); d-- > 0 && left > 1;) { left /= std::uint64_t(std::max<std::int64_t>(s[d], 1)); s[d] = 1; }
+    for (std::size_t d = s.size(); d-- > 0 && left > 1;) {
+        left /= std::uint64_t(std::max<std::int64_t>(s[d], 1));
+        s[d] = 1;
+    }
     return s;
 }
 
@@ -48,7 +58,10 @@ bool runSoftmax(const std::vector<ReplayTensor>& in, bool grad, KernelRun& run, 
     const ReplayTensor& x = in[0];
     std::uint64_t n = 0;
     if (!normSize(x, nullptr, n, error)) return false;
-    if (grad && in[1].data.size() != x.data.size()) { error = "SoftmaxGrad inputs differ in size"; return false; }
+    if (grad && in[1].data.size() != x.data.size()) {
+        error = "SoftmaxGrad inputs differ in size";
+        return false;
+    }
     ReplayTensor out;
     out.shape = x.shape;
     out.data.resize(x.data.size());
@@ -80,7 +93,10 @@ bool runLayerNorm(const std::vector<ReplayTensor>& in, const std::vector<Shape>&
     const ReplayTensor* beta = in.size() > 2 ? &in[2] : nullptr;
     std::uint64_t n = 0;
     if (!normSize(x, gamma, n, error)) return false;
-    if ((gamma && gamma->data.size() != n) || (beta && beta->data.size() != n)) { error = "gamma/beta size mismatch"; return false; }
+    if ((gamma && gamma->data.size() != n) || (beta && beta->data.size() != n)) {
+        error = "gamma/beta size mismatch";
+        return false;
+    }
     const std::uint64_t rows = x.data.size() / n;
     ReplayTensor y, mean, var;
     y.shape = x.shape;
@@ -97,7 +113,8 @@ bool runLayerNorm(const std::vector<ReplayTensor>& in, const std::vector<Shape>&
         q /= double(n);
         const double rstd = 1.0 / std::sqrt(q + kLayerNormEps);
         for (std::uint64_t i = 0; i < n; ++i)
-            y.data[r * n + i] = float((v[i] - m) * rstd * (gamma ? gamma->data[i] : 1.0) + (beta ? beta->data[i] : 0.0));
+            y.data[r * n + i] =
+                float((v[i] - m) * rstd * (gamma ? gamma->data[i] : 1.0) + (beta ? beta->data[i] : 0.0));
         mean.data[r] = float(m);
         var.data[r] = float(q);
     }
@@ -182,7 +199,10 @@ bool runRmsNormGrad(const std::vector<ReplayTensor>& in, KernelRun& run, std::st
     std::uint64_t n = 0;
     if (!normSize(x, &gamma, n, error)) return false;
     const std::uint64_t rows = x.data.size() / n;
-    if (dy.data.size() != x.data.size() || rstd.data.size() != rows) { error = "RmsNormGrad input sizes do not agree"; return false; }
+    if (dy.data.size() != x.data.size() || rstd.data.size() != rows) {
+        error = "RmsNormGrad input sizes do not agree";
+        return false;
+    }
     ReplayTensor dx, dg;
     dx.shape = x.shape;
     dx.data.resize(x.data.size());

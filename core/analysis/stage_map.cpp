@@ -46,8 +46,7 @@ std::set<std::uint32_t> ranksOf(const DumpIndex& index) {
 // A rank table with explicit per-device stage fields (some launchers write them).
 bool fromRankTable(const DumpIndex& index, StageMap& m) {
     std::vector<std::string> paths = {index.root + "/hccl.json", index.root + "/.metadata/hccl.json"};
-    for (const RankInfo& r : index.ranks)
-        paths.push_back(index.root + "/" + r.folder + "/.dump_metadata/hccl.json");
+    for (const RankInfo& r : index.ranks) paths.push_back(index.root + "/" + r.folder + "/.dump_metadata/hccl.json");
     for (const std::string& p : paths) {
         std::error_code ec;
         if (!std::filesystem::is_regular_file(p, ec) || std::filesystem::file_size(p, ec) > (16u << 20)) continue;
@@ -59,7 +58,10 @@ bool fromRankTable(const DumpIndex& index, StageMap& m) {
             for (const auto& d : server["device"]) {
                 long rank = -1, stage = -1;
                 auto num = [](const nlohmann::json& v, long& out) {
-                    if (v.is_number_integer()) { out = v.get<long>(); return out >= 0; }
+                    if (v.is_number_integer()) {
+                        out = v.get<long>();
+                        return out >= 0;
+                    }
                     return v.is_string() && parseNumber(v.get<std::string>(), out);
                 };
                 if (!d.is_object() || !d.contains("rank_id") || !num(d["rank_id"], rank)) continue;
@@ -68,7 +70,11 @@ bool fromRankTable(const DumpIndex& index, StageMap& m) {
                 if (stage >= 0) m.stageOfRank[std::uint32_t(rank)] = int(stage);
             }
         }
-        if (!m.stageOfRank.empty()) { m.source = "hccl.json"; m.confident = true; return true; }
+        if (!m.stageOfRank.empty()) {
+            m.source = "hccl.json";
+            m.confident = true;
+            return true;
+        }
     }
     return false;
 }
@@ -91,7 +97,9 @@ int srTagOf(std::string_view lowerName) {
 // traffic, under Gradients/, the other way round when the order files hold no forward pair).
 // Every rank of the dump must be placed, and the layering must be acyclic.
 bool fromExecutionOrder(const DumpIndex& index, const std::set<std::uint32_t>& ranks, StageMap& m) {
-    struct Tags { std::set<int> send, recv; };
+    struct Tags {
+        std::set<int> send, recv;
+    };
     std::map<std::uint32_t, Tags> fwd, bwd;
     for (const RankInfo& r : index.ranks) {
         std::error_code ec;
@@ -107,7 +115,8 @@ bool fromExecutionOrder(const DumpIndex& index, const std::set<std::uint32_t>& r
             if (!file.starts_with("ms_execution_order_graph_") || !file.ends_with(".csv")) continue;
             std::string text, error;
             std::vector<std::string> names;
-            if (!readFileText(e.path().string(), text, error, 1ull << 30) || !parseExecutionOrderCsv(text, names, error))
+            if (!readFileText(e.path().string(), text, error, 1ull << 30) ||
+                !parseExecutionOrderCsv(text, names, error))
                 continue;
             for (const std::string& full : names) {
                 const std::string_view last = std::string_view(full).substr(full.rfind('/') + 1);
@@ -129,7 +138,7 @@ bool fromExecutionOrder(const DumpIndex& index, const std::set<std::uint32_t>& r
     for (const auto& [a, ta] : tags)
         for (const auto& [b, tb] : tags) {
             if (a == b) continue;
-            const std::set<int>& out = forward ? ta.send : tb.send;   // backward: b sends gradients to a
+            const std::set<int>& out = forward ? ta.send : tb.send;  // backward: b sends gradients to a
             const std::set<int>& in = forward ? tb.recv : ta.recv;
             if (std::any_of(out.begin(), out.end(), [&](int t) { return in.count(t) > 0; })) next[a].insert(b);
         }
@@ -139,7 +148,10 @@ bool fromExecutionOrder(const DumpIndex& index, const std::set<std::uint32_t>& r
         bool changed = false;
         for (const auto& [a, bs] : next)
             for (std::uint32_t b : bs)
-                if (stage.count(a) && stage.count(b) && stage[b] < stage[a] + 1) { stage[b] = stage[a] + 1; changed = true; }
+                if (stage.count(a) && stage.count(b) && stage[b] < stage[a] + 1) {
+                    stage[b] = stage[a] + 1;
+                    changed = true;
+                }
         if (changed) continue;
         // Each rank must take part in the pipeline (a rank of no Send/Receive is not placed).
         for (std::uint32_t r : ranks)
@@ -149,7 +161,7 @@ bool fromExecutionOrder(const DumpIndex& index, const std::set<std::uint32_t>& r
         m.confident = true;
         return true;
     }
-    return false;   // a cycle
+    return false;  // a cycle
 }
 
 // Layers ranks along Send->Receive edges. Directed (forward traffic) when the dump tells
@@ -164,7 +176,10 @@ bool fromTopology(const DumpIndex& index, const std::vector<CommOp>& comm, const
     // said to be a guess.
     std::set<std::uint32_t> placed;
     for (const CommPair& p : match.pairs)
-        if (p.confident) { placed.insert(index.ops[p.send].rank); placed.insert(index.ops[p.recv].rank); }
+        if (p.confident) {
+            placed.insert(index.ops[p.send].rank);
+            placed.insert(index.ops[p.recv].rank);
+        }
     bool guessed = false;
     for (const CommPair& p : match.pairs) {
         if (!p.confident) {
@@ -176,7 +191,7 @@ bool fromTopology(const DumpIndex& index, const std::vector<CommOp>& comm, const
         undirected[a].insert(b);
         undirected[b].insert(a);
         const bool backward = isBackwardName(index.strings.view(index.ops[p.send].name)) ||
-                              isBackwardName(index.strings.view(index.ops[p.send].scope));
+            isBackwardName(index.strings.view(index.ops[p.send].scope));
         if (directionKnown && !backward) fwd[a].insert(b);
     }
     if (directionKnown && !fwd.empty()) {
@@ -195,10 +210,14 @@ bool fromTopology(const DumpIndex& index, const std::vector<CommOp>& comm, const
                 bool changed = false;
                 for (const auto& [a, bs] : fwd)
                     for (std::uint32_t b : bs)
-                        if (m.stageOfRank[b] < m.stageOfRank[a] + 1) { m.stageOfRank[b] = m.stageOfRank[a] + 1; changed = true; }
+                        if (m.stageOfRank[b] < m.stageOfRank[a] + 1) {
+                            m.stageOfRank[b] = m.stageOfRank[a] + 1;
+                            changed = true;
+                        }
                 if (!changed) {
-                    m.source = attempt ? "send/receive topology (interleaved: the loss stage's wrap-around Send left out)"
-                                       : "send/receive topology";
+                    m.source = attempt
+                        ? "send/receive topology (interleaved: the loss stage's wrap-around Send left out)"
+                        : "send/receive topology";
                     m.confident = !guessed;
                     return true;
                 }
@@ -216,25 +235,33 @@ bool fromTopology(const DumpIndex& index, const std::vector<CommOp>& comm, const
         q.push(start);
         seen.insert(start);
         while (!q.empty()) {
-            const std::uint32_t r = q.front(); q.pop();
+            const std::uint32_t r = q.front();
+            q.pop();
             comp.push_back(r);
-            for (std::uint32_t n : undirected[r]) if (seen.insert(n).second) q.push(n);
+            for (std::uint32_t n : undirected[r])
+                if (seen.insert(n).second) q.push(n);
         }
         std::vector<std::uint32_t> ends;
-        for (std::uint32_t r : comp) if (undirected[r].size() <= 1) ends.push_back(r);
+        for (std::uint32_t r : comp)
+            if (undirected[r].size() <= 1) ends.push_back(r);
         if (ends.size() != 2) return false;  // not a simple pipeline
         std::uint32_t first = std::min(ends[0], ends[1]);
         if (lossRanks.count(first)) first = std::max(ends[0], ends[1]);
         std::map<std::uint32_t, int> dist{{first, 0}};
         q.push(first);
         while (!q.empty()) {
-            const std::uint32_t r = q.front(); q.pop();
-            for (std::uint32_t n : undirected[r]) if (!dist.count(n)) { dist[n] = dist[r] + 1; q.push(n); }
+            const std::uint32_t r = q.front();
+            q.pop();
+            for (std::uint32_t n : undirected[r])
+                if (!dist.count(n)) {
+                    dist[n] = dist[r] + 1;
+                    q.push(n);
+                }
         }
         for (const auto& [r, d] : dist) m.stageOfRank[r] = d;
     }
-    m.source = lossRanks.empty() ? "send/receive topology (orientation guessed: lowest rank first)"
-                                 : "send/receive topology";
+    m.source =
+        lossRanks.empty() ? "send/receive topology (orientation guessed: lowest rank first)" : "send/receive topology";
     m.confident = !lossRanks.empty();
     return true;
 }
@@ -257,9 +284,9 @@ bool parseStageSpec(std::string_view spec, StageMap& out, std::string& error) {
         const std::size_t dash = item.substr(0, colon).find('-');
         long lo = 0, hi = 0, stage = 0;
         const bool ok = colon != std::string_view::npos && parseNumber(item.substr(colon + 1), stage) &&
-                        (dash == std::string_view::npos
-                             ? parseNumber(item.substr(0, colon), lo) && (hi = lo, true)
-                             : parseNumber(item.substr(0, dash), lo) && parseNumber(item.substr(dash + 1, colon - dash - 1), hi));
+            (dash == std::string_view::npos
+                 ? parseNumber(item.substr(0, colon), lo) && (hi = lo, true)
+                 : parseNumber(item.substr(0, dash), lo) && parseNumber(item.substr(dash + 1, colon - dash - 1), hi));
         if (!ok || hi < lo || hi - lo > 65536) {
             error = "bad stage spec entry '" + std::string(item) + "' (expected RANK:STAGE or FIRST-LAST:STAGE)";
             return false;
@@ -271,7 +298,10 @@ bool parseStageSpec(std::string_view spec, StageMap& out, std::string& error) {
             }
         }
     }
-    if (out.stageOfRank.empty()) { error = "empty stage spec"; return false; }
+    if (out.stageOfRank.empty()) {
+        error = "empty stage spec";
+        return false;
+    }
     out.source = "--stages";
     out.confident = true;
     finish(out);
@@ -301,7 +331,8 @@ std::set<std::uint32_t> lossOrHeadRanks(const DumpIndex& index) {
     std::uint32_t lastFound = 0;
     for (const OpRecord& op : index.ops) {
         if (found && op.rank == lastFound) continue;
-        if (lossType.get(op.type, isLossType) || headName.get(op.name, isHeadName) || headName.get(op.scope, isHeadName)) {
+        if (lossType.get(op.type, isLossType) || headName.get(op.name, isHeadName) ||
+            headName.get(op.scope, isHeadName)) {
             out.insert(op.rank);
             found = true;
             lastFound = op.rank;
@@ -314,7 +345,7 @@ namespace {
 bool isOptimizerScope(std::string_view name) {
     const std::string w = lower(name);
     return w.find("optimizer") != std::string::npos || w.find("grad_reducer") != std::string::npos ||
-           w.find("gradreducer") != std::string::npos || w.find("clip_grad") != std::string::npos;
+        w.find("gradreducer") != std::string::npos || w.find("clip_grad") != std::string::npos;
 }
 std::uint32_t findRoot(std::map<std::uint32_t, std::uint32_t>& parent, std::uint32_t r) {
     while (parent[r] != r) r = parent[r] = parent[parent[r]];
@@ -380,7 +411,7 @@ void describeParallelism(const DumpIndex& index, const CommMatch& match, StageMa
 
 bool isLossOrHeadOp(const DumpIndex& index, const OpRecord& op) {
     return isLossType(index.strings.view(op.type)) || isHeadName(index.strings.view(op.name)) ||
-           isHeadName(index.strings.view(op.scope));
+        isHeadName(index.strings.view(op.scope));
 }
 
 StageMap inferStageMap(const DumpIndex& index, const std::vector<CommOp>& comm, std::string_view spec,
@@ -401,19 +432,27 @@ StageMap inferStageMap(const DumpIndex& index, const std::vector<CommOp>& comm, 
             m.confident = true;
         } else {
             m.source = "unknown";
-            warnings.push_back("only rank " + std::to_string(*ranks.begin()) + " is in the dump: its pipeline stage is "
+            warnings.push_back("only rank " + std::to_string(*ranks.begin()) +
+                               " is in the dump: its pipeline stage is "
                                "unknown; pass --stages to set it");
         }
         finish(m);
         return m;
     }
     const std::set<std::uint32_t> lossRanks = lossOrHeadRanks(index);
-    if (fromRankTable(index, m) || fromTopology(index, comm, lossRanks, m)) { finish(m); return m; }
+    if (fromRankTable(index, m) || fromTopology(index, comm, lossRanks, m)) {
+        finish(m);
+        return m;
+    }
     m = StageMap{};
-    if (fromExecutionOrder(index, ranks, m)) { finish(m); return m; }
+    if (fromExecutionOrder(index, ranks, m)) {
+        finish(m);
+        return m;
+    }
     m = StageMap{};
-    const bool anyP2p = std::any_of(comm.begin(), comm.end(),
-                                    [](const CommOp& c) { return c.kind == CommKind::Send || c.kind == CommKind::Receive; });
+    const bool anyP2p = std::any_of(comm.begin(), comm.end(), [](const CommOp& c) {
+        return c.kind == CommKind::Send || c.kind == CommKind::Receive;
+    });
     if (!anyP2p && (lossRanks.empty() || lossRanks.size() == ranks.size())) {
         for (std::uint32_t r : ranks) m.stageOfRank[r] = 0;
         m.source = "no Send/Receive: one stage assumed";
@@ -428,8 +467,9 @@ StageMap inferStageMap(const DumpIndex& index, const std::vector<CommOp>& comm, 
         }
     }
     if (m.stageOfRank.empty()) {
-        warnings.push_back("pipeline stages unknown: no rank table stages, Send/Receive topology or loss op to "
-                           "place ranks; pass --stages to set them");
+        warnings.push_back(
+            "pipeline stages unknown: no rank table stages, Send/Receive topology or loss op to "
+            "place ranks; pass --stages to set them");
         m.source = "unknown";
     }
     finish(m);

@@ -23,10 +23,11 @@ std::string statisticOverflowNote(const DumpIndex& idx, const std::vector<std::u
     const DType d = t.origDtype != DType::Unknown ? t.origDtype : t.dtype;
     std::string which = (s.known & stat::MeanOverflow) ? "Mean" : "";
     if (s.known & stat::L2Overflow) which += which.empty() ? "L2 norm" : " and L2 norm";
-    return std::to_string(tensors.size()) + " tensor(s) hold finite values but a statistic that overflowed in their own " +
-           "dtype (the writer reduced them in it; the values did not overflow): first " + idx.strings.str(o.type) + " " +
-           idx.strings.str(o.name) + " " + idx.tensorLabel(t) + " (" + std::string(dtypeName(d)) + ", " + which +
-           " inf, largest |x| " + shortNumber(std::max(std::fabs(s.max), std::fabs(s.min))) + ")";
+    return std::to_string(tensors.size()) +
+        " tensor(s) hold finite values but a statistic that overflowed in their own " +
+        "dtype (the writer reduced them in it; the values did not overflow): first " + idx.strings.str(o.type) + " " +
+        idx.strings.str(o.name) + " " + idx.tensorLabel(t) + " (" + std::string(dtypeName(d)) + ", " + which +
+        " inf, largest |x| " + shortNumber(std::max(std::fabs(s.max), std::fabs(s.min))) + ")";
 }
 
 }  // namespace dl

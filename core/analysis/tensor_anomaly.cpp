@@ -11,52 +11,71 @@ namespace dl {
 
 const char* anomalyKindName(AnomalyKind k) {
     switch (k) {
-    case AnomalyKind::None: return "none";
-    case AnomalyKind::Saturated: return "saturated";
-    case AnomalyKind::Nan: return "nan";
-    case AnomalyKind::Inf: return "inf";
-    case AnomalyKind::Opdebug: return "opdebug";
+        case AnomalyKind::None:
+            return "none";
+        case AnomalyKind::Saturated:
+            return "saturated";
+        case AnomalyKind::Nan:
+            return "nan";
+        case AnomalyKind::Inf:
+            return "inf";
+        case AnomalyKind::Opdebug:
+            return "opdebug";
     }
     return "none";
 }
 
 const char* chainRoleName(ChainRole r) {
     switch (r) {
-    case ChainRole::Origin: return "origin";
-    case ChainRole::Propagated: return "propagated";
-    case ChainRole::Send: return "send";
-    case ChainRole::Receive: return "receive";
+        case ChainRole::Origin:
+            return "origin";
+        case ChainRole::Propagated:
+            return "propagated";
+        case ChainRole::Send:
+            return "send";
+        case ChainRole::Receive:
+            return "receive";
     }
     return "propagated";
 }
 
 const char* chainViaName(ChainVia v) {
     switch (v) {
-    case ChainVia::None: return "origin";
-    case ChainVia::SameRank: return "same_rank";
-    case ChainVia::SendReceive: return "send_receive";
-    case ChainVia::Collective: return "collective";
-    case ChainVia::WeightUpdate: return "weight_update";
-    case ChainVia::ClockOnly: return "clock_only";
-    case ChainVia::Dataflow: return "dataflow";
+        case ChainVia::None:
+            return "origin";
+        case ChainVia::SameRank:
+            return "same_rank";
+        case ChainVia::SendReceive:
+            return "send_receive";
+        case ChainVia::Collective:
+            return "collective";
+        case ChainVia::WeightUpdate:
+            return "weight_update";
+        case ChainVia::ClockOnly:
+            return "clock_only";
+        case ChainVia::Dataflow:
+            return "dataflow";
     }
     return "clock_only";
 }
 
 const char* persistenceName(Persistence p) {
     switch (p) {
-    case Persistence::Unknown: return "unknown";
-    case Persistence::SingleIteration: return "single_iteration";
-    case Persistence::Persistent: return "persistent";
-    case Persistence::Transient: return "transient";
-    case Persistence::Intermittent: return "intermittent";
+        case Persistence::Unknown:
+            return "unknown";
+        case Persistence::SingleIteration:
+            return "single_iteration";
+        case Persistence::Persistent:
+            return "persistent";
+        case Persistence::Transient:
+            return "transient";
+        case Persistence::Intermittent:
+            return "intermittent";
     }
     return "unknown";
 }
 
-bool isFp16Like(const TensorRecord& t) {
-    return t.dtype == DType::Float16 || t.origDtype == DType::Float16;
-}
+bool isFp16Like(const TensorRecord& t) { return t.dtype == DType::Float16 || t.origDtype == DType::Float16; }
 
 std::string tensorLabel(const TensorRecord& t) {
     return (t.io == Io::Input ? "input." : "output.") + std::to_string(t.slot);
@@ -84,8 +103,15 @@ Figures figuresOf(const DumpIndex& index, const TensorRecord& t) {
         return {s.min, s.max, s.maxAbs, s.count, s.nanCount, s.posInfCount, s.negInfCount, s.satCount, s.known};
     }
     // PackedStats::unpack: maxAbs is derived, the kernel-only counts live in the tensor's side.
-    Figures f{p.min, p.max, std::numeric_limits<double>::quiet_NaN(), p.count, p.nanCount, p.posInfCount,
-              p.negInfCount, index.side(t).counts.satCount, p.known};
+    Figures f{p.min,
+              p.max,
+              std::numeric_limits<double>::quiet_NaN(),
+              p.count,
+              p.nanCount,
+              p.posInfCount,
+              p.negInfCount,
+              index.side(t).counts.satCount,
+              p.known};
     if (p.known & stat::MaxAbs) f.maxAbs = std::max(-p.min, p.max);
     return f;
 }
@@ -104,19 +130,33 @@ double finiteMaxAbs(const Figures& s) {
 void classifyNonFinite(const DumpIndex& index, const TensorRecord& t, const Figures& s, TensorAnomaly& a) {
     std::uint64_t inf = 0, nan = 0;
     bool counted = false;
-    if (s.known & (stat::PosInfCount | stat::NegInfCount)) { inf = s.infCount(); counted = true; }
-    if (s.known & stat::NanCount) { nan = s.nanCount; counted = true; }
+    if (s.known & (stat::PosInfCount | stat::NegInfCount)) {
+        inf = s.infCount();
+        counted = true;
+    }
+    if (s.known & stat::NanCount) {
+        nan = s.nanCount;
+        counted = true;
+    }
     if (!counted) {
         if ((s.has(stat::Max) && std::isinf(s.max)) || (s.has(stat::Min) && std::isinf(s.min))) inf = 1;
         // A known Max/Min that is NaN means the writer propagated a NaN into it.
         if ((s.has(stat::Max) && std::isnan(s.max)) || (s.has(stat::Min) && std::isnan(s.min))) nan = 1;
         if ((t.flags & HasHistogram) && inf == 0 && nan == 0) {
             Log2Histogram h;
-            if (index.histogram(t, h)) { inf = h.posInf + h.negInf; nan = h.nan; }
+            if (index.histogram(t, h)) {
+                inf = h.posInf + h.negInf;
+                nan = h.nan;
+            }
         }
     }
-    if (inf > 0) { a.kind = AnomalyKind::Inf; a.count = inf + nan; }
-    else if (nan > 0) { a.kind = AnomalyKind::Nan; a.count = nan; }
+    if (inf > 0) {
+        a.kind = AnomalyKind::Inf;
+        a.count = inf + nan;
+    } else if (nan > 0) {
+        a.kind = AnomalyKind::Nan;
+        a.count = nan;
+    }
 }
 
 // Values of exactly +/-65504. With element counts this is a count; with min/max only, an fp16
@@ -163,7 +203,10 @@ bool opdebugReportsOverflow(const OverflowRecord& r) {
 }
 
 std::string describeOpdebug(const OverflowRecord& r) {
-    struct Bit { std::uint64_t mask; const char* text; };
+    struct Bit {
+        std::uint64_t mask;
+        const char* text;
+    };
     static constexpr Bit kBits[] = {
         {0x8, "signed integer minimum negation overflow"},
         {0x10, "integer add/sub/mul/mac overflow"},
@@ -176,7 +219,10 @@ std::string describeOpdebug(const OverflowRecord& r) {
     auto add = [&out](const std::string& s) { out += (out.empty() ? "" : "; ") + s; };
     std::uint64_t rest = r.aicoreStatus;
     for (const Bit& b : kBits) {
-        if (r.aicoreStatus & b.mask) { add(b.text); rest &= ~b.mask; }
+        if (r.aicoreStatus & b.mask) {
+            add(b.text);
+            rest &= ~b.mask;
+        }
     }
     char buf[64];
     if (rest) {

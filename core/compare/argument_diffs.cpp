@@ -19,10 +19,11 @@ bool comparable(const MsprobeArg& x) {
 
 std::string valueText(const MsprobeArg& x) { return x.stats[0].text; }
 
-using Key = std::tuple<std::uint32_t, std::uint32_t, std::string>;   // rank, step, entry name
+using Key = std::tuple<std::uint32_t, std::uint32_t, std::string>;  // rank, step, entry name
 
 // Every entry's comparable arguments, by (rank, step, entry).
-bool readArguments(const DumpIndex& idx, std::map<Key, std::vector<MsprobeArg>>& out, std::vector<std::string>& warnings) {
+bool readArguments(const DumpIndex& idx, std::map<Key, std::vector<MsprobeArg>>& out,
+                   std::vector<std::string>& warnings) {
     std::string error;
     const std::vector<MsprobeDumpFile> files = msprobeDumpFiles(idx, error);
     if (files.empty()) return false;
@@ -59,8 +60,9 @@ std::vector<ArgumentDifference> compareArguments(const DumpIndex& a, const DumpI
             for (const MsprobeArg& y : ib->second) {
                 if (x.label != y.label) continue;
                 const double u = x.stats[0].number, v = y.stats[0].number;
-                const bool equal = x.stats[0].numeric() && y.stats[0].numeric() ? u == v || (std::isnan(u) && std::isnan(v))
-                                                                                 : x.dtype == y.dtype && valueText(x) == valueText(y);
+                const bool equal = x.stats[0].numeric() && y.stats[0].numeric()
+                    ? u == v || (std::isnan(u) && std::isnan(v))
+                    : x.dtype == y.dtype && valueText(x) == valueText(y);
                 if (!equal) out.push_back({p.a, x.label, valueText(x), valueText(y)});
                 break;
             }

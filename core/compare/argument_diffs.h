@@ -13,9 +13,9 @@
 namespace dl {
 
 struct ArgumentDifference {
-    std::uint32_t op = 0;     // run A's op
-    std::string label;        // msprobe's name after the entry: "input.dim", "input.1"
-    std::string a, b;         // the values as msprobe prints them ("-2", "0.5", "True")
+    std::uint32_t op = 0;  // run A's op
+    std::string label;     // msprobe's name after the entry: "input.dim", "input.1"
+    std::string a, b;      // the values as msprobe prints them ("-2", "0.5", "True")
 };
 
 // Differences in run A's op order. Empty unless both runs are msprobe dumps; a dump.json that

@@ -50,19 +50,26 @@ json thresholdsJson(const CompareThresholds& t) {
             {"ulps", num(t.ulps)},
             {"precision", t.precision == DType::Unknown ? json("auto") : json(dtypeName(t.precision))},
             {"precision_cosine", num(t.precisionCosine)},
-            {"cosine", num(t.minCosine)},         {"cosine_alone", num(t.minCosineAlone)}, {"abs_floor", num(t.absFloor)},
-            {"max_abs", num(t.maxAbsErr)},        {"max_rel", num(t.maxRelErr)},
+            {"cosine", num(t.minCosine)},
+            {"cosine_alone", num(t.minCosineAlone)},
+            {"abs_floor", num(t.absFloor)},
+            {"max_abs", num(t.maxAbsErr)},
+            {"max_rel", num(t.maxRelErr)},
             {"one_thousandth", t.minOneThousandth >= 0 ? json(t.minOneThousandth) : json(nullptr)},
             {"five_thousandth", t.minFiveThousandth >= 0 ? json(t.minFiveThousandth) : json(nullptr)},
-            {"stats_rel", num(t.statsRel)},       {"nan_inf", t.nanInf}};
+            {"stats_rel", num(t.statsRel)},
+            {"nan_inf", t.nanInf}};
 }
 
 json opList(const DumpIndex& idx, const std::vector<std::uint32_t>& ops) {
     json out = json::array();
     for (std::size_t k = 0; k < ops.size() && k < kMaxListedOps; ++k) {
         const OpRecord& o = idx.ops[ops[k]];
-        out.push_back({{"rank", o.rank}, {"iteration", o.iteration}, {"graph", o.graph},
-                       {"op_type", idx.strings.str(o.type)}, {"op_name", idx.strings.str(o.name)}});
+        out.push_back({{"rank", o.rank},
+                       {"iteration", o.iteration},
+                       {"graph", o.graph},
+                       {"op_type", idx.strings.str(o.type)},
+                       {"op_name", idx.strings.str(o.name)}});
     }
     return out;
 }
@@ -86,8 +93,10 @@ void putString(std::string& out, std::string_view v) {
 }
 
 void putNum(std::string& out, double v) {
-    if (std::isfinite(v)) fmt::format_to(std::back_inserter(out), "{}", v);
-    else out += "null";
+    if (std::isfinite(v))
+        fmt::format_to(std::back_inserter(out), "{}", v);
+    else
+        out += "null";
 }
 
 void putKey(std::string& out, const char* key) {
@@ -100,8 +109,10 @@ void putStats(std::string& out, const TensorStats& s) {
     auto fig = [&](const char* k, std::uint32_t bit, double v, bool first = false) {
         if (!first) out += ',';
         putKey(out, k);
-        if (s.has(bit)) putNum(out, v);
-        else out += "null";
+        if (s.has(bit))
+            putNum(out, v);
+        else
+            out += "null";
     };
     out += '{';
     fig("max", stat::Max, s.max, true);
@@ -114,7 +125,8 @@ void putStats(std::string& out, const TensorStats& s) {
     out += ",\"nan\":";
     out += nanKnown && !(bound && s.nanCount) ? std::to_string(s.nanCount) : "null";
     out += ",\"inf\":";
-    out += s.has(stat::PosInfCount | stat::NegInfCount) && !(bound && s.infCount()) ? std::to_string(s.infCount()) : "null";
+    out += s.has(stat::PosInfCount | stat::NegInfCount) && !(bound && s.infCount()) ? std::to_string(s.infCount())
+                                                                                    : "null";
     if (bound && nanKnown && s.nanCount) out += ",\"nan_at_least\":" + std::to_string(s.nanCount);
     if (bound && infKnown && s.infCount()) out += ",\"inf_at_least\":" + std::to_string(s.infCount());
     out += '}';
@@ -123,11 +135,16 @@ void putStats(std::string& out, const TensorStats& s) {
 void putMetrics(std::string& out, const TensorMetrics& m) {
     out += "{\"from_data\":";
     out += m.fromData ? "true" : "false";
-    const std::pair<const char*, double> nums[] = {
-        {"cosine", m.cosine}, {"max_abs_err", m.maxAbsErr}, {"max_rel_err", m.maxRelErr},
-        {"one_thousandth_err_ratio", m.oneThousandthRatio}, {"five_thousandths_err_ratio", m.fiveThousandthRatio},
-        {"euc_dist", m.eucDist}, {"max_rel_diff", m.maxRelDiff}, {"min_rel_diff", m.minRelDiff},
-        {"mean_rel_diff", m.meanRelDiff}, {"l2_rel_diff", m.l2RelDiff}};
+    const std::pair<const char*, double> nums[] = {{"cosine", m.cosine},
+                                                   {"max_abs_err", m.maxAbsErr},
+                                                   {"max_rel_err", m.maxRelErr},
+                                                   {"one_thousandth_err_ratio", m.oneThousandthRatio},
+                                                   {"five_thousandths_err_ratio", m.fiveThousandthRatio},
+                                                   {"euc_dist", m.eucDist},
+                                                   {"max_rel_diff", m.maxRelDiff},
+                                                   {"min_rel_diff", m.minRelDiff},
+                                                   {"mean_rel_diff", m.meanRelDiff},
+                                                   {"l2_rel_diff", m.l2RelDiff}};
     for (const auto& [k, v] : nums) {
         out += ',';
         putKey(out, k);
@@ -168,8 +185,10 @@ void putRow(std::string& out, const RunComparison& c, std::size_t r, const DumpI
     putMetrics(out, row.metrics);
     for (const auto& [k, md5] : {std::pair{"md5_a", &c.md5A}, std::pair{"md5_b", &c.md5B}}) {
         const std::uint32_t t = k[4] == 'a' ? p.a : p.b;
-        if (md5->empty() || (*md5)[t].empty()) fmt::format_to(std::back_inserter(out), ",\"{}\":null", k);
-        else str(k, (*md5)[t]);
+        if (md5->empty() || (*md5)[t].empty())
+            fmt::format_to(std::back_inserter(out), ",\"{}\":null", k);
+        else
+            str(k, (*md5)[t]);
     }
     str("class", verdictName(row.verdict));
     out += ",\"diverged\":";
@@ -183,8 +202,11 @@ json rowRef(const RunComparison& c, std::int64_t row, const DumpIndex& a) {
     if (row < 0) return nullptr;
     const TensorRecord& ta = a.tensors[c.alignment.tensors[std::size_t(row)].a];
     const OpRecord& oa = a.ops[ta.op];
-    return {{"rank", oa.rank}, {"iteration", oa.iteration}, {"op_type", a.strings.str(oa.type)},
-            {"op_name", a.strings.str(oa.name)}, {"tensor", a.tensorLabel(ta)},
+    return {{"rank", oa.rank},
+            {"iteration", oa.iteration},
+            {"op_type", a.strings.str(oa.type)},
+            {"op_name", a.strings.str(oa.name)},
+            {"tensor", a.tensorLabel(ta)},
             {"class", verdictName(c.rows[std::size_t(row)].verdict)}};
 }
 
@@ -197,7 +219,8 @@ json countsJson(const RunComparison& c) {
 std::string countsText(const RunComparison& c) {
     std::string s;
     for (int v = 0; v < kVerdictCount; ++v)
-        if (c.counts[std::size_t(v)]) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", c.counts[std::size_t(v)], verdictName(Verdict(v)));
+        if (c.counts[std::size_t(v)])
+            s += fmt::format("{}{} {}", s.empty() ? "" : ", ", c.counts[std::size_t(v)], verdictName(Verdict(v)));
     return s.empty() ? "none" : s;
 }
 
@@ -208,14 +231,17 @@ std::string csvField(std::string s) {
     return q + "\"";
 }
 
-std::string csvNum(double v) { return std::isfinite(v) ? fmt::format("{:.9g}", v) : (std::isnan(v) ? "N/A" : fmt::format("{}", v)); }
+std::string csvNum(double v) {
+    return std::isfinite(v) ? fmt::format("{:.9g}", v) : (std::isnan(v) ? "N/A" : fmt::format("{}", v));
+}
 
 std::string statCell(const TensorStats& s, std::uint32_t bit, double v) { return s.has(bit) ? csvNum(v) : "N/A"; }
 
 // Max or Min as the tensor holds it: +-inf when it holds infinities at that end (the index keeps
 // the finite extreme beside the counts; it follows in brackets).
 std::string extremeCell(const TensorStats& s, bool isMax) {
-    const bool inf = isMax ? s.has(stat::PosInfCount) && s.posInfCount > 0 : s.has(stat::NegInfCount) && s.negInfCount > 0;
+    const bool inf =
+        isMax ? s.has(stat::PosInfCount) && s.posInfCount > 0 : s.has(stat::NegInfCount) && s.negInfCount > 0;
     const std::string finite = isMax ? statCell(s, stat::Max, s.max) : statCell(s, stat::Min, s.min);
     if (!inf) return finite;
     const bool sameSign = isMax ? finite != "N/A" && s.max != INFINITY : finite != "N/A" && s.min != -INFINITY;
@@ -237,8 +263,13 @@ std::string compareJson(const RunComparison& c, const DumpIndex& a, const DumpIn
     if (c.firstArgument >= 0) {
         const ArgumentDifference& d = c.argumentDiffs[std::size_t(c.firstArgument)];
         const OpRecord& o = a.ops[d.op];
-        j["first_argument_divergence"] = {{"rank", o.rank}, {"iteration", o.iteration}, {"op_type", a.strings.str(o.type)},
-                                          {"op_name", a.strings.str(o.name)}, {"argument", d.label}, {"a", d.a}, {"b", d.b}};
+        j["first_argument_divergence"] = {{"rank", o.rank},
+                                          {"iteration", o.iteration},
+                                          {"op_type", a.strings.str(o.type)},
+                                          {"op_name", a.strings.str(o.name)},
+                                          {"argument", d.label},
+                                          {"a", d.a},
+                                          {"b", d.b}};
     }
     j["argument_differences"] = c.argumentDiffs.size();
     if (c.firstDivergence >= 0) {
@@ -246,8 +277,10 @@ std::string compareJson(const RunComparison& c, const DumpIndex& a, const DumpIn
         const TensorPair& p = c.alignment.tensors[r];
         const TensorRecord& ta = a.tensors[p.a];
         const OpRecord &oa = a.ops[ta.op], &ob = b.ops[b.tensors[p.b].op];
-        j["first_divergence_detail"] = {{"op_name_b", b.strings.str(ob.name)}, {"scope", a.strings.str(oa.scope)},
-                                        {"reason", c.rows[r].reason}, {"order_evidence", c.orderEvidence},
+        j["first_divergence_detail"] = {{"op_name_b", b.strings.str(ob.name)},
+                                        {"scope", a.strings.str(oa.scope)},
+                                        {"reason", c.rows[r].reason},
+                                        {"order_evidence", c.orderEvidence},
                                         {"metrics", metricsJson(c.rows[r].metrics)}};
     }
     j["matched"] = c.alignment.tensors.size();
@@ -273,7 +306,7 @@ std::string compareJson(const RunComparison& c, const DumpIndex& a, const DumpIn
     j["unmatched_ops_b"] = opList(b, c.alignment.onlyOpsB);
     j["warnings"] = c.warnings;
     std::string out = j.dump();
-    out.pop_back();   // the closing brace: the rows follow as text
+    out.pop_back();  // the closing brace: the rows follow as text
     out.reserve(out.size() + c.rows.size() * 900);
     out += ",\"rows\":[";
     for (std::size_t r = 0; r < c.rows.size(); ++r) {
@@ -297,17 +330,18 @@ std::string compareCsv(const RunComparison& c, const DumpIndex& a, const DumpInd
         const TensorMetrics& m = c.rows[r].metrics;
         const TensorStats sa = a.stats(ta), sb = b.stats(tb);
         out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},", oa.rank, oa.iteration, csvField(a.strings.str(oa.type)),
-                           csvField(a.strings.str(oa.name)), csvField(b.strings.str(ob.name)), csvField(a.tensorLabel(ta)),
-                           matchKindName(c.alignment.ops[p.opPair].kind), dtypeText(ta), dtypeText(tb),
-                           csvField(shapeText(a, ta)), csvField(shapeText(b, tb)));
+                           csvField(a.strings.str(oa.name)), csvField(b.strings.str(ob.name)),
+                           csvField(a.tensorLabel(ta)), matchKindName(c.alignment.ops[p.opPair].kind), dtypeText(ta),
+                           dtypeText(tb), csvField(shapeText(a, ta)), csvField(shapeText(b, tb)));
         out += fmt::format("{},{},{},{},{},{},{},{},{},{},", csvNum(m.cosine), csvNum(m.eucDist), csvNum(m.maxAbsErr),
                            csvNum(m.maxRelErr), csvNum(m.oneThousandthRatio), csvNum(m.fiveThousandthRatio),
                            csvNum(m.maxRelDiff), csvNum(m.minRelDiff), csvNum(m.meanRelDiff), csvNum(m.l2RelDiff));
-        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", statCell(sa, stat::Max, sa.max), statCell(sa, stat::Min, sa.min),
-                           statCell(sa, stat::Mean, sa.mean), statCell(sa, stat::L2, sa.l2), statCell(sb, stat::Max, sb.max),
-                           statCell(sb, stat::Min, sb.min), statCell(sb, stat::Mean, sb.mean), statCell(sb, stat::L2, sb.l2),
-                           m.nanInfMismatch ? "yes" : "no", c.rows[r].diverged ? "yes" : "no", verdictName(c.rows[r].verdict),
-                           csvField(c.rows[r].reason));
+        out += fmt::format(
+            "{},{},{},{},{},{},{},{},{},{},{},{}\n", statCell(sa, stat::Max, sa.max), statCell(sa, stat::Min, sa.min),
+            statCell(sa, stat::Mean, sa.mean), statCell(sa, stat::L2, sa.l2), statCell(sb, stat::Max, sb.max),
+            statCell(sb, stat::Min, sb.min), statCell(sb, stat::Mean, sb.mean), statCell(sb, stat::L2, sb.l2),
+            m.nanInfMismatch ? "yes" : "no", c.rows[r].diverged ? "yes" : "no", verdictName(c.rows[r].verdict),
+            csvField(c.rows[r].reason));
     }
     return out;
 }
@@ -321,17 +355,18 @@ std::string compareText(const RunComparison& c, const DumpIndex& a, const DumpIn
                      al.tensors.size(), c.fromData, c.fromStats, al.onlyTensorsA, al.onlyTensorsB);
     s += c.story + "\n";
     s += "divergence when: " + describeThresholds(c.thresholds) + "\n";
-    s += fmt::format("precision: {}\n", c.precision == DType::Unknown ? std::string("none (no floating tensors)")
-                                                                        : std::string(dtypeName(c.precision)));
+    s += fmt::format("precision: {}\n",
+                     c.precision == DType::Unknown ? std::string("none (no floating tensors)")
+                                                   : std::string(dtypeName(c.precision)));
     s += fmt::format("tensor classes: {}\n", countsText(c));
     s += fmt::format("diverged tensors: {}\n", c.diverged);
     auto brief = [&](const char* what, std::int64_t row) {
         if (row < 0) return;
         const TensorRecord& ta = a.tensors[al.tensors[std::size_t(row)].a];
         const OpRecord& oa = a.ops[ta.op];
-        s += fmt::format("{}: rank {} iteration {} {} {} {} [{}] {}\n", what, oa.rank, oa.iteration, a.strings.view(oa.type),
-                         a.strings.view(oa.name), a.tensorLabel(ta), verdictName(c.rows[std::size_t(row)].verdict),
-                         c.rows[std::size_t(row)].reason);
+        s += fmt::format("{}: rank {} iteration {} {} {} {} [{}] {}\n", what, oa.rank, oa.iteration,
+                         a.strings.view(oa.type), a.strings.view(oa.name), a.tensorLabel(ta),
+                         verdictName(c.rows[std::size_t(row)].verdict), c.rows[std::size_t(row)].reason);
     };
     brief("first difference", c.firstDifference);
     if (c.firstNonFinite != c.firstDivergence) brief("first nonfinite mismatch", c.firstNonFinite);
@@ -352,8 +387,8 @@ std::string compareText(const RunComparison& c, const DumpIndex& a, const DumpIn
         const OpRecord &oa = a.ops[ta.op], &ob = b.ops[b.tensors[p.b].op];
         const TensorMetrics& m = c.rows[r].metrics;
         s += fmt::format("{}: rank {} iteration {} {} {} {} [{}] (B: {})\n", tensorFirst, oa.rank, oa.iteration,
-                         a.strings.view(oa.type), a.strings.view(oa.name), a.tensorLabel(ta), verdictName(c.rows[r].verdict),
-                         b.strings.view(ob.name));
+                         a.strings.view(oa.type), a.strings.view(oa.name), a.tensorLabel(ta),
+                         verdictName(c.rows[r].verdict), b.strings.view(ob.name));
         if (oa.scope) s += fmt::format("  scope: {}\n", a.strings.view(oa.scope));
         s += "  because: " + c.rows[r].reason + "\n";
         if (m.fromData)
@@ -368,8 +403,8 @@ std::string compareText(const RunComparison& c, const DumpIndex& a, const DumpIn
     auto list = [&](const char* side, const DumpIndex& idx, const std::vector<std::uint32_t>& ops) {
         for (std::size_t k = 0; k < ops.size() && k < 20; ++k) {
             const OpRecord& o = idx.ops[ops[k]];
-            s += fmt::format("  only in {}: rank {} iteration {} {} {}\n", side, o.rank, o.iteration, idx.strings.view(o.type),
-                             idx.strings.view(o.name));
+            s += fmt::format("  only in {}: rank {} iteration {} {} {}\n", side, o.rank, o.iteration,
+                             idx.strings.view(o.type), idx.strings.view(o.name));
         }
         if (ops.size() > 20) s += fmt::format("  ... and {} more only in {}\n", ops.size() - 20, side);
     };

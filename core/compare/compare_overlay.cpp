@@ -6,11 +6,16 @@ namespace dl {
 
 const char* compareStateName(CompareState s) {
     switch (s) {
-        case CompareState::Agree: return "agree";
-        case CompareState::NotCompared: return "no tensors";
-        case CompareState::Unmatched: return "only in this run";
-        case CompareState::Diverged: return "diverged";
-        case CompareState::FirstDivergence: return "first divergence";
+        case CompareState::Agree:
+            return "agree";
+        case CompareState::NotCompared:
+            return "no tensors";
+        case CompareState::Unmatched:
+            return "only in this run";
+        case CompareState::Diverged:
+            return "diverged";
+        case CompareState::FirstDivergence:
+            return "first divergence";
     }
     return "?";
 }
@@ -51,7 +56,7 @@ CompareOverlay buildCompareOverlay(const RunComparison& c, const DumpIndex& a, c
         const TensorPair& p = c.alignment.tensors[r];
         ov.rowOfTensorA[p.a] = ov.rowOfTensorB[p.b] = static_cast<std::uint32_t>(r);
         const CompareState s = std::int64_t(r) == c.firstDivergence ? CompareState::FirstDivergence
-                               : c.rows[r].diverged                 ? CompareState::Diverged
+            : c.rows[r].diverged                                    ? CompareState::Diverged
                                                                     : CompareState::Agree;
         ov.statesA.tensor[p.a] = ov.statesB.tensor[p.b] = OpState(s);
         const std::uint32_t opA = a.tensors[p.a].op, opB = b.tensors[p.b].op;

@@ -14,11 +14,11 @@ namespace dl {
 // so the timeline's level-of-detail merge keeps the worst state of a bucket.
 enum class CompareState : std::uint8_t { Agree = 0, NotCompared, Unmatched, Diverged, FirstDivergence };
 inline constexpr int kCompareStateCount = 5;
-const char* compareStateName(CompareState s);   // "agree", "no tensors", "only in this run", ...
+const char* compareStateName(CompareState s);  // "agree", "no tensors", "only in this run", ...
 
 struct CompareOverlay {
-    std::vector<std::uint32_t> partnerA, partnerB;   // per op: the op in the other run, or kNoIndex
-    std::vector<std::uint32_t> rowOfTensorA, rowOfTensorB;   // per tensor: comparison row, or kNoIndex
+    std::vector<std::uint32_t> partnerA, partnerB;          // per op: the op in the other run, or kNoIndex
+    std::vector<std::uint32_t> rowOfTensorA, rowOfTensorB;  // per tensor: comparison row, or kNoIndex
     // Per op and tensor, in the shape the timeline takes: OpState values carry CompareState
     // ordinals (same count, same severity order), so buildTimeline and its LOD are reused as is.
     OpStates statesA, statesB;

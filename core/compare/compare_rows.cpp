@@ -13,7 +13,7 @@ namespace {
 
 bool opMatches(const DumpIndex& idx, const OpRecord& o, std::string_view text) {
     return containsNoCase(idx.strings.str(o.name), text) || containsNoCase(idx.strings.str(o.type), text) ||
-           (o.scope && containsNoCase(idx.strings.str(o.scope), text));
+        (o.scope && containsNoCase(idx.strings.str(o.scope), text));
 }
 
 double worst(std::initializer_list<double> values) {
@@ -28,11 +28,16 @@ double worst(std::initializer_list<double> values) {
 double compareSortValue(const TensorComparison& row, CompareSortKey key) {
     const TensorMetrics& m = row.metrics;
     switch (key) {
-        case CompareSortKey::Order: return 0;
-        case CompareSortKey::Cosine: return m.cosine;
-        case CompareSortKey::MaxAbsErr: return m.maxAbsErr;
-        case CompareSortKey::MaxRelErr: return m.maxRelErr;
-        case CompareSortKey::StatsRelDiff: return worst({m.maxRelDiff, m.minRelDiff, m.meanRelDiff, m.l2RelDiff});
+        case CompareSortKey::Order:
+            return 0;
+        case CompareSortKey::Cosine:
+            return m.cosine;
+        case CompareSortKey::MaxAbsErr:
+            return m.maxAbsErr;
+        case CompareSortKey::MaxRelErr:
+            return m.maxRelErr;
+        case CompareSortKey::StatsRelDiff:
+            return worst({m.maxRelDiff, m.minRelDiff, m.meanRelDiff, m.l2RelDiff});
     }
     return 0;
 }
@@ -59,7 +64,7 @@ std::vector<std::uint32_t> selectCompareRows(const RunComparison& c, const DumpI
     for (std::uint32_t r : out) v[r] = compareSortValue(c.rows[r], key);
     std::stable_sort(out.begin(), out.end(), [&](std::uint32_t x, std::uint32_t y) {
         const bool nx = std::isnan(v[x]), ny = std::isnan(v[y]);
-        if (nx || ny) return !nx && ny;   // N/A last
+        if (nx || ny) return !nx && ny;  // N/A last
         return descending ? v[x] > v[y] : v[x] < v[y];
     });
     return out;

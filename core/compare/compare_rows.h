@@ -11,18 +11,18 @@
 namespace dl {
 
 enum class CompareSortKey : std::uint8_t {
-    Order,        // run A's execution order (the alignment's order)
-    Cosine,       // lowest cosine first when ascending
+    Order,   // run A's execution order (the alignment's order)
+    Cosine,  // lowest cosine first when ascending
     MaxAbsErr,
     MaxRelErr,
-    StatsRelDiff, // largest relative difference of max/min/mean/L2
+    StatsRelDiff,  // largest relative difference of max/min/mean/L2
 };
 
 struct CompareRowFilter {
     bool divergedOnly = false;
-    std::uint32_t classes = ~0u;             // bit (1 << Verdict) per class shown
-    std::string text;                        // case-insensitive, in either run's op name, type or scope
-    std::optional<std::uint32_t> rank, iteration;   // run A's
+    std::uint32_t classes = ~0u;                   // bit (1 << Verdict) per class shown
+    std::string text;                              // case-insensitive, in either run's op name, type or scope
+    std::optional<std::uint32_t> rank, iteration;  // run A's
 };
 
 // Row indices into c.rows. Rows whose sort key is N/A go last in either direction.

@@ -18,7 +18,7 @@ std::vector<MsprobeDumpFile> msprobeDumpFiles(const DumpIndex& idx, std::string&
     auto add = [&](const fs::path& dir) {
         MsprobeDumpFile f;
         f.dir = dir;
-        const std::string dirText = dir.string();   // the parts are views into it
+        const std::string dirText = dir.string();  // the parts are views into it
         for (std::string_view part : splitPath(dirText)) {
             if (auto r = rankFromFolderName(part)) f.rank = *r;
             if (auto s = stepFromFolderName(part)) f.step = *s;
@@ -35,9 +35,10 @@ std::vector<MsprobeDumpFile> msprobeDumpFiles(const DumpIndex& idx, std::string&
         if (it->path().filename() == "dump.json" && it->path().parent_path() != root) add(it->path().parent_path());
     }
     if (ec) error = "cannot list " + root.string() + ": " + ec.message();
-    std::sort(out.begin(), out.end(), [](const MsprobeDumpFile& x, const MsprobeDumpFile& y) { return std::tie(x.rank, x.step) < std::tie(y.rank, y.step); });
+    std::sort(out.begin(), out.end(), [](const MsprobeDumpFile& x, const MsprobeDumpFile& y) {
+        return std::tie(x.rank, x.step) < std::tie(y.rank, y.step);
+    });
     return out;
 }
-
 
 }  // namespace dl

@@ -12,7 +12,7 @@ namespace dl {
 
 struct MsprobeDumpFile {
     std::uint32_t rank = 0, step = 0;
-    std::filesystem::path dir;   // the folder holding dump.json
+    std::filesystem::path dir;  // the folder holding dump.json
 };
 
 // Every dump.json under the run's root (a dump.json root stands for its folder; dump_tensor_data

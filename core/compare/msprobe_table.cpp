@@ -15,8 +15,8 @@
 #include "core/compare/msprobe_dump_files.h"
 #include "core/compare/msprobe_table_row.h"
 #include "core/compare/msprobe_table_text.h"
-#include "core/index/dump_layout.h"
 #include "core/formats/msprobe/msprobe_dump.h"
+#include "core/index/dump_layout.h"
 #include "core/util/read_file.h"
 
 namespace dl {
@@ -39,22 +39,23 @@ using msprobe_text::pyList;
 using DumpFile = MsprobeDumpFile;
 
 // msprobe core/common/const.py, CompareConst: the header columns and the texts it writes.
-const std::vector<std::string> kBasicInfo = {"NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype",
-                                             "NPU Tensor Shape", "Bench Tensor Shape", "NPU Requires_grad",
-                                             "Bench Requires_grad"};
-const std::vector<std::string> kAllCompareIndex = {"Cosine", "EucDist", "MaxAbsErr", "MaxRelativeErr",
-                                                   "One Thousandth Err Ratio", "Five Thousandths Err Ratio"};
-const std::vector<std::string> kSummaryCompareIndex = {"Max diff", "Min diff", "Mean diff", "L2norm diff",
-                                                       "MaxRelativeErr", "MinRelativeErr", "MeanRelativeErr",
-                                                       "NormRelativeErr"};
-const std::vector<std::string> kSummaryInfo = {"NPU max", "NPU min", "NPU mean", "NPU l2norm",
+const std::vector<std::string> kBasicInfo = {"NPU Name",          "Bench Name",         "NPU Dtype",
+                                             "Bench Dtype",       "NPU Tensor Shape",   "Bench Tensor Shape",
+                                             "NPU Requires_grad", "Bench Requires_grad"};
+const std::vector<std::string> kAllCompareIndex = {
+    "Cosine", "EucDist", "MaxAbsErr", "MaxRelativeErr", "One Thousandth Err Ratio", "Five Thousandths Err Ratio"};
+const std::vector<std::string> kSummaryCompareIndex = {"Max diff",        "Min diff",       "Mean diff",
+                                                       "L2norm diff",     "MaxRelativeErr", "MinRelativeErr",
+                                                       "MeanRelativeErr", "NormRelativeErr"};
+const std::vector<std::string> kSummaryInfo = {"NPU max",   "NPU min",   "NPU mean",   "NPU l2norm",
                                                "Bench max", "Bench min", "Bench mean", "Bench l2norm"};
 
 // (rank, step, entry name) -> op, as the msprobe shard names ops.
 using OpKey = std::tuple<std::uint32_t, std::uint32_t, StrId>;
 std::map<OpKey, std::uint32_t> opMap(const DumpIndex& idx) {
     std::map<OpKey, std::uint32_t> m;
-    for (std::uint32_t i = 0; i < idx.ops.size(); ++i) m.emplace(OpKey{idx.ops[i].rank, idx.ops[i].iteration, idx.ops[i].name}, i);
+    for (std::uint32_t i = 0; i < idx.ops.size(); ++i)
+        m.emplace(OpKey{idx.ops[i].rank, idx.ops[i].iteration, idx.ops[i].name}, i);
     return m;
 }
 
@@ -76,11 +77,13 @@ bool dtypesMatch(const std::string& x, const std::string& y) {
         return std::any_of(g.begin(), g.end(), [&](const char* s) { return d == s; });
     };
     return (in(x, {"Float16", "Float32", "BFloat16"}) && in(y, {"Float16", "Float32", "BFloat16"})) ||
-           (in(x, {"torch.float16", "torch.float32", "torch.bfloat16"}) &&
-            in(y, {"torch.float16", "torch.float32", "torch.bfloat16"}));
+        (in(x, {"torch.float16", "torch.float32", "torch.bfloat16"}) &&
+         in(y, {"torch.float16", "torch.float32", "torch.bfloat16"}));
 }
 
-std::string fullName(const MsprobeEntry& e, const MsprobeArg& a) { return a.label.empty() ? e.name : e.name + "." + a.label; }
+std::string fullName(const MsprobeEntry& e, const MsprobeArg& a) {
+    return a.label.empty() ? e.name : e.name + "." + a.label;
+}
 
 struct Side {
     const DumpIndex& idx;
@@ -106,8 +109,10 @@ MsprobeTableMode modeOf(const MsprobeDump& d) {
     return MsprobeTableMode::Statistics;
 }
 
-// NPU_Stack_Info of an entry's first row: str() of its frame list; N/A when stack.json lacks it (msprobe's None after fillna).
-std::string stackCell(const std::unordered_map<std::string, std::vector<std::string>>& stacks, const std::string& entry) {
+// NPU_Stack_Info of an entry's first row: str() of its frame list; N/A when stack.json lacks it (msprobe's None after
+// fillna).
+std::string stackCell(const std::unordered_map<std::string, std::vector<std::string>>& stacks,
+                      const std::string& entry) {
     const auto it = stacks.find(entry);
     return it == stacks.end() ? std::string(kNA) : pyList(it->second);
 }
@@ -169,7 +174,7 @@ bool writeMsprobeTableCsv(const DumpIndex& a, const DumpIndex& b, const MsprobeT
     }
     if (filesA.empty() || filesB.empty()) {
         error = std::string("--format msprobe-csv needs two msprobe dumps: no dump.json under ") +
-                (filesA.empty() ? a.root : b.root);
+            (filesA.empty() ? a.root : b.root);
         return false;
     }
     // Pair the files: by rank, then by step (the chosen ones, the shared ones, or k-th with k-th).
@@ -246,8 +251,8 @@ bool writeMsprobeTableCsv(const DumpIndex& a, const DumpIndex& b, const MsprobeT
             continue;
         }
         if (modeOf(db) != mode)
-            report.warnings.push_back(pb + ": its dump mode (" + msprobeTableModeName(modeOf(db)) + ") differs from run A's (" +
-                                      msprobeTableModeName(mode) + ")");
+            report.warnings.push_back(pb + ": its dump mode (" + msprobeTableModeName(modeOf(db)) +
+                                      ") differs from run A's (" + msprobeTableModeName(mode) + ")");
         // Run B's arguments by (name, shape): msprobe merges on both.
         std::unordered_map<std::string, std::pair<const MsprobeEntry*, const MsprobeArg*>> bench;
         for (const MsprobeEntry& e : db.entries)
@@ -262,7 +267,8 @@ bool writeMsprobeTableCsv(const DumpIndex& a, const DumpIndex& b, const MsprobeT
                 r.npu = &n;
                 r.name = fullName(e, n);
                 const auto it = bench.find(r.name + '\x1f' + n.shape);
-                if (it != bench.end() && dtypesMatch(n.dtype, it->second.second->dtype)) r.bench = it->second.second;   // gen_dtype_condition
+                if (it != bench.end() && dtypesMatch(n.dtype, it->second.second->dtype))
+                    r.bench = it->second.second;  // gen_dtype_condition
                 benchEntry.push_back(r.bench ? it->second.first : nullptr);
                 report.matched += r.bench != nullptr;
                 r.reqA = n.requiresGrad.empty() ? kNA : n.requiresGrad;
@@ -273,16 +279,21 @@ bool writeMsprobeTableCsv(const DumpIndex& a, const DumpIndex& b, const MsprobeT
                                 r.bench ? argData(sb, *fb, *benchEntry.back(), *r.bench) : ArgData{}, r);
                 rows.push_back(std::move(r));
             }
-            if (v26) judgeEntryV26(rows, mode);
-            else judgeEntryV8(rows, mode, options.highlight);
+            if (v26)
+                judgeEntryV26(rows, mode);
+            else
+                judgeEntryV8(rows, mode, options.highlight);
             for (std::size_t k = 0; k < rows.size(); ++k) {
                 const Row& r = rows[k];
                 const MsprobeArg& n = *r.npu;
                 const MsprobeArg* bm = r.bench;
-                std::vector<std::string> c = {r.name, bm ? fullName(*benchEntry[k], *bm) : kNA, n.dtype, bm ? bm->dtype : kNA,
-                                              n.shape, bm ? bm->shape : kNA, r.reqA, r.reqB};
+                std::vector<std::string> c = {r.name,  bm ? fullName(*benchEntry[k], *bm) : kNA,
+                                              n.dtype, bm ? bm->dtype : kNA,
+                                              n.shape, bm ? bm->shape : kNA,
+                                              r.reqA,  r.reqB};
                 auto stats = [&](const MsprobeArg* x) {
-                    for (int s = 0; s < 4; ++s) c.push_back(!x ? kNA : v26 ? statCellV26(x->stats[s]) : statText(x->stats[s]));
+                    for (int s = 0; s < 4; ++s)
+                        c.push_back(!x ? kNA : v26 ? statCellV26(x->stats[s]) : statText(x->stats[s]));
                 };
                 const std::string consistent = r.reqConsistent ? "True" : "False";
                 if (mode == MsprobeTableMode::Md5) {

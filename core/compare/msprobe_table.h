@@ -23,23 +23,23 @@
 namespace dl {
 
 enum class MsprobeTableMode : std::uint8_t {
-    Tensor,       // msprobe's dump_mode "all": Cosine, EucDist, MaxAbsErr, ... from tensor data
-    Statistics,   // "summary": Max/Min/Mean/L2norm diffs and relative errors
-    Md5,          // "md5": CRC-32 per argument
+    Tensor,      // msprobe's dump_mode "all": Cosine, EucDist, MaxAbsErr, ... from tensor data
+    Statistics,  // "summary": Max/Min/Mean/L2norm diffs and relative errors
+    Md5,         // "md5": CRC-32 per argument
 };
 const char* msprobeTableModeName(MsprobeTableMode m);
 
 enum class MsprobeGeneration : std::uint8_t {
-    V8_3,   // msprobe <= 8.3 (Ascend-mstt): "Accuracy Reached or Not", Warning rule, Different
-    V26,    // msprobe 26.x (Ascend/msprobe): Result pass/warning/error, JSON-list Err_message
+    V8_3,  // msprobe <= 8.3 (Ascend-mstt): "Accuracy Reached or Not", Warning rule, Different
+    V26,   // msprobe 26.x (Ascend/msprobe): Result pass/warning/error, JSON-list Err_message
 };
 // "8.3" / "26"; parseMsprobeGeneration also takes "8", "8.3.3", "26.2.0" (major.minor decides).
 const char* msprobeGenerationName(MsprobeGeneration g);
 bool parseMsprobeGeneration(std::string_view text, MsprobeGeneration& out);
 
 struct MsprobeTableOptions {
-    MsprobeGeneration generation = MsprobeGeneration::V26;   // the newer one, as msprobe ships now
-    bool highlight = false;   // 8.3's -hl: its red/yellow rule messages appended to Err_message
+    MsprobeGeneration generation = MsprobeGeneration::V26;  // the newer one, as msprobe ships now
+    bool highlight = false;  // 8.3's -hl: its red/yellow rule messages appended to Err_message
     IterationChoice iterations;
 };
 
@@ -55,7 +55,7 @@ struct MsprobeTableReport {
     MsprobeGeneration generation = MsprobeGeneration::V26;
     bool stack = false;
     std::size_t rows = 0, matched = 0;
-    std::vector<std::string> warnings;   // dump.json pairs, unreadable files, modes
+    std::vector<std::string> warnings;  // dump.json pairs, unreadable files, modes
 };
 
 // Writes the table as CSV (header line, then one line per row) to `out`. Both runs must be

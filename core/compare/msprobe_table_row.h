@@ -19,17 +19,17 @@ inline constexpr const char* kNoBench = "No bench data matched.";
 
 struct Row {
     const MsprobeArg* npu = nullptr;
-    const MsprobeArg* bench = nullptr;   // nullptr: no bench row matched
-    std::string name;                    // NPU Name
-    std::string reqA, reqB;              // "True", "False", "N/A"
+    const MsprobeArg* bench = nullptr;  // nullptr: no bench row matched
+    std::string name;                   // NPU Name
+    std::string reqA, reqB;             // "True", "False", "N/A"
     bool reqConsistent = true;
     // Tensor mode: Cosine, EucDist, MaxAbsErr, MaxRelativeErr, the two ratios (cells as text),
     // and the messages computing them gave (8.3's Err_message; 26.x drops them).
     std::vector<std::string> metrics;
     std::string metricErr;
     // Filled by the generation's rules.
-    std::string diff[4], rel[4];         // statistics mode
-    std::string result, err;             // Result / Accuracy Reached or Not, Err_message
+    std::string diff[4], rel[4];  // statistics mode
+    std::string result, err;      // Result / Accuracy Reached or Not, Err_message
     bool isOutput() const { return npu && npu->state == MsprobeArgState::Output; }
 };
 

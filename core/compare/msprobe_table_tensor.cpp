@@ -31,7 +31,8 @@ bool load(ArgData s, std::vector<float>& v) {
     std::string why;
     if (!s.t || !(s.t->flags & HasData) || !tensorDataReachable(*s.idx, *s.t, why)) return false;
     std::uint64_t n = 1;
-    for (std::uint32_t d = 0; d < s.t->ndim; ++d) n *= std::uint64_t(std::max<std::int64_t>(0, s.idx->dims[s.t->shapeOffset + d]));
+    for (std::uint32_t d = 0; d < s.t->ndim; ++d)
+        n *= std::uint64_t(std::max<std::int64_t>(0, s.idx->dims[s.t->shapeOffset + d]));
     return loadTensorAsFloat(tensorDataPath(*s.idx, *s.t), s.idx->side(*s.t).dataOffset, n, s.t->dtype,
                              (s.t->flags & BigEndian) != 0, v, why);
 }
@@ -49,9 +50,12 @@ std::string cosineCell(const std::vector<float>& a, const std::vector<float>& b,
         const double x = std::isfinite(a[i]) ? a[i] : 0, y = std::isfinite(b[i]) ? b[i] : 0;
         na2 += x * x, nb2 += y * y;
     }
-    if (std::sqrt(na2) <= DBL_EPSILON) msg = "Cannot compare by Cosine Similarity, All the data is Zero in npu dump data.";
-    else if (std::sqrt(nb2) <= DBL_EPSILON) msg = "Cannot compare by Cosine Similarity, All the data is Zero in Bench dump data.";
-    else msg = "Cannot compare by Cosine Similarity, the dump data has NaN.";
+    if (std::sqrt(na2) <= DBL_EPSILON)
+        msg = "Cannot compare by Cosine Similarity, All the data is Zero in npu dump data.";
+    else if (std::sqrt(nb2) <= DBL_EPSILON)
+        msg = "Cannot compare by Cosine Similarity, All the data is Zero in Bench dump data.";
+    else
+        msg = "Cannot compare by Cosine Similarity, the dump data has NaN.";
     return kNan;
 }
 
@@ -62,11 +66,13 @@ void zeroDimAbsRel(float x, float y, double eps, std::string& absCell, std::stri
     if (std::isnan(d)) {
         absCell = kNan;
         msg += "Cannot compare by MaxAbsError, the data contains nan/inf/-inf in dump data.";
-    } else absCell = formatValue(d);
+    } else
+        absCell = formatValue(d);
     if (std::isnan(rel)) {
         relCell = kNan;
         msg += "Cannot compare by MaxRelativeError, the data contains nan/inf/-inf in dump data.";
-    } else relCell = formatValue(rel);
+    } else
+        relCell = formatValue(rel);
 }
 
 // x + eps where the bench is 0, as numpy adds it in the array's own dtype (8.3: an fp16 zero stays
@@ -149,7 +155,7 @@ void cellsV8(const MsprobeArg& n, const MsprobeArg* nb, ArgData sa, ArgData sb, 
     computeDataMetrics(va.data(), vb.data(), va.size(), false, m);
     if (m.nanInfMismatch) {
         err += "The position of inf or nan in NPU and bench Tensor do not match.";
-        return;   // every metric N/A
+        return;  // every metric N/A
     }
     if (numpyDtype(sa.t->dtype) != numpyDtype(sb.t->dtype)) err += "Dtype of NPU and bench tensor do not match.";
     if (va.size() == 1) {
@@ -172,7 +178,7 @@ void cellsV8(const MsprobeArg& n, const MsprobeArg* nb, ArgData sa, ArgData sb, 
 
 void cellsV26(const MsprobeArg& n, const MsprobeArg* nb, ArgData sa, ArgData sb, Row& r) {
     auto& cells = r.metrics;
-    cells.assign(6, kUnsupported);   // no data file, unmatched, unreadable, empty
+    cells.assign(6, kUnsupported);  // no data file, unmatched, unreadable, empty
     if (n.dataName == "-1" || !nb || nb->dataName == "-1") return;
     std::vector<float> va, vb;
     if (!load(sa, va) || !load(sb, vb) || va.empty() || vb.empty()) return;
@@ -206,8 +212,10 @@ void cellsV26(const MsprobeArg& n, const MsprobeArg* nb, ArgData sa, ArgData sb,
 }  // namespace
 
 void tensorCells(MsprobeGeneration g, const MsprobeArg& npu, const MsprobeArg* bench, ArgData a, ArgData b, Row& r) {
-    if (g == MsprobeGeneration::V8_3) cellsV8(npu, bench, a, b, r);
-    else cellsV26(npu, bench, a, b, r);
+    if (g == MsprobeGeneration::V8_3)
+        cellsV8(npu, bench, a, b, r);
+    else
+        cellsV26(npu, bench, a, b, r);
 }
 
 }  // namespace dl::msprobe_table

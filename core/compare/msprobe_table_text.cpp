@@ -45,16 +45,22 @@ std::string pyRepr(std::string_view s) {
     std::string out(1, quote);
     for (const char ch : s) {
         const auto u = static_cast<unsigned char>(ch);
-        if (ch == '\\') out += "\\\\";
-        else if (ch == quote) out += std::string("\\") + quote;
-        else if (ch == '\n') out += "\\n";
-        else if (ch == '\r') out += "\\r";
-        else if (ch == '\t') out += "\\t";
+        if (ch == '\\')
+            out += "\\\\";
+        else if (ch == quote)
+            out += std::string("\\") + quote;
+        else if (ch == '\n')
+            out += "\\n";
+        else if (ch == '\r')
+            out += "\\r";
+        else if (ch == '\t')
+            out += "\\t";
         else if (u < 0x20 || u == 0x7f) {
             char buf[8];
             std::snprintf(buf, sizeof buf, "\\x%02x", u);
             out += buf;
-        } else out += ch;   // UTF-8 bytes of printable characters stay as they are
+        } else
+            out += ch;  // UTF-8 bytes of printable characters stay as they are
     }
     return out + quote;
 }

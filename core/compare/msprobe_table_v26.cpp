@@ -61,10 +61,10 @@ void statDiff(const MsprobeValue& n, const MsprobeValue* b, std::string& diff, s
         if (x == Val::Nan || y == Val::Nan) return both(kNan);
         if (x == Val::Inf) return both(y == Val::Inf ? kNA : "inf");
         if (x == Val::NegInf) return both(y == Val::NegInf ? kNA : "-inf");
-        return both(y == Val::Inf ? "-inf" : "inf");   // a number against +-inf
+        return both(y == Val::Inf ? "-inf" : "inf");  // a number against +-inf
     }
     if (x == Val::Device && y == Val::Device) return both(kNA);
-    both("Diff");   // device or other text against anything but N/A
+    both("Diff");  // device or other text against anything but N/A
 }
 
 enum class Level { Pass, Warning, Error };
@@ -95,10 +95,14 @@ double extreme(const std::vector<const Row*>& rows, const std::function<std::str
         const std::string c = cell(*r);
         if (c == kNA || c == kNan || c.empty()) continue;
         double x;
-        if (c.back() == '%') x = percent(c);
-        else if (numbersAreText) continue;   // statistics cells other than percents are str: skipped
-        else if (const auto f = pyFloat(c)) x = *f;
-        else continue;
+        if (c.back() == '%')
+            x = percent(c);
+        else if (numbersAreText)
+            continue;  // statistics cells other than percents are str: skipped
+        else if (const auto f = pyFloat(c))
+            x = *f;
+        else
+            continue;
         v = isMin ? std::min(v, x) : std::max(v, x);
     }
     return v;
@@ -115,7 +119,8 @@ bool infOrNan(const MsprobeValue* v) {
 void judgeEntryV26(std::vector<Row>& rows, MsprobeTableMode mode) {
     if (mode == MsprobeTableMode::Statistics)
         for (Row& r : rows)
-            for (int s = 0; s < 4; ++s) statDiff(r.npu->stats[s], r.bench ? &r.bench->stats[s] : nullptr, r.diff[s], r.rel[s]);
+            for (int s = 0; s < 4; ++s)
+                statDiff(r.npu->stats[s], r.bench ? &r.bench->stats[s] : nullptr, r.diff[s], r.rel[s]);
     Verdicts v{std::vector<Level>(rows.size(), Level::Pass), std::vector<std::vector<std::string>>(rows.size())};
     std::vector<std::size_t> in, out;
     for (std::size_t i = 0; i < rows.size(); ++i)
@@ -127,18 +132,21 @@ void judgeEntryV26(std::vector<Row>& rows, MsprobeTableMode mode) {
         const std::size_t p = n.find('.'), q = p == std::string::npos ? p : n.find('.', p + 1);
         if (p != std::string::npos) {
             const std::string api = n.substr(p + 1, q == std::string::npos ? std::string::npos : q - p - 1);
-            static const char* all[] = {"empty", "empty_like", "numpy", "to", "__setitem__", "empty_with_format",
-                                        "new_empty_strided", "new_empty", "empty_strided"};
-            static const char* inputOnly[] = {"_reduce_scatter_base", "_all_gather_base", "all_to_all_single", "batch_isend_irecv"};
+            static const char* all[] = {
+                "empty",     "empty_like",   "numpy", "to", "__setitem__", "empty_with_format", "new_empty_strided",
+                "new_empty", "empty_strided"};
+            static const char* inputOnly[] = {"_reduce_scatter_base", "_all_gather_base", "all_to_all_single",
+                                              "batch_isend_irecv"};
             for (const char* a : all) ignore = api == a ? Ignore::All : ignore;
             for (const char* a : inputOnly) ignore = api == a ? Ignore::Input : ignore;
         }
     }
-    std::vector<std::size_t> checked;   // get_data_list_by_ignore_info
+    std::vector<std::size_t> checked;  // get_data_list_by_ignore_info
     if (ignore == Ignore::None) {
         checked = in;
         checked.insert(checked.end(), out.begin(), out.end());
-    } else if (ignore == Ignore::Input) checked = out;
+    } else if (ignore == Ignore::Input)
+        checked = out;
     const bool inputsJudged = ignore == Ignore::None;
     auto ptrs = [&](const std::vector<std::size_t>& idx) {
         std::vector<const Row*> p;
@@ -150,7 +158,8 @@ void judgeEntryV26(std::vector<Row>& rows, MsprobeTableMode mode) {
     auto infNan = [&] {
         for (std::size_t i : checked) {
             const Row& r = rows[i];
-            if (infOrNan(r.bench ? &r.bench->stats[0] : nullptr) || infOrNan(r.bench ? &r.bench->stats[1] : nullptr)) continue;
+            if (infOrNan(r.bench ? &r.bench->stats[0] : nullptr) || infOrNan(r.bench ? &r.bench->stats[1] : nullptr))
+                continue;
             if (infOrNan(&r.npu->stats[0]) || infOrNan(&r.npu->stats[1]))
                 v.set(i, Level::Error, "error: There is nan/inf/-inf in the maximum or minimum value of NPU.");
         }
@@ -168,7 +177,8 @@ void judgeEntryV26(std::vector<Row>& rows, MsprobeTableMode mode) {
         for (std::size_t i : in) {
             const Row& r = rows[i];
             if (!matched(r)) continue;
-            if (r.npu->dtype.find("class") == std::string::npos || r.bench->dtype.find("class") == std::string::npos) continue;
+            if (r.npu->dtype.find("class") == std::string::npos || r.bench->dtype.find("class") == std::string::npos)
+                continue;
             if (r.npu->shape != "[]") continue;
             const MsprobeValue &x = r.npu->stats[0], &y = r.bench->stats[0];
             const bool equal = x.numeric() && y.numeric() ? x.number == y.number : statText(x) == statText(y);
@@ -180,13 +190,15 @@ void judgeEntryV26(std::vector<Row>& rows, MsprobeTableMode mode) {
             const Row& r = rows[i];
             if (!matched(r)) continue;
             if (r.name.find("qkv") != std::string::npos || r.name.find("gate_up") != std::string::npos) continue;
-            if (r.npu->dtype != r.bench->dtype) v.set(i, Level::Error, "error: The dtype of NPU and Bench are inconsistent.");
+            if (r.npu->dtype != r.bench->dtype)
+                v.set(i, Level::Error, "error: The dtype of NPU and Bench are inconsistent.");
         }
     };
     auto shape = [&] {
         for (std::size_t i : checked) {
             const Row& r = rows[i];
-            if (matched(r) && r.npu->shape != r.bench->shape) v.set(i, Level::Error, "error: The shape of NPU and Bench are inconsistent.");
+            if (matched(r) && r.npu->shape != r.bench->shape)
+                v.set(i, Level::Error, "error: The shape of NPU and Bench are inconsistent.");
         }
     };
     const auto norm = [](const Row& r) { return r.rel[3]; };
@@ -196,12 +208,14 @@ void judgeEntryV26(std::vector<Row>& rows, MsprobeTableMode mode) {
             const std::string a = r.npu->md5.empty() ? kNA : r.npu->md5;
             const std::string b = !r.bench ? kNA : r.bench->md5.empty() ? kNA : r.bench->md5;
             if (a == b) continue;
-            if (a == kNA || b == kNA || a == kNan || b == kNan) v.set(i, Level::Warning, "warning: The parameter of NPU does not match the bench.");
-            else v.set(i, Level::Error, "error: The CRC-32 value of NPU differs from that of the bench.");
+            if (a == kNA || b == kNA || a == kNan || b == kNan)
+                v.set(i, Level::Warning, "warning: The parameter of NPU does not match the bench.");
+            else
+                v.set(i, Level::Error, "error: The CRC-32 value of NPU differs from that of the bench.");
         }
     } else if (mode == MsprobeTableMode::Statistics) {
         infNan();
-        if (inputsJudged) {   // RelativeErrChecker
+        if (inputsJudged) {  // RelativeErrChecker
             const double inMax = std::fabs(extreme(ptrs(in), norm, false, true));
             if (inMax < 0.1)
                 for (std::size_t i : out)
@@ -212,8 +226,9 @@ void judgeEntryV26(std::vector<Row>& rows, MsprobeTableMode mode) {
         parameters();
         dtype();
         shape();
-        if (inputsJudged && !out.empty()) {   // RelativeWarnChecker
-            const double a = std::fabs(extreme(ptrs(in), norm, false, true)), b = std::fabs(extreme(ptrs(out), norm, false, true));
+        if (inputsJudged && !out.empty()) {  // RelativeWarnChecker
+            const double a = std::fabs(extreme(ptrs(in), norm, false, true)),
+                         b = std::fabs(extreme(ptrs(out), norm, false, true));
             if (a == 0 ? b > 0.1 : b / a > 10)
                 v.set(out[0], Level::Warning, "warning: The norm relative error of output is 10 times that of input.");
         }
@@ -221,18 +236,20 @@ void judgeEntryV26(std::vector<Row>& rows, MsprobeTableMode mode) {
         infNan();
         const auto ratio = [](const Row& r) { return r.metrics[4]; };
         const auto cosine = [](const Row& r) { return r.metrics[0]; };
-        if (inputsJudged && !out.empty()) {   // OneThousandthErrChecker
+        if (inputsJudged && !out.empty()) {  // OneThousandthErrChecker
             if (extreme(ptrs(in), ratio, true, false) > 0.9 && extreme(ptrs(out), ratio, true, false) < 0.1)
-                v.set(out[0], Level::Error, "error: The input/parameters of One Thousandth Err Ratio > 0.9 while the output < 0.6.");
+                v.set(out[0], Level::Error,
+                      "error: The input/parameters of One Thousandth Err Ratio > 0.9 while the output < 0.6.");
         }
         requiresGrad();
         parameters();
         dtype();
         shape();
-        if (inputsJudged && !out.empty()) {   // CosineWarnChecker
+        if (inputsJudged && !out.empty()) {  // CosineWarnChecker
             const double a = extreme(ptrs(in), cosine, true, false), b = extreme(ptrs(out), cosine, true, false);
             if (a > 0.9 && a - b > 0.1)
-                v.set(out[0], Level::Warning, "warning: The input/parameters of Cosine > 0.9, and input/parameters - output > 0.1");
+                v.set(out[0], Level::Warning,
+                      "warning: The input/parameters of Cosine > 0.9, and input/parameters - output > 0.1");
         }
     }
     for (std::size_t i = 0; i < rows.size(); ++i) {

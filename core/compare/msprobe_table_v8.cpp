@@ -39,7 +39,7 @@ bool statDiff(const MsprobeValue& n, const MsprobeValue* b, std::string& diff, s
     }
     diff = pythonFloatText(d);
     rel = *y == 0 ? std::string(kNA) : pythonFloatText(std::fabs(d / *y * 100)) + "%";
-    return std::fabs(d) / (std::fabs(std::max(*x, *y)) + 1e-10) > 0.5;   // inf / inf is NaN: no Warning
+    return std::fabs(d) / (std::fabs(std::max(*x, *y)) + 1e-10) > 0.5;  // inf / inf is NaN: no Warning
 }
 
 // check_accuracy.
@@ -101,27 +101,33 @@ void highlight(std::vector<Row>& rows, MsprobeTableMode mode) {
             if (!in.npuMax || !in.benchMax || !in.maxDiff) continue;
             const double dIn = std::fabs(*in.maxDiff), dOut = std::fabs(*out.maxDiff);
             if (!(dIn > dOut || dIn <= 1 || dOut <= 1) && std::log10(dOut) - std::log10(dIn) >= 1)
-                out.yellowMsgs.push_back("maximum absolute error of both input/parameters and output exceed 1, "
-                                         "with the output larger by an order of magnitude");
+                out.yellowMsgs.push_back(
+                    "maximum absolute error of both input/parameters and output exceed 1, "
+                    "with the output larger by an order of magnitude");
             if (mode == MsprobeTableMode::Tensor) {
                 if (in.oneThousandth && out.oneThousandth) {
                     if (*in.oneThousandth > 0.9 && *out.oneThousandth < 0.6) {
                         out.red = true;
-                        out.redMsgs.push_back("The input/parameter's one thousandth err ratio exceeds 0.9, while the output's is below 0.6");
+                        out.redMsgs.push_back(
+                            "The input/parameter's one thousandth err ratio exceeds 0.9, while the output's is below "
+                            "0.6");
                     } else if (*in.oneThousandth - *out.oneThousandth > 0.1) {
-                        out.yellowMsgs.push_back("The output's one thousandth err ratio decreases by more than 0.1 "
-                                                 "compared to the input/parameter's");
+                        out.yellowMsgs.push_back(
+                            "The output's one thousandth err ratio decreases by more than 0.1 "
+                            "compared to the input/parameter's");
                     }
                 }
                 if (in.cosine && out.cosine && *in.cosine - *out.cosine > 0.1)
-                    out.yellowMsgs.push_back("The output's cosine decreases by more than 0.1 compared to the input/parameter's");
+                    out.yellowMsgs.push_back(
+                        "The output's cosine decreases by more than 0.1 compared to the input/parameter's");
             } else if (out.maxRel) {
                 if (*out.maxRel > 0.5) {
                     out.red = true;
                     out.redMsgs.push_back("maximum relative error exceeds 0.5");
                 }
                 if (in.maxRel && *out.maxRel > 0.1 && *in.maxRel < 0.01)
-                    out.yellowMsgs.push_back("The output's maximum relative error exceeds 0.1, while the input/parameter's is below 0.01");
+                    out.yellowMsgs.push_back(
+                        "The output's maximum relative error exceeds 0.1, while the input/parameter's is below 0.01");
             }
         }
     }
@@ -147,7 +153,8 @@ void judgeEntryV8(std::vector<Row>& rows, MsprobeTableMode mode, bool withHighli
         }
         if (mode == MsprobeTableMode::Statistics) {
             bool warning = false;
-            for (int s = 0; s < 4; ++s) warning |= statDiff(r.npu->stats[s], noBench ? nullptr : &r.bench->stats[s], r.diff[s], r.rel[s]);
+            for (int s = 0; s < 4; ++s)
+                warning |= statDiff(r.npu->stats[s], noBench ? nullptr : &r.bench->stats[s], r.diff[s], r.rel[s]);
             // calc_accuracy: unmatched rows keep N/A and "No bench data matched."; the others get the
             // Warning; a requires_grad mismatch is appended to either.
             r.result = noBench ? kNA : warning ? "Warning" : "";

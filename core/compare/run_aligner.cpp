@@ -17,12 +17,12 @@ namespace dl {
 
 namespace {
 
-constexpr std::size_t kDpCellLimit = 4'000'000;   // gaps larger than this are aligned greedily
+constexpr std::size_t kDpCellLimit = 4'000'000;  // gaps larger than this are aligned greedily
 constexpr std::size_t kGreedyWindow = 256;
 
 struct Group {
     std::uint32_t rank, iteration, graph;
-    std::uint32_t begin, end;   // op index range
+    std::uint32_t begin, end;  // op index range
     auto key() const { return std::tie(rank, iteration, graph); }
 };
 
@@ -55,8 +55,8 @@ std::uint64_t shapeHash(const DumpIndex& idx, const OpRecord& o) {
 // Per-op alignment features of one group side.
 struct Side {
     const DumpIndex& idx;
-    std::vector<std::uint32_t> ops;   // op indices still to align
-    std::vector<int> key;             // interned (type, stripped scope/name)
+    std::vector<std::uint32_t> ops;  // op indices still to align
+    std::vector<int> key;            // interned (type, stripped scope/name)
     std::vector<std::uint64_t> shapes;
 };
 
@@ -89,7 +89,7 @@ private:
     // Signatures occurring once on each side, kept where they agree in order (longest
     // increasing subsequence): cheap, reliable split points for the costly alignment.
     std::vector<std::pair<std::size_t, std::size_t>> patienceAnchors() const {
-        std::unordered_map<int, std::pair<int, int>> countA, posB;   // key -> (count, position)
+        std::unordered_map<int, std::pair<int, int>> countA, posB;  // key -> (count, position)
         for (std::size_t i = 0; i < m_a.key.size(); ++i) {
             auto& c = countA[m_a.key[i]];
             ++c.first;
@@ -104,7 +104,8 @@ private:
         for (std::size_t i = 0; i < m_a.key.size(); ++i) {
             auto ca = countA.find(m_a.key[i]);
             auto cb = posB.find(m_a.key[i]);
-            if (ca->second.first == 1 && cb != posB.end() && cb->second.first == 1) cand.push_back({i, std::size_t(cb->second.second)});
+            if (ca->second.first == 1 && cb != posB.end() && cb->second.first == 1)
+                cand.push_back({i, std::size_t(cb->second.second)});
         }
         // LIS on the B positions (A positions already increase).
         std::vector<std::size_t> tails, tailIdx, prev(cand.size(), SIZE_MAX);
@@ -121,7 +122,8 @@ private:
             }
         }
         std::vector<std::pair<std::size_t, std::size_t>> out;
-        for (std::size_t k = tailIdx.empty() ? SIZE_MAX : tailIdx.back(); k != SIZE_MAX; k = prev[k]) out.push_back(cand[k]);
+        for (std::size_t k = tailIdx.empty() ? SIZE_MAX : tailIdx.back(); k != SIZE_MAX; k = prev[k])
+            out.push_back(cand[k]);
         std::reverse(out.begin(), out.end());
         return out;
     }
@@ -129,8 +131,10 @@ private:
     void alignGap(std::size_t i0, std::size_t i1, std::size_t j0, std::size_t j1) {
         if (i0 >= i1 || j0 >= j1) return;
         const std::size_t n = i1 - i0, m = j1 - j0;
-        if ((n + 1) * (m + 1) <= kDpCellLimit) dpAlign(i0, i1, j0, j1);
-        else greedyAlign(i0, i1, j0, j1);
+        if ((n + 1) * (m + 1) <= kDpCellLimit)
+            dpAlign(i0, i1, j0, j1);
+        else
+            greedyAlign(i0, i1, j0, j1);
     }
 
     // Weighted LCS: the number of pairs first, then pairs with equal shapes, then equal names.
@@ -172,12 +176,22 @@ private:
             }
             std::size_t skipB = SIZE_MAX, skipA = SIZE_MAX;
             for (std::size_t k = 1; k < kGreedyWindow && j + k < j1; ++k)
-                if (same(i, j + k)) { skipB = k; break; }
+                if (same(i, j + k)) {
+                    skipB = k;
+                    break;
+                }
             for (std::size_t k = 1; k < kGreedyWindow && i + k < i1; ++k)
-                if (same(i + k, j)) { skipA = k; break; }
-            if (skipB == SIZE_MAX && skipA == SIZE_MAX) { ++i; ++j; }
-            else if (skipB <= skipA) j += skipB;
-            else i += skipA;
+                if (same(i + k, j)) {
+                    skipA = k;
+                    break;
+                }
+            if (skipB == SIZE_MAX && skipA == SIZE_MAX) {
+                ++i;
+                ++j;
+            } else if (skipB <= skipA)
+                j += skipB;
+            else
+                i += skipA;
         }
     }
 
@@ -186,15 +200,13 @@ private:
     std::vector<OpPair>& m_out;
 };
 
-constexpr StrId kNoStr = 0xffffffffu;   // StringPool::find's "absent"
+constexpr StrId kNoStr = 0xffffffffu;  // StringPool::find's "absent"
 
 struct PinIds {
     StrId a = kNoStr, b = kNoStr;
 };
 
-bool opNamed(const OpRecord& o, StrId id) {
-    return id != kNoStr && id != 0 && (o.name == id || o.scope == id);
-}
+bool opNamed(const OpRecord& o, StrId id) { return id != kNoStr && id != 0 && (o.name == id || o.scope == id); }
 
 void alignGroup(const DumpIndex& a, const Group& ga, const DumpIndex& b, const Group& gb,
                 const std::vector<PinIds>& pins, std::unordered_map<std::string, int>& keys, RunAlignment& out) {
@@ -211,13 +223,16 @@ void alignGroup(const DumpIndex& a, const Group& ga, const DumpIndex& b, const G
         pairs.push_back({ia, ib, MatchKind::Pinned});
     }
     Side sa{a, {}, {}, {}}, sb{b, {}, {}, {}};
-    for (std::uint32_t i = ga.begin; i < ga.end; ++i) if (!usedA[i - ga.begin]) sa.ops.push_back(i);
-    for (std::uint32_t j = gb.begin; j < gb.end; ++j) if (!usedB[j - gb.begin]) sb.ops.push_back(j);
+    for (std::uint32_t i = ga.begin; i < ga.end; ++i)
+        if (!usedA[i - ga.begin]) sa.ops.push_back(i);
+    for (std::uint32_t j = gb.begin; j < gb.end; ++j)
+        if (!usedB[j - gb.begin]) sb.ops.push_back(j);
 
     bool identical = sa.ops.size() == sb.ops.size();
     for (std::size_t k = 0; identical && k < sa.ops.size(); ++k) {
         const OpRecord &oa = a.ops[sa.ops[k]], &ob = b.ops[sb.ops[k]];
-        identical = a.strings.view(oa.name) == b.strings.view(ob.name) && a.strings.view(oa.type) == b.strings.view(ob.type);
+        identical =
+            a.strings.view(oa.name) == b.strings.view(ob.name) && a.strings.view(oa.type) == b.strings.view(ob.type);
     }
     if (identical) {
         for (std::size_t k = 0; k < sa.ops.size(); ++k) pairs.push_back({sa.ops[k], sb.ops[k], MatchKind::Exact});
@@ -246,8 +261,10 @@ void alignGroup(const DumpIndex& a, const Group& ga, const DumpIndex& b, const G
         matchedA[p.a - ga.begin] = matchedB[p.b - gb.begin] = 1;
         out.ops.push_back(p);
     }
-    for (std::uint32_t i = ga.begin; i < ga.end; ++i) if (!matchedA[i - ga.begin]) out.onlyOpsA.push_back(i);
-    for (std::uint32_t j = gb.begin; j < gb.end; ++j) if (!matchedB[j - gb.begin]) out.onlyOpsB.push_back(j);
+    for (std::uint32_t i = ga.begin; i < ga.end; ++i)
+        if (!matchedA[i - ga.begin]) out.onlyOpsA.push_back(i);
+    for (std::uint32_t j = gb.begin; j < gb.end; ++j)
+        if (!matchedB[j - gb.begin]) out.onlyOpsB.push_back(j);
 }
 
 // Tensors of two ops whose writer named them (msprobe) pair by name, as msprobe's compare does:
@@ -256,7 +273,8 @@ void pairByName(const DumpIndex& a, const DumpIndex& b, const OpRecord& oa, cons
                 RunAlignment& out, std::size_t& paired) {
     std::vector<std::pair<std::string, std::uint32_t>> names;
     names.reserve(ob.tensorCount);
-    for (std::uint32_t j = ob.firstTensor; j < ob.firstTensor + ob.tensorCount; ++j) names.emplace_back(b.tensorLabel(b.tensors[j]), j);
+    for (std::uint32_t j = ob.firstTensor; j < ob.firstTensor + ob.tensorCount; ++j)
+        names.emplace_back(b.tensorLabel(b.tensors[j]), j);
     std::sort(names.begin(), names.end());
     for (std::uint32_t i = oa.firstTensor; i < oa.firstTensor + oa.tensorCount; ++i) {
         const std::string label = a.tensorLabel(a.tensors[i]);
@@ -266,7 +284,6 @@ void pairByName(const DumpIndex& a, const DumpIndex& b, const OpRecord& oa, cons
         ++paired;
     }
 }
-
 
 std::size_t tensorsIn(const DumpIndex& idx, const std::vector<Group>& groups) {
     std::size_t n = 0;
@@ -294,14 +311,16 @@ void pairIterations(std::vector<Group>& ga, std::vector<Group>& gb, const Iterat
     std::map<std::uint32_t, std::uint32_t> bToA;
     if (choice.a || choice.b) {
         const std::uint32_t na = choice.a ? *choice.a : *choice.b, nb = choice.b ? *choice.b : *choice.a;
-        if (!ia.count(na)) warnings.push_back("run A has no iteration " + std::to_string(na) + " (it has " + listOf(ia) + ")");
-        if (!ib.count(nb)) warnings.push_back("run B has no iteration " + std::to_string(nb) + " (it has " + listOf(ib) + ")");
+        if (!ia.count(na))
+            warnings.push_back("run A has no iteration " + std::to_string(na) + " (it has " + listOf(ia) + ")");
+        if (!ib.count(nb))
+            warnings.push_back("run B has no iteration " + std::to_string(nb) + " (it has " + listOf(ib) + ")");
         std::erase_if(ga, [&](const Group& g) { return g.iteration != na; });
         std::erase_if(gb, [&](const Group& g) { return g.iteration != nb; });
         bToA[nb] = na;
         if (na != nb)
-            warnings.push_back("comparing iteration " + std::to_string(na) + " of run A with iteration " + std::to_string(nb) +
-                               " of run B: ops matched by name across the iterations");
+            warnings.push_back("comparing iteration " + std::to_string(na) + " of run A with iteration " +
+                               std::to_string(nb) + " of run B: ops matched by name across the iterations");
     } else {
         bool shared = false;
         for (std::uint32_t v : ia) shared |= ib.count(v) != 0;
@@ -311,14 +330,15 @@ void pairIterations(std::vector<Group>& ga, std::vector<Group>& gb, const Iterat
         std::string pairs;
         for (; x != ia.end() && y != ib.end(); ++x, ++y) {
             bToA[*y] = *x;
-            if (pairs.size() < 200) pairs += (pairs.empty() ? "" : ", ") + std::to_string(*x) + " with " + std::to_string(*y);
+            if (pairs.size() < 200)
+                pairs += (pairs.empty() ? "" : ", ") + std::to_string(*x) + " with " + std::to_string(*y);
         }
         warnings.push_back("the runs share no iteration (A: " + listOf(ia) + "; B: " + listOf(ib) +
                            "): ops matched by name across iterations, A's with B's in order (" + pairs + ")");
     }
     for (Group& g : gb) {
         const auto it = bToA.find(g.iteration);
-        g.iteration = it == bToA.end() ? std::numeric_limits<std::uint32_t>::max() : it->second;   // unpaired: unmatched
+        g.iteration = it == bToA.end() ? std::numeric_limits<std::uint32_t>::max() : it->second;  // unpaired: unmatched
     }
     std::stable_sort(gb.begin(), gb.end(), [](const Group& x, const Group& y) { return x.key() < y.key(); });
 }
@@ -363,9 +383,12 @@ std::string trimCell(std::string_view s) { return std::string(trim(s, " \t\r\"")
 
 const char* matchKindName(MatchKind k) {
     switch (k) {
-        case MatchKind::Exact: return "exact";
-        case MatchKind::Tolerant: return "tolerant";
-        case MatchKind::Pinned: return "pinned";
+        case MatchKind::Exact:
+            return "exact";
+        case MatchKind::Tolerant:
+            return "tolerant";
+        case MatchKind::Pinned:
+            return "pinned";
     }
     return "?";
 }
@@ -374,7 +397,8 @@ std::string stripOpNumbers(std::string_view name) {
     std::string out;
     out.reserve(name.size());
     for (std::size_t i = 0; i < name.size();) {
-        if (name.compare(i, 3, "-op") == 0 && i + 3 < name.size() && std::isdigit(static_cast<unsigned char>(name[i + 3]))) {
+        if (name.compare(i, 3, "-op") == 0 && i + 3 < name.size() &&
+            std::isdigit(static_cast<unsigned char>(name[i + 3]))) {
             i += 3;
             while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i]))) ++i;
             continue;
@@ -391,18 +415,19 @@ bool parseMappingText(std::string_view text, std::vector<OpNamePin>& out, std::s
         if (!ok || line.empty() || line[0] == '#') return;
         const std::size_t comma = line.find(',');
         if (comma == std::string::npos || line.find(',', comma + 1) != std::string::npos) {
-            error = "mapping line " + std::to_string(lineNo) + ": expected exactly one comma in \"name_a,name_b\", got \"" +
-                    line.substr(0, 120) + "\"";
+            error = "mapping line " + std::to_string(lineNo) +
+                ": expected exactly one comma in \"name_a,name_b\", got \"" + line.substr(0, 120) + "\"";
             ok = false;
             return;
         }
-        OpNamePin p{trimCell(std::string_view(line).substr(0, comma)), trimCell(std::string_view(line).substr(comma + 1))};
+        OpNamePin p{trimCell(std::string_view(line).substr(0, comma)),
+                    trimCell(std::string_view(line).substr(comma + 1))};
         if (p.a.empty() || p.b.empty()) {
             error = "mapping line " + std::to_string(lineNo) + ": an op name is empty";
             ok = false;
             return;
         }
-        if (out.empty() && p.a == "name_a" && p.b == "name_b") return;   // header
+        if (out.empty() && p.a == "name_a" && p.b == "name_b") return;  // header
         out.push_back(std::move(p));
     });
     return ok;
@@ -452,9 +477,12 @@ RunAlignment alignRuns(const DumpIndex& a, const DumpIndex& b, const std::vector
     std::sort(out.onlyOpsA.begin(), out.onlyOpsA.end());
     std::sort(out.onlyOpsB.begin(), out.onlyOpsB.end());
     for (const OpPair& p : out.ops) {
-        if (p.kind == MatchKind::Exact) ++out.exactOps;
-        else if (p.kind == MatchKind::Tolerant) ++out.tolerantOps;
-        else ++out.pinnedOps;
+        if (p.kind == MatchKind::Exact)
+            ++out.exactOps;
+        else if (p.kind == MatchKind::Tolerant)
+            ++out.tolerantOps;
+        else
+            ++out.pinnedOps;
     }
     pairTensors(a, b, out, tensorsIn(a, ga), tensorsIn(b, gb));
     return out;

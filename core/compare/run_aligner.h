@@ -23,13 +23,13 @@ enum class MatchKind : std::uint8_t {
 const char* matchKindName(MatchKind k);
 
 struct OpPair {
-    std::uint32_t a = 0, b = 0;   // op indices in run A / run B
+    std::uint32_t a = 0, b = 0;  // op indices in run A / run B
     MatchKind kind = MatchKind::Exact;
 };
 
 struct TensorPair {
-    std::uint32_t a = 0, b = 0;   // tensor indices
-    std::uint32_t opPair = 0;     // index into RunAlignment::ops
+    std::uint32_t a = 0, b = 0;  // tensor indices
+    std::uint32_t opPair = 0;    // index into RunAlignment::ops
 };
 
 // One "name_a,name_b" line of a mapping file; names are op names or full scoped names.
@@ -38,8 +38,8 @@ struct OpNamePin {
 };
 
 struct RunAlignment {
-    std::vector<OpPair> ops;             // ordered like run A's ops
-    std::vector<TensorPair> tensors;     // ordered like run A's tensors
+    std::vector<OpPair> ops;                         // ordered like run A's ops
+    std::vector<TensorPair> tensors;                 // ordered like run A's tensors
     std::vector<std::uint32_t> onlyOpsA, onlyOpsB;   // unmatched op indices
     std::size_t onlyTensorsA = 0, onlyTensorsB = 0;  // tensors without a counterpart
     std::size_t exactOps = 0, tolerantOps = 0, pinnedOps = 0;

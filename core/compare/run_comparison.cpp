@@ -72,11 +72,13 @@ std::string fmtG(double v, int digits = 4) {
 bool statsEqual(const TensorStats& a, const TensorStats& b) {
     const std::uint32_t ka = a.known & ~stat::Histogram, kb = b.known & ~stat::Histogram;
     if (ka != kb || ka == 0) return false;
-    auto eq = [&](std::uint32_t bit, double x, double y) { return !(ka & bit) || x == y || (std::isnan(x) && std::isnan(y)); };
+    auto eq = [&](std::uint32_t bit, double x, double y) {
+        return !(ka & bit) || x == y || (std::isnan(x) && std::isnan(y));
+    };
     auto eqn = [&](std::uint32_t bit, std::uint64_t x, std::uint64_t y) { return !(ka & bit) || x == y; };
     return eq(stat::Max, a.max, b.max) && eq(stat::Min, a.min, b.min) && eq(stat::Mean, a.mean, b.mean) &&
-           eq(stat::L2, a.l2, b.l2) && eqn(stat::Count, a.count, b.count) && eqn(stat::NanCount, a.nanCount, b.nanCount) &&
-           eqn(stat::PosInfCount, a.posInfCount, b.posInfCount) && eqn(stat::NegInfCount, a.negInfCount, b.negInfCount);
+        eq(stat::L2, a.l2, b.l2) && eqn(stat::Count, a.count, b.count) && eqn(stat::NanCount, a.nanCount, b.nanCount) &&
+        eqn(stat::PosInfCount, a.posInfCount, b.posInfCount) && eqn(stat::NegInfCount, a.negInfCount, b.negInfCount);
 }
 
 // Logical values: a device layout's padding is dropped (core/index/tensor_values.h).
@@ -98,7 +100,8 @@ struct Worker {
         TensorMetrics& m = row.metrics;
         computeStatsMetrics(a.stats(ta), b.stats(tb), m);
         // An unreadable file has no shape or values: its pair is unknown, not a shape divergence.
-        const bool unreadA = (ta.flags & ReadError) && !a.stats(ta).known, unreadB = (tb.flags & ReadError) && !b.stats(tb).known;
+        const bool unreadA = (ta.flags & ReadError) && !a.stats(ta).known,
+                   unreadB = (tb.flags & ReadError) && !b.stats(tb).known;
         if (unreadA || unreadB) {
             m.unreadable = true;
             row.note = std::string("not compared: run ") + (unreadA ? "A" : "B") + "'s tensor file could not be read";
@@ -109,11 +112,14 @@ struct Worker {
         const bool shapesEqual = shapeA == shapeB;
         if (!shapesEqual) m.shapeMismatch = true;
         const bool haveData = (ta.flags & HasData) && (tb.flags & HasData) && a.side(ta).file && b.side(tb).file &&
-                              !(ta.flags & ReadError) && !(tb.flags & ReadError);
+            !(ta.flags & ReadError) && !(tb.flags & ReadError);
         const bool sameOrder = (ta.flags & FortranOrder) == (tb.flags & FortranOrder);
-        if (opt.useData && haveData && shapesEqual && sameOrder) compareData(ta, tb, row);
-        else if (!shapesEqual) row.note = "shapes differ: " + shapeText(shapeA) + " vs " + shapeText(shapeB);
-        else if (opt.useData && haveData) row.note = "element orders differ (row- vs column-major): data not compared";
+        if (opt.useData && haveData && shapesEqual && sameOrder)
+            compareData(ta, tb, row);
+        else if (!shapesEqual)
+            row.note = "shapes differ: " + shapeText(shapeA) + " vs " + shapeText(shapeB);
+        else if (opt.useData && haveData)
+            row.note = "element orders differ (row- vs column-major): data not compared";
     }
 
     void compareData(const TensorRecord& ta, const TensorRecord& tb, TensorComparison& row) {
@@ -142,7 +148,7 @@ public:
 
     template <class Pred>
     std::int64_t find(Pred pred, std::string* evidence) {
-        std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> firstPer;   // (iteration, rank) -> row
+        std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> firstPer;  // (iteration, rank) -> row
         for (std::size_t r = 0; r < m_res.rows.size(); ++r) {
             if (!pred(m_res.rows[r])) continue;
             const OpRecord& o = m_a.ops[opOf(r)];
@@ -166,10 +172,11 @@ public:
             weakest = std::max(weakest, ev);
         }
         if (evidence)
-            *evidence = std::to_string(cand.size()) + " ranks diverge in iteration " + std::to_string(iter) + "; ordered by " +
-                        (weakest == OrderEvidence::Causal  ? "Send/Receive causality"
-                         : weakest == OrderEvidence::Clock ? "clock-corrected timestamps (weak evidence)"
-                                                           : "the pipeline schedule (weak evidence)");
+            *evidence = std::to_string(cand.size()) + " ranks diverge in iteration " + std::to_string(iter) +
+                "; ordered by " +
+                (weakest == OrderEvidence::Causal      ? "Send/Receive causality"
+                     : weakest == OrderEvidence::Clock ? "clock-corrected timestamps (weak evidence)"
+                                                       : "the pipeline schedule (weak evidence)");
         return std::int64_t(best);
     }
 
@@ -194,39 +201,41 @@ private:
 // The coarsest floating dtype among the matched tensors of both runs.
 DType runPrecision(const DumpIndex& a, const DumpIndex& b, const RunAlignment& al) {
     DType p = DType::Unknown;
-    for (const TensorPair& tp : al.tensors) p = coarserFloat(p, coarserFloat(dtypeOf(a.tensors[tp.a]), dtypeOf(b.tensors[tp.b])));
+    for (const TensorPair& tp : al.tensors)
+        p = coarserFloat(p, coarserFloat(dtypeOf(a.tensors[tp.a]), dtypeOf(b.tensors[tp.b])));
     return p;
 }
 
 std::string where(const DumpIndex& a, const RunComparison& c, std::int64_t row) {
     const TensorRecord& t = a.tensors[c.alignment.tensors[std::size_t(row)].a];
     const OpRecord& o = a.ops[t.op];
-    return a.strings.str(o.type) + " " + a.strings.str(o.name) + " " + a.tensorLabel(t) + " (rank " + std::to_string(o.rank) +
-           ")";
+    return a.strings.str(o.type) + " " + a.strings.str(o.name) + " " + a.tensorLabel(t) + " (rank " +
+        std::to_string(o.rank) + ")";
 }
 
 // One line: how far the runs agree, and what happens at the first divergence.
 std::string storyOf(const DumpIndex& a, const DumpIndex& b, const RunComparison& c) {
     const bool precisionRules = c.thresholds.ulps < kInf;
     const std::string agreeTo = precisionRules && c.precision != DType::Unknown
-                                    ? "agree to " + std::string(dtypeName(c.precision)) + " precision"
-                                    : "agree within the thresholds";
+        ? "agree to " + std::string(dtypeName(c.precision)) + " precision"
+        : "agree within the thresholds";
     if (c.rows.empty()) return "No tensor of run A could be matched with run B.";
     if (c.firstArgument >= 0) {
         const ArgumentDifference& d = c.argumentDiffs[std::size_t(c.firstArgument)];
         const OpRecord& o = a.ops[d.op];
-        std::string s = "Runs diverge in iteration " + std::to_string(o.iteration) + " at a non-tensor argument: " +
-                        a.strings.str(o.type) + " " + a.strings.str(o.name) + " " + d.label + " is " + d.a + " in run A, " +
-                        d.b + " in run B";
-        if (c.firstDivergence >= 0) s += "; the first tensor to diverge is " + where(a, c, c.firstDivergence) +
-                                         " (" + c.rows[std::size_t(c.firstDivergence)].reason + ")";
+        std::string s = "Runs diverge in iteration " + std::to_string(o.iteration) +
+            " at a non-tensor argument: " + a.strings.str(o.type) + " " + a.strings.str(o.name) + " " + d.label +
+            " is " + d.a + " in run A, " + d.b + " in run B";
+        if (c.firstDivergence >= 0)
+            s += "; the first tensor to diverge is " + where(a, c, c.firstDivergence) + " (" +
+                c.rows[std::size_t(c.firstDivergence)].reason + ")";
         return s + ".";
     }
     if (c.firstDivergence < 0) {
         if (c.firstDifference < 0) return "Runs are identical in every compared tensor.";
         const OpRecord& o = a.ops[a.tensors[c.alignment.tensors[std::size_t(c.firstDifference)].a].op];
-        return "Runs " + agreeTo + " in every compared tensor; values change from iteration " + std::to_string(o.iteration) +
-               " on (first at " + where(a, c, c.firstDifference) + ").";
+        return "Runs " + agreeTo + " in every compared tensor; values change from iteration " +
+            std::to_string(o.iteration) + " on (first at " + where(a, c, c.firstDifference) + ").";
     }
     const std::size_t r = std::size_t(c.firstDivergence);
     const TensorPair& p = c.alignment.tensors[r];
@@ -236,12 +245,13 @@ std::string storyOf(const DumpIndex& a, const DumpIndex& b, const RunComparison&
     // "identical until iteration 0" would claim an agreeing iteration that was never there: when
     // the divergence is in the first compared iteration, say so instead.
     std::uint32_t firstIteration = o.iteration;
-    for (const TensorPair& q : c.alignment.tensors) firstIteration = std::min(firstIteration, a.ops[a.tensors[q.a].op].iteration);
+    for (const TensorPair& q : c.alignment.tensors)
+        firstIteration = std::min(firstIteration, a.ops[a.tensors[q.a].op].iteration);
     std::string s = o.iteration == firstIteration
-                        ? "Runs diverge in iteration " + std::to_string(o.iteration) + ", the first compared" +
-                              (differedBefore ? " (they " + agreeTo + " in the tensors before it)" : std::string()) + "; "
-                        : "Runs " + (differedBefore ? agreeTo : std::string("are identical")) + " until iteration " +
-                              std::to_string(o.iteration) + "; ";
+        ? "Runs diverge in iteration " + std::to_string(o.iteration) + ", the first compared" +
+            (differedBefore ? " (they " + agreeTo + " in the tensors before it)" : std::string()) + "; "
+        : "Runs " + (differedBefore ? agreeTo : std::string("are identical")) + " until iteration " +
+            std::to_string(o.iteration) + "; ";
     const std::string at = a.strings.str(o.type) + " " + a.strings.str(o.name) + " " + a.tensorLabel(ta);
     const TensorComparison& row = c.rows[r];
     switch (row.verdict) {
@@ -255,9 +265,15 @@ std::string storyOf(const DumpIndex& a, const DumpIndex& b, const RunComparison&
                 s += "NaN/Inf differ at " + at + " (" + row.reason + ").";
             break;
         }
-        case Verdict::Shape: s += "the shapes differ at " + at + " (" + row.reason + ")."; break;
-        case Verdict::Md5: s += "the checksums differ at " + at + " (" + row.reason + ")."; break;
-        default: s += "they diverge at " + at + " (" + row.reason + ")."; break;
+        case Verdict::Shape:
+            s += "the shapes differ at " + at + " (" + row.reason + ").";
+            break;
+        case Verdict::Md5:
+            s += "the checksums differ at " + at + " (" + row.reason + ").";
+            break;
+        default:
+            s += "they diverge at " + at + " (" + row.reason + ").";
+            break;
     }
     return s;
 }
@@ -275,7 +291,7 @@ std::int64_t firstArgumentDifference(const DumpIndex& a, const RunComparison& c)
     const TensorRecord& t = a.tensors[c.alignment.tensors[std::size_t(c.firstDivergence)].a];
     const OpRecord &x = a.ops[op], &y = a.ops[t.op];
     if (x.iteration != y.iteration) return x.iteration < y.iteration ? best : -1;
-    if (x.rank != y.rank) return -1;   // other ranks: no order between them to claim
+    if (x.rank != y.rank) return -1;  // other ranks: no order between them to claim
     // msprobe files a module's parameter grads where the module first ran; every backward entry
     // runs after every forward one of its step.
     const auto backward = [&](const OpRecord& o) {
@@ -295,10 +311,14 @@ bool crossesThreshold(const TensorMetrics& m, const TensorStats& sa, const Tenso
         return true;
     }
     if (m.fromData) {
-        if (m.cosine < t.minCosine && m.maxAbsErr > t.absFloor) reason = "cosine " + fmtNum(m.cosine) + " < " + fmtNum(t.minCosine);
-        else if (m.cosine < t.minCosineAlone) reason = "cosine " + fmtNum(m.cosine) + " < " + fmtNum(t.minCosineAlone);
-        else if (m.maxAbsErr > t.maxAbsErr) reason = "max_abs " + fmtNum(m.maxAbsErr) + " > " + fmtNum(t.maxAbsErr);
-        else if (m.maxRelErr > t.maxRelErr) reason = "max_rel " + fmtNum(m.maxRelErr) + " > " + fmtNum(t.maxRelErr);
+        if (m.cosine < t.minCosine && m.maxAbsErr > t.absFloor)
+            reason = "cosine " + fmtNum(m.cosine) + " < " + fmtNum(t.minCosine);
+        else if (m.cosine < t.minCosineAlone)
+            reason = "cosine " + fmtNum(m.cosine) + " < " + fmtNum(t.minCosineAlone);
+        else if (m.maxAbsErr > t.maxAbsErr)
+            reason = "max_abs " + fmtNum(m.maxAbsErr) + " > " + fmtNum(t.maxAbsErr);
+        else if (m.maxRelErr > t.maxRelErr)
+            reason = "max_rel " + fmtNum(m.maxRelErr) + " > " + fmtNum(t.maxRelErr);
         else if (m.oneThousandthRatio < t.minOneThousandth)
             reason = "one_thousandth " + fmtNum(m.oneThousandthRatio) + " < " + fmtNum(t.minOneThousandth);
         else if (m.fiveThousandthRatio < t.minFiveThousandth)
@@ -308,11 +328,14 @@ bool crossesThreshold(const TensorMetrics& m, const TensorStats& sa, const Tenso
     if (t.statsRel >= kInf) return false;
     const double range = valueRange(sa, sb);
     const std::tuple<const char*, std::uint32_t, double, double, double> figures[] = {
-        {"max", stat::Max, sa.max, sb.max, 0.0}, {"min", stat::Min, sa.min, sb.min, 0.0},
-        {"mean", stat::Mean, sa.mean, sb.mean, range}, {"l2", stat::L2, sa.l2, sb.l2, 0.0}};
+        {"max", stat::Max, sa.max, sb.max, 0.0},
+        {"min", stat::Min, sa.min, sb.min, 0.0},
+        {"mean", stat::Mean, sa.mean, sb.mean, range},
+        {"l2", stat::L2, sa.l2, sb.l2, 0.0}};
     for (const auto& [name, bit, va, vb, scale] : figures) {
         if (!sa.has(bit) || !sb.has(bit) || !statCrosses(va, vb, scale, t)) continue;
-        reason = std::string(name) + " " + fmtNum(va) + " vs " + fmtNum(vb) + ": relative difference > " + fmtNum(t.statsRel);
+        reason = std::string(name) + " " + fmtNum(va) + " vs " + fmtNum(vb) + ": relative difference > " +
+            fmtNum(t.statsRel);
         return true;
     }
     return false;
@@ -341,8 +364,10 @@ Verdict judgeStatsPrecision(const TensorStats& sa, const TensorStats& sb, DType 
     const double meanSlack = range * (ga + gb);
     const double l2Slack = l2 * ((1 - std::sqrt(1 - ga)) + (1 - std::sqrt(1 - gb)));
     const std::tuple<const char*, std::uint32_t, double, double, double, double> figures[] = {
-        {"max", stat::Max, sa.max, sb.max, range, 0.0}, {"min", stat::Min, sa.min, sb.min, range, 0.0},
-        {"mean", stat::Mean, sa.mean, sb.mean, range, meanSlack}, {"l2", stat::L2, sa.l2, sb.l2, l2, l2Slack}};
+        {"max", stat::Max, sa.max, sb.max, range, 0.0},
+        {"min", stat::Min, sa.min, sb.min, range, 0.0},
+        {"mean", stat::Mean, sa.mean, sb.mean, range, meanSlack},
+        {"l2", stat::L2, sa.l2, sb.l2, l2, l2Slack}};
     bool any = false, reduced = false;
     double worst = 0;
     for (const auto& [name, bit, va, vb, scale, slack] : figures) {
@@ -353,9 +378,12 @@ Verdict judgeStatsPrecision(const TensorStats& sa, const TensorStats& sb, DType 
         const double bound = ulps * ulp + slack;
         if (ulp == 0 || d > bound) {
             reason = std::string(name) + " " + fmtNum(va) + " vs " + fmtNum(vb) + ": " +
-                     (ulp == 0 ? std::string("differ (") + (p == DType::Unknown ? "non-floating dtype" : "zero scale") + ")"
-                               : fmtG(d / ulp) + " ulps of " + std::string(dtypeName(p)) + " at " + fmtG(scale, 6) +
-                                     " (bound " + fmtNum(ulps) + (slack > 0 ? " + the reduction's rounding, " + fmtG(slack / ulp, 4) + " ulps" : std::string()) + ")");
+                (ulp == 0 ? std::string("differ (") + (p == DType::Unknown ? "non-floating dtype" : "zero scale") + ")"
+                          : fmtG(d / ulp) + " ulps of " + std::string(dtypeName(p)) + " at " + fmtG(scale, 6) +
+                         " (bound " + fmtNum(ulps) +
+                         (slack > 0 ? " + the reduction's rounding, " + fmtG(slack / ulp, 4) + " ulps"
+                                    : std::string()) +
+                         ")");
             return Verdict::Diverged;
         }
         if (d > ulps * ulp) reduced = true;
@@ -366,7 +394,7 @@ Verdict judgeStatsPrecision(const TensorStats& sa, const TensorStats& sb, DType 
     if (reduced) {
         const DType low = ga >= gb ? da : db;
         reason += " (a mean or L2 within the rounding of its reduction in " + std::string(dtypeName(low)) + " over " +
-                  std::to_string(ga >= gb ? na : nb) + " elements)";
+            std::to_string(ga >= gb ? na : nb) + " elements)";
     }
     return Verdict::Precision;
 }
@@ -375,7 +403,8 @@ Verdict judgeDataPrecision(const TensorMetrics& m, const TensorStats& sa, const 
                            const CompareThresholds& t, std::string& reason) {
     const double scale = valueRange(sa, sb), ulp = ulpAt(scale, p);
     if (ulp > 0 && m.maxAbsErr <= t.ulps * ulp) {
-        reason = "within " + fmtG(m.maxAbsErr / ulp, 3) + " ulps of " + std::string(dtypeName(p)) + " at " + fmtG(scale, 6);
+        reason =
+            "within " + fmtG(m.maxAbsErr / ulp, 3) + " ulps of " + std::string(dtypeName(p)) + " at " + fmtG(scale, 6);
         return Verdict::Precision;
     }
     // One element far off can sit in a large tensor whose values agree to the dtype's rounding as a
@@ -385,21 +414,21 @@ Verdict judgeDataPrecision(const TensorMetrics& m, const TensorStats& sa, const 
     const double relUlp = 2 * unitRoundoff(p);
     if (relUlp > 0 && !std::isnan(m.cosine) && 1 - m.cosine <= t.precisionCosine && relL2 <= t.ulps * relUlp) {
         reason = "cosine " + fmtNum(m.cosine) + ", relative L2 error " + fmtG(relL2 / relUlp, 3) + " ulps of " +
-                 std::string(dtypeName(p)) + " (max_abs " + fmtNum(m.maxAbsErr) + ")";
+            std::string(dtypeName(p)) + " (max_abs " + fmtNum(m.maxAbsErr) + ")";
         return Verdict::Precision;
     }
     reason = ulp > 0 ? "max_abs " + fmtNum(m.maxAbsErr) + " is " + fmtG(m.maxAbsErr / ulp) + " ulps of " +
-                           std::string(dtypeName(p)) + " at " + fmtG(scale, 6) + " (bound " + fmtNum(t.ulps) + ")"
+            std::string(dtypeName(p)) + " at " + fmtG(scale, 6) + " (bound " + fmtNum(t.ulps) + ")"
                      : "max_abs " + fmtNum(m.maxAbsErr) + ": values differ (" +
-                           (p == DType::Unknown ? "non-floating dtype" : "zero scale") + ")";
+            (p == DType::Unknown ? "non-floating dtype" : "zero scale") + ")";
     return Verdict::Diverged;
 }
 
 }  // namespace
 
-Verdict judgeTensor(const TensorMetrics& m, const TensorStats& sa, const TensorStats& sb, DType da, DType db, DType precision,
-                    const CompareThresholds& t, const std::string& note, std::string& reason, std::string_view md5A,
-                    std::string_view md5B, std::uint64_t elementsA, std::uint64_t elementsB) {
+Verdict judgeTensor(const TensorMetrics& m, const TensorStats& sa, const TensorStats& sb, DType da, DType db,
+                    DType precision, const CompareThresholds& t, const std::string& note, std::string& reason,
+                    std::string_view md5A, std::string_view md5B, std::uint64_t elementsA, std::uint64_t elementsB) {
     reason.clear();
     if (m.unreadable) {
         reason = note;
@@ -421,7 +450,7 @@ Verdict judgeTensor(const TensorMetrics& m, const TensorStats& sa, const TensorS
                 std::string f = "finite";
                 if (s.has(stat::Max | stat::Min))
                     f += " (largest magnitude " + fmtG(std::max(std::fabs(s.max), std::fabs(s.min)), 6) + ", " +
-                         std::string(dtypeName(d)) + ")";
+                        std::string(dtypeName(d)) + ")";
                 return f;
             };
             reason = "run A " + side(xa, sa, da) + ", run B " + side(xb, sb, db);
@@ -443,7 +472,8 @@ Verdict judgeTensor(const TensorMetrics& m, const TensorStats& sa, const TensorS
         reason = m.fromData ? "equal values" : "equal statistics";
         return Verdict::Identical;
     }
-    const std::string md5Text = md5Known ? "checksums " + std::string(md5A) + " vs " + std::string(md5B) : std::string();
+    const std::string md5Text =
+        md5Known ? "checksums " + std::string(md5A) + " vs " + std::string(md5B) : std::string();
     if (md5Known && (m.fromData ? m.maxAbsErr == 0 : statsEqual(sa, sb))) {
         reason = md5Text + ", " + (m.fromData ? "equal values" : "equal statistics");
         return Verdict::Md5;
@@ -455,9 +485,12 @@ Verdict judgeTensor(const TensorMetrics& m, const TensorStats& sa, const TensorS
         return Verdict::Unknown;
     }
     Verdict v = Verdict::Agree;
-    if (t.ulps >= kInf) reason = note.empty() ? std::string("within the thresholds") : note;
-    else v = m.fromData ? judgeDataPrecision(m, sa, sb, p, t, reason) : judgeStatsPrecision(sa, sb, p, t.ulps, da, db, elementsA, elementsB, reason);
-    if (md5Known && v != Verdict::Diverged) {   // the statistics do not tell the difference apart
+    if (t.ulps >= kInf)
+        reason = note.empty() ? std::string("within the thresholds") : note;
+    else
+        v = m.fromData ? judgeDataPrecision(m, sa, sb, p, t, reason)
+                       : judgeStatsPrecision(sa, sb, p, t.ulps, da, db, elementsA, elementsB, reason);
+    if (md5Known && v != Verdict::Diverged) {  // the statistics do not tell the difference apart
         reason = md5Text + " (" + reason + ")";
         return Verdict::Md5;
     }
@@ -477,8 +510,9 @@ void applyThresholds(const DumpIndex& a, const DumpIndex& b, const CompareThresh
         const TensorRecord &ta = a.tensors[p.a], &tb = b.tensors[p.b];
         const std::string_view ma = c.md5A.empty() ? std::string_view() : std::string_view(c.md5A[p.a]);
         const std::string_view mb = c.md5B.empty() ? std::string_view() : std::string_view(c.md5B[p.b]);
-        row.verdict = judgeTensor(row.metrics, a.stats(ta), b.stats(tb), dtypeOf(ta), dtypeOf(tb), c.precision, t, row.note,
-                                  row.reason, ma, mb, numElements(logicalShape(a, ta)), numElements(logicalShape(b, tb)));
+        row.verdict =
+            judgeTensor(row.metrics, a.stats(ta), b.stats(tb), dtypeOf(ta), dtypeOf(tb), c.precision, t, row.note,
+                        row.reason, ma, mb, numElements(logicalShape(a, ta)), numElements(logicalShape(b, tb)));
         row.diverged = isDivergence(row.verdict);
         c.diverged += row.diverged;
         ++c.counts[std::size_t(row.verdict)];
@@ -486,7 +520,8 @@ void applyThresholds(const DumpIndex& a, const DumpIndex& b, const CompareThresh
     FirstFinder first(a, c);
     c.firstDivergence = first.find([](const TensorComparison& r) { return r.diverged; }, &c.orderEvidence);
     c.firstDifference = first.find(
-        [](const TensorComparison& r) { return r.verdict != Verdict::Identical && r.verdict != Verdict::Unknown; }, nullptr);
+        [](const TensorComparison& r) { return r.verdict != Verdict::Identical && r.verdict != Verdict::Unknown; },
+        nullptr);
     c.firstNonFinite = first.find([](const TensorComparison& r) { return r.verdict == Verdict::NonFinite; }, nullptr);
     c.firstArgument = firstArgumentDifference(a, c);
     c.story = storyOf(a, b, c);
@@ -509,20 +544,22 @@ RunComparison compareRuns(const DumpIndex& a, const DumpIndex& b, const CompareO
     std::atomic<std::uint64_t> done{0};
     std::mutex progressMutex;
     if (!cancelled)
-        parallelFor(tbb::blocked_range<std::size_t>(0, res.rows.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
-            if (options.stop.stop_requested()) {
-                cancelled = true;
-                return;
-            }
-            for (std::size_t i = r.begin(); i != r.end(); ++i) w.compare(res.alignment.tensors[i], res.rows[i]);
-            const std::uint64_t d = done += r.size();
-            if (options.progress) {
-                std::lock_guard lock(progressMutex);
-                options.progress(d, res.rows.size());
-            }
-        });
+        parallelFor(tbb::blocked_range<std::size_t>(0, res.rows.size(), 64),
+                    [&](const tbb::blocked_range<std::size_t>& r) {
+                        if (options.stop.stop_requested()) {
+                            cancelled = true;
+                            return;
+                        }
+                        for (std::size_t i = r.begin(); i != r.end(); ++i)
+                            w.compare(res.alignment.tensors[i], res.rows[i]);
+                        const std::uint64_t d = done += r.size();
+                        if (options.progress) {
+                            std::lock_guard lock(progressMutex);
+                            options.progress(d, res.rows.size());
+                        }
+                    });
     res.cancelled = cancelled;
-    if (res.cancelled) res.rows.assign(res.rows.size(), TensorComparison{});   // no half-compared rows
+    if (res.cancelled) res.rows.assign(res.rows.size(), TensorComparison{});  // no half-compared rows
     res.bytesCompared = res.cancelled ? 0 : w.bytes.load();
     if (!res.cancelled)
         for (const TensorComparison& row : res.rows) (row.metrics.fromData ? res.fromData : res.fromStats) += 1;
@@ -536,7 +573,8 @@ RunComparison compareRuns(const DumpIndex& a, const DumpIndex& b, const CompareO
             if (w.severity == WarningSeverity::Unreadable && n++ == 0) first = &w;
         if (first)
             res.warnings.push_back("run " + std::string(run) + ": " + std::to_string(n) +
-                                   " file(s) could not be read, not compared (first: " + first->path + ": " + first->reason + ")");
+                                   " file(s) could not be read, not compared (first: " + first->path + ": " +
+                                   first->reason + ")");
     }
     if (!res.alignment.onlyOpsA.empty() || !res.alignment.onlyOpsB.empty())
         res.warnings.push_back(std::to_string(res.alignment.onlyOpsA.size()) + " op(s) only in run A, " +

@@ -24,8 +24,8 @@
 namespace dl {
 
 enum class CompareRules : std::uint8_t {
-    Precision,   // default: relative to the values' scale and the dtypes compared
-    Msprobe,     // msprobe's absolute "Accuracy Reached or Not" tests
+    Precision,  // default: relative to the values' scale and the dtypes compared
+    Msprobe,    // msprobe's absolute "Accuracy Reached or Not" tests
 };
 const char* compareRulesName(CompareRules r);
 
@@ -45,20 +45,20 @@ const char* compareRulesName(CompareRules r);
 // +inf for maximums is off); NaN/Inf/saturation in one run only is `nonfinite` unless nanInf is off.
 struct CompareThresholds {
     CompareRules rules = CompareRules::Precision;
-    double ulps = 2;                  // precision bound; +inf: off
-    double precisionCosine = 1e-4;    // 1 - cosine allowed with the relative L2 bound
-    DType precision = DType::Unknown; // Unknown: derived from the runs' dtypes
-    double minCosine = -std::numeric_limits<double>::infinity();   // data: cosine below this ...
-    double absFloor = 0.001;          // ... while max abs err (or a statistic's abs diff) exceeds this
+    double ulps = 2;                                              // precision bound; +inf: off
+    double precisionCosine = 1e-4;                                // 1 - cosine allowed with the relative L2 bound
+    DType precision = DType::Unknown;                             // Unknown: derived from the runs' dtypes
+    double minCosine = -std::numeric_limits<double>::infinity();  // data: cosine below this ...
+    double absFloor = 0.001;  // ... while max abs err (or a statistic's abs diff) exceeds this
     double minCosineAlone = -std::numeric_limits<double>::infinity();  // data: cosine below this, whatever the error
-    double maxAbsErr = std::numeric_limits<double>::infinity();    // data: max abs err above this
-    double maxRelErr = std::numeric_limits<double>::infinity();    // data: max relative err above this
-    double minOneThousandth = -1;     // data: one-thousandth err ratio below this
-    double minFiveThousandth = -1;    // data: five-thousandths err ratio below this
+    double maxAbsErr = std::numeric_limits<double>::infinity();        // data: max abs err above this
+    double maxRelErr = std::numeric_limits<double>::infinity();        // data: max relative err above this
+    double minOneThousandth = -1;                                      // data: one-thousandth err ratio below this
+    double minFiveThousandth = -1;                                     // data: five-thousandths err ratio below this
     // Statistics: |a-b| / max(|a|,|b|) of max, min or L2 above this (a mean against the value
     // range). msprobe rules: 0.001 (fp16 rounding is 0.05 %, a bf16 op moves figures 0.1-0.4 %).
     double statsRel = std::numeric_limits<double>::infinity();
-    bool nanInf = true;               // NaN/Inf/saturation disagreement is a divergence
+    bool nanInf = true;  // NaN/Inf/saturation disagreement is a divergence
 
     static CompareThresholds defaults(CompareRules r);
 };
@@ -75,20 +75,20 @@ std::string describeThresholds(const CompareThresholds& t);
 
 struct CompareOptions {
     CompareThresholds thresholds;
-    bool useData = true;              // false: statistics only, even where tensor files exist
-    std::vector<OpNamePin> pins;      // from a mapping file
-    IterationChoice iterations;       // which iterations to pair (run_aligner.h)
-    unsigned threads = 0;             // 0: all cores
-    std::stop_token stop;             // stopped: `cancelled`, every row left Unknown
-    WorkCallback progress;            // tensors compared of all, from workers, serialised
+    bool useData = true;          // false: statistics only, even where tensor files exist
+    std::vector<OpNamePin> pins;  // from a mapping file
+    IterationChoice iterations;   // which iterations to pair (run_aligner.h)
+    unsigned threads = 0;         // 0: all cores
+    std::stop_token stop;         // stopped: `cancelled`, every row left Unknown
+    WorkCallback progress;        // tensors compared of all, from workers, serialised
 };
 
 struct TensorComparison {
     TensorMetrics metrics;
     Verdict verdict = Verdict::Unknown;
-    bool diverged = false;            // isDivergence(verdict)
-    std::string note;                 // why data was not compared (or NaN/Inf positions differ)
-    std::string reason;               // what the verdict rests on (the test crossed, the ulps ...)
+    bool diverged = false;  // isDivergence(verdict)
+    std::string note;       // why data was not compared (or NaN/Inf positions differ)
+    std::string reason;     // what the verdict rests on (the test crossed, the ulps ...)
 };
 
 struct RunComparison {
@@ -96,20 +96,20 @@ struct RunComparison {
     std::vector<TensorComparison> rows;   // one per alignment.tensors entry
     std::vector<std::string> md5A, md5B;  // per tensor of each run (tensor_checksums.h), empty when none
     CompareThresholds thresholds;
-    DType precision = DType::Unknown;     // the precision dtype the verdicts used
+    DType precision = DType::Unknown;  // the precision dtype the verdicts used
     std::size_t diverged = 0, fromData = 0, fromStats = 0;
-    std::array<std::size_t, kVerdictCount> counts{};   // rows per Verdict
-    std::uint64_t bytesCompared = 0;      // tensor payload bytes read, both runs
-    std::int64_t firstDivergence = -1;    // row index of the first divergence class, -1 when none
-    std::int64_t firstDifference = -1;    // first row that is not identical (nor unknown)
-    std::int64_t firstNonFinite = -1;     // first nonfinite row
+    std::array<std::size_t, kVerdictCount> counts{};  // rows per Verdict
+    std::uint64_t bytesCompared = 0;                  // tensor payload bytes read, both runs
+    std::int64_t firstDivergence = -1;                // row index of the first divergence class, -1 when none
+    std::int64_t firstDifference = -1;                // first row that is not identical (nor unknown)
+    std::int64_t firstNonFinite = -1;                 // first nonfinite row
     // Non-tensor arguments (msprobe dump.json) that differ between matched ops, and the one that
     // comes before the first tensor divergence (run A's order; -1 when none does): the first
     // divergence then, as a changed softmax dim is, before the output it changes.
     std::vector<ArgumentDifference> argumentDiffs;
     std::int64_t firstArgument = -1;
-    std::string orderEvidence;            // how the first divergence was ordered across ranks
-    std::string story;                    // one line: how far the runs agree and what happens then
+    std::string orderEvidence;  // how the first divergence was ordered across ranks
+    std::string story;          // one line: how far the runs agree and what happens then
     std::vector<std::string> warnings;
     bool cancelled = false;
     double seconds = 0;
@@ -138,6 +138,5 @@ Verdict judgeTensor(const TensorMetrics& m, const TensorStats& a, const TensorSt
                     DType precision, const CompareThresholds& t, const std::string& note, std::string& reason,
                     std::string_view md5A = {}, std::string_view md5B = {}, std::uint64_t elementsA = 0,
                     std::uint64_t elementsB = 0);
-
 
 }  // namespace dl

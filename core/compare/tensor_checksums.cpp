@@ -6,8 +6,8 @@
 #include <system_error>
 #include <tuple>
 
-#include "core/index/dump_layout.h"
 #include "core/formats/msprobe/msprobe_dump.h"
+#include "core/index/dump_layout.h"
 #include "core/util/read_file.h"
 
 namespace dl {
@@ -23,7 +23,8 @@ std::vector<std::string> loadTensorChecksums(const DumpIndex& idx, std::vector<s
     if (fs::is_regular_file(root, ec)) root = root.parent_path();
     // (rank, step, entry name) -> op, as MsprobeShard names them.
     std::map<std::tuple<std::uint32_t, std::uint32_t, StrId>, std::uint32_t> ops;
-    for (std::uint32_t i = 0; i < idx.ops.size(); ++i) ops.emplace(std::make_tuple(idx.ops[i].rank, idx.ops[i].iteration, idx.ops[i].name), i);
+    for (std::uint32_t i = 0; i < idx.ops.size(); ++i)
+        ops.emplace(std::make_tuple(idx.ops[i].rank, idx.ops[i].iteration, idx.ops[i].name), i);
     std::vector<std::string> out;
     fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
     for (; !ec && it != end; it.increment(ec)) {

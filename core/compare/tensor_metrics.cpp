@@ -13,10 +13,10 @@ namespace dl {
 
 namespace {
 
-constexpr double kEps = DBL_EPSILON;      // np.finfo(float64).eps: both sides are float64 in msprobe
-constexpr double kThousandth = 0.001;     // CompareConst.THOUSAND_RATIO_THRESHOLD
-constexpr double kFiveThousandth = 0.005; // CompareConst.FIVE_THOUSAND_RATIO_THRESHOLD
-constexpr std::size_t kParallelMin = std::size_t(1) << 22;   // elements: split one tensor over cores
+constexpr double kEps = DBL_EPSILON;                        // np.finfo(float64).eps: both sides are float64 in msprobe
+constexpr double kThousandth = 0.001;                       // CompareConst.THOUSAND_RATIO_THRESHOLD
+constexpr double kFiveThousandth = 0.005;                   // CompareConst.FIVE_THOUSAND_RATIO_THRESHOLD
+constexpr std::size_t kParallelMin = std::size_t(1) << 22;  // elements: split one tensor over cores
 
 using v4f = float __attribute__((vector_size(16)));
 using v4i = std::int32_t __attribute__((vector_size(16)));
@@ -80,7 +80,7 @@ Sums kernel(const float* a, const float* b, std::size_t n) {
         v4f x, y;
         std::memcpy(&x, a + i, sizeof x);
         std::memcpy(&y, b + i, sizeof y);
-        const v4i xnf = ((v4i)x & expMask) == expMask;   // NaN or Inf
+        const v4i xnf = ((v4i)x & expMask) == expMask;  // NaN or Inf
         const v4i ynf = ((v4i)y & expMask) == expMask;
         const v4i xnan = x != x, ynan = y != y;
         mism |= (xnan ^ ynan) | ((xnf & ~xnan) ^ (ynf & ~ynan));
@@ -136,9 +136,9 @@ double relDiff(double a, double b) {
 void computeDataMetrics(const float* a, const float* b, std::size_t n, bool zeroDim, TensorMetrics& out) {
     out.elements = n;
     out.fromData = false;
-    if (n == 0) return;   // msprobe: "This is empty data, can not compare."
+    if (n == 0) return;  // msprobe: "This is empty data, can not compare."
     const Sums s = sumsOf(a, b, n);
-    if (s.mismatch) {     // "The position of inf or nan in NPU and bench Tensor do not match."
+    if (s.mismatch) {  // "The position of inf or nan in NPU and bench Tensor do not match."
         out.nanInfMismatch = true;
         return;
     }
@@ -150,11 +150,14 @@ void computeDataMetrics(const float* a, const float* b, std::size_t n, bool zero
         out.oneThousandthRatio = double(s.below1) / double(n);
         out.fiveThousandthRatio = double(s.below5) / double(n);
     }
-    if (zeroDim || n == 1) return;   // cosine unsupported for scalars
+    if (zeroDim || n == 1) return;  // cosine unsupported for scalars
     const double normA = std::sqrt(s.na), normB = std::sqrt(s.nb);
-    if (normA <= kEps && normB <= kEps) out.cosine = 1.0;
-    else if (normA <= kEps || normB <= kEps) out.cosine = TensorMetrics::kNA;   // all zero on one side
-    else out.cosine = s.dot / (normA * normB);
+    if (normA <= kEps && normB <= kEps)
+        out.cosine = 1.0;
+    else if (normA <= kEps || normB <= kEps)
+        out.cosine = TensorMetrics::kNA;  // all zero on one side
+    else
+        out.cosine = s.dot / (normA * normB);
 }
 
 void computeStatsMetrics(const TensorStats& a, const TensorStats& b, TensorMetrics& out) {
@@ -169,8 +172,7 @@ void computeStatsMetrics(const TensorStats& a, const TensorStats& b, TensorMetri
     fill(stat::L2, a.l2, b.l2, out.l2Diff, out.l2RelDiff);
     // Exact counts compare as counts; an "at least" count only by presence (below).
     const bool exact = !a.nonFiniteCountsAreLowerBounds() && !b.nonFiniteCountsAreLowerBounds();
-    if (exact && a.has(stat::NanCount) && b.has(stat::NanCount) && a.nanCount != b.nanCount)
-        out.nanInfMismatch = true;
+    if (exact && a.has(stat::NanCount) && b.has(stat::NanCount) && a.nanCount != b.nanCount) out.nanInfMismatch = true;
     const std::uint32_t inf = stat::PosInfCount | stat::NegInfCount;
     if (exact && a.has(inf) && b.has(inf) && (a.posInfCount != b.posInfCount || a.negInfCount != b.negInfCount))
         out.nanInfMismatch = true;

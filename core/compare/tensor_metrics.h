@@ -25,16 +25,16 @@ namespace dl {
 
 struct TensorMetrics {
     static constexpr double kNA = std::numeric_limits<double>::quiet_NaN();
-    bool fromData = false;          // data metrics were computed from both tensors' values
-    bool nanInfMismatch = false;    // NaN/Inf positions (data) or counts (statistics) disagree
+    bool fromData = false;        // data metrics were computed from both tensors' values
+    bool nanInfMismatch = false;  // NaN/Inf positions (data) or counts (statistics) disagree
     bool shapeMismatch = false;
-    bool unreadable = false;        // a side's file could not be read: nothing of it to compare
+    bool unreadable = false;  // a side's file could not be read: nothing of it to compare
     std::uint64_t elements = 0;
     double cosine = kNA, maxAbsErr = kNA, maxRelErr = kNA;
     double oneThousandthRatio = kNA, fiveThousandthRatio = kNA, eucDist = kNA;
     // Statistics differences (filled whenever both sides know the figure).
-    double maxDiff = kNA, minDiff = kNA, meanDiff = kNA, l2Diff = kNA;               // a - b
-    double maxRelDiff = kNA, minRelDiff = kNA, meanRelDiff = kNA, l2RelDiff = kNA;   // |a - b| / |b|
+    double maxDiff = kNA, minDiff = kNA, meanDiff = kNA, l2Diff = kNA;              // a - b
+    double maxRelDiff = kNA, minRelDiff = kNA, meanRelDiff = kNA, l2RelDiff = kNA;  // |a - b| / |b|
 };
 
 // Data metrics over n element pairs. `zeroDim`: the tensors are 0-d scalars (shape ()).

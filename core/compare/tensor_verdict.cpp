@@ -7,34 +7,50 @@ namespace dl {
 
 const char* verdictName(Verdict v) {
     switch (v) {
-        case Verdict::Identical: return "identical";
-        case Verdict::Precision: return "precision";
-        case Verdict::Agree: return "agree";
-        case Verdict::Diverged: return "diverged";
-        case Verdict::NonFinite: return "nonfinite";
-        case Verdict::Shape: return "shape";
-        case Verdict::Md5: return "md5";
-        case Verdict::Unknown: return "unknown";
+        case Verdict::Identical:
+            return "identical";
+        case Verdict::Precision:
+            return "precision";
+        case Verdict::Agree:
+            return "agree";
+        case Verdict::Diverged:
+            return "diverged";
+        case Verdict::NonFinite:
+            return "nonfinite";
+        case Verdict::Shape:
+            return "shape";
+        case Verdict::Md5:
+            return "md5";
+        case Verdict::Unknown:
+            return "unknown";
     }
     return "?";
 }
 
 int significandBits(DType t) {
     switch (t) {
-        case DType::Float16: return 11;
-        case DType::BFloat16: return 8;
-        case DType::Float32: return 24;
-        case DType::Float64: return 53;
-        default: return 0;
+        case DType::Float16:
+            return 11;
+        case DType::BFloat16:
+            return 8;
+        case DType::Float32:
+            return 24;
+        case DType::Float64:
+            return 53;
+        default:
+            return 0;
     }
 }
 
 namespace {
 int minNormalExponent(DType t) {
     switch (t) {
-        case DType::Float16: return -14;
-        case DType::Float64: return -1022;
-        default: return -126;   // bf16 shares fp32's exponent range
+        case DType::Float16:
+            return -14;
+        case DType::Float64:
+            return -1022;
+        default:
+            return -126;  // bf16 shares fp32's exponent range
     }
 }
 }  // namespace
@@ -66,8 +82,8 @@ AnomalyStatus anomalyOf(const TensorStats& s, DType dtype) {
     a.nan = s.has(stat::NanCount) && s.nanCount > 0;
     a.inf = (s.has(stat::PosInfCount) && s.posInfCount > 0) || (s.has(stat::NegInfCount) && s.negInfCount > 0);
     if (dtype == DType::Float16) {
-        a.saturated = (s.has(stat::Max) && std::fabs(s.max) >= kFp16Max) || (s.has(stat::Min) && std::fabs(s.min) >= kFp16Max) ||
-                      (s.has(stat::MaxAbs) && s.maxAbs >= kFp16Max);
+        a.saturated = (s.has(stat::Max) && std::fabs(s.max) >= kFp16Max) ||
+            (s.has(stat::Min) && std::fabs(s.min) >= kFp16Max) || (s.has(stat::MaxAbs) && s.maxAbs >= kFp16Max);
     }
     return a;
 }

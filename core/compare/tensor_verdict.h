@@ -8,19 +8,19 @@
 
 #include "core/stats/tensor_stats.h"
 #include "core/util/dtype.h"
-#include "core/util/half.h"   // kFp16Max
+#include "core/util/half.h"  // kFp16Max
 
 namespace dl {
 
 enum class Verdict : std::uint8_t {
-    Identical,   // equal values (data), or every statistic (and checksum) equal
-    Precision,   // differs, within the rounding bound of the comparison's precision dtype
-    Agree,       // differs, passes every enabled test, no precision bound applied (msprobe rules)
-    Diverged,    // beyond the precision bound, or a threshold test failed
-    NonFinite,   // NaN/Inf/fp16 saturation in one run and not the other, or at other positions
-    Shape,       // shapes or element types incompatible
-    Md5,         // checksums differ while the statistics do not tell them apart
-    Unknown,     // nothing comparable (no data, no statistics)
+    Identical,  // equal values (data), or every statistic (and checksum) equal
+    Precision,  // differs, within the rounding bound of the comparison's precision dtype
+    Agree,      // differs, passes every enabled test, no precision bound applied (msprobe rules)
+    Diverged,   // beyond the precision bound, or a threshold test failed
+    NonFinite,  // NaN/Inf/fp16 saturation in one run and not the other, or at other positions
+    Shape,      // shapes or element types incompatible
+    Md5,        // checksums differ while the statistics do not tell them apart
+    Unknown,    // nothing comparable (no data, no statistics)
 };
 inline constexpr int kVerdictCount = 8;
 
@@ -47,7 +47,7 @@ double unitRoundoff(DType t);
 struct AnomalyStatus {
     bool known = false;
     bool nan = false, inf = false;
-    bool saturated = false;      // fp16 holding +-65504: the saturation-mode form of an overflow
+    bool saturated = false;  // fp16 holding +-65504: the saturation-mode form of an overflow
     bool any() const { return nan || inf || saturated; }
 };
 AnomalyStatus anomalyOf(const TensorStats& s, DType dtype);

@@ -8,7 +8,7 @@ namespace dl {
 
 namespace {
 
-constexpr std::size_t kMaxKnots = 4096;   // enough for a pixel-exact lock on any screen
+constexpr std::size_t kMaxKnots = 4096;  // enough for a pixel-exact lock on any screen
 
 // Indices of a longest chain of points (sorted by a) whose b values do not decrease.
 std::vector<std::size_t> longestMonotoneChain(const std::vector<std::pair<double, double>>& pts) {
@@ -17,8 +17,10 @@ std::vector<std::size_t> longestMonotoneChain(const std::vector<std::pair<double
         const auto pos = std::upper_bound(tails.begin(), tails.end(), pts[i].second,
                                           [&](double v, std::size_t j) { return v < pts[j].second; });
         if (pos != tails.begin()) prev[i] = *(pos - 1);
-        if (pos == tails.end()) tails.push_back(i);
-        else *pos = i;
+        if (pos == tails.end())
+            tails.push_back(i);
+        else
+            *pos = i;
     }
     std::vector<std::size_t> chain;
     for (std::size_t i = tails.empty() ? SIZE_MAX : tails.back(); i != SIZE_MAX; i = prev[i]) chain.push_back(i);
@@ -43,7 +45,7 @@ void TimeMap::build(std::vector<std::pair<double, double>> points, double a0, do
     for (std::size_t k = 0; k < chain.size(); k += step) add(points[chain[k]].first, points[chain[k]].second);
     if (!chain.empty()) add(points[chain.back()].first, points[chain.back()].second);
     add(a1, b1);
-    if (m_a.size() < 2) {   // no usable points: map the ranges onto each other
+    if (m_a.size() < 2) {  // no usable points: map the ranges onto each other
         m_a = {a0, a1 > a0 ? a1 : a0 + 1};
         m_b = {b0, b1 > b0 ? b1 : b0 + 1};
     }
@@ -55,7 +57,7 @@ double TimeMap::map(const std::vector<double>& from, const std::vector<double>& 
     std::size_t i = std::upper_bound(from.begin(), from.end(), t) - from.begin();
     i = std::clamp<std::size_t>(i, 1, from.size() - 1);
     const double span = from[i] - from[i - 1];
-    if (span <= 0) return to[i - 1];   // repeated knots (only m_b can repeat)
+    if (span <= 0) return to[i - 1];  // repeated knots (only m_b can repeat)
     return to[i - 1] + (t - from[i - 1]) * (to[i] - to[i - 1]) / span;
 }
 

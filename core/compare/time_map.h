@@ -22,7 +22,7 @@ public:
 
 private:
     static double map(const std::vector<double>& from, const std::vector<double>& to, double t);
-    std::vector<double> m_a, m_b;   // knots, both non-decreasing, strictly increasing in m_a
+    std::vector<double> m_a, m_b;  // knots, both non-decreasing, strictly increasing in m_a
 };
 
 // The map between two timelines built from the same comparison (centres of matched ops).

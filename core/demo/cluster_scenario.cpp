@@ -17,10 +17,17 @@ constexpr float kFp16Limit = 65504.f;
 ClusterSpec specOf(ClusterScenario s) {
     ClusterSpec spec;
     switch (s) {
-    case ClusterScenario::BackwardNextIteration: break;
-    case ClusterScenario::ForwardThenBackward: spec.origin = ClusterOrigin::ForwardResidual; break;
-    case ClusterScenario::TensorParallel: spec.tensorParallel = 2; break;
-    case ClusterScenario::GlobalNorm: spec.globalNorm = true; break;
+        case ClusterScenario::BackwardNextIteration:
+            break;
+        case ClusterScenario::ForwardThenBackward:
+            spec.origin = ClusterOrigin::ForwardResidual;
+            break;
+        case ClusterScenario::TensorParallel:
+            spec.tensorParallel = 2;
+            break;
+        case ClusterScenario::GlobalNorm:
+            spec.globalNorm = true;
+            break;
     }
     return spec;
 }
@@ -56,10 +63,14 @@ bool calibrate(ClusterSpec& spec, std::string& error) {
 
 const char* clusterScenarioName(ClusterScenario s) {
     switch (s) {
-    case ClusterScenario::BackwardNextIteration: return "backward_next_iteration";
-    case ClusterScenario::ForwardThenBackward: return "forward_then_backward";
-    case ClusterScenario::TensorParallel: return "tensor_parallel";
-    case ClusterScenario::GlobalNorm: return "global_norm";
+        case ClusterScenario::BackwardNextIteration:
+            return "backward_next_iteration";
+        case ClusterScenario::ForwardThenBackward:
+            return "forward_then_backward";
+        case ClusterScenario::TensorParallel:
+            return "tensor_parallel";
+        case ClusterScenario::GlobalNorm:
+            return "global_norm";
     }
     return "?";
 }
@@ -71,11 +82,16 @@ std::vector<ClusterScenario> allClusterScenarios() {
 
 const char* clusterViaName(ClusterVia v) {
     switch (v) {
-    case ClusterVia::Origin: return "origin";
-    case ClusterVia::SendReceive: return "send_receive";
-    case ClusterVia::Collective: return "collective";
-    case ClusterVia::SameRank: return "same_rank";
-    case ClusterVia::WeightUpdate: return "weight_update";
+        case ClusterVia::Origin:
+            return "origin";
+        case ClusterVia::SendReceive:
+            return "send_receive";
+        case ClusterVia::Collective:
+            return "collective";
+        case ClusterVia::SameRank:
+            return "same_rank";
+        case ClusterVia::WeightUpdate:
+            return "weight_update";
     }
     return "?";
 }
@@ -115,12 +131,12 @@ bool writeClusterRun(const std::string& root, const ClusterSpec& given, const Cl
         // A forward origin overflows on every TP lane of its stage at once (the lanes hold the
         // AllReduce's identical sum); the head's SqrtGrad only on lane 0.
         const std::size_t spontaneous = head ? 1 : std::size_t(spec.tensorParallel);
-        if (truth.spontaneousOverflows != spontaneous || truth.origin.opType != originType || truth.origin.rank != originRank ||
-            truth.origin.iteration != spec.originIteration) {
-            error = "expected " + std::to_string(spontaneous) + " overflow(s) at " + originType + " on rank " + std::to_string(originRank) +
-                    " in iteration " + std::to_string(spec.originIteration) + ", simulated " +
-                    std::to_string(truth.spontaneousOverflows) + " starting at " + truth.origin.fullName + " on rank " +
-                    std::to_string(truth.origin.rank) + " in iteration " + std::to_string(truth.origin.iteration);
+        if (truth.spontaneousOverflows != spontaneous || truth.origin.opType != originType ||
+            truth.origin.rank != originRank || truth.origin.iteration != spec.originIteration) {
+            error = "expected " + std::to_string(spontaneous) + " overflow(s) at " + originType + " on rank " +
+                std::to_string(originRank) + " in iteration " + std::to_string(spec.originIteration) + ", simulated " +
+                std::to_string(truth.spontaneousOverflows) + " starting at " + truth.origin.fullName + " on rank " +
+                std::to_string(truth.origin.rank) + " in iteration " + std::to_string(truth.origin.iteration);
             return false;
         }
         ClusterWriteOptions w;

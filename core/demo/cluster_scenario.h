@@ -7,8 +7,8 @@
 // simulation's own event log. For tests only (not part of `dumplens-cli demo`); see
 // core/demo/README.md.
 #include <cstdint>
-#include <string>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "core/demo/graph_ir_writer.h"
@@ -54,24 +54,24 @@ struct ClusterAnomaly {
     int rank = -1;
     int iteration = -1;
     std::string opType;
-    std::string fullName;            // as in execution_order
-    std::int64_t trueUs = 0;         // end of the op on the common clock (from the run's start)
-    std::int64_t rawTimestampUs = 0; // first timestamp the rank's clock wrote for it (the index's startUs)
+    std::string fullName;             // as in execution_order
+    std::int64_t trueUs = 0;          // end of the op on the common clock (from the run's start)
+    std::int64_t rawTimestampUs = 0;  // first timestamp the rank's clock wrote for it (the index's startUs)
 };
 
 struct ClusterChainStep {
-    std::vector<int> ranks;          // ranks where this op went bad by this hop (TP peers together)
-    std::vector<int> firstReached;   // those of `ranks` for which this is their first anomaly
-    std::string opType, fullName;    // of the earliest rank
+    std::vector<int> ranks;              // ranks where this op went bad by this hop (TP peers together)
+    std::vector<int> firstReached;       // those of `ranks` for which this is their first anomaly
+    std::string opType, fullName;        // of the earliest rank
     std::vector<std::string> fullNames;  // per entry of `ranks` (stages compile their own graphs)
     int iteration = -1;
-    std::int64_t trueUs = 0;         // earliest end among `ranks`
+    std::int64_t trueUs = 0;                   // earliest end among `ranks`
     std::vector<std::int64_t> rawTimestampUs;  // per entry of `ranks`
     ClusterVia via = ClusterVia::Origin;
-    std::string viaOp;               // the Send (send_receive), the collective, or the optimizer op (weight_update)
-    int tag = -1;                    // sr_tag of the Send/Receive pair
-    std::vector<int> viaRanks;       // the sending rank(s), or the collective's members
-    int causedBy = -1;               // index of the step the earliest bad value came from; -1 for the origin
+    std::string viaOp;          // the Send (send_receive), the collective, or the optimizer op (weight_update)
+    int tag = -1;               // sr_tag of the Send/Receive pair
+    std::vector<int> viaRanks;  // the sending rank(s), or the collective's members
+    int causedBy = -1;          // index of the step the earliest bad value came from; -1 for the origin
     // Every step some bad value of this step came from without passing another step (causedBy
     // is one of them): an analyzer that names any of them is right.
     std::vector<int> possibleCauses;
@@ -90,11 +90,11 @@ struct ClusterScenarioTruth {
     std::vector<int> stageOfRank;
     std::vector<std::int64_t> rankClockOffsetUs;
     ClusterAnomaly origin;
-    std::vector<ClusterAnomaly> firstAnomaly;    // [rank]; rank -1 when that rank never went bad
-    std::vector<ClusterChainStep> chain;         // ordered by trueUs
+    std::vector<ClusterAnomaly> firstAnomaly;                       // [rank]; rank -1 when that rank never went bad
+    std::vector<ClusterChainStep> chain;                            // ordered by trueUs
     std::vector<std::vector<std::size_t>> opsPerRankIteration;      // [rank][iteration]
     std::vector<std::vector<std::size_t>> tensorsPerRankIteration;  // [rank][iteration]
-    std::size_t spontaneousOverflows = 0;        // ops whose own arithmetic overflowed on clean inputs
+    std::size_t spontaneousOverflows = 0;  // ops whose own arithmetic overflowed on clean inputs
     std::vector<float> lossPerIteration;
     std::size_t filesWritten = 0;
     // Pipeline runs (pipeline_scenario.h): data parallelism, micro-batches, the job killed during
@@ -109,14 +109,14 @@ struct ClusterScenarioTruth {
 };
 
 // Writes the graph IR of every rank and fills truth.dataEdges (graph_ir_writer.h).
-bool writeGraphIrAndTruth(const std::string& root, const ClusterTrace& trace, ClusterScenarioTruth& truth, std::string& error);
+bool writeGraphIrAndTruth(const std::string& root, const ClusterTrace& trace, ClusterScenarioTruth& truth,
+                          std::string& error);
 
 // Simulates `s` and writes it as a dump root at `root` (created; nothing is written outside it):
 //   rank_{r}/{net}/0/{iter}/statistic.csv (+ *.npy with writeTensors)
 //   rank_{r}/execution_order/ms_execution_order_graph_0.csv, ms_global_execution_order_graph_0.csv
 //   rank_{r}/.dump_metadata/{data_dump.json, config.json, hccl.json}
-bool writeClusterScenario(const std::string& root, ClusterScenario s, ClusterScenarioTruth& truth,
-                          std::string& error);
+bool writeClusterScenario(const std::string& root, ClusterScenario s, ClusterScenarioTruth& truth, std::string& error);
 bool writeClusterScenario(const std::string& root, ClusterScenario s, const ClusterScenarioOptions& options,
                           ClusterScenarioTruth& truth, std::string& error);
 

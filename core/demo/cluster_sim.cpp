@@ -26,21 +26,18 @@ const std::string kLoss = kBase + "/loss-CrossEntropyLoss";
 const std::string kOptim = "Default/optimizer-Momentum";
 const std::string kClip = "Default/optimizer-Momentum/clip_grad-ClipByGlobalNorm";
 
-std::string layerScope(int stage) {
-    return kModel + "/layers-CellList/" + std::to_string(stage) + "-LlamaDecodeLayer";
-}
+std::string layerScope(int stage) { return kModel + "/layers-CellList/" + std::to_string(stage) + "-LlamaDecodeLayer"; }
 std::string gradScope(const std::string& scope, const std::string& fwdType) {
     return "Gradients/" + scope + "/grad" + fwdType;
 }
 // Forward Send/Receive carry activations s->s+1 under `_pipeline_{send,receive}_sr_tag_s`; their
 // gradients use the same sr_tag, the bprop of a Send being a Receive and vice versa.
 std::string commScope(bool backward, bool isSend, int tag) {
-    const std::string cell = std::string(isSend != backward ? "_pipeline_send" : "_pipeline_receive") +
-                             "_sr_tag_" + std::to_string(tag);
+    const std::string cell =
+        std::string(isSend != backward ? "_pipeline_send" : "_pipeline_receive") + "_sr_tag_" + std::to_string(tag);
     const std::string fwd = "Default/network-PipelineCell/" + cell;
     return backward ? "Gradients/" + fwd + (isSend ? "/gradReceive" : "/gradSend") : fwd;
 }
-
 
 float add(float a, float b) { return a + b; }
 float mul(float a, float b) { return a * b; }
@@ -93,7 +90,8 @@ void ClusterSim::initParams() {
     std::vector<float> e(std::size_t(kVocab * kHidden));
     for (int t = 0; t < kVocab; ++t)
         for (int j = 0; j < kHidden; ++j)
-            e[std::size_t(t * kHidden + j)] = j == kMassiveDim ? 0.05f * rng.normal() : dir[std::size_t(j)] + 0.5f * rng.normal();
+            e[std::size_t(t * kHidden + j)] =
+                j == kMassiveDim ? 0.05f * rng.normal() : dir[std::size_t(j)] + 0.5f * rng.normal();
     e[std::size_t(kOutlierToken * kHidden + kMassiveDim)] = kOutlierValue;
     emb_ = f16({kVocab, kHidden}, std::move(e));
     normF_ = f16({kHidden}, std::vector<float>(kHidden, 1.0f));
@@ -113,8 +111,10 @@ void ClusterSim::initParams() {
                 in = massiveCol && fwdOrigin && st == 1 ? 1.0f : in * 0.001f;
                 for (int k = 0; k < kHidden; ++k) {
                     float& o = w2[std::size_t(j * kHidden + k)];
-                    if (k == kMassiveDim) o = massiveCol && fwdOrigin && st == 1 ? 1.25f : o * 0.01f;
-                    else if (massiveCol) o *= 0.001f;
+                    if (k == kMassiveDim)
+                        o = massiveCol && fwdOrigin && st == 1 ? 1.25f : o * 0.01f;
+                    else if (massiveCol)
+                        o *= 0.001f;
                 }
             }
             L.w1 = f16({kHidden, fl}, std::move(w1));
@@ -131,11 +131,12 @@ void ClusterSim::initParams() {
                 std::vector<float> row(kHidden);
                 for (int j = 0; j < kHidden; ++j) {
                     row[std::size_t(j)] = 0.8f * dir[std::size_t(j)] / std::sqrt(dn) +
-                                          0.2f * head[std::size_t((kCulpritToken % vl) * kHidden + j)];
+                        0.2f * head[std::size_t((kCulpritToken % vl) * kHidden + j)];
                     rn += row[std::size_t(j)] * row[std::size_t(j)];
                 }
                 for (int j = 0; j < kHidden; ++j)
-                    head[std::size_t((kCulpritToken % vl) * kHidden + j)] = row[std::size_t(j)] * s_.headRowScale / std::sqrt(rn);
+                    head[std::size_t((kCulpritToken % vl) * kHidden + j)] =
+                        row[std::size_t(j)] * s_.headRowScale / std::sqrt(rn);
             }
             L.head = f16({vl, kHidden}, std::move(head));
             L.headAcc = f16({vl, kHidden}, std::vector<float>(std::size_t(vl * kHidden), 0.f));
@@ -178,7 +179,8 @@ void ClusterSim::link(ClusterOp& op, const std::vector<TensorP>& candidates) {
 int ClusterSim::rec(int rank, const std::string& scope, const std::string& type, std::vector<TensorP> in,
                     std::vector<TensorP> out, ClusterOpKind kind, const std::vector<TensorP>& alsoProduced) {
     k_.takeOverflow();  // badness is read from the values themselves
-    const bool comm = kind == ClusterOpKind::Send || kind == ClusterOpKind::Receive || kind == ClusterOpKind::Collective;
+    const bool comm =
+        kind == ClusterOpKind::Send || kind == ClusterOpKind::Receive || kind == ClusterOpKind::Collective;
     ClusterOp op;
     op.rank = rank;
     op.stage = rank / s_.tensorParallel;
@@ -221,7 +223,7 @@ TensorP ClusterSim::receive(int rank, int tag, bool backward) {
     inFlight_.erase(it);
     // Copied out before rec(): recording the Receive may reallocate trace.ops.
     const ClusterOp& s = trace.ops[std::size_t(sendOp)];
-    auto value = std::make_shared<DemoTensor>(*s.inputs.at(0));  // the receiver's own buffer
+    auto value = std::make_shared<DemoTensor>(*s.inputs.at(0));     // the receiver's own buffer
     const std::int64_t ready = s.trueStartUs + kSendRecvLatencyUs;  // data there no earlier
     const int sender = s.rank;
     const int op = rec(rank, commScope(backward, false, tag), "Receive", {}, {value}, ClusterOpKind::Receive);
@@ -334,7 +336,8 @@ void ClusterSim::headForward(int st) {
     for (int ln = 0; ln < tp; ++ln) {
         const int r = rankOf(st, ln);
         Lane& L = lanes_[std::size_t(r)];
-        L.p = out(rec(r, kLoss, "RealDiv", {L.e, total[std::size_t(ln)]}, {k_.binary(L.e, total[std::size_t(ln)], f32, divide)}));
+        L.p = out(rec(r, kLoss, "RealDiv", {L.e, total[std::size_t(ln)]},
+                      {k_.binary(L.e, total[std::size_t(ln)], f32, divide)}));
         std::vector<float> oh(std::size_t(kBatch * vl), 0.f);
         for (int b = 0; b < kBatch; ++b) {
             const int lab = int(labels_[std::size_t(b)]) - ln * vl;
@@ -367,7 +370,8 @@ void ClusterSim::headBackward(int st) {
         auto sens = scalar(f32, kLossScale / float(kBatch));
         auto gs = out(rec(r, gradScope(kLoss, "Log"), "Mul", {g, sens}, {k_.binary(g, sens, f32, mul)}));
         auto dlog = out(rec(r, gradScope(kLoss, "Cast"), "Cast", {gs}, {k_.cast(gs, f16)}));
-        auto dwn = out(rec(r, gradScope(kHead, "MatMul"), "MatMul", {dlog, L.hn}, {k_.matmul(dlog, L.hn, true, false, f16)}));
+        auto dwn =
+            out(rec(r, gradScope(kHead, "MatMul"), "MatMul", {dlog, L.hn}, {k_.matmul(dlog, L.hn, true, false, f16)}));
         dhPartial[std::size_t(ln)] =
             out(rec(r, gradScope(kHead, "MatMul"), "MatMul", {dlog, L.wn}, {k_.matmul(dlog, L.wn, false, false, f16)}));
         auto bcx = out(rec(r, gradScope(kHead, "RealDiv"), "RealDiv", {dwn, L.y}, {k_.binary(dwn, L.y, f16, divide)}));
@@ -391,8 +395,8 @@ void ClusterSim::headBackward(int st) {
         const int r = rankOf(st, ln);
         Lane& L = lanes_[std::size_t(r)];
         auto [dx, dgamma] = k_.rmsNormGrad(dh[std::size_t(ln)], L.hx, L.hrstd, normF_);
-        rec(r, gradScope(kModel + "/norm_out-RMSNorm", "RmsNorm"), "RmsNormGrad", {dh[std::size_t(ln)], L.hx, L.hrstd, normF_},
-            {dx, dgamma});
+        rec(r, gradScope(kModel + "/norm_out-RMSNorm", "RmsNorm"), "RmsNormGrad",
+            {dh[std::size_t(ln)], L.hx, L.hrstd, normF_}, {dx, dgamma});
         stageOut_[std::size_t(r)] = dx;
     }
 }
@@ -412,8 +416,8 @@ void ClusterSim::backwardStage(int st) {
         d = st == s_.pipelineStages - 1 ? stageOut_[std::size_t(r)] : receive(r, st, true);
         auto da = out(rec(r, w2, "MatMul", {d, L.w2}, {k_.matmul(d, L.w2, false, true, DType::Float16)}));
         L.dw2 = out(rec(r, w2, "MatMul", {L.a, d}, {k_.matmul(L.a, d, true, false, DType::Float16)}));
-        auto dh = out(rec(r, gradScope(s + "/feed_forward-FeedForward/act-FastGelu", "FastGeLU"), "FastGeLUGrad", {da, L.h},
-                          {k_.fastGeluGrad(da, L.h)}));
+        auto dh = out(rec(r, gradScope(s + "/feed_forward-FeedForward/act-FastGelu", "FastGeLU"), "FastGeLUGrad",
+                          {da, L.h}, {k_.fastGeluGrad(da, L.h)}));
         dn[std::size_t(ln)] = out(rec(r, w1, "MatMul", {dh, L.w1}, {k_.matmul(dh, L.w1, false, true, DType::Float16)}));
         L.dw1 = out(rec(r, w1, "MatMul", {L.x, dh}, {k_.matmul(L.x, dh, true, false, DType::Float16)}));
     }
@@ -467,7 +471,8 @@ void ClusterSim::run() {
         labels_.assign(kBatch, float(kCulpritToken));
         for (int b = 0; b < kBatch; ++b) {
             int t;
-            do t = int(rng.next() % kVocab); while (t == kCulpritToken || t == kOutlierToken);
+            do t = int(rng.next() % kVocab);
+            while (t == kCulpritToken || t == kOutlierToken);
             ids_[std::size_t(b)] = float(t);
         }
         labels_[kBatch - 1] = ids_[0];  // one label differs from the frequent token
@@ -485,8 +490,10 @@ void ClusterSim::run() {
                 const int r = rankOf(st, ln);
                 pendingGrad_[std::size_t(r)] = {};
                 auto grads = unscale(r);
-                if (s_.globalNorm) pendingGrad_[std::size_t(r)] = grads;
-                else optimizer(r, grads);
+                if (s_.globalNorm)
+                    pendingGrad_[std::size_t(r)] = grads;
+                else
+                    optimizer(r, grads);
             }
         }
         if (!s_.globalNorm) continue;
@@ -510,7 +517,8 @@ void ClusterSim::run() {
         const auto total = allReduce(all, local, kClip);
         for (int r = 0; r < ranks; ++r) {
             const auto& t = total[std::size_t(r)];
-            auto n = out(rec(r, kClip, "Sqrt", {t}, {k_.unary(t, DType::Float32, [](float a) { return std::sqrt(a); })}));
+            auto n =
+                out(rec(r, kClip, "Sqrt", {t}, {k_.unary(t, DType::Float32, [](float a) { return std::sqrt(a); })}));
             auto clip = scalar(DType::Float32, kClipNorm);
             auto mx = out(rec(r, kClip, "Maximum", {n, clip}, {k_.binary(n, clip, DType::Float32, [](float a, float b) {
                                   return std::isnan(a) ? a : std::max(a, b);

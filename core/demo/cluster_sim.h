@@ -38,8 +38,8 @@ struct ClusterSpec {
     int iterations = 3;
     ClusterOrigin origin = ClusterOrigin::HeadSqrtGrad;
     int originIteration = 1;
-    bool globalNorm = false;       // clip by global norm: AllReduce of the squared norms over all ranks
-    float headRowScale = 1.0f;     // initial norm of the culprit head row (calibrated for HeadSqrtGrad)
+    bool globalNorm = false;    // clip by global norm: AllReduce of the squared norms over all ranks
+    float headRowScale = 1.0f;  // initial norm of the culprit head row (calibrated for HeadSqrtGrad)
     std::int64_t baseTimestampUs = 1700000000000000;
     std::vector<std::int64_t> rankClockOffsetUs;  // added to each rank's true time in written timestamps
 };
@@ -87,16 +87,16 @@ private:
     DemoKernels k_;
     int iter_ = 0;
     TensorP emb_, normF_;
-    std::vector<Lane> lanes_;                      // [rank]
-    std::vector<TensorP> stageOut_;                // [rank] last forward output / backward gradient
+    std::vector<Lane> lanes_;        // [rank]
+    std::vector<TensorP> stageOut_;  // [rank] last forward output / backward gradient
     std::vector<float> ids_, labels_;
     std::vector<std::vector<std::pair<std::string, std::string>>> graph_;  // [stage] (type, full name)
-    std::vector<std::uint32_t> opCounter_;         // [stage]
-    std::vector<std::int64_t> now_;                // [rank] true clock
-    std::vector<std::uint32_t> pos_;               // [rank] position in the stage graph
+    std::vector<std::uint32_t> opCounter_;                                 // [stage]
+    std::vector<std::int64_t> now_;                                        // [rank] true clock
+    std::vector<std::uint32_t> pos_;                                       // [rank] position in the stage graph
     std::unordered_map<const DemoTensor*, int> producer_;
     std::map<std::tuple<int, int, bool>, int> inFlight_;  // (rank, tag, backward) -> Send op
-    std::vector<std::vector<TensorP>> pendingGrad_;  // [rank] unscaled gradients awaiting the global norm
+    std::vector<std::vector<TensorP>> pendingGrad_;       // [rank] unscaled gradients awaiting the global norm
 };
 
 }  // namespace dl::demo

@@ -13,15 +13,13 @@ namespace {
 struct Deriver {
     const ClusterTrace& t;
     int origin = -1;
-    std::vector<int> first;                  // [rank] first anomalous op, -1 none
+    std::vector<int> first;                    // [rank] first anomalous op, -1 none
     std::map<std::pair<int, int>, int> entry;  // (rank, iteration) -> first anomalous op
     std::vector<char> kept;
-    std::vector<int> causeStep;              // [op] nearest kept op walking back, -1 none
+    std::vector<int> causeStep;  // [op] nearest kept op walking back, -1 none
 
     const ClusterOp& op(int i) const { return t.ops[std::size_t(i)]; }
-    bool crossing(int cur, int p) const {
-        return op(p).rank == op(cur).rank && op(p).iteration < op(cur).iteration;
-    }
+    bool crossing(int cur, int p) const { return op(p).rank == op(cur).rank && op(p).iteration < op(cur).iteration; }
     int entryOf(int cur) const { return entry.at({op(cur).rank, op(cur).iteration}); }
 
     // Walks back along causes to the first kept op; an iteration crossing leads to the first
@@ -49,9 +47,15 @@ struct Deriver {
             for (int p : op(cur).badFrom) {
                 if (crossing(cur, p)) {
                     const int en = entryOf(cur);
-                    if (en != cur && en != e && kept[std::size_t(en)]) { found.insert(en); continue; }
+                    if (en != cur && en != e && kept[std::size_t(en)]) {
+                        found.insert(en);
+                        continue;
+                    }
                 }
-                if (kept[std::size_t(p)]) { found.insert(p); continue; }
+                if (kept[std::size_t(p)]) {
+                    found.insert(p);
+                    continue;
+                }
                 if (seen.insert(p).second) stack.push_back(p);
             }
         }
@@ -83,13 +87,15 @@ bool deriveClusterTruth(const ClusterTrace& trace, ClusterScenarioTruth& truth, 
     truth.iterations = trace.iterations;
     truth.stageOfRank.clear();
     for (int r = 0; r < trace.ranks; ++r) truth.stageOfRank.push_back(trace.stageOf(r));
-    truth.opsPerRankIteration.assign(std::size_t(trace.ranks), std::vector<std::size_t>(std::size_t(trace.iterations), 0));
+    truth.opsPerRankIteration.assign(std::size_t(trace.ranks),
+                                     std::vector<std::size_t>(std::size_t(trace.iterations), 0));
     truth.tensorsPerRankIteration = truth.opsPerRankIteration;
     truth.spontaneousOverflows = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const ClusterOp& o = trace.ops[i];
         ++truth.opsPerRankIteration[std::size_t(o.rank)][std::size_t(o.iteration)];
-        truth.tensorsPerRankIteration[std::size_t(o.rank)][std::size_t(o.iteration)] += o.inputs.size() + o.outputs.size();
+        truth.tensorsPerRankIteration[std::size_t(o.rank)][std::size_t(o.iteration)] +=
+            o.inputs.size() + o.outputs.size();
         if (!o.anomalous()) continue;
         if (d.first[std::size_t(o.rank)] < 0) d.first[std::size_t(o.rank)] = int(i);
         d.entry.emplace(std::pair(o.rank, o.iteration), int(i));
@@ -98,7 +104,10 @@ bool deriveClusterTruth(const ClusterTrace& trace, ClusterScenarioTruth& truth, 
             if (d.origin < 0 || o.trueEndUs < d.op(d.origin).trueEndUs) d.origin = int(i);
         }
     }
-    if (d.origin < 0) { error = "the simulated run has no overflow"; return false; }
+    if (d.origin < 0) {
+        error = "the simulated run has no overflow";
+        return false;
+    }
     truth.origin = anomalyOf(d.op(d.origin));
     truth.firstAnomaly.assign(std::size_t(trace.ranks), ClusterAnomaly{});
     for (int r = 0; r < trace.ranks; ++r)
@@ -108,9 +117,15 @@ bool deriveClusterTruth(const ClusterTrace& trace, ClusterScenarioTruth& truth, 
     d.kept.assign(n, 0);
     d.causeStep.assign(n, -1);
     std::deque<int> queue;
-    auto keep = [&](int i) { if (!d.kept[std::size_t(i)]) { d.kept[std::size_t(i)] = 1; queue.push_back(i); } };
+    auto keep = [&](int i) {
+        if (!d.kept[std::size_t(i)]) {
+            d.kept[std::size_t(i)] = 1;
+            queue.push_back(i);
+        }
+    };
     keep(d.origin);
-    for (int f : d.first) if (f >= 0) keep(f);
+    for (int f : d.first)
+        if (f >= 0) keep(f);
     while (!queue.empty()) {
         const int e = queue.front();
         queue.pop_front();
@@ -120,7 +135,12 @@ bool deriveClusterTruth(const ClusterTrace& trace, ClusterScenarioTruth& truth, 
     }
 
     // Group kept ops into steps: one collective instance, or TP peers at the same op and hop.
-    struct Via { ClusterVia kind; std::string op; int tag; std::vector<int> ranks; };
+    struct Via {
+        ClusterVia kind;
+        std::string op;
+        int tag;
+        std::vector<int> ranks;
+    };
     auto viaOf = [&](int e) {
         const ClusterOp& o = d.op(e);
         if (o.cause < 0) return Via{ClusterVia::Origin, "", -1, {}};
@@ -141,8 +161,8 @@ bool deriveClusterTruth(const ClusterTrace& trace, ClusterScenarioTruth& truth, 
         const ClusterOp& o = trace.ops[i];
         const Via v = viaOf(int(i));
         const Key k = o.kind == ClusterOpKind::Collective
-                          ? Key{o.collective, "", 0, 0, 0, "", 0}
-                          : Key{-1, o.fullName, o.iteration, o.stage * 4096 + o.replica, int(v.kind), v.op, v.tag};
+            ? Key{o.collective, "", 0, 0, 0, "", 0}
+            : Key{-1, o.fullName, o.iteration, o.stage * 4096 + o.replica, int(v.kind), v.op, v.tag};
         groups[k].push_back(int(i));
     }
     std::vector<std::vector<int>> steps;

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/demo/demo_file_names.h"
-#include "core/io/npy_writer.h"
 #include "core/formats/mindspore/statistic_csv_writer.h"
+#include "core/io/npy_writer.h"
 
 namespace dl::demo {
 
@@ -14,10 +14,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kCategories = {"max", "min", "avg", "nan count", "negative inf count",
-                                              "positive inf count", "l2norm"};
+const std::vector<std::string> kCategories = {
+    "max", "min", "avg", "nan count", "negative inf count", "positive inf count", "l2norm"};
 constexpr int kDevicesPerServer = 4;
-
 
 class Writer {
 public:
@@ -26,7 +25,10 @@ public:
     bool text(const std::string& path, const std::string& body, std::string& error) {
         std::ofstream f(path, std::ios::binary | std::ios::trunc);
         f << body;
-        if (!f) { error = "cannot write " + path; return false; }
+        if (!f) {
+            error = "cannot write " + path;
+            return false;
+        }
         ++files;
         return true;
     }
@@ -38,8 +40,9 @@ public:
         std::size_t rows = 0;
         for (const ClusterOp& op : t_.ops) {
             if (op.rank != rank || op.iteration != it) continue;
-            if (o_.overflowOnly && (!op.badOutput || op.kind == ClusterOpKind::Send || op.kind == ClusterOpKind::Receive ||
-                                    op.kind == ClusterOpKind::Collective))
+            if (o_.overflowOnly &&
+                (!op.badOutput || op.kind == ClusterOpKind::Send || op.kind == ClusterOpKind::Receive ||
+                 op.kind == ClusterOpKind::Collective))
                 continue;
             const std::uint32_t stream = op.stream == StreamKind::Comm ? 1 : 0;
             std::size_t idx = 0;
@@ -52,20 +55,28 @@ public:
                     std::string payload;
                     if (!encodeFloats(tensor.v, stored, payload, error)) return false;
                     if (o_.writeTensors) {
-                        std::string name = op.type + "." + fileKernelName(op.fullName) + ".0." + std::to_string(stream) +
-                                           "." + std::to_string(ts) + "." + (isOut ? "output" : "input") + "." +
-                                           std::to_string(s) + ".DefaultFormat." +
-                                           std::string(dtypeName(tensor.dtype)) + ".npy";
+                        std::string name = op.type + "." + fileKernelName(op.fullName) + ".0." +
+                            std::to_string(stream) + "." + std::to_string(ts) + "." + (isOut ? "output" : "input") +
+                            "." + std::to_string(s) + ".DefaultFormat." + std::string(dtypeName(tensor.dtype)) + ".npy";
                         if (name.size() > 255) {  // NAME_MAX: MindSpore writes a numeric name + mapping.csv
-                            const std::string mapped = std::to_string(1000000007ull * (files + 1) % 9999999967ull) + ".npy";
+                            const std::string mapped =
+                                std::to_string(1000000007ull * (files + 1) % 9999999967ull) + ".npy";
                             mapping += mapped + "," + name + "\n";
                             name = mapped;
                         }
                         if (!writeNpyFile(dir + "/" + name, stored, tensor.shape, payload, error)) return false;
                         ++files;
                     }
-                    StatCsvRow row{op.type, fileKernelName(op.fullName), 0, stream, ts, isOut != 0, std::uint32_t(s),
-                                   payload.size(), std::string(dtypeName(tensor.dtype)), tensor.shape};
+                    StatCsvRow row{op.type,
+                                   fileKernelName(op.fullName),
+                                   0,
+                                   stream,
+                                   ts,
+                                   isOut != 0,
+                                   std::uint32_t(s),
+                                   payload.size(),
+                                   std::string(dtypeName(tensor.dtype)),
+                                   tensor.shape};
                     stats += csv.row(row, tensor.v) + "\n";
                     ++rows;
                 }
@@ -81,17 +92,16 @@ public:
     }
 
     std::string dataDumpJson() const {
-        nlohmann::ordered_json common = {
-            {"dump_mode", 0},
-            {"path", "/home/ma-user/work/dump/" + o_.netName},
-            {"net_name", o_.netName},
-            {"iteration", "all"},
-            {"saved_data", o_.writeTensors ? "full" : "statistic"},
-            {"input_output", 0},
-            {"kernels", nlohmann::ordered_json::array()},
-            {"support_device", supportDevices()},
-            {"op_debug_mode", o_.overflowOnly ? 3 : 0},
-            {"statistic_category", kCategories}};
+        nlohmann::ordered_json common = {{"dump_mode", 0},
+                                         {"path", "/home/ma-user/work/dump/" + o_.netName},
+                                         {"net_name", o_.netName},
+                                         {"iteration", "all"},
+                                         {"saved_data", o_.writeTensors ? "full" : "statistic"},
+                                         {"input_output", 0},
+                                         {"kernels", nlohmann::ordered_json::array()},
+                                         {"support_device", supportDevices()},
+                                         {"op_debug_mode", o_.overflowOnly ? 3 : 0},
+                                         {"statistic_category", kCategories}};
         nlohmann::ordered_json j = {
             {"common_dump_settings", common},
             {"e2e_dump_settings", {{"enable", true}, {"trans_flag", true}, {"stat_calc_mode", "host"}}}};
@@ -110,13 +120,15 @@ public:
             const int s = first / kDevicesPerServer;
             nlohmann::ordered_json devices = nlohmann::ordered_json::array();
             for (int r = first; r < std::min(t_.ranks, first + kDevicesPerServer); ++r) {
-                nlohmann::ordered_json d = {{"device_id", std::to_string(r - first)},
-                                            {"device_ip", "192.98." + std::to_string(10 + s) + "." + std::to_string(11 + r - first)},
-                                            {"rank_id", std::to_string(r)}};
+                nlohmann::ordered_json d = {
+                    {"device_id", std::to_string(r - first)},
+                    {"device_ip", "192.98." + std::to_string(10 + s) + "." + std::to_string(11 + r - first)},
+                    {"rank_id", std::to_string(r)}};
                 if (o_.stagesInRankTable) d["stage"] = std::to_string(t_.stageOf(r));
                 devices.push_back(d);
             }
-            servers.push_back({{"server_id", "192.168.10." + std::to_string(11 + s)}, {"device", devices},
+            servers.push_back({{"server_id", "192.168.10." + std::to_string(11 + s)},
+                               {"device", devices},
                                {"host_nic_ip", "reserve"}});
         }
         nlohmann::ordered_json j = {{"version", "1.0"},
@@ -144,19 +156,26 @@ bool writeClusterDump(const std::string& root, const ClusterTrace& trace, const 
         for (int it = 0; it < trace.iterations; ++it) {
             const std::string dir = rankDir + "/" + options.netName + "/0/" + std::to_string(it);
             fs::create_directories(dir, ec);
-            if (ec) { error = "cannot create " + dir + ": " + ec.message(); return false; }
+            if (ec) {
+                error = "cannot create " + dir + ": " + ec.message();
+                return false;
+            }
             if (!w.iteration(dir, r, it, error)) return false;
         }
         const std::string eo = rankDir + "/execution_order/", md = rankDir + "/.dump_metadata/";
         if (options.executionOrder) fs::create_directories(eo, ec);
         if (!ec) fs::create_directories(md, ec);
-        if (ec) { error = "cannot create folders under " + rankDir + ": " + ec.message(); return false; }
+        if (ec) {
+            error = "cannot create folders under " + rankDir + ": " + ec.message();
+            return false;
+        }
         std::string order = "NodeExecutionOrder-FullNameWithScope\n", global;
         for (const auto& name : trace.execOrder.at(std::size_t(trace.stageOf(r)))) order += name + "\n";
         for (int it = 0; it < trace.iterations; ++it) global += std::to_string(it) + "\n";
         const nlohmann::json cfg = {{"device_target", "Ascend"}, {"ms_version", options.msVersion}};
-        if ((options.executionOrder && (!w.text(eo + "ms_execution_order_graph_0.csv", order, error) ||
-                                        !w.text(eo + "ms_global_execution_order_graph_0.csv", global, error))) ||
+        if ((options.executionOrder &&
+             (!w.text(eo + "ms_execution_order_graph_0.csv", order, error) ||
+              !w.text(eo + "ms_global_execution_order_graph_0.csv", global, error))) ||
             !w.text(md + "data_dump.json", w.dataDumpJson(), error) || !w.text(md + "config.json", cfg.dump(), error) ||
             !w.text(md + "hccl.json", w.hcclJson(), error))
             return false;

@@ -14,9 +14,9 @@ namespace dl::demo {
 struct ClusterWriteOptions {
     std::string netName = "Llama";
     std::string msVersion = "2.4.1";
-    bool writeTensors = false;       // saved_data "full": .npy files next to statistic.csv
-    bool stagesInRankTable = true;   // add "stage" to each hccl.json device entry
-    bool timestamps = true;          // false: every timestamp 0 (order only from execution_order and messages)
+    bool writeTensors = false;      // saved_data "full": .npy files next to statistic.csv
+    bool stagesInRankTable = true;  // add "stage" to each hccl.json device entry
+    bool timestamps = true;         // false: every timestamp 0 (order only from execution_order and messages)
     // op_debug_mode 3: only the ops whose output went Inf/NaN, and no Send/Receive or collective
     // (nothing in the dump links the ranks' clocks).
     bool overflowOnly = false;

@@ -7,9 +7,11 @@
 
 namespace dl::demo {
 
-bool writeDemoVariant(const std::string& root, const DemoOptions& options, DemoVariantInfo& info,
-                      std::string& error) {
-    if (root.empty()) { error = "demo: empty output folder"; return false; }
+bool writeDemoVariant(const std::string& root, const DemoOptions& options, DemoVariantInfo& info, std::string& error) {
+    if (root.empty()) {
+        error = "demo: empty output folder";
+        return false;
+    }
     if (options.overflowOnly && options.layout != DemoLayout::Ms22AsyncNpy) {
         error = "demo: overflow-only output is only modelled for the 2.2 A+M layout";
         return false;
@@ -18,7 +20,10 @@ bool writeDemoVariant(const std::string& root, const DemoOptions& options, DemoV
     if (!DemoModel(options).run(trace, error)) return false;
     std::error_code ec;
     std::filesystem::create_directories(root, ec);
-    if (ec) { error = "cannot create " + root + ": " + ec.message(); return false; }
+    if (ec) {
+        error = "cannot create " + root + ": " + ec.message();
+        return false;
+    }
     info = DemoVariantInfo{};
     return DemoWriter(options, trace).write(root, info, error);
 }
@@ -33,8 +38,11 @@ std::vector<std::pair<std::string, DemoOptions>> demoVariants() {
     kbk.layout = DemoLayout::Ms24KernelByKernel;
     DemoOptions fix = sat;
     fix.sqrtGradPrecision = DType::BFloat16;
-    return {{"ms22_async_saturation", sat}, {"ms22_async_infnan", inf}, {"ms22_overflow_only", ovf},
-            {"ms24_kbk", kbk}, {"bf16_fix", fix}};
+    return {{"ms22_async_saturation", sat},
+            {"ms22_async_infnan", inf},
+            {"ms22_overflow_only", ovf},
+            {"ms24_kbk", kbk},
+            {"bf16_fix", fix}};
 }
 
 bool writeDemoDumps(const std::string& outDir, DemoSummary& summary, std::string& error) {
@@ -51,17 +59,17 @@ bool writeDemoDumps(const std::string& outDir, DemoSummary& summary, std::string
             summary.culpritOpName = info.culpritShortName;
             summary.firstOverflowIteration = info.firstOverflowIteration;
             notes += "culprit: " + info.culpritFullName + " (rank " + std::to_string(info.culpritRank) +
-                     ", iteration " + std::to_string(info.firstOverflowIteration) + ")\n";
+                ", iteration " + std::to_string(info.firstOverflowIteration) + ")\n";
             for (const auto& f : info.culpritOutputFiles) notes += "culprit output: " + name + "/" + f + "\n";
-            notes += "decoy: " + info.decoyOpFullName + " (rank " + std::to_string(info.decoyRank) +
-                     ", max |x| " + std::to_string(int(info.decoyMaxAbs)) + ", finite)\n";
+            notes += "decoy: " + info.decoyOpFullName + " (rank " + std::to_string(info.decoyRank) + ", max |x| " +
+                std::to_string(int(info.decoyMaxAbs)) + ", finite)\n";
         }
         notes += name + ": " + std::to_string(info.filesWritten) + " files, " +
-                 std::to_string(info.bytesWritten / 1024) + " KiB" +
-                 (info.firstOverflowIteration < 0 ? ", no overflow" : ", first overflow " + info.culpritShortName +
-                                                                          " iteration " +
-                                                                          std::to_string(info.firstOverflowIteration)) +
-                 "\n";
+            std::to_string(info.bytesWritten / 1024) + " KiB" +
+            (info.firstOverflowIteration < 0 ? ", no overflow"
+                                             : ", first overflow " + info.culpritShortName + " iteration " +
+                     std::to_string(info.firstOverflowIteration)) +
+            "\n";
     }
     notes += "rank clocks: rank 2 runs 3 ms behind, so order overflows by Send/Receive, not raw timestamps\n";
     summary.notes = notes;

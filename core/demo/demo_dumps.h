@@ -26,8 +26,7 @@ struct DemoSummary {
 bool writeDemoDumps(const std::string& outDir, DemoSummary& summary, std::string& error);
 
 // One variant as a dump root at `root` (for tests that need their own variant).
-bool writeDemoVariant(const std::string& root, const DemoOptions& options, DemoVariantInfo& info,
-                      std::string& error);
+bool writeDemoVariant(const std::string& root, const DemoOptions& options, DemoVariantInfo& info, std::string& error);
 
 // The option sets of the bundled variants, by folder name.
 std::vector<std::pair<std::string, DemoOptions>> demoVariants();

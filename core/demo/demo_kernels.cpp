@@ -38,32 +38,35 @@ float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
 float DemoKernels::round(DType t, float x) {
     const bool sat = mode_ == OverflowMode::Saturation;
-    if (std::isnan(x)) { overflow_ = true; return x; }
-    switch (t) {
-    case DType::Float16: {
-        const float r = roundToHalf(x);
-        if (std::isinf(r)) {
-            overflow_ = true;
-            if (sat) return r > 0 ? kFp16Max : -kFp16Max;
-        }
-        return r;
-    }
-    case DType::BFloat16: {
-        const float r = roundToBf16(x);
-        if (std::isinf(r)) {
-            overflow_ = true;
-            if (sat) return r > 0 ? kBf16Max : -kBf16Max;
-        }
-        return r;
-    }
-    case DType::Float32:
-        if (std::isinf(x)) {
-            overflow_ = true;
-            if (sat) return x > 0 ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
-        }
+    if (std::isnan(x)) {
+        overflow_ = true;
         return x;
-    default:
-        return std::trunc(x);  // integer outputs (ids) never overflow here
+    }
+    switch (t) {
+        case DType::Float16: {
+            const float r = roundToHalf(x);
+            if (std::isinf(r)) {
+                overflow_ = true;
+                if (sat) return r > 0 ? kFp16Max : -kFp16Max;
+            }
+            return r;
+        }
+        case DType::BFloat16: {
+            const float r = roundToBf16(x);
+            if (std::isinf(r)) {
+                overflow_ = true;
+                if (sat) return r > 0 ? kBf16Max : -kBf16Max;
+            }
+            return r;
+        }
+        case DType::Float32:
+            if (std::isinf(x)) {
+                overflow_ = true;
+                if (sat) return x > 0 ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
+            }
+            return x;
+        default:
+            return std::trunc(x);  // integer outputs (ids) never overflow here
     }
 }
 
@@ -141,7 +144,8 @@ TensorP DemoKernels::gather(const TensorP& table, const TensorP& ids) {
     std::vector<float> r;
     for (float id : ids->v) {
         const auto row = std::size_t(id) * std::size_t(h);
-        r.insert(r.end(), table->v.begin() + std::ptrdiff_t(row), table->v.begin() + std::ptrdiff_t(row + std::size_t(h)));
+        r.insert(r.end(), table->v.begin() + std::ptrdiff_t(row),
+                 table->v.begin() + std::ptrdiff_t(row + std::size_t(h)));
     }
     return make(table->dtype, {ids->dim(0), h}, std::move(r));
 }

@@ -28,9 +28,11 @@ public:
     // Elementwise with broadcasting of (), (n), (1,n), (m,1) against the larger 2-D/1-D shape.
     TensorP binary(const TensorP& a, const TensorP& b, DType out, const std::function<float(float, float)>& f);
     TensorP unary(const TensorP& a, DType out, const std::function<float(float)>& f);
-    TensorP cast(const TensorP& a, DType out) { return unary(a, out, [](float x) { return x; }); }
-    TensorP reduceSumLast(const TensorP& a);    // (m,n) -> (m,1), keep_dims
-    TensorP reduceMeanAll(const TensorP& a);    // -> ()
+    TensorP cast(const TensorP& a, DType out) {
+        return unary(a, out, [](float x) { return x; });
+    }
+    TensorP reduceSumLast(const TensorP& a);  // (m,n) -> (m,1), keep_dims
+    TensorP reduceMeanAll(const TensorP& a);  // -> ()
     TensorP broadcastTo(const TensorP& a, const std::vector<std::int64_t>& shape);
     TensorP gather(const TensorP& table, const TensorP& ids);
     TensorP oneHot(const TensorP& ids, std::int64_t depth, const TensorP& on, const TensorP& off);

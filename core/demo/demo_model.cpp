@@ -67,11 +67,11 @@ bool DemoModel::run(DemoTrace& trace, std::string& error) {
         DemoSimulation sim(options_, cal, true, options_.sqrtGradPrecision);
         sim.run(options_.iterations);
         if (std::getenv("DUMPLENS_DEMO_DEBUG")) {
-            std::fprintf(stderr, "alpha=%g rowScale=%g decoy=%g\n", cal.alpha, cal.rowScale,
-                         sim.trace.decoyMaxAbs);
+            std::fprintf(stderr, "alpha=%g rowScale=%g decoy=%g\n", cal.alpha, cal.rowScale, sim.trace.decoyMaxAbs);
             for (std::size_t i = 0; i < sim.probe.culpritDy.size(); ++i)
                 std::fprintf(stderr, "it %zu loss %g dy %g y %g S %g dx %g\n", i, sim.trace.lossPerIteration[i],
-                             sim.probe.culpritDy[i], sim.probe.culpritY[i], sim.probe.culpritDy[i] * sim.probe.culpritY[i],
+                             sim.probe.culpritDy[i], sim.probe.culpritY[i],
+                             sim.probe.culpritDy[i] * sim.probe.culpritY[i],
                              sim.probe.culpritDy[i] * 0.5 / sim.probe.culpritY[i]);
         }
         trace = std::move(sim.trace);

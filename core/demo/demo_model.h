@@ -21,11 +21,11 @@ inline constexpr int kLayersPerStage = 2;
 inline constexpr int kBatch = 4;
 inline constexpr int kHidden = 16;
 inline constexpr int kVocab = 64;
-inline constexpr int kCulpritToken = 17;   // frequent label whose head row's norm collapses
-inline constexpr int kDecoyToken = 43;     // outlier token fed in the decoy iteration
-inline constexpr int kMassiveDim = 5;      // hidden dimension carrying the outlier
+inline constexpr int kCulpritToken = 17;  // frequent label whose head row's norm collapses
+inline constexpr int kDecoyToken = 43;    // outlier token fed in the decoy iteration
+inline constexpr int kMassiveDim = 5;     // hidden dimension carrying the outlier
 inline constexpr float kLossScale = 8192.0f;
-inline constexpr float kTargetDy = 47580.0f;    // |dy| of the culprit row in the overflow iteration
+inline constexpr float kTargetDy = 47580.0f;  // |dy| of the culprit row in the overflow iteration
 
 class DemoModel {
 public:

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "core/demo/demo_random.h"
 #include "core/demo/demo_model.h"
+#include "core/demo/demo_random.h"
 
 namespace dl::demo {
 
@@ -28,12 +28,11 @@ std::string gradScope(const std::string& scope, const std::string& fwdType) {
 std::string commScope(bool backward, bool isSend, int tag) {
     // Forward Send/Receive carry activations r->r+1; their gradients use the same sr_tag, the
     // bprop of a Send being a Receive and vice versa.
-    const std::string cell = std::string(isSend != backward ? "_pipeline_send" : "_pipeline_receive") +
-                             "_sr_tag_" + std::to_string(tag);
+    const std::string cell =
+        std::string(isSend != backward ? "_pipeline_send" : "_pipeline_receive") + "_sr_tag_" + std::to_string(tag);
     const std::string fwd = "Default/network-PipelineCell/" + cell;
     return backward ? "Gradients/" + fwd + (isSend ? "/gradReceive" : "/gradSend") : fwd;
 }
-
 
 std::uint32_t mix(int rank, std::uint32_t pos) {
     Rng r{std::uint64_t(rank) * 1000003u + pos};
@@ -92,8 +91,10 @@ void DemoSimulation::initParams() {
             for (int j = 0; j < kHidden; ++j) {
                 // The massive dimension is barely read or written; in ForwardOrigin the first layer
                 // writes a positive value there, which tips the outlier past 65504 in the residual Add.
-                w1v[std::size_t(kMassiveDim * kHidden + j)] = origin ? 0.5f : w1v[std::size_t(kMassiveDim * kHidden + j)] * 0.001f;
-                w2v[std::size_t(j * kHidden + kMassiveDim)] = origin ? 1.0f : w2v[std::size_t(j * kHidden + kMassiveDim)] * 0.01f;
+                w1v[std::size_t(kMassiveDim * kHidden + j)] =
+                    origin ? 0.5f : w1v[std::size_t(kMassiveDim * kHidden + j)] * 0.001f;
+                w2v[std::size_t(j * kHidden + kMassiveDim)] =
+                    origin ? 1.0f : w2v[std::size_t(j * kHidden + kMassiveDim)] * 0.01f;
             }
             for (auto& x : w1v) x = k_.round(DType::Float16, x);
             for (auto& x : w2v) x = k_.round(DType::Float16, x);
@@ -111,7 +112,7 @@ void DemoSimulation::initParams() {
     for (int j = 0; j < kHidden; ++j) c2 += c[std::size_t(j)] * c[std::size_t(j)];
     for (int j = 0; j < kHidden; ++j) {
         row[std::size_t(j)] = cal_.alpha * c[std::size_t(j)] / std::sqrt(c2) +
-                              (1 - cal_.alpha) * hv[std::size_t(kCulpritToken * kHidden + j)];
+            (1 - cal_.alpha) * hv[std::size_t(kCulpritToken * kHidden + j)];
         n2 += row[std::size_t(j)] * row[std::size_t(j)];
     }
     for (int j = 0; j < kHidden; ++j)
@@ -226,8 +227,7 @@ TensorP DemoSimulation::forwardStage(int rank) {
     return x;
 }
 
-TensorP DemoSimulation::sqrtGradChain(const std::string& head, const TensorP& y, const TensorP& dy,
-                                      const TensorP& w) {
+TensorP DemoSimulation::sqrtGradChain(const std::string& head, const TensorP& y, const TensorP& dy, const TensorP& w) {
     const int r = kRanks - 1;
     const DType p = sqrtPrec_;
     const bool fix = p != DType::Float16;
@@ -326,7 +326,8 @@ void DemoSimulation::run(int iterations) {
         labels_.assign(kBatch, float(kCulpritToken));
         for (int b = 0; b < kBatch; ++b) {
             int t;
-            do t = int(rng.next() % kVocab); while (t == kCulpritToken || t == kDecoyToken);
+            do t = int(rng.next() % kVocab);
+            while (t == kCulpritToken || t == kDecoyToken);
             ids_[std::size_t(b)] = float(t);
         }
         labels_[kBatch - 1] = float(ids_[0]);  // one label differs from the frequent token

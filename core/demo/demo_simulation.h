@@ -13,11 +13,11 @@
 namespace dl::demo {
 
 struct DemoCalibration {
-    float alpha = 0.5f;        // how much the culprit head row points along the hidden states' mean
-    float rowScale = 0.77f;    // initial norm of the culprit head row
-    float decoyValue = 40000.f; // outlier embedding entry fed in the decoy iteration
-    bool forwardOrigin = false; // first layer tips the outlier past 65504 (ForwardOrigin scenario)
-    float headDecay = 0.84f;   // per-step weight-decay factor of the head weight
+    float alpha = 0.5f;          // how much the culprit head row points along the hidden states' mean
+    float rowScale = 0.77f;      // initial norm of the culprit head row
+    float decoyValue = 40000.f;  // outlier embedding entry fed in the decoy iteration
+    bool forwardOrigin = false;  // first layer tips the outlier past 65504 (ForwardOrigin scenario)
+    float headDecay = 0.84f;     // per-step weight-decay factor of the head weight
 };
 
 struct DemoProbe {
@@ -33,9 +33,18 @@ public:
     DemoProbe probe;
 
 private:
-    struct Node { std::string type, fullName, shortName; StreamKind stream; std::uint32_t task; };
-    struct LayerCache { TensorP x, n, rstd, h, a; };
-    struct Layer { TensorP gamma, w1, w2, acc1, acc2, dw1, dw2; LayerCache c; };
+    struct Node {
+        std::string type, fullName, shortName;
+        StreamKind stream;
+        std::uint32_t task;
+    };
+    struct LayerCache {
+        TensorP x, n, rstd, h, a;
+    };
+    struct Layer {
+        TensorP gamma, w1, w2, acc1, acc2, dw1, dw2;
+        LayerCache c;
+    };
 
     void initParams();
     TensorP rec(int rank, const std::string& scope, const std::string& type, std::vector<TensorP> in,
@@ -64,7 +73,7 @@ private:
     LayerCache finalNorm_;
     std::vector<float> ids_, labels_;
 
-    std::vector<std::vector<Node>> graph_;      // static graph per rank (filled in iteration 0)
+    std::vector<std::vector<Node>> graph_;  // static graph per rank (filled in iteration 0)
     std::vector<std::uint32_t> opCounter_;
     std::vector<std::array<std::uint32_t, 2>> taskCounter_;
     std::vector<std::int64_t> now_;

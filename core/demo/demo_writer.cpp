@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/demo/demo_file_names.h"
-#include "core/io/npy_writer.h"
 #include "core/formats/mindspore/statistic_csv_writer.h"
+#include "core/io/npy_writer.h"
 
 namespace dl::demo {
 
@@ -17,7 +17,6 @@ namespace fs = std::filesystem;
 namespace {
 
 bool isKbk(const DemoOptions& o) { return o.layout == DemoLayout::Ms24KernelByKernel; }
-
 
 std::string hex(std::uint64_t v) {
     char buf[32];
@@ -29,12 +28,18 @@ std::string hex(std::uint64_t v) {
 std::string opdebugJson(const DemoOp& op, std::uint32_t stream) {
     using nlohmann::json;
     const std::uint64_t code = 0x124080000000ull + std::uint64_t(op.position) * 0x1000ull;
-    json atomic = {{"model_id", 0}, {"para_base", "0x0"}, {"pc_start", "0x0"}, {"status", 0},
-                   {"stream_id", 0}, {"task_id", 0}, {"task_type", 0}};
-    json j = {{"AI Core", {{"block_idx", 0}, {"kernel_code", hex(code)}, {"model_id", 1},
-                           {"para_base", hex(0x124090000000ull + std::uint64_t(op.position) * 0x400ull)},
-                           {"pc_start", hex(code + 0x2000)}, {"status", 32}, {"stream_id", stream},
-                           {"task_id", op.taskId}, {"task_type", 0}}},
+    json atomic = {{"model_id", 0},  {"para_base", "0x0"}, {"pc_start", "0x0"}, {"status", 0},
+                   {"stream_id", 0}, {"task_id", 0},       {"task_type", 0}};
+    json j = {{"AI Core",
+               {{"block_idx", 0},
+                {"kernel_code", hex(code)},
+                {"model_id", 1},
+                {"para_base", hex(0x124090000000ull + std::uint64_t(op.position) * 0x400ull)},
+                {"pc_start", hex(code + 0x2000)},
+                {"status", 32},
+                {"stream_id", stream},
+                {"task_id", op.taskId},
+                {"task_type", 0}}},
               {"DHA Atomic Add", atomic},
               {"L2 Atomic Add", atomic}};
     return j.dump();
@@ -48,11 +53,11 @@ std::string hcclJson() {
             devices.push_back({{"device_id", std::to_string(d)},
                                {"device_ip", "192.98." + std::to_string(10 + s) + "." + std::to_string(11 + d)},
                                {"rank_id", std::to_string(s * 2 + d)}});
-        servers.push_back({{"server_id", "192.168.10." + std::to_string(11 + s)}, {"device", devices},
-                           {"host_nic_ip", "reserve"}});
+        servers.push_back(
+            {{"server_id", "192.168.10." + std::to_string(11 + s)}, {"device", devices}, {"host_nic_ip", "reserve"}});
     }
-    nlohmann::ordered_json j = {{"version", "1.0"}, {"server_count", "2"}, {"server_list", servers},
-                                {"status", "completed"}};
+    nlohmann::ordered_json j = {
+        {"version", "1.0"}, {"server_count", "2"}, {"server_list", servers}, {"status", "completed"}};
     return j.dump(2) + "\n";
 }
 
@@ -66,7 +71,7 @@ std::string DemoWriter::msVersion() const {
 std::uint32_t DemoWriter::streamId(const DemoOp& op) const {
     const bool comm = op.stream == StreamKind::Comm;
     if (isKbk(o_)) return comm ? 1 : 0;  // MindSpore's logical stream ids
-    return comm ? 3 : 2;                  // CANN stream ids of the sink-mode model
+    return comm ? 3 : 2;                 // CANN stream ids of the sink-mode model
 }
 
 std::int64_t DemoWriter::opTimestamp(const DemoOp& op) const {
@@ -80,16 +85,19 @@ std::string DemoWriter::tensorFileName(const DemoOp& op, bool output, std::size_
     const std::string io = output ? "output" : "input";
     if (isKbk(o_))
         return op.type + "." + fileKernelName(op.fullName) + ".0." + std::to_string(streamId(op)) + "." +
-               std::to_string(ts) + "." + io + "." + std::to_string(slot) + ".DefaultFormat." +
-               std::string(dtypeName(t->dtype)) + ".npy";
+            std::to_string(ts) + "." + io + "." + std::to_string(slot) + ".DefaultFormat." +
+            std::string(dtypeName(t->dtype)) + ".npy";
     return op.type + "." + op.shortName + "." + std::to_string(op.taskId) + "." + std::to_string(streamId(op)) + "." +
-           std::to_string(ts) + "." + io + "." + std::to_string(slot) + ".DefaultFormat.npy";
+        std::to_string(ts) + "." + io + "." + std::to_string(slot) + ".DefaultFormat.npy";
 }
 
 bool DemoWriter::writeText(const std::string& path, const std::string& text, std::string& error) {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     f << text;
-    if (!f) { error = "cannot write " + path; return false; }
+    if (!f) {
+        error = "cannot write " + path;
+        return false;
+    }
     ++files_;
     bytes_ += text.size();
     return true;
@@ -133,9 +141,16 @@ bool DemoWriter::writeIteration(const std::string& dir, int rank, int iteration,
                     info.culpritOutputFiles.push_back("rank_" + std::to_string(rank) + "/" + o_.netName + "/" +
                                                       std::to_string(o_.graphId) + "/" + std::to_string(iteration) +
                                                       "/" + name);
-                StatCsvRow row{op.type, kbk ? fileKernelName(op.fullName) : op.shortName,
-                               kbk ? 0u : op.taskId, streamId(op), ts, out != 0, std::uint32_t(s),
-                               payload.size(), std::string(dtypeName(list[s]->dtype)), list[s]->shape};
+                StatCsvRow row{op.type,
+                               kbk ? fileKernelName(op.fullName) : op.shortName,
+                               kbk ? 0u : op.taskId,
+                               streamId(op),
+                               ts,
+                               out != 0,
+                               std::uint32_t(s),
+                               payload.size(),
+                               std::string(dtypeName(list[s]->dtype)),
+                               list[s]->shape};
                 stats += csv.row(row, list[s]->v) + "\n";
             }
         }
@@ -143,7 +158,7 @@ bool DemoWriter::writeIteration(const std::string& dir, int rank, int iteration,
             // The record's file name carries the OpDebug task's own ids; the AI Core block names the op.
             const std::uint32_t task = t_.maxComputeTaskId[std::size_t(rank)] + 1 + opdebugIndex++;
             const std::string name = "Opdebug.Node_OpDebug." + std::to_string(task) + "." +
-                                     std::to_string(streamId(op)) + "." + std::to_string(opTs + 2) + ".output.0.json";
+                std::to_string(streamId(op)) + "." + std::to_string(opTs + 2) + ".output.0.json";
             if (!writeText(dir + "/" + name, opdebugJson(op, streamId(op)), error)) return false;
         }
     }
@@ -153,13 +168,20 @@ bool DemoWriter::writeIteration(const std::string& dir, int rank, int iteration,
 }
 
 std::string DemoWriter::dataDumpJson() const {
-    std::string s = "{\n    \"common_dump_settings\": {\n        \"dump_mode\": 0,\n"
-                    "        \"path\": \"/home/ma-user/work/dump/" + o_.netName + "\",\n"
-                    "        \"net_name\": \"" + o_.netName + "\",\n        \"iteration\": \"all\",\n"
-                    "        \"saved_data\": \"" + std::string(o_.writeStatistics && !o_.overflowOnly ? "full" : "tensor") +
-                    "\",\n        \"input_output\": 0,\n        \"kernels\": [],\n"
-                    "        \"support_device\": [0,1,2,3,4,5,6,7],\n"
-                    "        \"op_debug_mode\": " + std::string(o_.overflowOnly ? "3" : "0");
+    std::string s =
+        "{\n    \"common_dump_settings\": {\n        \"dump_mode\": 0,\n"
+        "        \"path\": \"/home/ma-user/work/dump/" +
+        o_.netName +
+        "\",\n"
+        "        \"net_name\": \"" +
+        o_.netName +
+        "\",\n        \"iteration\": \"all\",\n"
+        "        \"saved_data\": \"" +
+        std::string(o_.writeStatistics && !o_.overflowOnly ? "full" : "tensor") +
+        "\",\n        \"input_output\": 0,\n        \"kernels\": [],\n"
+        "        \"support_device\": [0,1,2,3,4,5,6,7],\n"
+        "        \"op_debug_mode\": " +
+        std::string(o_.overflowOnly ? "3" : "0");
     if (isKbk(o_)) {
         s += ",\n        \"statistic_category\": [";
         for (std::size_t i = 0; i < o_.statisticCategories.size(); ++i)
@@ -194,12 +216,18 @@ bool DemoWriter::write(const std::string& root, DemoVariantInfo& info, std::stri
         for (int it = 0; it < t_.iterations; ++it) {
             const std::string dir = rankDir + "/" + o_.netName + "/" + g + "/" + std::to_string(it);
             fs::create_directories(dir, ec);
-            if (ec) { error = "cannot create " + dir + ": " + ec.message(); return false; }
+            if (ec) {
+                error = "cannot create " + dir + ": " + ec.message();
+                return false;
+            }
             if (!writeIteration(dir, r, it, info, error)) return false;
         }
         fs::create_directories(rankDir + "/execution_order", ec);
         fs::create_directories(rankDir + "/.dump_metadata", ec);
-        if (ec) { error = "cannot create folders under " + rankDir + ": " + ec.message(); return false; }
+        if (ec) {
+            error = "cannot create folders under " + rankDir + ": " + ec.message();
+            return false;
+        }
         std::string order = "NodeExecutionOrder-FullNameWithScope\n", global;
         for (const auto& name : t_.execOrder[std::size_t(r)]) order += name + "\n";
         for (int it = 0; it < t_.iterations; ++it) global += std::to_string(it) + "\n";

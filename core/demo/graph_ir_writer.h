@@ -23,12 +23,13 @@ struct KernelEdge {
 struct KernelSpec {
     std::string fullName, type;
     std::uint16_t inputs = 0, outputs = 0;
-    bool updatesState = false;     // an optimizer kernel: ordered by UpdateState
+    bool updatesState = false;  // an optimizer kernel: ordered by UpdateState
 };
 
 // The IR text of graph `graph`: `kernels` in execution order, `edges` between them; every input no
 // edge feeds is a graph parameter.
-std::string kernelGraphIr(std::uint32_t graph, const std::vector<KernelSpec>& kernels, const std::vector<KernelEdge>& edges);
+std::string kernelGraphIr(std::uint32_t graph, const std::vector<KernelSpec>& kernels,
+                          const std::vector<KernelEdge>& edges);
 
 // The data edges of `rank`'s ops in `iteration`, by stage-graph position: an input is fed by the
 // latest earlier op of the same rank and iteration that output the same tensor object.
@@ -39,6 +40,7 @@ std::vector<KernelEdge> demoDataEdges(const DemoTrace& trace, int rank, int iter
 // Writes rank_{r}/graphs/ms_output_trace_code_graph_0.ir for every rank from its first iteration.
 bool writeClusterGraphIr(const std::string& root, const ClusterTrace& trace, std::string& error);
 // The bundled demo's: <rankDir>/graphs/ms_output_trace_code_graph_{graph}.ir from the rank's first iteration.
-bool writeDemoGraphIr(const std::string& rankDir, const DemoTrace& trace, int rank, std::uint32_t graph, std::string& error);
+bool writeDemoGraphIr(const std::string& rankDir, const DemoTrace& trace, int rank, std::uint32_t graph,
+                      std::string& error);
 
 }  // namespace dl::demo

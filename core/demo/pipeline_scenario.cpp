@@ -6,8 +6,8 @@
 
 #include "core/demo/cluster_truth.h"
 #include "core/demo/cluster_writer.h"
-#include "core/demo/graph_ir_writer.h"
 #include "core/demo/demo_random.h"
+#include "core/demo/graph_ir_writer.h"
 
 namespace dl::demo {
 
@@ -72,12 +72,14 @@ bool writePipelineRun(const std::string& root, const PipelineSpec& given, const 
         for (int rp = 0; rp < spec.dataParallel; ++rp)
             for (int st = 0; st < spec.pipelineStages; ++st) {
                 truth.tpGroups.emplace_back();
-                for (int ln = 0; ln < spec.tensorParallel; ++ln) truth.tpGroups.back().push_back(sim.rankOf(rp, st, ln));
+                for (int ln = 0; ln < spec.tensorParallel; ++ln)
+                    truth.tpGroups.back().push_back(sim.rankOf(rp, st, ln));
             }
         truth.replicaOfRank.assign(std::size_t(ranks), 0);
         for (int rp = 0; rp < spec.dataParallel; ++rp)
             for (int st = 0; st < spec.pipelineStages; ++st)
-                for (int ln = 0; ln < spec.tensorParallel; ++ln) truth.replicaOfRank[std::size_t(sim.rankOf(rp, st, ln))] = rp;
+                for (int ln = 0; ln < spec.tensorParallel; ++ln)
+                    truth.replicaOfRank[std::size_t(sim.rankOf(rp, st, ln))] = rp;
         for (const PipelinePair& p : sim.pairs) {
             const ClusterOp& s = sim.trace.ops[std::size_t(p.sendOp)];
             const ClusterOp& r = sim.trace.ops[std::size_t(p.recvOp)];
@@ -85,11 +87,12 @@ bool writePipelineRun(const std::string& root, const PipelineSpec& given, const 
         }
         const int originRank = sim.rankOf(0, spec.originStage, spec.originLane);
         if (truth.spontaneousOverflows != 1 || truth.origin.opType != "Mul" || truth.origin.rank != originRank ||
-            truth.origin.iteration != spec.originIteration || truth.origin.fullName.find("/gradMul/") == std::string::npos) {
-            error = "pipeline run: expected 1 overflow at the SwiGLU-backward Mul on rank " + std::to_string(originRank) +
-                    " in iteration " + std::to_string(spec.originIteration) + ", simulated " +
-                    std::to_string(truth.spontaneousOverflows) + " starting at " + truth.origin.fullName + " on rank " +
-                    std::to_string(truth.origin.rank) + " in iteration " + std::to_string(truth.origin.iteration);
+            truth.origin.iteration != spec.originIteration ||
+            truth.origin.fullName.find("/gradMul/") == std::string::npos) {
+            error = "pipeline run: expected 1 overflow at the SwiGLU-backward Mul on rank " +
+                std::to_string(originRank) + " in iteration " + std::to_string(spec.originIteration) + ", simulated " +
+                std::to_string(truth.spontaneousOverflows) + " starting at " + truth.origin.fullName + " on rank " +
+                std::to_string(truth.origin.rank) + " in iteration " + std::to_string(truth.origin.iteration);
             return false;
         }
         ClusterWriteOptions w;

@@ -27,7 +27,9 @@ const std::string kOptim = "Default/optimizer-Momentum";
 const std::string kClip = "Default/optimizer-Momentum/clip_grad-ClipByGlobalNorm";
 
 std::string layerScope(int layer) { return kModel + "/layers-CellList/" + std::to_string(layer) + "-LlamaDecodeLayer"; }
-std::string grad(const std::string& scope, const std::string& fwdType) { return "Gradients/" + scope + "/grad" + fwdType; }
+std::string grad(const std::string& scope, const std::string& fwdType) {
+    return "Gradients/" + scope + "/grad" + fwdType;
+}
 
 float silu(float x) { return x / (1.f + std::exp(-x)); }
 float siluGrad(float x) {
@@ -39,16 +41,23 @@ float siluGrad(float x) {
 
 const char* pipelineScheduleName(PipelineSchedule s) {
     switch (s) {
-    case PipelineSchedule::GPipe: return "gpipe";
-    case PipelineSchedule::OneFOneB: return "1f1b";
-    case PipelineSchedule::Interleaved: return "interleaved";
+        case PipelineSchedule::GPipe:
+            return "gpipe";
+        case PipelineSchedule::OneFOneB:
+            return "1f1b";
+        case PipelineSchedule::Interleaved:
+            return "interleaved";
     }
     return "?";
 }
 
 PipelineSim::PipelineSim(const PipelineSpec& spec)
-    : spec_(spec), pp_(spec.pipelineStages), tp_(spec.tensorParallel), dp_(spec.dataParallel),
-      chunks_(spec.schedule == PipelineSchedule::Interleaved ? spec.chunks : 1), k_(OverflowMode::InfNan) {
+    : spec_(spec),
+      pp_(spec.pipelineStages),
+      tp_(spec.tensorParallel),
+      dp_(spec.dataParallel),
+      chunks_(spec.schedule == PipelineSchedule::Interleaved ? spec.chunks : 1),
+      k_(OverflowMode::InfNan) {
     if (pp_ < 2 || tp_ < 1 || dp_ < 1 || chunks_ < 1 || spec.layersPerStage < 1 || spec.microBatches < 1)
         throw std::logic_error("pipeline sim: unsupported PP x TP x DP");
     if (spec.schedule == PipelineSchedule::Interleaved && spec.microBatches % pp_)
@@ -92,7 +101,8 @@ PipelineSim::PipelineSim(const PipelineSpec& spec)
                         w.wg = vec(0.2f);
                         w.wu = vec(0.2f);
                         w.wd = vec(0.2f);
-                        if (rp == 0 && st == spec.originStage && ln == spec.originLane && c == chunks_ - 1 && l == originLayer) {
+                        if (rp == 0 && st == spec.originStage && ln == spec.originLane && c == chunks_ - 1 &&
+                            l == originLayer) {
                             // The outlier dimension: a large up weight, a down weight of 1 and a
                             // gate weight that keeps SiLU(gate) near 0, so the dgate Mul overflows
                             // while the down weight's gradient (dy * SiLU(gate) * up) stays finite.
@@ -129,35 +139,38 @@ void PipelineSim::buildSchedules() {
     for (int s = 0; s < pp_; ++s) {
         auto& out = schedule_[std::size_t(s)];
         switch (spec_.schedule) {
-        case PipelineSchedule::GPipe:
-            for (int m = 0; m < n; ++m) out.push_back({false, m, 0});
-            for (int m = 0; m < n; ++m) out.push_back({true, m, 0});
-            break;
-        case PipelineSchedule::OneFOneB: {
-            const int warm = std::min(pp_ - s - 1, n);
-            for (int m = 0; m < warm; ++m) out.push_back({false, m, 0});
-            for (int i = 0; i + warm < n; ++i) {
-                out.push_back({false, warm + i, 0});
-                out.push_back({true, i, 0});
+            case PipelineSchedule::GPipe:
+                for (int m = 0; m < n; ++m) out.push_back({false, m, 0});
+                for (int m = 0; m < n; ++m) out.push_back({true, m, 0});
+                break;
+            case PipelineSchedule::OneFOneB: {
+                const int warm = std::min(pp_ - s - 1, n);
+                for (int m = 0; m < warm; ++m) out.push_back({false, m, 0});
+                for (int i = 0; i + warm < n; ++i) {
+                    out.push_back({false, warm + i, 0});
+                    out.push_back({true, i, 0});
+                }
+                for (int m = n - warm; m < n; ++m) out.push_back({true, m, 0});
+                break;
             }
-            for (int m = n - warm; m < n; ++m) out.push_back({true, m, 0});
-            break;
-        }
-        case PipelineSchedule::Interleaved: {
-            // Megatron's interleaved 1F1B: the k-th forward unit runs chunk (k mod pp*v) / pp of
-            // micro-batch (k / (pp*v)) * pp + k mod pp; backward units visit the chunks in reverse.
-            const int total = n * v;
-            auto mbOf = [&](int k) { return (k / (pp_ * v)) * pp_ + k % pp_; };
-            auto chunkOf = [&](int k, bool fwd) { const int c = (k % (pp_ * v)) / pp_; return fwd ? c : v - 1 - c; };
-            const int warm = std::min((pp_ - s - 1) * 2 + (v - 1) * pp_, total);
-            for (int k = 0; k < warm; ++k) out.push_back({false, mbOf(k), chunkOf(k, true)});
-            for (int i = 0; i + warm < total; ++i) {
-                out.push_back({false, mbOf(warm + i), chunkOf(warm + i, true)});
-                out.push_back({true, mbOf(i), chunkOf(i, false)});
+            case PipelineSchedule::Interleaved: {
+                // Megatron's interleaved 1F1B: the k-th forward unit runs chunk (k mod pp*v) / pp of
+                // micro-batch (k / (pp*v)) * pp + k mod pp; backward units visit the chunks in reverse.
+                const int total = n * v;
+                auto mbOf = [&](int k) { return (k / (pp_ * v)) * pp_ + k % pp_; };
+                auto chunkOf = [&](int k, bool fwd) {
+                    const int c = (k % (pp_ * v)) / pp_;
+                    return fwd ? c : v - 1 - c;
+                };
+                const int warm = std::min((pp_ - s - 1) * 2 + (v - 1) * pp_, total);
+                for (int k = 0; k < warm; ++k) out.push_back({false, mbOf(k), chunkOf(k, true)});
+                for (int i = 0; i + warm < total; ++i) {
+                    out.push_back({false, mbOf(warm + i), chunkOf(warm + i, true)});
+                    out.push_back({true, mbOf(i), chunkOf(i, false)});
+                }
+                for (int k = total - warm; k < total; ++k) out.push_back({true, mbOf(k), chunkOf(k, false)});
+                break;
             }
-            for (int k = total - warm; k < total; ++k) out.push_back({true, mbOf(k), chunkOf(k, false)});
-            break;
-        }
         }
     }
 }
@@ -169,8 +182,10 @@ int PipelineSim::place(int rank, const std::string& scope, const std::string& ty
     if (pos == g.size()) {
         opCounter_[std::size_t(stage)] += 1 + std::uint32_t((pos * 7 + std::uint32_t(stage)) % 4);
         g.emplace_back(type, scope + "/" + type + "-op" + std::to_string(opCounter_[std::size_t(stage)]));
-    } else if (pos > g.size() || g[pos].first != type || g[pos].second.compare(0, scope.size() + type.size() + 4, scope + "/" + type + "-op") != 0) {
-        throw std::logic_error("pipeline sim: stage graph differs between ranks or iterations at " + scope + "/" + type);
+    } else if (pos > g.size() || g[pos].first != type ||
+               g[pos].second.compare(0, scope.size() + type.size() + 4, scope + "/" + type + "-op") != 0) {
+        throw std::logic_error("pipeline sim: stage graph differs between ranks or iterations at " + scope + "/" +
+                               type);
     }
     return int(pos);
 }
@@ -182,7 +197,8 @@ void PipelineSim::link(ClusterOp& op, const std::vector<TensorP>& candidates) {
         if (!isBad(*t)) continue;
         const auto it = producer_.find(t.get());
         if (it == producer_.end()) continue;
-        if (std::find(op.badFrom.begin(), op.badFrom.end(), it->second) == op.badFrom.end()) op.badFrom.push_back(it->second);
+        if (std::find(op.badFrom.begin(), op.badFrom.end(), it->second) == op.badFrom.end())
+            op.badFrom.push_back(it->second);
     }
     for (int from : op.badFrom) {
         const auto& f = trace.ops[std::size_t(from)];
@@ -195,7 +211,8 @@ void PipelineSim::link(ClusterOp& op, const std::vector<TensorP>& candidates) {
 int PipelineSim::rec(int rank, const std::string& scope, const std::string& type, std::vector<TensorP> in,
                      std::vector<TensorP> out, ClusterOpKind kind) {
     k_.takeOverflow();
-    const bool comm = kind == ClusterOpKind::Send || kind == ClusterOpKind::Receive || kind == ClusterOpKind::Collective;
+    const bool comm =
+        kind == ClusterOpKind::Send || kind == ClusterOpKind::Receive || kind == ClusterOpKind::Collective;
     ClusterOp op;
     op.rank = rank;
     op.stage = trace.stageOfRank[std::size_t(rank)];
@@ -223,7 +240,8 @@ int PipelineSim::rec(int rank, const std::string& scope, const std::string& type
     return idx;
 }
 
-void PipelineSim::send(int rank, int dest, int mb, int destVs, bool backward, const std::string& scope, const TensorP& t) {
+void PipelineSim::send(int rank, int dest, int mb, int destVs, bool backward, const std::string& scope,
+                       const TensorP& t) {
     const int op = rec(rank, scope, "Send", {t}, {}, ClusterOpKind::Send);
     trace.ops[std::size_t(op)].peer = dest;
     inFlight_[{dest, mb, destVs, backward}] = op;
@@ -240,8 +258,8 @@ TensorP PipelineSim::receive(int rank, int mb, int vs, bool backward, const std:
     // apart): a schedule that receives out of order would hang or mix up data on real hardware.
     auto& queue = sentOn_[{s.rank, rank, backward}];
     if (queue.empty() || queue.front() != sendOp)
-        throw std::logic_error("pipeline sim: the schedule receives out of order between ranks " + std::to_string(s.rank) +
-                               " and " + std::to_string(rank));
+        throw std::logic_error("pipeline sim: the schedule receives out of order between ranks " +
+                               std::to_string(s.rank) + " and " + std::to_string(rank));
     queue.pop_front();
     auto value = std::make_shared<DemoTensor>(*s.inputs.at(0));  // the receiver's own buffer, the same bytes
     const std::int64_t ready = s.trueStartUs + kSendRecvLatencyUs;
@@ -258,7 +276,8 @@ TensorP PipelineSim::receive(int rank, int mb, int vs, bool backward, const std:
     return value;
 }
 
-std::vector<TensorP> PipelineSim::allReduce(const std::vector<int>& ranks, const std::vector<TensorP>& in, const std::string& scope) {
+std::vector<TensorP> PipelineSim::allReduce(const std::vector<int>& ranks, const std::vector<TensorP>& in,
+                                            const std::string& scope) {
     std::vector<float> sum(in.at(0)->size(), 0.f);
     for (const auto& t : in)
         for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += t->v[i];
@@ -309,7 +328,8 @@ void PipelineSim::forwardUnit(int rp, int st, int mb, int c) {
         group.push_back(r);
         if (vs == 0) {
             auto ids = k_.make(DType::Int32, {kTokens}, tokens_[std::size_t(rp * spec_.microBatches + mb)]);
-            x[std::size_t(ln)] = out(rec(r, kModel + "/tok_embeddings-VocabEmbedding", "Gather", {emb_, ids}, {k_.gather(emb_, ids)}));
+            x[std::size_t(ln)] =
+                out(rec(r, kModel + "/tok_embeddings-VocabEmbedding", "Gather", {emb_, ids}, {k_.gather(emb_, ids)}));
         } else {
             x[std::size_t(ln)] = receive(r, mb, vs, false, layerScope(globalLayer(st, c, 0)));
         }
@@ -327,18 +347,23 @@ void PipelineSim::forwardUnit(int rp, int st, int mb, int c) {
             rec(r, s + "/ffn_norm-RMSNorm", "RmsNorm", {sv.x, gamma_}, {n, rstd});
             sv.n = n;
             sv.rstd = rstd;
-            sv.g = out(rec(r, ff + "/w1-Linear", "MatMul", {n, w.wg}, {k_.binary(n, w.wg, f16, [](float a, float b) { return a * b; })}));
-            sv.u = out(rec(r, ff + "/w3-Linear", "MatMul", {n, w.wu}, {k_.binary(n, w.wu, f16, [](float a, float b) { return a * b; })}));
+            sv.g = out(rec(r, ff + "/w1-Linear", "MatMul", {n, w.wg},
+                           {k_.binary(n, w.wg, f16, [](float a, float b) { return a * b; })}));
+            sv.u = out(rec(r, ff + "/w3-Linear", "MatMul", {n, w.wu},
+                           {k_.binary(n, w.wu, f16, [](float a, float b) { return a * b; })}));
             sv.s = out(rec(r, ff + "/act-SiLU", "SiLU", {sv.g}, {k_.unary(sv.g, f16, silu)}));
-            sv.m = out(rec(r, ff, "Mul", {sv.s, sv.u}, {k_.binary(sv.s, sv.u, f16, [](float a, float b) { return a * b; })}));
-            partial[std::size_t(ln)] =
-                out(rec(r, ff + "/w2-Linear", "MatMul", {sv.m, w.wd}, {k_.binary(sv.m, w.wd, f16, [](float a, float b) { return a * b; })}));
+            sv.m = out(
+                rec(r, ff, "Mul", {sv.s, sv.u}, {k_.binary(sv.s, sv.u, f16, [](float a, float b) { return a * b; })}));
+            partial[std::size_t(ln)] = out(rec(r, ff + "/w2-Linear", "MatMul", {sv.m, w.wd},
+                                               {k_.binary(sv.m, w.wd, f16, [](float a, float b) { return a * b; })}));
         }
         const auto o = tp_ > 1 ? allReduce(group, partial, ff + "/w2-Linear") : partial;
         for (int ln = 0; ln < tp_; ++ln) {
             const int r = group[std::size_t(ln)];
             const auto& oo = o[std::size_t(ln)];
-            x[std::size_t(ln)] = out(rec(r, s, "Add", {x[std::size_t(ln)], oo}, {k_.binary(x[std::size_t(ln)], oo, f16, [](float a, float b) { return a + b; })}));
+            x[std::size_t(ln)] =
+                out(rec(r, s, "Add", {x[std::size_t(ln)], oo},
+                        {k_.binary(x[std::size_t(ln)], oo, f16, [](float a, float b) { return a + b; })}));
         }
     }
     for (int ln = 0; ln < tp_; ++ln) {
@@ -359,7 +384,8 @@ void PipelineSim::forwardUnit(int rp, int st, int mb, int c) {
         const TensorP hx = headIn_.at({r, mb, c});
         auto [n, rstd] = k_.rmsNorm(hx, gamma_, kNormEps);
         rec(r, kModel + "/norm_out-RMSNorm", "RmsNorm", {hx, gamma_}, {n, rstd});
-        auto z = out(rec(r, kHead, "MatMul", {n, h.wh}, {k_.binary(n, h.wh, f16, [](float a, float b) { return a * b; })}));
+        auto z =
+            out(rec(r, kHead, "MatMul", {n, h.wh}, {k_.binary(n, h.wh, f16, [](float a, float b) { return a * b; })}));
         auto zf = out(rec(r, kLoss, "Cast", {z}, {k_.cast(z, DType::Float32)}));
         // Softmax cross-entropy over the 8 values of each token against its label.
         const auto& lab = labels_[std::size_t(rp * spec_.microBatches + mb)];
@@ -371,8 +397,8 @@ void PipelineSim::forwardUnit(int rp, int st, int mb, int c) {
             const int y = int(lab[std::size_t(t)]);
             loss[std::size_t(t)] = k_.round(DType::Float32, std::log(sum) + mx - zf->v[std::size_t(t * kHidden + y)]);
             for (int j = 0; j < kHidden; ++j)
-                g[std::size_t(t * kHidden + j)] =
-                    k_.round(DType::Float32, std::exp(zf->v[std::size_t(t * kHidden + j)] - mx) / sum - (j == y ? 1.f : 0.f));
+                g[std::size_t(t * kHidden + j)] = k_.round(
+                    DType::Float32, std::exp(zf->v[std::size_t(t * kHidden + j)] - mx) / sum - (j == y ? 1.f : 0.f));
         }
         auto labels = k_.make(DType::Int32, {kTokens}, lab);
         const int ce = rec(r, kLoss, "SoftmaxCrossEntropyWithLogits", {zf, labels},
@@ -386,7 +412,8 @@ void PipelineSim::forwardUnit(int rp, int st, int mb, int c) {
         auto gs = out(rec(r, grad(kLoss, "SoftmaxCrossEntropyWithLogits"), "Mul", {out(ce, 1), sens},
                           {k_.binary(out(ce, 1), sens, DType::Float32, [](float a, float b) { return a * b; })}));
         auto gh = out(rec(r, grad(kLoss, "Cast"), "Cast", {gs}, {k_.cast(gs, f16)}));
-        auto dn = out(rec(r, grad(kHead, "MatMul"), "MatMul", {gh, h.wh}, {k_.binary(gh, h.wh, f16, [](float a, float b) { return a * b; })}));
+        auto dn = out(rec(r, grad(kHead, "MatMul"), "MatMul", {gh, h.wh},
+                          {k_.binary(gh, h.wh, f16, [](float a, float b) { return a * b; })}));
         auto dwh = out(rec(r, grad(kHead, "MatMul"), "MatMul", {gh, n}, {reduceTokens(gh, n)}));
         h.ah = out(rec(r, kAccu, "AssignAdd", {h.ah, dwh}, {accumulate(h.ah, dwh)}));
         auto [dx, dgamma] = k_.rmsNormGrad(dn, hx, rstd, gamma_);
@@ -399,7 +426,8 @@ TensorP PipelineSim::reduceTokens(const TensorP& a, const TensorP& b) {
     // A weight's gradient: sum over the tokens of a * b, in fp32 (the accumulation's type).
     std::vector<float> r(kHidden, 0.f);
     for (int t = 0; t < kTokens; ++t)
-        for (int j = 0; j < kHidden; ++j) r[std::size_t(j)] += a->v[std::size_t(t * kHidden + j)] * b->v[std::size_t(t * kHidden + j)];
+        for (int j = 0; j < kHidden; ++j)
+            r[std::size_t(j)] += a->v[std::size_t(t * kHidden + j)] * b->v[std::size_t(t * kHidden + j)];
     for (auto& x : r) x = k_.round(DType::Float32, x);
     return k_.make(DType::Float32, {kHidden}, r);
 }
@@ -422,7 +450,8 @@ void PipelineSim::backwardUnit(int rp, int st, int mb, int c) {
             headIn_.erase({r, mb, c});
         } else {
             // The bprop of the forward Send is a Receive of the gradient, named after it.
-            dy[std::size_t(ln)] = receive(r, mb, vs, true, "Gradients/" + layerScope(globalLayer(st, c, spec_.layersPerStage - 1)) + "/gradSend");
+            dy[std::size_t(ln)] = receive(
+                r, mb, vs, true, "Gradients/" + layerScope(globalLayer(st, c, spec_.layersPerStage - 1)) + "/gradSend");
         }
     }
     const auto mul = [](float a, float b) { return a * b; };
@@ -436,12 +465,15 @@ void PipelineSim::backwardUnit(int rp, int st, int mb, int c) {
             Weights& w = weights_[std::size_t(r)].at({c, l, 0});
             const Saved& sv = saved_.at({r, mb, c, l});
             const TensorP& d = dy[std::size_t(ln)];
-            auto dm = out(rec(r, grad(ff + "/w2-Linear", "MatMul"), "MatMul", {d, w.wd}, {k_.binary(d, w.wd, f16, mul)}));
+            auto dm =
+                out(rec(r, grad(ff + "/w2-Linear", "MatMul"), "MatMul", {d, w.wd}, {k_.binary(d, w.wd, f16, mul)}));
             if (iter_ == spec_.originIteration && rp == 0 && st == spec_.originStage && ln == spec_.originLane &&
                 c == chunks_ - 1 && l == originLayer_ && mb == originMb_) {
                 float mx = 0;
                 for (int t = 0; t < kTokens; ++t)
-                    mx = std::max(mx, std::fabs(dm->v[std::size_t(t * kHidden + kOutlierDim)] * sv.u->v[std::size_t(t * kHidden + kOutlierDim)]));
+                    mx = std::max(mx,
+                                  std::fabs(dm->v[std::size_t(t * kHidden + kOutlierDim)] *
+                                            sv.u->v[std::size_t(t * kHidden + kOutlierDim)]));
                 dgateProbe = mx;
             }
             // SwiGLU backward: dgate = dm * up (the overflow), dup = dm * SiLU(gate).
@@ -449,8 +481,10 @@ void PipelineSim::backwardUnit(int rp, int st, int mb, int c) {
             auto du = out(rec(r, grad(ff, "Mul"), "Mul", {dm, sv.s}, {k_.binary(dm, sv.s, f16, mul)}));
             auto dg = out(rec(r, grad(ff + "/act-SiLU", "SiLU"), "SiLUGrad", {ds, sv.g},
                               {k_.binary(ds, sv.g, f16, [](float a, float x) { return a * siluGrad(x); })}));
-            auto dn1 = out(rec(r, grad(ff + "/w1-Linear", "MatMul"), "MatMul", {dg, w.wg}, {k_.binary(dg, w.wg, f16, mul)}));
-            auto dn2 = out(rec(r, grad(ff + "/w3-Linear", "MatMul"), "MatMul", {du, w.wu}, {k_.binary(du, w.wu, f16, mul)}));
+            auto dn1 =
+                out(rec(r, grad(ff + "/w1-Linear", "MatMul"), "MatMul", {dg, w.wg}, {k_.binary(dg, w.wg, f16, mul)}));
+            auto dn2 =
+                out(rec(r, grad(ff + "/w3-Linear", "MatMul"), "MatMul", {du, w.wu}, {k_.binary(du, w.wu, f16, mul)}));
             dn[std::size_t(ln)] = out(rec(r, "Gradients/" + ff, "AddN", {dn1, dn2},
                                           {k_.binary(dn1, dn2, f16, [](float a, float b) { return a + b; })}));
             dgs[std::size_t(ln)] = dg;
@@ -464,12 +498,16 @@ void PipelineSim::backwardUnit(int rp, int st, int mb, int c) {
             const Saved& sv = saved_.at({r, mb, c, l});
             const TensorP d = dy[std::size_t(ln)];
             auto [dxp, dgamma] = k_.rmsNormGrad(dnt[std::size_t(ln)], sv.x, sv.rstd, gamma_);
-            rec(r, grad(s + "/ffn_norm-RMSNorm", "RmsNorm"), "RmsNormGrad", {dnt[std::size_t(ln)], sv.x, sv.rstd, gamma_}, {dxp, dgamma});
-            dy[std::size_t(ln)] = out(rec(r, "Gradients/" + s, "AddN", {d, dxp}, {k_.binary(d, dxp, f16, [](float a, float b) { return a + b; })}));
+            rec(r, grad(s + "/ffn_norm-RMSNorm", "RmsNorm"), "RmsNormGrad",
+                {dnt[std::size_t(ln)], sv.x, sv.rstd, gamma_}, {dxp, dgamma});
+            dy[std::size_t(ln)] = out(rec(r, "Gradients/" + s, "AddN", {d, dxp},
+                                          {k_.binary(d, dxp, f16, [](float a, float b) { return a + b; })}));
             // Weight gradients, accumulated over the micro-batches in fp32.
             auto dwd = out(rec(r, grad(ff + "/w2-Linear", "MatMul"), "MatMul", {d, sv.m}, {reduceTokens(d, sv.m)}));
-            auto dwg = out(rec(r, grad(ff + "/w1-Linear", "MatMul"), "MatMul", {dgs[std::size_t(ln)], sv.n}, {reduceTokens(dgs[std::size_t(ln)], sv.n)}));
-            auto dwu = out(rec(r, grad(ff + "/w3-Linear", "MatMul"), "MatMul", {dus[std::size_t(ln)], sv.n}, {reduceTokens(dus[std::size_t(ln)], sv.n)}));
+            auto dwg = out(rec(r, grad(ff + "/w1-Linear", "MatMul"), "MatMul", {dgs[std::size_t(ln)], sv.n},
+                               {reduceTokens(dgs[std::size_t(ln)], sv.n)}));
+            auto dwu = out(rec(r, grad(ff + "/w3-Linear", "MatMul"), "MatMul", {dus[std::size_t(ln)], sv.n},
+                               {reduceTokens(dus[std::size_t(ln)], sv.n)}));
             w.ad = out(rec(r, kAccu, "AssignAdd", {w.ad, dwd}, {accumulate(w.ad, dwd)}));
             w.ag = out(rec(r, kAccu, "AssignAdd", {w.ag, dwg}, {accumulate(w.ag, dwg)}));
             w.au = out(rec(r, kAccu, "AssignAdd", {w.au, dwu}, {accumulate(w.au, dwu)}));
@@ -517,7 +555,9 @@ void PipelineSim::optimizerStep() {
     const float inv = 1.0f / (kLossScale * float(spec_.microBatches * dp_));
     for (int r = 0; r < n; ++r) {
         auto s = scalar(DType::Float32, inv);
-        for (TensorP* g : gradsOf(r)) unscaled[std::size_t(r)].push_back(out(rec(r, kOptim, "Mul", {*g, s}, {k_.binary(*g, s, DType::Float32, mul)})));
+        for (TensorP* g : gradsOf(r))
+            unscaled[std::size_t(r)].push_back(
+                out(rec(r, kOptim, "Mul", {*g, s}, {k_.binary(*g, s, DType::Float32, mul)})));
     }
     if (spec_.globalNorm) {
         std::vector<TensorP> local(static_cast<std::size_t>(n));
@@ -538,13 +578,17 @@ void PipelineSim::optimizerStep() {
         const auto total = allReduce(all, local, kClip);
         for (int r = 0; r < n; ++r) {
             const auto& t = total[std::size_t(r)];
-            auto nn = out(rec(r, kClip, "Sqrt", {t}, {k_.unary(t, DType::Float32, [](float a) { return std::sqrt(a); })}));
+            auto nn =
+                out(rec(r, kClip, "Sqrt", {t}, {k_.unary(t, DType::Float32, [](float a) { return std::sqrt(a); })}));
             auto clip = scalar(DType::Float32, kClipNorm);
-            auto mx = out(rec(r, kClip, "Maximum", {nn, clip}, {k_.binary(nn, clip, DType::Float32, [](float a, float b) {
-                                  return std::isnan(a) ? a : std::max(a, b);
-                              })}));
-            auto coef = out(rec(r, kClip, "RealDiv", {clip, mx}, {k_.binary(clip, mx, DType::Float32, [](float a, float b) { return a / b; })}));
-            for (auto& g : unscaled[std::size_t(r)]) g = out(rec(r, kClip, "Mul", {g, coef}, {k_.binary(g, coef, DType::Float32, mul)}));
+            auto mx =
+                out(rec(r, kClip, "Maximum", {nn, clip}, {k_.binary(nn, clip, DType::Float32, [](float a, float b) {
+                            return std::isnan(a) ? a : std::max(a, b);
+                        })}));
+            auto coef = out(rec(r, kClip, "RealDiv", {clip, mx},
+                                {k_.binary(clip, mx, DType::Float32, [](float a, float b) { return a / b; })}));
+            for (auto& g : unscaled[std::size_t(r)])
+                g = out(rec(r, kClip, "Mul", {g, coef}, {k_.binary(g, coef, DType::Float32, mul)}));
         }
     }
     for (int r = 0; r < n; ++r) {
@@ -575,7 +619,8 @@ void PipelineSim::run() {
     const int n = ranks(), mbs = spec_.microBatches;
     originLayer_ = spec_.originLayer >= 0 ? spec_.originLayer : spec_.layersPerStage / 2;
     originMb_ = spec_.originMicroBatch >= 0 ? spec_.originMicroBatch : mbs / 2;
-    const int lastIteration = spec_.killedIteration >= 0 ? std::min(spec_.killedIteration, spec_.iterations - 1) : spec_.iterations - 1;
+    const int lastIteration =
+        spec_.killedIteration >= 0 ? std::min(spec_.killedIteration, spec_.iterations - 1) : spec_.iterations - 1;
     trace.iterations = lastIteration + 1;
     for (iter_ = 0; iter_ <= lastIteration; ++iter_) {
         Rng rng{std::uint64_t(104729 * (iter_ + 1))};
@@ -605,7 +650,10 @@ void PipelineSim::run() {
                     if (!ready(rp, st)) continue;
                     std::int64_t clock = 0;
                     for (int ln = 0; ln < tp_; ++ln) clock = std::max(clock, now_[std::size_t(rankOf(rp, st, ln))]);
-                    if (best < 0 || clock < bestClock) { best = rp * pp_ + st; bestClock = clock; }
+                    if (best < 0 || clock < bestClock) {
+                        best = rp * pp_ + st;
+                        bestClock = clock;
+                    }
                 }
             if (!left) break;
             if (best < 0) throw std::logic_error("pipeline sim: the schedule deadlocks");
@@ -613,8 +661,10 @@ void PipelineSim::run() {
             // TP lanes start a unit together.
             for (int ln = 0; ln < tp_; ++ln) now_[std::size_t(rankOf(rp, st, ln))] = bestClock;
             const Unit u = schedule_[std::size_t(st)][next_[std::size_t(best)]++];
-            if (u.backward) backwardUnit(rp, st, u.mb, u.chunk);
-            else forwardUnit(rp, st, u.mb, u.chunk);
+            if (u.backward)
+                backwardUnit(rp, st, u.mb, u.chunk);
+            else
+                forwardUnit(rp, st, u.mb, u.chunk);
         }
         trace.lossPerIteration.push_back(lossSum_ / float(mbs));
         optimizerStep();
@@ -632,7 +682,10 @@ void PipelineSim::cutKilledIteration() {
     const int k = spec_.killedIteration;
     std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = 0;
     for (const ClusterOp& o : trace.ops)
-        if (o.iteration == k) { lo = std::min(lo, o.trueStartUs); hi = std::max(hi, o.trueEndUs); }
+        if (o.iteration == k) {
+            lo = std::min(lo, o.trueStartUs);
+            hi = std::max(hi, o.trueEndUs);
+        }
     const std::int64_t cut = lo + std::int64_t(double(hi - lo) * spec_.killedFraction);
     std::vector<int> newIndex(trace.ops.size(), -1);
     std::vector<ClusterOp> kept;
@@ -644,14 +697,16 @@ void PipelineSim::cutKilledIteration() {
     }
     for (ClusterOp& o : kept) {
         std::vector<int> from;
-        for (int f : o.badFrom) if (newIndex[std::size_t(f)] >= 0) from.push_back(newIndex[std::size_t(f)]);
+        for (int f : o.badFrom)
+            if (newIndex[std::size_t(f)] >= 0) from.push_back(newIndex[std::size_t(f)]);
         o.badFrom = from;
         o.cause = o.cause >= 0 ? newIndex[std::size_t(o.cause)] : -1;
         if (o.cause < 0 && !o.badFrom.empty()) o.cause = o.badFrom.front();
     }
     for (auto& members : trace.collectives) {
         std::vector<int> m;
-        for (int op : members) if (newIndex[std::size_t(op)] >= 0) m.push_back(newIndex[std::size_t(op)]);
+        for (int op : members)
+            if (newIndex[std::size_t(op)] >= 0) m.push_back(newIndex[std::size_t(op)]);
         members = m;
     }
     std::vector<PipelinePair> p;

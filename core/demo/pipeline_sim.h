@@ -41,26 +41,26 @@ const char* pipelineScheduleName(PipelineSchedule s);  // "gpipe", "1f1b", "inte
 
 struct PipelineSpec {
     int pipelineStages = 4, tensorParallel = 2, dataParallel = 1;
-    int layersPerStage = 2;          // per model chunk
+    int layersPerStage = 2;  // per model chunk
     int microBatches = 4;
     PipelineSchedule schedule = PipelineSchedule::OneFOneB;
-    int chunks = 2;                  // model chunks per stage under Interleaved (else 1)
+    int chunks = 2;  // model chunks per stage under Interleaved (else 1)
     int iterations = 4;
     int originIteration = 2;
     int originStage = 2, originLane = 1;  // in data-parallel replica 0
-    int originMicroBatch = -1;       // -1: microBatches / 2
-    int originLayer = -1;            // layer of the origin stage's last chunk; -1: the middle one
-    bool globalNorm = true;          // clip by global norm (an AllReduce over all ranks)
-    int killedIteration = -1;        // the job is killed during this iteration (-1: it ran to the end)
-    double killedFraction = 0.6;     // ... after this share of that iteration's wall time
-    float upWeightSpike = 20.f;      // the origin layer's up weight on the outlier dimension (calibrated by the scenario)
+    int originMicroBatch = -1;            // -1: microBatches / 2
+    int originLayer = -1;                 // layer of the origin stage's last chunk; -1: the middle one
+    bool globalNorm = true;               // clip by global norm (an AllReduce over all ranks)
+    int killedIteration = -1;             // the job is killed during this iteration (-1: it ran to the end)
+    double killedFraction = 0.6;          // ... after this share of that iteration's wall time
+    float upWeightSpike = 20.f;  // the origin layer's up weight on the outlier dimension (calibrated by the scenario)
     std::int64_t baseTimestampUs = 1700000000000000;
     std::vector<std::int64_t> rankClockOffsetUs;  // added to each rank's true time in written timestamps
 };
 
 // Ground truth of the Send/Receive traffic, from the event log.
 struct PipelinePair {
-    int sendOp = -1, recvOp = -1;    // indices into ClusterTrace::ops
+    int sendOp = -1, recvOp = -1;  // indices into ClusterTrace::ops
 };
 
 class PipelineSim {
@@ -78,10 +78,19 @@ public:
     int rankOf(int replica, int stage, int lane) const { return stage * dp_ * tp_ + replica * tp_ + lane; }
 
 private:
-    struct Unit { bool backward; int mb, chunk; };
-    struct Saved { TensorP x, n, rstd, g, u, s, m; };           // one layer's forward values
-    struct Weights { TensorP wg, wu, wd, ag, au, ad, mg, mu, md; };  // fp16 weights, fp32 gradient and momentum accumulators
-    struct HeadState { TensorP wh, ah, mh; };
+    struct Unit {
+        bool backward;
+        int mb, chunk;
+    };
+    struct Saved {
+        TensorP x, n, rstd, g, u, s, m;
+    };  // one layer's forward values
+    struct Weights {
+        TensorP wg, wu, wd, ag, au, ad, mg, mu, md;
+    };  // fp16 weights, fp32 gradient and momentum accumulators
+    struct HeadState {
+        TensorP wh, ah, mh;
+    };
 
     void buildSchedules();
     bool ready(int replica, int stage) const;
@@ -101,7 +110,8 @@ private:
     void link(ClusterOp& op, const std::vector<TensorP>& candidates);
     void send(int rank, int dest, int mb, int destVs, bool backward, const std::string& scope, const TensorP& t);
     TensorP receive(int rank, int mb, int vs, bool backward, const std::string& scope);
-    std::vector<TensorP> allReduce(const std::vector<int>& ranks, const std::vector<TensorP>& in, const std::string& scope);
+    std::vector<TensorP> allReduce(const std::vector<int>& ranks, const std::vector<TensorP>& in,
+                                   const std::string& scope);
     TensorP scalar(DType t, float v) { return k_.make(t, {}, {k_.round(t, v)}); }
     int virtualStage(int stage, int chunk) const { return chunk * pp_ + stage; }
     int globalLayer(int stage, int chunk, int l) const { return virtualStage(stage, chunk) * spec_.layersPerStage + l; }
@@ -112,19 +122,19 @@ private:
     int iter_ = 0, originLayer_ = 0, originMb_ = 0;
     float lossSum_ = 0;
     TensorP emb_, gamma_;
-    std::vector<std::vector<Unit>> schedule_;               // [stage]
-    std::vector<std::size_t> next_;                         // [replica * pp + stage] next unit
+    std::vector<std::vector<Unit>> schedule_;                            // [stage]
+    std::vector<std::size_t> next_;                                      // [replica * pp + stage] next unit
     std::vector<std::map<std::tuple<int, int, int>, Weights>> weights_;  // [rank] (chunk, layer, 0)
-    std::vector<HeadState> head_;                           // [rank], last stage only
-    std::map<std::tuple<int, int, int, int>, Saved> saved_;  // (rank, mb, chunk, layer)
-    std::map<std::tuple<int, int, int>, TensorP> headIn_;   // (rank, mb, chunk) -> last hidden
-    std::map<std::tuple<int, int, int>, TensorP> dyOf_;     // (rank, mb, chunk) -> head gradient
-    std::vector<std::vector<float>> tokens_;                // [mb] token ids of the iteration
+    std::vector<HeadState> head_;                                        // [rank], last stage only
+    std::map<std::tuple<int, int, int, int>, Saved> saved_;              // (rank, mb, chunk, layer)
+    std::map<std::tuple<int, int, int>, TensorP> headIn_;                // (rank, mb, chunk) -> last hidden
+    std::map<std::tuple<int, int, int>, TensorP> dyOf_;                  // (rank, mb, chunk) -> head gradient
+    std::vector<std::vector<float>> tokens_;                             // [mb] token ids of the iteration
     std::vector<std::vector<float>> labels_;
     std::vector<std::vector<std::pair<std::string, std::string>>> graph_;  // [stage] (type, full name)
-    std::vector<std::uint32_t> opCounter_;                  // [stage]
-    std::vector<std::int64_t> now_;                         // [rank] true clock
-    std::vector<std::uint32_t> pos_;                        // [rank] position in the stage graph
+    std::vector<std::uint32_t> opCounter_;                                 // [stage]
+    std::vector<std::int64_t> now_;                                        // [rank] true clock
+    std::vector<std::uint32_t> pos_;                                       // [rank] position in the stage graph
     std::unordered_map<const DemoTensor*, int> producer_;
     std::map<std::tuple<int, int, int, bool>, int> inFlight_;  // (dest, mb, its virtual stage, backward) -> Send op
     std::map<std::tuple<int, int, bool>, std::deque<int>> sentOn_;  // (src, dest, backward) -> Sends not yet received

@@ -26,8 +26,8 @@ void rebaseIndex(DumpIndex& index, const std::string& shardRel, const std::strin
     index.root = dumpRoot;
 }
 
-bool indexShards(const std::string& root, const std::vector<std::string>& shardRels, unsigned threads,
-                 bool useCache, DumpIndex& out, std::string& error) {
+bool indexShards(const std::string& root, const std::vector<std::string>& shardRels, unsigned threads, bool useCache,
+                 DumpIndex& out, std::string& error) {
     out = DumpIndex();
     out.root = root;
     for (const auto& rel : shardRels) {
@@ -75,7 +75,8 @@ bool mergeIndexFiles(const std::vector<std::string>& paths, DumpIndex& out, std:
             continue;
         }
         for (const auto& r : part.ranks) seenRanks.insert({r.folder, r.rank});
-        if (out.root.empty()) out.root = part.root;
+        if (out.root.empty())
+            out.root = part.root;
         else if (part.root != out.root)
             out.warnings.push_back({path,
                                     "indexed with dump root " + part.root + " (first file: " + out.root +

@@ -14,8 +14,8 @@ void rebaseIndex(DumpIndex& index, const std::string& shardRel, const std::strin
 
 // Indexes the given shards of `root` (each on its own, so any subset works) and returns them
 // merged and rebased. Shards that fail become warnings naming the folder.
-bool indexShards(const std::string& root, const std::vector<std::string>& shardRels, unsigned threads,
-                 bool useCache, DumpIndex& out, std::string& error);
+bool indexShards(const std::string& root, const std::vector<std::string>& shardRels, unsigned threads, bool useCache,
+                 DumpIndex& out, std::string& error);
 
 // Merges index files (.dlx or cache shards). Unreadable files become warnings; false only when
 // none could be read. Ops of a rank that appears in two inputs are kept from the first, with a warning.

@@ -50,7 +50,7 @@ std::vector<std::vector<std::string>> planShards(const std::vector<std::vector<S
             e.second.push_back(p);
         }
     std::vector<std::pair<std::string, std::pair<std::uint64_t, std::vector<std::size_t>>>> order(who.begin(),
-                                                                                                   who.end());
+                                                                                                  who.end());
     std::stable_sort(order.begin(), order.end(),
                      [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
     std::vector<std::uint64_t> load(visible.size(), 0);
@@ -67,7 +67,8 @@ std::vector<std::vector<std::string>> planShards(const std::vector<std::vector<S
 
 std::string encodeShardList(const std::vector<ShardInfo>& shards) {
     std::string s;
-    for (const auto& sh : shards) s += std::to_string(sh.bytes) + "\t" + std::to_string(sh.files) + "\t" + sh.rel + "\n";
+    for (const auto& sh : shards)
+        s += std::to_string(sh.bytes) + "\t" + std::to_string(sh.files) + "\t" + sh.rel + "\n";
     return s;
 }
 

@@ -8,7 +8,7 @@
 namespace dl {
 
 struct ShardInfo {
-    std::string rel;             // rank folder relative to the dump root ("rank_3"); "" = the root itself
+    std::string rel;  // rank folder relative to the dump root ("rank_3"); "" = the root itself
     std::uint64_t bytes = 0;
     std::uint64_t files = 0;
 };

@@ -43,7 +43,7 @@ constexpr auto kCareful = [] {
 
 void appendJsonString(fmt::memory_buffer& out, std::string_view s) {
     out.push_back('"');
-    std::size_t plain = 0;   // start of the run of bytes copied as they are
+    std::size_t plain = 0;  // start of the run of bytes copied as they are
     const auto flush = [&](std::size_t upto) { out.append(s.data() + plain, s.data() + upto); };
     for (std::size_t i = 0; i < s.size();) {
         const auto c = static_cast<unsigned char>(s[i]);
@@ -75,8 +75,10 @@ void appendJsonString(fmt::memory_buffer& out, std::string_view s) {
 
 void appendJsonNumber(fmt::memory_buffer& out, double v) {
     const std::string_view text = std::isnan(v) ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"";
-    if (std::isfinite(v)) fmt::format_to(fmt::appender(out), "{}", v);
-    else out.append(text.data(), text.data() + text.size());
+    if (std::isfinite(v))
+        fmt::format_to(fmt::appender(out), "{}", v);
+    else
+        out.append(text.data(), text.data() + text.size());
 }
 
 }  // namespace dl

@@ -36,11 +36,16 @@ bool timestampAxis(const DumpIndex& index) {
 // Reserved colour names of the trace viewers (chrome://tracing), by state.
 const char* colourOf(OpState s) {
     switch (s) {
-        case OpState::Normal: return nullptr;
-        case OpState::NearLimit: return "yellow";
-        case OpState::Saturated: return "bad";
-        case OpState::InfNan: return "terrible";
-        case OpState::Origin: return "black";
+        case OpState::Normal:
+            return nullptr;
+        case OpState::NearLimit:
+            return "yellow";
+        case OpState::Saturated:
+            return "bad";
+        case OpState::InfNan:
+            return "terrible";
+        case OpState::Origin:
+            return "black";
     }
     return nullptr;
 }
@@ -81,9 +86,11 @@ private:
 // The chain as hops between ops: each step from the step it came from, as the timeline's arrows.
 // A hop's flow id is its target step's index (unique: a step has one cause).
 struct ChainMarks {
-    struct Hop { std::uint32_t from = 0, to = 0, id = 0; };
+    struct Hop {
+        std::uint32_t from = 0, to = 0, id = 0;
+    };
     std::vector<Hop> byFrom, byTo;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> stepOf;   // (op, its first step), by op
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> stepOf;  // (op, its first step), by op
 
     static std::vector<Hop>::const_iterator first(const std::vector<Hop>& v, std::uint32_t op, bool from) {
         return std::lower_bound(v.begin(), v.end(), op,
@@ -104,7 +111,7 @@ ChainMarks chainMarks(const DumpIndex& index, const AnalysisResult* analysis, bo
         const int c = chain[k].causedBy;
         if (c < 0 || std::size_t(c) >= chain.size()) continue;
         const std::uint32_t from = chain[std::size_t(c)].at.op;
-        if (from == op) continue;   // the same op reached twice (another tensor of it): no arrow
+        if (from == op) continue;  // the same op reached twice (another tensor of it): no arrow
         if (!shown(from) || !shown(op)) {
             ++notShown;
             continue;
@@ -128,7 +135,7 @@ std::uint32_t worstTensor(const DumpIndex& index, const OpStates& states, const 
         const OpState s = t < states.tensor.size() ? states.tensor[t] : OpState::Normal;
         const std::optional<double> mx = statFigure(index.stats(index.tensors[t]), StatFigure::MaxAbs);
         const bool better = worst == kNoIndex || s > worstState ||
-                            (s == worstState && mx && (!worstMax || compareFigures(*mx, *worstMax) > 0));
+            (s == worstState && mx && (!worstMax || compareFigures(*mx, *worstMax) > 0));
         if (!better) continue;
         worst = t;
         worstState = s;
@@ -153,15 +160,17 @@ void writeWorst(Writer& w, const DumpIndex& index, const OpStates& states, std::
         w.put("{}", index.dims[from + k]);
     }
     w.put(R"(],"state":"{}")", opStateName(t < states.tensor.size() ? states.tensor[t] : OpState::Normal));
-    const std::pair<const char*, StatFigure> figures[] = {
-        {"min", StatFigure::Min}, {"max", StatFigure::Max}, {"max_abs", StatFigure::MaxAbs}, {"mean", StatFigure::Mean}};
+    const std::pair<const char*, StatFigure> figures[] = {{"min", StatFigure::Min},
+                                                          {"max", StatFigure::Max},
+                                                          {"max_abs", StatFigure::MaxAbs},
+                                                          {"mean", StatFigure::Mean}};
     for (const auto& [key, f] : figures)
         if (const auto v = statFigure(s, f)) {
             w.put(R"(,"{}":)", key);
             w.num(*v);
         }
     if (const auto v = statFigure(s, StatFigure::MaxAbs)) {
-        w.put(R"(,"headroom":)");   // max|x| / 65504: 1 and above does not fit fp16
+        w.put(R"(,"headroom":)");  // max|x| / 65504: 1 and above does not fit fp16
         w.num(*v / double(kFp16Max));
     }
     if (s.has(stat::NanCount)) w.put(R"(,"nan_count":{})", s.nanCount);
@@ -203,11 +212,13 @@ std::vector<Slice> durations(const DumpIndex& index, const Entry* e, std::size_t
     for (std::size_t k = 0; k < n; ++k) {
         const OpRecord& o = index.ops[e[k].op];
         Slice& s = out[k];
-        if (!inferred(k)) s = {o.endUs - o.startUs, "dump"};
+        if (!inferred(k))
+            s = {o.endUs - o.startUs, "dump"};
         else if (follows(k)) {
             const std::int64_t gap = e[k + 1].start - e[k].start;
             s = gap > cap ? Slice{cap, "idle_capped"} : Slice{gap, "next_op"};
-        } else s = {median, "median_gap"};
+        } else
+            s = {median, "median_gap"};
         if (k + 1 < n && e[k].start + s.dur > e[k + 1].start) {
             s.dur = e[k + 1].start - e[k].start;
             if (!inferred(k)) s.source = "dump_clipped";
@@ -230,8 +241,7 @@ bool writeTraceEvents(const DumpIndex& index, const AnalysisResult* analysis, co
     if (opt.stop.stop_requested()) return stopped();
     sum.timestamps = timestampAxis(index);
     const ChainMarks chain = chainMarks(index, analysis, sum.timestamps, sum.hopsNotShown);
-    const std::uint32_t originOp =
-        analysis && analysis->firstOverflow ? analysis->firstOverflow->op : kNoIndex;
+    const std::uint32_t originOp = analysis && analysis->firstOverflow ? analysis->firstOverflow->op : kNoIndex;
     Writer w(sink, error);
     w.put(R"({{"traceEvents":[)");
     std::uint32_t nextTid = 1;
@@ -258,17 +268,18 @@ bool writeTraceEvents(const DumpIndex& index, const AnalysisResult* analysis, co
         std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
             return std::tie(x.stream, x.start, x.op) < std::tie(y.stream, y.start, y.op);
         });
-        const std::uint32_t pid = rank + 1;   // pid 0 is the idle process to some viewers
+        const std::uint32_t pid = rank + 1;  // pid 0 is the idle process to some viewers
         if (!entries.empty()) {
             const int stage = analysis ? analysis->stages.stageOf(rank) : -1;
-            const std::string name = stage >= 0 ? fmt::format("rank {} (stage {})", rank, stage) : fmt::format("rank {}", rank);
+            const std::string name =
+                stage >= 0 ? fmt::format("rank {} (stage {})", rank, stage) : fmt::format("rank {}", rank);
             w.beginEvent();
             w.put(R"({{"ph":"M","name":"process_name","pid":{},"tid":{},"args":{{"name":)", pid, nextTid);
             w.str(name);
             w.put("}}}}");
             w.beginEvent();
-            w.put(R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})", pid, nextTid,
-                  rank);
+            w.put(R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})", pid,
+                  nextTid, rank);
             ++sum.processes;
         }
         for (std::size_t g = 0; g < entries.size();) {
@@ -308,12 +319,13 @@ bool writeTraceEvents(const DumpIndex& index, const AnalysisResult* analysis, co
                       state >= OpState::Saturated, o.tensorCount, dur[k - g].source);
                 if (sum.timestamps) w.put(R"(,"dump_start_us":{},"clock_offset_us":{})", o.startUs, offset);
                 if (o.overflow >= 0) w.put(R"(,"opdebug_record":true)");
-                if (const std::uint32_t t = worstTensor(index, states, o); t != kNoIndex) writeWorst(w, index, states, t);
+                if (const std::uint32_t t = worstTensor(index, states, o); t != kNoIndex)
+                    writeWorst(w, index, states, t);
                 auto step = std::lower_bound(chain.stepOf.begin(), chain.stepOf.end(), std::pair{i, 0u});
                 if (step != chain.stepOf.end() && step->first == i) {
                     const ChainStep& cs = analysis->chain[step->second];
-                    w.put(R"(,"chain_step":{},"chain_role":"{}","chain_via":"{}")", step->second, chainRoleName(cs.role),
-                          chainViaName(cs.via));
+                    w.put(R"(,"chain_step":{},"chain_role":"{}","chain_via":"{}")", step->second,
+                          chainRoleName(cs.role), chainViaName(cs.via));
                 }
                 w.put("}}}}");
                 ++sum.slices;
@@ -324,17 +336,19 @@ bool writeTraceEvents(const DumpIndex& index, const AnalysisResult* analysis, co
                     w.put(R"({{"ph":"f","bp":"e","id":{},"cat":"{}","name":"{}","pid":{},"tid":{},"ts":{}}})", it->id,
                           kOpCategory, kFlowName, pid, tid, ts);
                 }
-                for (auto it = ChainMarks::first(chain.byFrom, i, true); it != chain.byFrom.end() && it->from == i; ++it) {
+                for (auto it = ChainMarks::first(chain.byFrom, i, true); it != chain.byFrom.end() && it->from == i;
+                     ++it) {
                     w.beginEvent();
-                    w.put(R"({{"ph":"s","id":{},"cat":"{}","name":"{}","pid":{},"tid":{},"ts":{}}})", it->id, kOpCategory,
-                          kFlowName, pid, tid, ts);
+                    w.put(R"({{"ph":"s","id":{},"cat":"{}","name":"{}","pid":{},"tid":{},"ts":{}}})", it->id,
+                          kOpCategory, kFlowName, pid, tid, ts);
                     ++sum.flows;
                 }
                 if (i == originOp) {
                     const OverflowPoint& p = *analysis->firstOverflow;
                     w.beginEvent();
                     w.put(R"({{"ph":"i","s":"t","cat":"origin","name":"first overflow","pid":{},"tid":{},"ts":{},)"
-                          R"("args":{{"op":)", pid, tid, ts);
+                          R"("args":{{"op":)",
+                          pid, tid, ts);
                     w.str(name);
                     w.put(R"(,"kind":"{}","rank":{},"iteration":{})", anomalyKindName(p.kind), p.rank, p.iteration);
                     if (p.tensor < index.tensors.size()) {
@@ -358,7 +372,10 @@ bool writeTraceEvents(const DumpIndex& index, const AnalysisResult* analysis, co
     w.str(index.root);
     w.put(R"(,"time_base":"{}","clock_aligned":{},"verdict":"{}")", sum.timestamps ? "timestamps" : "execution_order",
           sum.timestamps && opt.alignClocks && analysis && analysis->clocksAligned,
-          !analysis ? "not analysed" : analysis->noData ? "no data" : analysis->overflow ? "overflow" : "clean");
+          !analysis                ? "not analysed"
+              : analysis->noData   ? "no data"
+              : analysis->overflow ? "overflow"
+                                   : "clean");
     if (originOp < index.ops.size()) {
         w.put(R"(,"origin_op":)");
         w.str(index.strings.view(index.ops[originOp].name));

@@ -26,18 +26,18 @@
 namespace dl {
 
 struct TraceExportOptions {
-    bool alignClocks = true;   // subtract the analysis's clock offsets (needs the analysis)
-    std::stop_token stop;      // stopped: returns false with `cancelled` set; a file is not written
-    WorkCallback progress;     // ops written of all ops
+    bool alignClocks = true;  // subtract the analysis's clock offsets (needs the analysis)
+    std::stop_token stop;     // stopped: returns false with `cancelled` set; a file is not written
+    WorkCallback progress;    // ops written of all ops
 };
 
 struct TraceExportSummary {
     bool cancelled = false;
-    bool timestamps = true;              // false: ts is the execution order
+    bool timestamps = true;  // false: ts is the execution order
     std::size_t processes = 0, threads = 0, slices = 0;
-    std::size_t opsWithoutTime = 0;      // left out (timestamps base only)
-    std::size_t flows = 0;               // chain hops written as an s/f pair
-    std::size_t hopsNotShown = 0;        // chain hops one of whose ops is left out
+    std::size_t opsWithoutTime = 0;  // left out (timestamps base only)
+    std::size_t flows = 0;           // chain hops written as an s/f pair
+    std::size_t hopsNotShown = 0;    // chain hops one of whose ops is left out
     bool originMarked = false;
     std::uint64_t bytes = 0;
 };

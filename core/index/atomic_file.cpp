@@ -27,7 +27,7 @@ void removeStaleTemporaries(const std::filesystem::path& target) {
         const std::string pidText = name.substr(dot + 1);
         if (pidText.find_first_not_of("0123456789") != std::string::npos || pidText.size() > 9) continue;
         const pid_t pid = pid_t(std::stol(pidText));
-        std::error_code removeError;   // a file another cleaner removed first is fine
+        std::error_code removeError;  // a file another cleaner removed first is fine
         if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) fs::remove(it->path(), removeError);
     }
 }

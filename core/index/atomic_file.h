@@ -15,7 +15,7 @@ public:
     // Creates the parent folders and the temporary (removing temporaries of dead writers first).
     bool open(const std::string& path, std::string& error);
     bool write(const void* data, std::size_t n, std::string& error);
-    bool commit(std::string& error);   // fsync + rename
+    bool commit(std::string& error);  // fsync + rename
 
 private:
     std::string m_path, m_tmp;

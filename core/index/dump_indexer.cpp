@@ -14,11 +14,11 @@
 #include <set>
 
 #include "core/index/dump_layout.h"
+#include "core/index/format_reader.h"
 #include "core/index/index_file.h"
 #include "core/index/index_serializer.h"
 #include "core/index/index_summary.h"
 #include "core/index/output_guard.h"
-#include "core/index/format_reader.h"
 #include "core/index/shard_builder.h"
 #include "core/util/huge_pages.h"
 #include "core/util/parallel_for.h"
@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Shard {
-    std::string rel;                          // "" or "rank_3" (path relative to the root)
+    std::string rel;  // "" or "rank_3" (path relative to the root)
     std::vector<const ScannedFile*> files;
     std::string cachePath;
     FolderFingerprint fingerprint;
@@ -36,8 +36,8 @@ struct Shard {
     bool haveCached = false;
     bool fromCache = false;
     std::unique_ptr<ShardBuilder> builder;
-    bool built = false;   // `result` holds the finished shard
-    std::size_t reused = 0;   // its files whose figures came from `cached`
+    bool built = false;      // `result` holds the finished shard
+    std::size_t reused = 0;  // its files whose figures came from `cached`
     DumpIndex result;
 };
 
@@ -71,7 +71,8 @@ FolderFingerprint fingerprintOf(const std::vector<const ScannedFile*>& files) {
 std::string cacheFileFor(const std::string& cacheDir, const std::string& rootAbs, const std::string& shardRel) {
     const std::string key = rootAbs + "\n" + shardRel;
     char name[40];
-    std::snprintf(name, sizeof name, "%016llx.dlshard", static_cast<unsigned long long>(XXH64(key.data(), key.size(), 0)));
+    std::snprintf(name, sizeof name, "%016llx.dlshard",
+                  static_cast<unsigned long long>(XXH64(key.data(), key.size(), 0)));
     return cacheDir + "/shards/" + name;
 }
 
@@ -93,7 +94,8 @@ void loadCache(Shard& s, const std::string& rootAbs, std::string& note) {
 // one file straight into `out` (no per-shard load, merge or sort).
 std::string mergedCacheFileFor(const std::string& cacheDir, const std::string& rootAbs) {
     char name[40];
-    std::snprintf(name, sizeof name, "%016llx.dlx", static_cast<unsigned long long>(XXH64(rootAbs.data(), rootAbs.size(), 1)));
+    std::snprintf(name, sizeof name, "%016llx.dlx",
+                  static_cast<unsigned long long>(XXH64(rootAbs.data(), rootAbs.size(), 1)));
     return cacheDir + "/merged/" + name;
 }
 
@@ -115,8 +117,8 @@ FolderFingerprint combinedFingerprint(const std::vector<Shard*>& shards) {
 }
 
 // True when the merged cache matches the dump as scanned now; then `out` holds it.
-bool loadMergedCache(const std::string& path, const std::string& rootAbs, const FolderFingerprint& want,
-                     DumpIndex& out, std::string& note) {
+bool loadMergedCache(const std::string& path, const std::string& rootAbs, const FolderFingerprint& want, DumpIndex& out,
+                     std::string& note) {
     std::error_code ec;
     if (!fs::exists(path, ec)) return false;
     std::string error;
@@ -127,7 +129,7 @@ bool loadMergedCache(const std::string& path, const std::string& rootAbs, const 
         return false;
     }
     if (out.root == rootAbs && fp == want) return true;
-    out = DumpIndex();   // the dump changed since (or another dump with the same hash)
+    out = DumpIndex();  // the dump changed since (or another dump with the same hash)
     return false;
 }
 
@@ -161,20 +163,22 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     // stack.json, construct.json and dump_tensor_data/ are read together).
     if (rootPath.filename() == "dump.json" && fs::is_regular_file(rootPath, ec)) rootPath = rootPath.parent_path();
     if (!fs::is_directory(rootPath, ec)) {
-        if (!fs::is_regular_file(rootPath, ec)) {   // opening a FIFO would wait for a writer for ever
+        if (!fs::is_regular_file(rootPath, ec)) {  // opening a FIFO would wait for a writer for ever
             error = "'" + path + "' is not a folder or a regular file; not read";
             return false;
         }
         if (isIndexFile(rootPath.string())) return loadIndexFile(rootPath.string(), out, report, error);
-        error = "'" + path + "' is not a folder (point at the dump path, a rank_N folder, an iteration folder, an msprobe dump.json or a "
-                ".dlx index file; use `dumplens-cli inspect` for a single tensor file)";
+        error = "'" + path +
+            "' is not a folder (point at the dump path, a rank_N folder, an iteration folder, an msprobe dump.json or "
+            "a "
+            ".dlx index file; use `dumplens-cli inspect` for a single tensor file)";
         return false;
     }
     const std::string rootAbs = rootPath.string();
     // Absolute before the inside-the-dump check: a relative folder that does not exist yet would
     // otherwise compare as relative and never be found inside the dump.
-    const fs::path cacheAbs = fs::weakly_canonical(
-        fs::absolute(options.cacheDir.empty() ? defaultCacheDir() : options.cacheDir, ec), ec);
+    const fs::path cacheAbs =
+        fs::weakly_canonical(fs::absolute(options.cacheDir.empty() ? defaultCacheDir() : options.cacheDir, ec), ec);
     const std::string cacheDir = cacheAbs.string();
     // Against the whole dump, not only the folder given: for dump/rank_0 a cache in dump/.cache is
     // inside the dump too.
@@ -204,14 +208,15 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
         shardList.push_back(&s);
     }
     const FolderFingerprint wholeDump = combinedFingerprint(shardList);
-    const std::string mergedPath = useCache && shardList.size() > 1 ? mergedCacheFileFor(cacheDir, rootAbs) : std::string();
+    const std::string mergedPath =
+        useCache && shardList.size() > 1 ? mergedCacheFileFor(cacheDir, rootAbs) : std::string();
     if (!mergedPath.empty()) {
         std::string note;
         const bool hit = loadMergedCache(mergedPath, rootAbs, wholeDump, out, note);
         if (!note.empty()) report.cacheNotes.push_back(std::move(note));
         if (hit) {
             report.shardsFromCache = shardList.size();
-            std::set<DumpFormat> seen;   // in enum order, as a rebuild lists them
+            std::set<DumpFormat> seen;  // in enum order, as a rebuild lists them
             for (const auto& r : out.ranks) seen.insert(r.format);
             for (DumpFormat f : seen)
                 if (f != DumpFormat::Unknown) report.formats.emplace_back(dumpFormatName(f));
@@ -222,7 +227,8 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     tbb::task_arena arena(options.threads ? int(options.threads) : tbb::task_arena::automatic);
     // Shards share nothing until the merge: each is loaded, scanned and finished on its own core.
     auto eachShard = [&](auto&& fn) {
-        parallelFor(std::size_t(0), shardList.size(), [&](std::size_t i) { fn(*shardList[i], i); }, &arena);
+        parallelFor(
+            std::size_t(0), shardList.size(), [&](std::size_t i) { fn(*shardList[i], i); }, &arena);
     };
     std::vector<std::string> notes(shardList.size());
     auto flushNotes = [&] {
@@ -238,7 +244,7 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     const std::string host = hostName();
     // A builder is freed as soon as its shard is built, so the drafts of all shards and all the
     // results are never held together.
-    const auto finishShard = [&](Shard& s, std::size_t i) {   // after s.result = s.builder->finish()
+    const auto finishShard = [&](Shard& s, std::size_t i) {  // after s.result = s.builder->finish()
         shardFormats[i] = s.builder->formats();
         s.reused = s.builder->reusedFiles();
         s.builder.reset();
@@ -254,14 +260,13 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     // shard without jobs (statistics only: its statistic.csv rows are its tensors) is finished at
     // once, so only the drafts of the shards being parsed are alive, not those of all shards.
     {
-        tbb::enumerable_thread_specific<DraftBuffers> buffers;   // freed before the merge
+        tbb::enumerable_thread_specific<DraftBuffers> buffers;  // freed before the merge
         eachShard([&](Shard& s, std::size_t i) {
             if (s.fromCache) return;
             s.builder = std::make_unique<ShardBuilder>(rootAbs, s.rel, s.haveCached ? &s.cached : nullptr);
             s.builder->adoptBuffers(std::move(buffers.local()));
-            if (s.builder->scan(s.files, options.stop) && s.builder->jobs().empty() &&
-                !options.stop.stop_requested()) {
-                DraftBuffers& mine = buffers.local();   // the same thread's, unless it was stolen meanwhile
+            if (s.builder->scan(s.files, options.stop) && s.builder->jobs().empty() && !options.stop.stop_requested()) {
+                DraftBuffers& mine = buffers.local();  // the same thread's, unless it was stolen meanwhile
                 s.result = s.builder->finish();
                 mine = s.builder->releaseBuffers();
                 finishShard(s, i);
@@ -269,7 +274,10 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
         });
     }
     if (options.stop.stop_requested()) return cancelled();
-    struct JobRef { Shard* shard; std::size_t job; };
+    struct JobRef {
+        Shard* shard;
+        std::size_t job;
+    };
     std::vector<JobRef> jobs;
     Progress total;
     for (auto& [rel, s] : shards) {
@@ -284,29 +292,32 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     total.filesTotal = jobs.size();
     std::atomic<std::uint64_t> filesDone{0}, bytesDone{0};
     std::mutex progressMutex;
-    std::optional<std::chrono::steady_clock::time_point> lastReport;   // the first file is reported at once
-    parallelFor(tbb::blocked_range<std::size_t>(0, jobs.size(), 8), [&](const tbb::blocked_range<std::size_t>& range) {
-        std::vector<std::uint8_t> scratch;
-        for (std::size_t i = range.begin(); i != range.end(); ++i) {
-            if (options.stop.stop_requested()) return;
-            Shard& s = *jobs[i].shard;
-            const StatsJob& job = s.builder->jobs()[jobs[i].job];
-            StatsJobResult r = job.reader->run(job, scratch);   // one virtual call per file
-            s.builder->applyJob(job, std::move(r));  // each job fills its own draft: no lock needed
-            const auto fd = ++filesDone;
-            const auto bd = bytesDone += job.fileSize;
-            if (options.progress) {
-                std::lock_guard lock(progressMutex);
-                const auto now = std::chrono::steady_clock::now();
-                if (!lastReport || now - *lastReport > std::chrono::milliseconds(50) || fd == jobs.size()) {
-                    lastReport = now;
-                    options.progress({fd, total.filesTotal, bd, total.bytesTotal});
+    std::optional<std::chrono::steady_clock::time_point> lastReport;  // the first file is reported at once
+    parallelFor(
+        tbb::blocked_range<std::size_t>(0, jobs.size(), 8),
+        [&](const tbb::blocked_range<std::size_t>& range) {
+            std::vector<std::uint8_t> scratch;
+            for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                if (options.stop.stop_requested()) return;
+                Shard& s = *jobs[i].shard;
+                const StatsJob& job = s.builder->jobs()[jobs[i].job];
+                StatsJobResult r = job.reader->run(job, scratch);  // one virtual call per file
+                s.builder->applyJob(job, std::move(r));            // each job fills its own draft: no lock needed
+                const auto fd = ++filesDone;
+                const auto bd = bytesDone += job.fileSize;
+                if (options.progress) {
+                    std::lock_guard lock(progressMutex);
+                    const auto now = std::chrono::steady_clock::now();
+                    if (!lastReport || now - *lastReport > std::chrono::milliseconds(50) || fd == jobs.size()) {
+                        lastReport = now;
+                        options.progress({fd, total.filesTotal, bd, total.bytesTotal});
+                    }
                 }
             }
-        }
-    }, &arena);
+        },
+        &arena);
     report.filesRead = filesDone.load();
-    if (filesDone.load() < jobs.size()) return cancelled();   // only a stop leaves jobs undone
+    if (filesDone.load() < jobs.size()) return cancelled();  // only a stop leaves jobs undone
 
     out = DumpIndex();
     out.root = rootAbs;

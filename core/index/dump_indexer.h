@@ -14,9 +14,9 @@
 namespace dl {
 
 struct IndexOptions {
-    unsigned threads = 0;          // 0: all cores
+    unsigned threads = 0;  // 0: all cores
     bool useCache = true;
-    std::string cacheDir;          // empty: defaultCacheDir()
+    std::string cacheDir;  // empty: defaultCacheDir()
     // Called from worker threads, serialised: for the first file, then at most every 50 ms, and for
     // the last file, so a caller need not throttle it again.
     ProgressCallback progress;
@@ -26,12 +26,12 @@ struct IndexOptions {
 struct IndexReport {
     bool cancelled = false;
     double seconds = 0;
-    std::size_t shardsFromCache = 0;   // reopened unchanged from the cache
-    std::size_t shardsIndexed = 0;     // (re)built
-    std::size_t filesRead = 0;         // tensor files whose statistics were computed
-    std::size_t filesReused = 0;       // unchanged files whose statistics came from the cache
-    std::vector<std::string> cacheNotes;   // cache rebuilt / not writable, with reasons
-    std::vector<std::string> formats;      // formats found, e.g. "MindSpore npy (8-field)"
+    std::size_t shardsFromCache = 0;      // reopened unchanged from the cache
+    std::size_t shardsIndexed = 0;        // (re)built
+    std::size_t filesRead = 0;            // tensor files whose statistics were computed
+    std::size_t filesReused = 0;          // unchanged files whose statistics came from the cache
+    std::vector<std::string> cacheNotes;  // cache rebuilt / not writable, with reasons
+    std::vector<std::string> formats;     // formats found, e.g. "MindSpore npy (8-field)"
 };
 
 // Returns false (with `error`) only when the path itself is unusable; problems with individual

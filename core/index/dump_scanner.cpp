@@ -43,9 +43,9 @@ struct Walker {
             if (name == "." || name == "..") continue;
             const std::string childRel = rel.empty() ? name : rel + "/" + name;
             const std::string childAbs = abs + "/" + name;
-            struct stat st{};
+            struct stat st {};
             if (::stat(childAbs.c_str(), &st) != 0) {
-                struct stat lst{};
+                struct stat lst {};
                 const bool dangling = ::lstat(childAbs.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode);
                 warn(childRel, dangling ? "broken symbolic link" : std::string("cannot stat: ") + std::strerror(errno),
                      WarningSeverity::Unreadable);
@@ -66,9 +66,9 @@ struct Walker {
                 const std::int64_t stamp[3] = {std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
                                                std::int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
                                                std::int64_t(st.st_ino)};
-                out.files.push_back({childRel, std::uint64_t(st.st_size), stamp[0],
-                                     std::int64_t(XXH64(stamp, sizeof stamp, 0))});
-            } else {   // never opened: a FIFO would block the reader, a device never end
+                out.files.push_back(
+                    {childRel, std::uint64_t(st.st_size), stamp[0], std::int64_t(XXH64(stamp, sizeof stamp, 0))});
+            } else {  // never opened: a FIFO would block the reader, a device never end
                 warn(childRel, std::string("not a regular file (a ") + fileTypeName(st.st_mode) + "), skipped",
                      WarningSeverity::Unreadable);
             }
@@ -88,7 +88,7 @@ struct Walker {
 
 ScanResult scanFolder(const std::string& root, std::stop_token stop, int maxDepth) {
     Walker w{root, stop, maxDepth, {}, {}};
-    struct stat st{};
+    struct stat st {};
     if (::stat(root.c_str(), &st) == 0) w.visited.insert({st.st_dev, st.st_ino});
     if (char* real = ::realpath(root.c_str(), nullptr)) {
         std::string up = real;

@@ -13,7 +13,7 @@
 namespace dl {
 
 struct ScannedFile {
-    std::string rel;          // path relative to the scan root, '/'-separated
+    std::string rel;  // path relative to the scan root, '/'-separated
     std::uint64_t size = 0;
     std::int64_t mtimeNs = 0;
     // mtime, ctime and inode mixed: a rewrite that restores size and mtime (touch -r) still changes
@@ -22,7 +22,7 @@ struct ScannedFile {
 };
 
 struct ScanResult {
-    std::vector<ScannedFile> files;          // sorted by rel
+    std::vector<ScannedFile> files;  // sorted by rel
     std::vector<IndexWarning> warnings;
 };
 

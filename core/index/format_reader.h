@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/formats/mindspore/dump_file_name.h"
 #include "core/index/dump_scanner.h"
 #include "core/index/stats_job.h"
-#include "core/formats/mindspore/dump_file_name.h"
 #include "core/model/dump_index.h"
 
 namespace dl {

@@ -14,8 +14,12 @@
 namespace dl::container {
 namespace {
 
-template <class T> void putAt(std::uint8_t* p, T v) { std::memcpy(p, &v, sizeof v); }
-template <class T> T getAt(const std::uint8_t* p) {
+template <class T>
+void putAt(std::uint8_t* p, T v) {
+    std::memcpy(p, &v, sizeof v);
+}
+template <class T>
+T getAt(const std::uint8_t* p) {
     T v;
     std::memcpy(&v, p, sizeof v);
     return v;
@@ -37,7 +41,7 @@ std::uint64_t tablesHash(const std::uint8_t* header, const std::uint8_t* tables,
     XXH3_state_t* st = XXH3_createState();
     XXH3_64bits_reset(st);
     XXH3_64bits_update(st, header, 32);
-    XXH3_64bits_update(st, header + 40, kHeaderBytes - 40);   // all of the header but the hash itself
+    XXH3_64bits_update(st, header + 40, kHeaderBytes - 40);  // all of the header but the hash itself
     XXH3_64bits_update(st, tables, n);
     const std::uint64_t h = XXH3_64bits_digest(st);
     XXH3_freeState(st);
@@ -115,7 +119,7 @@ bool Writer::write(const Sink& sink, std::string& error) {
             return;
         }
         const std::size_t bound = ZSTD_compressBound(c.rawBytes);
-        c.packed.reset(new std::uint8_t[bound]);   // uninitialised: only the bytes written are touched
+        c.packed.reset(new std::uint8_t[bound]);  // uninitialised: only the bytes written are touched
         ZSTD_CCtx* cctx = cctxs.local().p;
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
         ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, s.enc.zstdLevel);
@@ -217,14 +221,15 @@ bool Reader::open(const Source& src, std::uint32_t version, std::string& error) 
     const auto declared = getAt<std::uint64_t>(h + 16);
     if (size < kHeaderBytes || declared != size) {
         error = "index file truncated or padded (" + std::to_string(size) + " bytes, header says " +
-                std::to_string(declared) + ")";
+            std::to_string(declared) + ")";
         return false;
     }
     const auto nSections = getAt<std::uint32_t>(h + 12), nChunks = getAt<std::uint32_t>(h + 24);
-    const std::uint64_t tableBytes = std::uint64_t(nSections) * kSectionEntryBytes + std::uint64_t(nChunks) * kChunkEntryBytes;
+    const std::uint64_t tableBytes =
+        std::uint64_t(nSections) * kSectionEntryBytes + std::uint64_t(nChunks) * kChunkEntryBytes;
     if (nSections > kMaxSections || tableBytes > size - kHeaderBytes) {
         error = "index tables larger than the file (" + std::to_string(nSections) + " sections, " +
-                std::to_string(nChunks) + " chunks in " + std::to_string(size) + " bytes)";
+            std::to_string(nChunks) + " chunks in " + std::to_string(size) + " bytes)";
         return false;
     }
     std::vector<std::uint8_t> tables(static_cast<std::size_t>(tableBytes));
@@ -236,7 +241,8 @@ bool Reader::open(const Source& src, std::uint32_t version, std::string& error) 
     const std::uint8_t* c = tables.data() + std::size_t(nSections) * kSectionEntryBytes;
     m_chunks.resize(nChunks);
     for (ChunkInfo& ch : m_chunks) {
-        ch = {getAt<std::uint64_t>(c), getAt<std::uint64_t>(c + 8), getAt<std::uint64_t>(c + 16), getAt<std::uint64_t>(c + 24)};
+        ch = {getAt<std::uint64_t>(c), getAt<std::uint64_t>(c + 8), getAt<std::uint64_t>(c + 16),
+              getAt<std::uint64_t>(c + 24)};
         c += kChunkEntryBytes;
     }
     const std::uint8_t* t = tables.data();
@@ -256,7 +262,8 @@ bool Reader::open(const Source& src, std::uint32_t version, std::string& error) 
             error = name + " appears twice (file corrupt)";
             return false;
         }
-        if (storage > 1 || s.elemSize == 0 || s.elemSize > (1u << 16) || s.count > (std::uint64_t(1) << 40) / s.elemSize) {
+        if (storage > 1 || s.elemSize == 0 || s.elemSize > (1u << 16) ||
+            s.count > (std::uint64_t(1) << 40) / s.elemSize) {
             error = name + ": unknown storage or record size (file corrupt)";
             return false;
         }
@@ -273,17 +280,18 @@ bool Reader::open(const Source& src, std::uint32_t version, std::string& error) 
         for (std::uint32_t k = 0; k < s.chunks; ++k) {
             const ChunkInfo& ch = m_chunks[s.firstChunk + k];
             const bool inside = ch.offset >= s.offset && ch.offset - s.offset <= s.stored &&
-                                ch.stored <= s.stored - (ch.offset - s.offset);
+                ch.stored <= s.stored - (ch.offset - s.offset);
             if (!inside || ch.raw == 0 || ch.raw > kMaxChunkBytes || ch.stored == 0 ||
                 (s.storage == Storage::Raw && ch.stored != ch.raw)) {
-                error = name + " chunk " + std::to_string(k) + ": outside its section or of a wrong size (file corrupt)";
+                error =
+                    name + " chunk " + std::to_string(k) + ": outside its section or of a wrong size (file corrupt)";
                 return false;
             }
             sum += ch.raw;
         }
         if (sum != s.bytes) {
             error = name + ": its chunks hold " + std::to_string(sum) + " bytes, the section declares " +
-                    std::to_string(s.bytes) + " (file corrupt)";
+                std::to_string(s.bytes) + " (file corrupt)";
             return false;
         }
         m_sections.push_back(s);
@@ -298,7 +306,7 @@ const SectionInfo* Reader::find(std::uint32_t id) const {
 }
 
 bool Reader::plausible(const SectionInfo& s) const {
-    constexpr std::uint64_t kMaxRatio = 1024;   // real index chunks compress 5-15x
+    constexpr std::uint64_t kMaxRatio = 1024;  // real index chunks compress 5-15x
     return s.storage == Storage::Raw || s.bytes <= s.stored * kMaxRatio;
 }
 
@@ -313,7 +321,7 @@ bool Reader::decodeChunk(const SectionInfo& s, std::uint32_t chunk, void* dst, s
         return false;
     };
     std::string readError;
-    if (s.storage == Storage::Raw) {   // read straight into the array, then checked where it lies
+    if (s.storage == Storage::Raw) {  // read straight into the array, then checked where it lies
         if (!m_src->read(c.offset, dst, std::size_t(c.raw), readError)) return fail(readError);
         if (XXH3_64bits(dst, std::size_t(c.raw)) != c.hash) return fail("checksum mismatch (file corrupt)");
         return true;
@@ -339,7 +347,11 @@ bool Reader::decodeChunk(const SectionInfo& s, std::uint32_t chunk, void* dst, s
 }
 
 bool Reader::decodeAll(const std::vector<Job>& jobs, std::string& error) const {
-    struct Item { const SectionInfo* s; std::uint32_t chunk; std::uint8_t* dst; };
+    struct Item {
+        const SectionInfo* s;
+        std::uint32_t chunk;
+        std::uint8_t* dst;
+    };
     std::vector<Item> items;
     for (const Job& j : jobs) {
         std::uint64_t at = 0;

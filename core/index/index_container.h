@@ -17,8 +17,8 @@ namespace dl::container {
 inline constexpr char kMagic[8] = {'D', 'L', 'I', 'N', 'D', 'E', 'X', '\x1a'};
 inline constexpr std::size_t kHeaderBytes = 64, kSectionEntryBytes = 48, kChunkEntryBytes = 32;
 inline constexpr std::uint64_t kAlign = 4096;
-inline constexpr std::size_t kChunkBytes = std::size_t(8) << 20;     // what the writer cuts
-inline constexpr std::uint64_t kMaxChunkBytes = std::uint64_t(64) << 20;   // what a reader accepts
+inline constexpr std::size_t kChunkBytes = std::size_t(8) << 20;          // what the writer cuts
+inline constexpr std::uint64_t kMaxChunkBytes = std::uint64_t(64) << 20;  // what a reader accepts
 inline constexpr std::uint32_t kMaxSections = 64;
 
 enum class Storage : std::uint32_t { Raw = 0, Zstd = 1 };
@@ -44,7 +44,7 @@ private:
     struct Chunk {
         const std::uint8_t* raw = nullptr;
         std::uint64_t rawBytes = 0;
-        std::unique_ptr<std::uint8_t[]> packed;   // zstd output, or null for a raw chunk
+        std::unique_ptr<std::uint8_t[]> packed;  // zstd output, or null for a raw chunk
         std::uint64_t storedBytes = 0, offset = 0, hash = 0;
     };
     struct Section {
@@ -68,7 +68,7 @@ public:
     virtual bool read(std::uint64_t offset, void* dst, std::size_t n, std::string& error) const = 0;
 };
 std::unique_ptr<Source> memorySource(const std::uint8_t* data, std::size_t size);
-std::unique_ptr<Source> fileSource(int fd, std::uint64_t size);   // fd stays the caller's
+std::unique_ptr<Source> fileSource(int fd, std::uint64_t size);  // fd stays the caller's
 
 struct SectionInfo {
     std::uint32_t id = 0, elemSize = 0;
@@ -79,7 +79,7 @@ struct SectionInfo {
 
 class Reader {
 public:
-    using NameFn = const char* (*)(std::uint32_t id);   // section names for the errors
+    using NameFn = const char* (*)(std::uint32_t id);  // section names for the errors
     explicit Reader(NameFn name) : m_name(name) {}
     // Checks the header, the version (the error says which it found), the file size, the tables'
     // checksum, and that every chunk lies inside the file and the chunks add up to their section.
@@ -93,12 +93,17 @@ public:
     // copy or decompress, the decompressed size checked.
     bool decodeChunk(const SectionInfo& s, std::uint32_t chunk, void* dst, std::string& error) const;
     std::uint64_t chunkBytes(const SectionInfo& s, std::uint32_t chunk) const;
-    struct Job { const SectionInfo* section; std::uint8_t* dst; };
+    struct Job {
+        const SectionInfo* section;
+        std::uint8_t* dst;
+    };
     // Every chunk of every job, on all cores; on failure the first error (by section, then chunk).
     bool decodeAll(const std::vector<Job>& jobs, std::string& error) const;
 
 private:
-    struct ChunkInfo { std::uint64_t offset = 0, stored = 0, raw = 0, hash = 0; };
+    struct ChunkInfo {
+        std::uint64_t offset = 0, stored = 0, raw = 0, hash = 0;
+    };
     std::string where(const SectionInfo& s) const;
     NameFn m_name;
     const Source* m_src = nullptr;

@@ -14,7 +14,7 @@ namespace dl {
 
 bool isIndexFile(const std::string& path) {
     std::string error;
-    const int fd = openRegularFile(path, error);   // never blocks on a FIFO
+    const int fd = openRegularFile(path, error);  // never blocks on a FIFO
     if (fd < 0) return false;
     std::uint8_t magic[8] = {};
     const bool ok = readFileAt(fd, magic, sizeof magic, 0, error);

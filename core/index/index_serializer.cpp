@@ -28,19 +28,31 @@ using container::Encoding;
 // Section ids of format 8. Arrays are their records as in memory; the fields and the warnings are
 // small byte streams (lengths + bytes) of their own.
 enum SectionId : std::uint32_t {
-    kFields = 1, kWarnings, kStringBlob, kStringOffsets, kOps, kTensors, kSides, kDims, kHistBytes, kOverflows, kWideStats,
+    kFields = 1,
+    kWarnings,
+    kStringBlob,
+    kStringOffsets,
+    kOps,
+    kTensors,
+    kSides,
+    kDims,
+    kHistBytes,
+    kOverflows,
+    kWideStats,
 };
 
 const char* sectionName(std::uint32_t id) {
-    static const char* const names[] = {nullptr, "fields", "warnings", "string blob", "string offsets", "ops", "tensors",
-                                        "sides", "dims", "histograms", "overflows", "wide statistics"};
+    static const char* const names[] = {nullptr,          "fields",     "warnings",  "string blob",
+                                        "string offsets", "ops",        "tensors",   "sides",
+                                        "dims",           "histograms", "overflows", "wide statistics"};
     return id < std::size(names) ? names[id] : nullptr;
 }
 
 // Byte stream of the small sections.
 class Bytes {
 public:
-    template <class T> void pod(const T& v) {
+    template <class T>
+    void pod(const T& v) {
         static_assert(std::is_trivially_copyable_v<T>);
         const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
         m_b.insert(m_b.end(), p, p + sizeof(T));
@@ -59,7 +71,8 @@ private:
 class BytesReader {
 public:
     explicit BytesReader(const std::vector<std::uint8_t>& b) : m_p(b.data()), m_left(b.size()) {}
-    template <class T> bool pod(T& v) {
+    template <class T>
+    bool pod(T& v) {
         if (m_left < sizeof(T)) return false;
         std::memcpy(&v, m_p, sizeof(T));
         m_p += sizeof(T);
@@ -117,7 +130,7 @@ bool readFields(BytesReader& r, DumpIndex& idx, FolderFingerprint& fp) {
             !r.str(rk.indexedOn) || !r.str(rk.dataRoot) || !r.str(rk.orderSource))
             return false;
     return r.str(idx.meta.frameworkVersion) && r.str(idx.meta.deviceTarget) && r.str(idx.meta.dumpMode) &&
-           r.str(idx.meta.dumpConfigJson) && r.pod(idx.meta.opDebugMode) && r.atEnd();
+        r.str(idx.meta.dumpConfigJson) && r.pod(idx.meta.opDebugMode) && r.atEnd();
 }
 
 // The warnings section, both directions in one place (a field added to IndexWarning changes only these two).
@@ -164,8 +177,8 @@ bool validate(const DumpIndex& idx) {
     blocks(idx.ops.size(), [&](std::size_t i) {
         const OpRecord& op = idx.ops[i];
         return op.type < ns && op.name < ns && op.scope < ns && op.net < ns &&
-               std::uint64_t(op.firstTensor) + op.tensorCount <= idx.tensors.size() &&
-               op.overflow < std::int64_t(idx.overflows.size()) && op.tensorNames < ns;   // msprobe names (format 6)
+            std::uint64_t(op.firstTensor) + op.tensorCount <= idx.tensors.size() &&
+            op.overflow < std::int64_t(idx.overflows.size()) && op.tensorNames < ns;  // msprobe names (format 6)
     });
     for (const auto& s : idx.sides)
         if (s.file >= ns) return false;
@@ -216,7 +229,8 @@ bool writeIndex(const DumpIndex& idx, const FolderFingerprint& fp, Encoding enc,
 // of fresh pages (the kernel's, on first touch) is the largest cost of a 10M-tensor reopen, and
 // resize() alone would pay it on one thread. Only an optimisation: where the advice is refused,
 // resize() faults the pages as before. Only for sections decoded whole (IndexReader::array).
-template <class V> void allocateFaulted(V& v, std::size_t n) {
+template <class V>
+void allocateFaulted(V& v, std::size_t n) {
     using T = std::remove_reference_t<decltype(*v.data())>;
     v.reserve(n);
     const std::size_t bytes = n * sizeof(T);
@@ -242,7 +256,8 @@ class IndexReader {
 public:
     IndexReader(const container::Reader& r, std::string& error) : m_r(r), m_error(error) {}
 
-    template <class V> bool array(std::uint32_t id, V& v) {
+    template <class V>
+    bool array(std::uint32_t id, V& v) {
         using T = std::remove_reference_t<decltype(*v.data())>;
         const container::SectionInfo* s = m_r.find(id);
         if (!s) return fail(std::string("index section '") + sectionName(id) + "' missing (file corrupt)");
@@ -307,7 +322,8 @@ bool readIndex(const container::Source& src, DumpIndex& out, FolderFingerprint& 
 
 // Last resort around a read: every length is checked before it is allocated, but an index that is
 // merely large for this machine must still be an error, not an abort.
-template <class F> bool guarded(DumpIndex& out, std::string& error, F&& read) {
+template <class F>
+bool guarded(DumpIndex& out, std::string& error, F&& read) {
     try {
         if (read()) return true;
     } catch (const std::bad_alloc&) {
@@ -324,12 +340,15 @@ template <class F> bool guarded(DumpIndex& out, std::string& error, F&& read) {
 std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, IndexEncoding enc) {
     std::vector<std::uint8_t> out;
     std::string error;
-    writeIndex(index, fp, enc, [&](const void* p, std::size_t n) {
-        const auto* b = static_cast<const std::uint8_t*>(p);
-        out.insert(out.end(), b, b + n);
-        return true;
-    }, error);
-    return out;   // empty when zstd failed: a reader refuses it
+    writeIndex(
+        index, fp, enc,
+        [&](const void* p, std::size_t n) {
+            const auto* b = static_cast<const std::uint8_t*>(p);
+            out.insert(out.end(), b, b + n);
+            return true;
+        },
+        error);
+    return out;  // empty when zstd failed: a reader refuses it
 }
 
 std::vector<std::uint8_t> serializeIndex(const DumpIndex& index, const FolderFingerprint& fp, int zstdLevel) {
@@ -347,8 +366,8 @@ bool writeIndexFile(const std::string& path, const DumpIndex& index, const Folde
     AtomicFile file;
     if (!file.open(path, error)) return false;
     std::string writeError;
-    const bool ok = writeIndex(index, fp, enc, [&](const void* p, std::size_t n) { return file.write(p, n, writeError); },
-                               error);
+    const bool ok = writeIndex(
+        index, fp, enc, [&](const void* p, std::size_t n) { return file.write(p, n, writeError); }, error);
     if (!ok) {
         if (!writeError.empty()) error = writeError;
         return false;
@@ -357,7 +376,7 @@ bool writeIndexFile(const std::string& path, const DumpIndex& index, const Folde
 }
 
 bool readIndexFile(const std::string& path, DumpIndex& out, FolderFingerprint& fp, std::string& error) {
-    const int fd = openRegularFile(path, error);   // a FIFO or folder in place of an index: refused
+    const int fd = openRegularFile(path, error);  // a FIFO or folder in place of an index: refused
     if (fd < 0) return false;
     struct stat st {};
     bool ok = ::fstat(fd, &st) == 0;
@@ -377,7 +396,7 @@ bool writeFileAtomically(const std::string& path, const std::vector<std::uint8_t
 
 bool readWholeFile(const std::string& path, std::vector<std::uint8_t>& out, std::string& error) {
     out.clear();
-    const int fd = openRegularFile(path, error);   // a FIFO or folder in place of an index: refused
+    const int fd = openRegularFile(path, error);  // a FIFO or folder in place of an index: refused
     if (fd < 0) {
         error = path + ": " + error;
         return false;

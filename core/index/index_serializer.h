@@ -16,7 +16,7 @@ namespace dl {
 struct FolderFingerprint {
     std::uint64_t files = 0;
     std::uint64_t bytes = 0;
-    std::uint64_t hash = 0;   // XXH64 over sorted (relative path, size, mtime)
+    std::uint64_t hash = 0;  // XXH64 over sorted (relative path, size, mtime)
     bool operator==(const FolderFingerprint&) const = default;
 };
 

@@ -31,8 +31,11 @@ std::string indexSummaryJson(const DumpIndex& index, const IndexReport& report) 
     j["root"] = index.root;
     json ranks = json::array();
     for (const auto& r : index.ranks)
-        ranks.push_back({{"rank", r.rank}, {"folder", r.folder}, {"format", dumpFormatName(r.format)},
-                         {"host", r.host}, {"order_source", r.orderSource}});
+        ranks.push_back({{"rank", r.rank},
+                         {"folder", r.folder},
+                         {"format", dumpFormatName(r.format)},
+                         {"host", r.host},
+                         {"order_source", r.orderSource}});
     j["ranks"] = ranks;
     j["iterations"] = index.iterations();
     j["ops"] = index.ops.size();
@@ -45,13 +48,17 @@ std::string indexSummaryJson(const DumpIndex& index, const IndexReport& report) 
     j["msprobe_level"] = fw.msprobeLevel;
     j["device_target"] = index.meta.deviceTarget;
     j["seconds"] = report.seconds;
-    j["cache"] = {{"shards_from_cache", report.shardsFromCache}, {"shards_indexed", report.shardsIndexed},
-                  {"files_read", report.filesRead}, {"files_reused", report.filesReused},
+    j["cache"] = {{"shards_from_cache", report.shardsFromCache},
+                  {"shards_indexed", report.shardsIndexed},
+                  {"files_read", report.filesRead},
+                  {"files_reused", report.filesReused},
                   {"notes", report.cacheNotes}};
     j["overflow_records"] = index.overflows.size();
     const DumpIndex::Memory mem = index.memory();
-    j["memory"] = {{"array_bytes", mem.arrays}, {"string_bytes", mem.strings},
-                   {"array_bytes_per_tensor", index.tensors.empty() ? 0.0 : double(mem.arrays) / double(index.tensors.size())}};
+    j["memory"] = {
+        {"array_bytes", mem.arrays},
+        {"string_bytes", mem.strings},
+        {"array_bytes_per_tensor", index.tensors.empty() ? 0.0 : double(mem.arrays) / double(index.tensors.size())}};
     json warnings = json::array();
     for (const auto& w : index.warnings) warnings.push_back({{"path", w.path}, {"reason", w.reason}});
     j["warnings"] = warnings;
@@ -70,14 +77,15 @@ std::string indexSummaryText(const DumpIndex& index, const IndexReport& report, 
     for (const auto& r : index.ranks) ranks += (ranks.empty() ? "" : " ") + std::to_string(r.rank);
     const auto its = index.iterations();
     s += fmt::format("Ranks     {} ({})\n", index.ranks.size(), ranks);
-    if (const std::string order = orderSourceEvidence(index.ranks); !order.empty()) s += fmt::format("Order     {}\n", order);
+    if (const std::string order = orderSourceEvidence(index.ranks); !order.empty())
+        s += fmt::format("Order     {}\n", order);
     if (!its.empty()) s += fmt::format("Iterations {} ({}..{})\n", its.size(), its.front(), its.back());
     s += fmt::format("Ops       {}\nTensors   {}\nBytes     {}\n", index.ops.size(), index.tensors.size(),
                      humanBytes(index.totalDataBytes()));
     if (!index.overflows.empty()) s += fmt::format("Overflow records {}\n", index.overflows.size());
-    s += fmt::format("Time      {:.3f} s ({} shards from cache, {} indexed; {} files read, {} reused)\n",
-                     report.seconds, report.shardsFromCache, report.shardsIndexed, report.filesRead,
-                     report.filesReused);
+    s +=
+        fmt::format("Time      {:.3f} s ({} shards from cache, {} indexed; {} files read, {} reused)\n", report.seconds,
+                    report.shardsFromCache, report.shardsIndexed, report.filesRead, report.filesReused);
     for (const auto& n : report.cacheNotes) s += "Cache     " + n + "\n";
     s += fmt::format("Warnings  {}\n", index.warnings.size());
     for (std::size_t i = 0; i < index.warnings.size() && i < maxWarnings; ++i)
@@ -91,8 +99,8 @@ std::size_t readableTensorCount(const DumpIndex& index) {
     std::size_t n = 0;
     for (const TensorRecord& t : index.tensors)
         n += !(t.flags & ReadError) &&
-             ((t.flags & (HasData | HasCsvStats)) ||
-              (t.packedStats.wide ? index.wideStats[t.packedStats.count].known : t.packedStats.known) != 0);
+            ((t.flags & (HasData | HasCsvStats)) ||
+             (t.packedStats.wide ? index.wideStats[t.packedStats.count].known : t.packedStats.known) != 0);
     return n;
 }
 

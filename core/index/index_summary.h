@@ -2,8 +2,8 @@
 // Human and JSON renderings of an index, shared by the CLI and the GUI's status line.
 #include <string>
 
-#include "core/model/dump_index.h"
 #include "core/index/dump_indexer.h"
+#include "core/model/dump_index.h"
 
 namespace dl {
 

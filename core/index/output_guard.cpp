@@ -33,7 +33,7 @@ bool isRankOrStepFolder(const fs::path& name) {
 std::string dumpExtent(const std::string& dir) {
     const fs::path d = resolved(dir);
     std::error_code ec;
-    if (!fs::is_directory(d, ec)) return d.string();   // a .dlx file: only the file itself
+    if (!fs::is_directory(d, ec)) return d.string();  // a .dlx file: only the file itself
     fs::path extent = d, p = d;
     // The topmost rank/step folder within four levels: its parent is the dump path.
     for (int level = 0; level < 5 && p.has_filename() && p != p.root_path(); ++level, p = p.parent_path())
@@ -48,7 +48,7 @@ std::string outputInsideDump(const std::string& output, const std::vector<std::s
         const fs::path extent = dumpExtent(dump);
         if (isInsideOrEqual(out, extent))
             return "refusing to write '" + out.string() + "': it lies inside the dump '" + extent.string() +
-                   "' (read from '" + dump + "'); DumpLens never writes into a dump, choose a path outside it";
+                "' (read from '" + dump + "'); DumpLens never writes into a dump, choose a path outside it";
     }
     return {};
 }

@@ -45,7 +45,7 @@ RunFramework runFramework(const DumpIndex& ix) {
     for (const RankInfo& r : ix.ranks) {
         if (r.format == DumpFormat::Msprobe) msprobeRanks.push_back(r.rank);
         mindsporeLayout |= r.format == DumpFormat::MindSporeNpy || r.format == DumpFormat::MindSporeStatsOnly ||
-                           r.format == DumpFormat::MindSporeBin;
+            r.format == DumpFormat::MindSporeBin;
     }
     for (const OpRecord& o : ix.ops)
         if (std::find(msprobeRanks.begin(), msprobeRanks.end(), o.rank) != msprobeRanks.end()) {
@@ -58,8 +58,10 @@ RunFramework runFramework(const DumpIndex& ix) {
 
 std::string runFrameworkText(const RunFramework& f) {
     std::string s = f.name.empty() ? "unknown" : f.name;
-    if (!f.version.empty()) s += " " + f.version;
-    else if (f.name == "MindSpore" && f.msprobeTask.empty()) s += " (version unknown)";
+    if (!f.version.empty())
+        s += " " + f.version;
+    else if (f.name == "MindSpore" && f.msprobeTask.empty())
+        s += " (version unknown)";
     if (!f.msprobeTask.empty()) s += f.msprobeLevel.empty() ? " (msprobe)" : " (msprobe, level " + f.msprobeLevel + ")";
     return s;
 }

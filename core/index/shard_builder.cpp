@@ -4,15 +4,15 @@
 #include <map>
 #include <string_view>
 
-#include "core/index/format_reader.h"
 #include "core/formats/reader_registry.h"
+#include "core/index/format_reader.h"
 #include "core/index/shard_context.h"
 
 namespace dl {
 
 struct ShardBuilder::Impl : ShardContext {
     std::vector<const FormatReader*> table;
-    std::vector<std::unique_ptr<ShardReader>> readers;   // one per row of `table`, in its order
+    std::vector<std::unique_ptr<ShardReader>> readers;  // one per row of `table`, in its order
 
     const FormatReader* readerOf(DumpFormat f) const {
         const auto it = std::find_if(table.begin(), table.end(), [&](const FormatReader* r) { return r->format == f; });
@@ -46,31 +46,32 @@ bool ShardBuilder::scan(const std::vector<const ScannedFile*>& files, std::stop_
     if (stop.stop_requested()) return false;
     m->sources.collect(m->rootAbs, files, m->out.warnings);
     m->out.meta = m->sources.meta;
-    std::vector<char> taken(files.size(), 0);   // by a reader of whole folders
+    std::vector<char> taken(files.size(), 0);  // by a reader of whole folders
     for (auto& r : m->readers) r->collect(files, taken);
     // {graph}/constants/Parameter.data-{n}....npy (MindSpore 1.6+ CPU/GPU; real 2.0.0 writes them,
     // 2.7.0 and 2.10.0 do not): values the graph was compiled with, written once per graph and part
     // of no iteration, so they are no op's execution. Said once per folder rather than skipped silently.
-    std::map<std::string, std::size_t> constants;   // folder -> .npy files
+    std::map<std::string, std::size_t> constants;  // folder -> .npy files
     for (const ScannedFile* f : files)
-        if (const auto at = f->rel.rfind("/constants/"); at != std::string::npos && f->rel.ends_with(".npy") &&
-                                                         f->rel.find('/', at + 11) == std::string::npos)
+        if (const auto at = f->rel.rfind("/constants/");
+            at != std::string::npos && f->rel.ends_with(".npy") && f->rel.find('/', at + 11) == std::string::npos)
             ++constants[f->rel.substr(0, at + 10)];
     for (const auto& [folder, n] : constants)
-        m->warn(folder, std::to_string(n) + " graph constant file(s) (Parameter.data-N): values the graph was compiled "
-                        "with, written once and part of no iteration; not indexed as op executions (read one with "
-                        "dumplens-cli inspect FILE)",
+        m->warn(folder,
+                std::to_string(n) +
+                    " graph constant file(s) (Parameter.data-N): values the graph was compiled "
+                    "with, written once and part of no iteration; not indexed as op executions (read one with "
+                    "dumplens-cli inspect FILE)",
                 WarningSeverity::Note);
     // About one draft per tensor file: reserving avoids moving every draft as the vector grows.
     m->reserveDrafts(m->drafts.size() + files.size());
     for (std::size_t i = 0; i < files.size(); ++i) {
         const ScannedFile* f = files[i];
-        if (stop.stop_requested()) return false;   // one atomic load a file; a statistic.csv takes far longer
+        if (stop.stop_requested()) return false;  // one atomic load a file; a statistic.csv takes far longer
         if (taken[i]) continue;
         const auto slash = f->rel.rfind('/');
         const std::string base = slash == std::string::npos ? f->rel : f->rel.substr(slash + 1);
-        if (std::any_of(m->readers.begin(), m->readers.end(), [&](auto& r) { return r->addNamed(*f, base); }))
-            continue;
+        if (std::any_of(m->readers.begin(), m->readers.end(), [&](auto& r) { return r->addNamed(*f, base); })) continue;
         if (m->sources.isAuxiliary(f->rel)) continue;
         DumpFileName name;
         parseDumpFileName(base, name);
@@ -93,8 +94,7 @@ bool ShardBuilder::scan(const std::vector<const ScannedFile*>& files, std::stop_
             m->sources.addOpdebug(m->rootAbs, *f, name, m->folderOf(f->rel), m->out);
             continue;
         }
-        if (std::any_of(m->readers.begin(), m->readers.end(), [&](auto& r) { return r->addFile(*f, name); }))
-            continue;
+        if (std::any_of(m->readers.begin(), m->readers.end(), [&](auto& r) { return r->addFile(*f, name); })) continue;
         if (name.kind == DumpFileKind::Unknown) {
             if (f->rel.ends_with(".bin"))
                 m->warn(f->rel, "tensor file name does not follow the dump grammar: " + name.reason,

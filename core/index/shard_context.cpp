@@ -21,7 +21,7 @@ std::uint32_t ShardContext::folderOf(const std::string& fileRel) {
 }
 
 std::optional<std::uint32_t> ShardContext::addTensorFile(const ScannedFile& f, const DumpFileName& name,
-                                                        DumpFormat format, ShardReader* reader) {
+                                                         DumpFormat format, ShardReader* reader) {
     const std::uint32_t folder = folderOf(f.rel);
     grammarFolders.insert(folder);
     noteFormat(folder, format);
@@ -72,7 +72,7 @@ bool ShardContext::reuse(const ScannedFile& f, Draft& d) {
 
 void ShardContext::applyToDraft(const StatsJob& job, StatsJobResult&& result) {
     FileSide& fs = *drafts[job.draft].file;  // made by scan() for every job
-    if (!result.ok) {  // worker thread: only this job's draft is written, warned in finish()
+    if (!result.ok) {                        // worker thread: only this job's draft is written, warned in finish()
         fs.readError = true;
         fs.readErrorText = std::move(result.error);
         return;

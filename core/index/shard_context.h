@@ -11,11 +11,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/formats/mindspore/dump_file_name.h"
 #include "core/index/dump_scanner.h"
 #include "core/index/shard_drafts.h"
 #include "core/index/shard_sources.h"
 #include "core/index/stats_job.h"
-#include "core/formats/mindspore/dump_file_name.h"
 #include "core/model/dump_index.h"
 
 namespace dl {
@@ -26,21 +26,21 @@ struct ShardContext : ShardDrafts {
     std::string rootAbs, shardRel;
     std::unordered_map<std::string, std::vector<const TensorRecord*>> previous;
     const DumpIndex* previousIndex = nullptr;
-    std::vector<StrId> toOut;              // keys id -> out.strings id, filled by groupDrafts()
-    std::vector<std::uint32_t> textRank;   // keys id -> rank of its text among all keys
-    std::vector<std::uint32_t> seen;       // emitFolder scratch
+    std::vector<StrId> toOut;             // keys id -> out.strings id, filled by groupDrafts()
+    std::vector<std::uint32_t> textRank;  // keys id -> rank of its text among all keys
+    std::vector<std::uint32_t> seen;      // emitFolder scratch
     std::vector<FolderInfo> folders;
     std::map<std::string, std::uint32_t> folderIds;
     ShardSources sources;
     DumpIndex out;
-    std::set<std::uint32_t> grammarFolders;        // folders holding dump-grammar files
+    std::set<std::uint32_t> grammarFolders;  // folders holding dump-grammar files
     std::map<std::uint32_t, DumpFormat> folderFormat;
     std::set<DumpFormat> formats;
     // The MindSpore formats the shard's readers read tensors of (npy, <=1.2 bin, statistic.csv
     // rows): its ranks' format (ShardSources::fillRankInfo), as the readers know it.
     std::set<DumpFormat> rankFormats;
     std::vector<StatsJob> jobs;
-    std::size_t reused = 0;                        // files whose figures came from `previous`
+    std::size_t reused = 0;  // files whose figures came from `previous`
     // Set by a reader that re-orders ops across folders after grouping (plain .npy): the shard's
     // ops then stay in first-seen folder order and name order (see emitOrder).
     bool keepEmitOrder = false;

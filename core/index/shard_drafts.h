@@ -36,7 +36,7 @@ struct TensorData {
 struct FileSide {
     std::string fileRel;
     std::uint64_t fileSize = 0;
-    std::int64_t stamp = 0;   // ScannedFile::stamp
+    std::int64_t stamp = 0;  // ScannedFile::stamp
     bool readError = false;
     std::string readErrorText;  // set by a worker; warned in job order by finish()
     TensorData data;
@@ -58,10 +58,10 @@ struct Draft {
     // From statistic.csv:
     bool hasCsv = false;
     bool csvHasShape = false;
-    bool csvWide = false;             // csvStats.count indexes ShardDrafts::csvWide
+    bool csvWide = false;  // csvStats.count indexes ShardDrafts::csvWide
     std::uint8_t csvNdim = 0;
     DType csvDtype = DType::Unknown;
-    std::uint32_t csvDims = 0;        // first dim in ShardDrafts::csvDims
+    std::uint32_t csvDims = 0;  // first dim in ShardDrafts::csvDims
     std::uint64_t csvBytes = 0;
     PackedStats csvStats;
 
@@ -97,7 +97,7 @@ inline std::uint64_t hashKey(const DraftKey& k) {
 
 inline bool sameKey(const Draft& d, const DraftKey& k) {
     return d.timestampUs == k.timestampUs && d.opName == k.opName && d.slot == k.slot && d.io == k.io &&
-           d.opType == k.opType && d.taskId == k.taskId && d.streamId == k.streamId && d.folder == k.folder;
+        d.opType == k.opType && d.taskId == k.taskId && d.streamId == k.streamId && d.folder == k.folder;
 }
 
 // The big buffers of a shard's drafts, handed from a finished shard to the next one built on the
@@ -111,13 +111,13 @@ struct DraftBuffers {
 
 struct ShardDrafts {
     std::vector<Draft> drafts;
-    StringPool keys;                       // op types, names and formats of the drafts
+    StringPool keys;  // op types, names and formats of the drafts
     // Open addressing over drafts: id + 1 in the low 32 bits (0 = empty), the key hash's high 32
     // bits above, so that a probe passing an occupied slot compares the tag, not the draft (a
     // random read of a draft per probe was the hot miss of a statistics-only shard).
     std::vector<std::uint64_t> table;
-    std::vector<std::int64_t> csvDims;     // shapes from statistic.csv rows (Draft::csvDims)
-    std::vector<TensorStats> csvWide;      // CSV figures a PackedStats cannot hold exactly
+    std::vector<std::int64_t> csvDims;  // shapes from statistic.csv rows (Draft::csvDims)
+    std::vector<TensorStats> csvWide;   // CSV figures a PackedStats cannot hold exactly
     // The last op type and name interned: a CSV row repeats them for every tensor of an op.
     std::string lastType, lastName;
     StrId lastTypeId = 0, lastNameId = 0;
@@ -143,7 +143,7 @@ struct ShardDrafts {
     }
     // Once the drafts are grouped: the buffers, emptied, for the next shard.
     DraftBuffers releaseBuffers() {
-        drafts.clear();   // frees the drafts' file sides
+        drafts.clear();  // frees the drafts' file sides
         table.clear();
         csvDims.clear();
         return {std::move(drafts), std::move(table), std::move(csvDims)};
@@ -166,7 +166,10 @@ struct ShardDrafts {
             const std::uint64_t h =
                 hashKey({d.folder, d.opType, d.opName, d.taskId, d.streamId, d.timestampUs, d.io, d.slot});
             for (std::size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1))
-                if (!table[i]) { table[i] = tagOf(h) | (id + 1); break; }
+                if (!table[i]) {
+                    table[i] = tagOf(h) | (id + 1);
+                    break;
+                }
         }
     }
 
@@ -174,8 +177,14 @@ struct ShardDrafts {
     // the next key early can `prefetch` its slot and call draftAt later.
     DraftKey keyFor(std::uint32_t folder, std::string_view opType, std::string_view opName, std::uint32_t taskId,
                     std::uint32_t streamId, std::int64_t timestampUs, Io io, std::uint16_t slot) {
-        return {folder, keyOf(opType, lastType, lastTypeId), keyOf(opName, lastName, lastNameId),
-                taskId, streamId, timestampUs, io, slot};
+        return {folder,
+                keyOf(opType, lastType, lastTypeId),
+                keyOf(opName, lastName, lastNameId),
+                taskId,
+                streamId,
+                timestampUs,
+                io,
+                slot};
     }
     void prefetch(std::uint64_t hash) const {
         if (!table.empty()) __builtin_prefetch(table.data() + (hash & (table.size() - 1)));

@@ -52,7 +52,8 @@ std::vector<std::uint32_t> ShardContext::emitOrder(const std::vector<std::uint32
         return std::tuple(l.rank.value_or(0), l.iteration.value_or(0), l.graph);
     };
     std::vector<std::uint32_t> sorted = order;
-    std::stable_sort(sorted.begin(), sorted.end(), [&](std::uint32_t a, std::uint32_t b) { return triple(a) < triple(b); });
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return triple(a) < triple(b); });
     for (std::size_t i = 1; i < sorted.size(); ++i)
         if (triple(sorted[i - 1]) == triple(sorted[i])) return order;
     return sorted;
@@ -90,9 +91,12 @@ std::uint32_t ShardContext::addTensor(const Draft& d, std::uint32_t opIndex) {
             t.flags |= ReadError;
         }
         t.dtype = d.csvDtype;
-        if (!d.hasCsv) out.setStats(t, TensorStats{});
-        else if (d.csvWide) out.setStats(t, csvWide[d.csvStats.count]);
-        else t.packedStats = d.csvStats;  // packed once when the row was read, exactly as setStats would
+        if (!d.hasCsv)
+            out.setStats(t, TensorStats{});
+        else if (d.csvWide)
+            out.setStats(t, csvWide[d.csvStats.count]);
+        else
+            t.packedStats = d.csvStats;  // packed once when the row was read, exactly as setStats would
     }
     if (d.hasCsv) t.flags |= HasCsvStats;
     if (t.origDtype == DType::Unknown) t.origDtype = t.dtype;
@@ -135,8 +139,8 @@ void ShardContext::emitFolder(std::uint32_t folderId, std::vector<std::uint32_t>
         for (std::size_t k = 0; k < ids.size(); ++k) {
             const Draft& d = drafts[ids[k]];
             keys[k] = {std::uint64_t(textRank[d.opType]) << 32 | textRank[d.opName],
-                       std::uint64_t(d.taskId) << 32 | d.streamId, d.timestampUs,
-                       std::uint32_t(d.io) << 16 | d.slot, ids[k]};
+                       std::uint64_t(d.taskId) << 32 | d.streamId, d.timestampUs, std::uint32_t(d.io) << 16 | d.slot,
+                       ids[k]};
         }
         std::sort(keys.begin(), keys.end(), [](const SortKey& x, const SortKey& y) {
             return std::tie(x.names, x.ids, x.time, x.ioSlot) < std::tie(y.names, y.ids, y.time, y.ioSlot);
@@ -190,7 +194,7 @@ void ShardContext::putInExecutionOrder(std::size_t opsBegin) {
     bool inOrder = true;
     for (std::size_t i = 0; i < n; ++i) {
         const std::uint32_t p = out.ops[opsBegin + i].execPos;
-        if (p >= n || byPos[p] != std::uint32_t(-1)) return;   // not a permutation: finalize sorts
+        if (p >= n || byPos[p] != std::uint32_t(-1)) return;  // not a permutation: finalize sorts
         byPos[p] = std::uint32_t(i);
         inOrder &= p == i;
     }

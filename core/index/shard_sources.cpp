@@ -5,11 +5,11 @@
 #include <optional>
 #include <tuple>
 
+#include "core/formats/cann/opdebug_record.h"
 #include "core/formats/mindspore/dump_metadata.h"
 #include "core/formats/mindspore/execution_order.h"
 #include "core/formats/mindspore/graph_ir.h"
 #include "core/formats/mindspore/mapping_csv.h"
-#include "core/formats/cann/opdebug_record.h"
 
 namespace dl {
 namespace {
@@ -135,10 +135,14 @@ void ShardSources::readGraphIrs(const std::string& rootAbs, const std::vector<Pe
 
 std::string_view ShardSources::orderSourceName(OrderSource s) {
     switch (s) {
-    case OrderSource::FileName: return "file_name";
-    case OrderSource::GraphIr: return "graph_ir";
-    case OrderSource::ExecutionOrder: return "execution_order";
-    case OrderSource::Timestamps: return "timestamps";
+        case OrderSource::FileName:
+            return "file_name";
+        case OrderSource::GraphIr:
+            return "graph_ir";
+        case OrderSource::ExecutionOrder:
+            return "execution_order";
+        case OrderSource::Timestamps:
+            return "timestamps";
     }
     return "";
 }
@@ -151,7 +155,7 @@ bool ShardSources::isAuxiliary(const std::string& rel) const {
     // save_kernel_args {type}.{name}.json, acl_dump_{dev}.json, stray configs and logs.
     if (base.ends_with(".json") && !base.starts_with("Opdebug.")) return true;
     return base.ends_with(".ir") || base.ends_with(".pb") || base.ends_with(".txt") || base.ends_with(".log") ||
-           base.ends_with(".csv");
+        base.ends_with(".csv");
 }
 
 std::string ShardSources::mappedName(const std::string& rel, const std::string& key) const {
@@ -212,7 +216,10 @@ void ShardSources::orderOps(const FolderInfo& folder, DumpIndex& out, std::size_
         onlyParameters &= out.ops[i].type == parameter;
     }
     // Ops come in file-name order; that order survives only as the last tie-break.
-    struct Key { std::int64_t time, pos; std::size_t seq; };
+    struct Key {
+        std::int64_t time, pos;
+        std::size_t seq;
+    };
     std::vector<Key> keys;
     keys.reserve(end - begin);
     std::size_t unlisted = 0;
@@ -299,10 +306,10 @@ void ShardSources::fillRankInfo(const std::string& shardRel, const std::vector<F
         if (f.loc.rank) ranks.push_back(*f.loc.rank);
     std::sort(ranks.begin(), ranks.end());
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-    const DumpFormat format = read.count(DumpFormat::MindSporeBin)         ? DumpFormat::MindSporeBin
-                              : read.count(DumpFormat::MindSporeNpy)       ? DumpFormat::MindSporeNpy
-                              : read.count(DumpFormat::MindSporeStatsOnly) ? DumpFormat::MindSporeStatsOnly
-                                                                           : DumpFormat::Unknown;
+    const DumpFormat format = read.count(DumpFormat::MindSporeBin) ? DumpFormat::MindSporeBin
+        : read.count(DumpFormat::MindSporeNpy)                     ? DumpFormat::MindSporeNpy
+        : read.count(DumpFormat::MindSporeStatsOnly)               ? DumpFormat::MindSporeStatsOnly
+                                                                   : DumpFormat::Unknown;
     for (std::uint32_t r : ranks) {
         RankInfo info;
         info.rank = r;

@@ -7,16 +7,16 @@
 #include <string>
 #include <vector>
 
-#include "core/model/dump_index.h"
-#include "core/index/dump_layout.h"
-#include "core/index/dump_scanner.h"
 #include "core/formats/mindspore/dump_file_name.h"
 #include "core/formats/mindspore/execution_order.h"
+#include "core/index/dump_layout.h"
+#include "core/index/dump_scanner.h"
+#include "core/model/dump_index.h"
 
 namespace dl {
 
 struct FolderInfo {
-    std::string rel;         // relative to the index root
+    std::string rel;  // relative to the index root
     DumpLocation loc;
 };
 
@@ -28,8 +28,8 @@ public:
     bool isAuxiliary(const std::string& rel) const;
     // mapping.csv lookup for a numeric file name in the folder of `rel`; empty when absent.
     std::string mappedName(const std::string& rel, const std::string& key) const;
-    void addOpdebug(const std::string& rootAbs, const ScannedFile& f, const DumpFileName& name,
-                    std::uint32_t folder, DumpIndex& out);
+    void addOpdebug(const std::string& rootAbs, const ScannedFile& f, const DumpFileName& name, std::uint32_t folder,
+                    DumpIndex& out);
     // Sets execPos (and scope, from the execution order files) of ops [begin, end) of one folder:
     // by timestamp with the execution order breaking ties; without timestamps by the execution
     // order, else the graph IR, else file name (with a warning). Notes the source per rank.
@@ -47,22 +47,26 @@ private:
     struct OrderFile {
         OpOrderTable table;
         OrderSource source = OrderSource::ExecutionOrder;
-        std::string rel;   // the file, for warnings
+        std::string rel;  // the file, for warnings
     };
-    struct PendingIr { std::string dir, rel; std::uint32_t graph = 0; };
+    struct PendingIr {
+        std::string dir, rel;
+        std::uint32_t graph = 0;
+    };
     static std::string_view orderSourceName(OrderSource s);
-    void readGraphIrs(const std::string& rootAbs, const std::vector<PendingIr>& irs, std::vector<IndexWarning>& warnings);
+    void readGraphIrs(const std::string& rootAbs, const std::vector<PendingIr>& irs,
+                      std::vector<IndexWarning>& warnings);
 
     struct PendingOverflow {
         std::uint32_t folder = 0;
-        std::uint32_t record = 0;              // index in DumpIndex::overflows
+        std::uint32_t record = 0;                    // index in DumpIndex::overflows
         std::uint32_t nameTask = 0, nameStream = 0;  // ids from the file name (fallback)
     };
     std::map<std::string, std::map<std::string, std::string>> m_mappings;  // folder -> key -> original
     // (folder holding execution_order/ and graphs/, i.e. the rank folder; graph id) -> kernel order
     std::map<std::pair<std::string, std::uint32_t>, OrderFile> m_orders;
-    std::map<std::uint32_t, OrderSource> m_rankOrder;                  // weakest source per rank
-    std::set<std::pair<std::uint32_t, int>> m_orderWarned;             // (rank, warning kind) said once
+    std::map<std::uint32_t, OrderSource> m_rankOrder;       // weakest source per rank
+    std::set<std::pair<std::uint32_t, int>> m_orderWarned;  // (rank, warning kind) said once
     std::vector<PendingOverflow> m_overflows;
     std::vector<std::pair<std::uint32_t, std::string>> m_rankHosts;  // from hccl.json: rank -> host
     std::vector<std::pair<std::uint32_t, std::string>> m_rankDevices;

@@ -17,10 +17,10 @@ class ShardReader;
 // Queued by a reader while it scans a shard; run and applied by the same reader (one virtual
 // call each per job, never per element).
 struct StatsJob {
-    std::uint32_t draft = 0;     // the reader's own slot for it (a tensor draft, a raw file, ...)
+    std::uint32_t draft = 0;  // the reader's own slot for it (a tensor draft, a raw file, ...)
     std::string absPath;
     std::uint64_t fileSize = 0;
-    DType hint = DType::Unknown; // dtype from the name, resolves bf16 void descrs
+    DType hint = DType::Unknown;  // dtype from the name, resolves bf16 void descrs
     ShardReader* reader = nullptr;
 };
 
@@ -33,11 +33,11 @@ struct StatsJobPart {
     std::vector<std::int64_t> shape;          // stored (device) shape
     std::vector<std::int64_t> originalShape;  // logical shape, empty when unknown
     std::uint64_t dataOffset = 0, dataBytes = 0;
-    std::uint16_t flags = 0;                  // TensorFlag bits: DeviceFormat, Padding*
+    std::uint16_t flags = 0;  // TensorFlag bits: DeviceFormat, Padding*
     bool hasStats = false;
     TensorStats stats;
     Log2Histogram hist;
-    std::string note;                         // why statistics are missing or partial
+    std::string note;  // why statistics are missing or partial
 };
 
 struct StatsJobResult {
@@ -50,8 +50,8 @@ struct StatsJobResult {
     std::uint64_t dataOffset = 0, dataBytes = 0;
     TensorStats stats;
     Log2Histogram hist;
-    std::vector<StatsJobPart> parts;          // CannRaw: inputs then outputs
-    std::vector<std::string> notes;           // file-level remarks (trailing bytes, ...)
+    std::vector<StatsJobPart> parts;  // CannRaw: inputs then outputs
+    std::vector<std::string> notes;   // file-level remarks (trailing bytes, ...)
 };
 
 }  // namespace dl

@@ -46,7 +46,8 @@ bool binJob(const StatsJob& job, const DumpFileName& name, StatsJobResult& r) {
     for (auto d : r.shape) elements *= std::uint64_t(d);
     if (elements * es != job.fileSize) {
         r.error = "file holds " + std::to_string(job.fileSize) + " bytes, its name promises " +
-                  std::to_string(elements * es) + " (" + std::to_string(elements) + " x " + std::string(dtypeName(r.dtype)) + ")";
+            std::to_string(elements * es) + " (" + std::to_string(elements) + " x " + std::string(dtypeName(r.dtype)) +
+            ")";
         return false;
     }
     r.dataBytes = job.fileSize;
@@ -65,7 +66,8 @@ StatsJobResult runTensorFileJob(const StatsJob& job, TensorHeader header, std::v
         if (torch ? !parseTorchTensorHeader(scratch.data(), scratch.size(), h, r.error)
                   : !parseNpyHeader(scratch.data(), scratch.size(), scratch.size(), h, r.error, job.hint))
             return r;
-    } else if (torch ? !readTorchTensorHeader(job.absPath, h, r.error) : !readNpyHeader(job.absPath, h, r.error, job.hint)) {
+    } else if (torch ? !readTorchTensorHeader(job.absPath, h, r.error)
+                     : !readNpyHeader(job.absPath, h, r.error, job.hint)) {
         return r;
     }
     r.dtype = h.dtype;
@@ -80,8 +82,9 @@ StatsJobResult runTensorFileJob(const StatsJob& job, TensorHeader header, std::v
         if (h.dataOffset > scratch.size() || h.dataBytes > scratch.size() - h.dataOffset ||
             h.elementCount > h.dataBytes / std::max<std::size_t>(1, dtypeSize(h.dtype))) {
             r.ok = false;
-            r.error = "tensor data (" + std::to_string(h.dataBytes) + " bytes at offset " + std::to_string(h.dataOffset) +
-                      ") runs past the " + std::to_string(scratch.size()) + " bytes of the file";
+            r.error = "tensor data (" + std::to_string(h.dataBytes) + " bytes at offset " +
+                std::to_string(h.dataOffset) + ") runs past the " + std::to_string(scratch.size()) +
+                " bytes of the file";
             return r;
         }
         StatsAccumulator acc;
@@ -90,8 +93,8 @@ StatsJobResult runTensorFileJob(const StatsJob& job, TensorHeader header, std::v
         r.hist = acc.histogram();
         r.ok = true;
     } else {
-        r.ok = computeFileStats(job.absPath.c_str(), h.dataOffset, h.dataBytes, h.dtype, h.bigEndian, r.stats,
-                                r.hist, r.error);
+        r.ok = computeFileStats(job.absPath.c_str(), h.dataOffset, h.dataBytes, h.dtype, h.bigEndian, r.stats, r.hist,
+                                r.error);
     }
     return r;
 }

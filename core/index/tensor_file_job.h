@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/index/stats_job.h"
 #include "core/formats/mindspore/dump_file_name.h"
+#include "core/index/stats_job.h"
 
 namespace dl {
 

@@ -2,8 +2,8 @@
 #include <utility>
 
 #include "core/index/format_reader.h"
-#include "core/index/tensor_file_job.h"
 #include "core/index/shard_context.h"
+#include "core/index/tensor_file_job.h"
 
 namespace dl {
 

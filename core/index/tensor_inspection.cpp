@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "core/index/tensor_file_job.h"
 #include "core/formats/mindspore/mapping_csv.h"
+#include "core/index/tensor_file_job.h"
 #include "core/util/half.h"
 
 namespace dl {
@@ -83,11 +83,11 @@ std::string histogramText(const Log2Histogram& h, int width) {
     if (h.posInf) row("+Inf", h.posInf, "");
     for (int i = hi; i >= lo && hi >= 0; --i) {
         const int e = i + Log2Histogram::kMinExp;
-        const char* note = e == 15   ? "  <- fp16 max 65504 lies in this bin"
-                           : e == -14 ? "  <- fp16 smallest normal"
-                           : e < -14 && e >= -24 ? "  (fp16 subnormal)"
-                           : e < -24 ? "  (flushes to 0 in fp16)"
-                                     : "";
+        const char* note = e == 15 ? "  <- fp16 max 65504 lies in this bin"
+            : e == -14             ? "  <- fp16 smallest normal"
+            : e < -14 && e >= -24  ? "  (fp16 subnormal)"
+            : e < -24              ? "  (flushes to 0 in fp16)"
+                                   : "";
         row(fmt::format("[2^{}, 2^{})", e, e + 1), h.exp[std::size_t(i)], note);
     }
     if (h.zero) row("zero", h.zero, "");
@@ -164,7 +164,10 @@ std::string inspectionJson(const TensorInspection& t) {
                 {"fp16_saturated", st.satCount},
                 {"fp16_subnormal", st.subnormalCount}}},
               {"histogram_log2",
-               {{"exponents", hist}, {"zero", d.hist.zero}, {"nan", d.hist.nan}, {"pos_inf", d.hist.posInf},
+               {{"exponents", hist},
+                {"zero", d.hist.zero},
+                {"nan", d.hist.nan},
+                {"pos_inf", d.hist.posInf},
                 {"neg_inf", d.hist.negInf}}}};
     return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }

@@ -3,14 +3,14 @@
 // and histogram, rendered as text or JSON.
 #include <string>
 
-#include "core/index/stats_job.h"
 #include "core/formats/mindspore/dump_file_name.h"
+#include "core/index/stats_job.h"
 
 namespace dl {
 
 struct TensorInspection {
     std::string path;
-    DumpFileName name;          // kind Unknown when the name is not a dump name (plain .npy)
+    DumpFileName name;  // kind Unknown when the name is not a dump name (plain .npy)
     StatsJobResult data;
 };
 

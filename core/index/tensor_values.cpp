@@ -47,7 +47,8 @@ bool loadTensorValues(const DumpIndex& index, const TensorRecord& t, TensorValue
     if (inLayout) {
         std::string why;
         if (!DeviceLayout::build(index.strings.view(t.format), stored, index.originalShape(t), layout, why)) {
-            error = label + " (" + path + "): cannot undo its " + std::string(index.strings.view(t.format)) + " layout: " + why;
+            error = label + " (" + path + "): cannot undo its " + std::string(index.strings.view(t.format)) +
+                " layout: " + why;
             return false;
         }
     }
@@ -73,7 +74,7 @@ bool loadTensorValues(const DumpIndex& index, const TensorRecord& t, TensorValue
     out.data.resize(layout.validElements());
     layout.toNd(raw.data(), out.data.data());
     out.conversion = std::string(index.strings.view(t.format)) + " " + shapeText(stored) + " -> " +
-                     std::string(layout.originalLayout()) + " " + shapeText(out.shape);
+        std::string(layout.originalLayout()) + " " + shapeText(out.shape);
     return true;
 }
 

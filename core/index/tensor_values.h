@@ -12,9 +12,9 @@
 namespace dl {
 
 struct TensorValues {
-    std::vector<std::int64_t> shape;   // logical shape of `data`
+    std::vector<std::int64_t> shape;  // logical shape of `data`
     std::vector<float> data;
-    std::string conversion;            // "FRACTAL_NZ [1,1,16,16] -> ND [3,5]" when a layout was undone
+    std::string conversion;  // "FRACTAL_NZ [1,1,16,16] -> ND [3,5]" when a layout was undone
 };
 
 // False with a reason naming the tensor (and file) when it has no data here, the file does not

@@ -35,7 +35,7 @@ std::size_t skipValue(std::string_view t, std::size_t p) {
     if (p >= t.size()) return npos;
     const char c = t[p];
     if (c == '"') return skipString(t, p);
-    if (c != '{' && c != '[') {   // number, true, false, null: up to a delimiter
+    if (c != '{' && c != '[') {  // number, true, false, null: up to a delimiter
         while (p < t.size() && t[p] != ',' && t[p] != '}' && t[p] != ']' && !isSpace(t[p])) ++p;
         return p;
     }
@@ -47,7 +47,8 @@ std::size_t skipValue(std::string_view t, std::size_t p) {
             if (p == npos) return npos;
             continue;
         }
-        if (x == '{' || x == '[') ++depth;
+        if (x == '{' || x == '[')
+            ++depth;
         else if (x == '}' || x == ']') {
             if (--depth == 0) return p + 1;
         }

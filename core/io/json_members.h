@@ -10,8 +10,8 @@
 namespace dl {
 
 struct JsonMember {
-    std::string_view rawKey;          // between the quotes, escapes as written
-    std::size_t valueBegin = 0, valueEnd = 0;   // [begin, end) of the value's text
+    std::string_view rawKey;                   // between the quotes, escapes as written
+    std::size_t valueBegin = 0, valueEnd = 0;  // [begin, end) of the value's text
 };
 
 // `pos` is at (or whitespace before) the object's '{'. On success `end` is just past its '}'.

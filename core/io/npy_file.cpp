@@ -1,8 +1,8 @@
 #include "core/io/npy_file.h"
 #include "core/io/regular_file.h"
 
-#include "core/util/read_file.h"
 #include "core/util/byte_swap.h"
+#include "core/util/read_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -69,10 +69,19 @@ public:
     }
 
 private:
-    static bool fail(std::string& error, std::string msg) { error = std::move(msg); return false; }
+    static bool fail(std::string& error, std::string msg) {
+        error = std::move(msg);
+        return false;
+    }
     char peek() const { return m_i < m_s.size() ? m_s[m_i] : '\0'; }
-    bool eat(char c) { if (peek() != c) return false; ++m_i; return true; }
-    void skipSpace() { while (m_i < m_s.size() && (m_s[m_i] == ' ' || m_s[m_i] == '\t' || m_s[m_i] == '\n' || m_s[m_i] == '\r')) ++m_i; }
+    bool eat(char c) {
+        if (peek() != c) return false;
+        ++m_i;
+        return true;
+    }
+    void skipSpace() {
+        while (m_i < m_s.size() && (m_s[m_i] == ' ' || m_s[m_i] == '\t' || m_s[m_i] == '\n' || m_s[m_i] == '\r')) ++m_i;
+    }
     bool readString(std::string& out) {
         const char q = peek();
         if (q != '\'' && q != '"') return false;
@@ -88,8 +97,14 @@ private:
         return true;
     }
     bool readBool(bool& v) {
-        if (readWord("True") || readWord("1")) { v = true; return true; }
-        if (readWord("False") || readWord("0")) { v = false; return true; }
+        if (readWord("True") || readWord("1")) {
+            v = true;
+            return true;
+        }
+        if (readWord("False") || readWord("0")) {
+            v = false;
+            return true;
+        }
         return false;
     }
     bool readShape(std::vector<std::int64_t>& shape, std::string& error) {
@@ -125,10 +140,17 @@ private:
         const std::size_t start = m_i;
         while (m_i < m_s.size()) {
             const char c = m_s[m_i];
-            if (c == '(' || c == '[' || c == '{') ++depth;
-            else if (c == ')' || c == ']' || c == '}') { if (depth == 0) break; --depth; }
-            else if (c == ',' && depth == 0) break;
-            else if (c == '\'' || c == '"') { if (!readString(tmp)) return false; continue; }
+            if (c == '(' || c == '[' || c == '{')
+                ++depth;
+            else if (c == ')' || c == ']' || c == '}') {
+                if (depth == 0) break;
+                --depth;
+            } else if (c == ',' && depth == 0)
+                break;
+            else if (c == '\'' || c == '"') {
+                if (!readString(tmp)) return false;
+                continue;
+            }
             ++m_i;
         }
         return depth == 0 && m_i > start;
@@ -155,58 +177,82 @@ std::optional<DType> dtypeOfDescr(const std::string& descr, DType hint, bool& bi
         error = "string arrays (descr '" + shownDescr(descr) + "') are not tensors";
         return std::nullopt;
     }
-    if (d.size() < 2) { error = "unrecognised descr '" + shownDescr(descr) + "'"; return std::nullopt; }
+    if (d.size() < 2) {
+        error = "unrecognised descr '" + shownDescr(descr) + "'";
+        return std::nullopt;
+    }
     const char kind = d[0];
     const std::string_view size = d.substr(1);
     auto is = [&](std::string_view s) { return size == s; };
     switch (kind) {
-    case 'b': if (is("1")) return DType::Bool; break;
-    case 'i':
-        if (is("1")) return DType::Int8;
-        if (is("2")) return DType::Int16;
-        if (is("4")) return DType::Int32;
-        if (is("8")) return DType::Int64;
-        break;
-    case 'u':
-        if (is("1")) return DType::UInt8;
-        if (is("2")) return DType::UInt16;
-        if (is("4")) return DType::UInt32;
-        if (is("8")) return DType::UInt64;
-        break;
-    case 'f':
-        if (is("2")) return DType::Float16;
-        if (is("4")) return DType::Float32;
-        if (is("8")) return DType::Float64;
-        break;
-    case 'c':
-        if (is("8")) return DType::Complex64;
-        if (is("16")) return DType::Complex128;
-        break;
-    case 'E': case 'T': case 'h':  // MindSpore 2.4+ / 2.3 / 2.2 bfloat16 codes
-        if (is("2")) return DType::BFloat16;
-        break;
-    case 'V': case 'g':  // ml_dtypes / GreenWaves: the type itself is lost
-        if (is("2")) {
-            if (hint == DType::BFloat16) return DType::BFloat16;
-            error = "descr '" + shownDescr(descr) + "' is a raw 2-byte type; it is bfloat16 only when the file name or "
+        case 'b':
+            if (is("1")) return DType::Bool;
+            break;
+        case 'i':
+            if (is("1")) return DType::Int8;
+            if (is("2")) return DType::Int16;
+            if (is("4")) return DType::Int32;
+            if (is("8")) return DType::Int64;
+            break;
+        case 'u':
+            if (is("1")) return DType::UInt8;
+            if (is("2")) return DType::UInt16;
+            if (is("4")) return DType::UInt32;
+            if (is("8")) return DType::UInt64;
+            break;
+        case 'f':
+            if (is("2")) return DType::Float16;
+            if (is("4")) return DType::Float32;
+            if (is("8")) return DType::Float64;
+            break;
+        case 'c':
+            if (is("8")) return DType::Complex64;
+            if (is("16")) return DType::Complex128;
+            break;
+        case 'E':
+        case 'T':
+        case 'h':  // MindSpore 2.4+ / 2.3 / 2.2 bfloat16 codes
+            if (is("2")) return DType::BFloat16;
+            break;
+        case 'V':
+        case 'g':  // ml_dtypes / GreenWaves: the type itself is lost
+            if (is("2")) {
+                if (hint == DType::BFloat16) return DType::BFloat16;
+                error = "descr '" + shownDescr(descr) +
+                    "' is a raw 2-byte type; it is bfloat16 only when the file name or "
                     "dump.json says so";
-            return std::nullopt;
-        }
-        break;
-    default: break;
+                return std::nullopt;
+            }
+            break;
+        default:
+            break;
     }
     error = "unsupported descr '" + shownDescr(descr) + "'";
     return std::nullopt;
 }
 
-struct FileCloser { int fd; ~FileCloser() { if (fd >= 0) ::close(fd); } };
+struct FileCloser {
+    int fd;
+    ~FileCloser() {
+        if (fd >= 0) ::close(fd);
+    }
+};
 
 bool openSized(const std::string& path, int& fd, std::uint64_t& size, std::string& error) {
     fd = openRegularFile(path, error);
-    if (fd < 0) { error = path + ": " + error; return false; }
+    if (fd < 0) {
+        error = path + ": " + error;
+        return false;
+    }
     struct stat st {};
-    if (::fstat(fd, &st) != 0) { error = std::string("cannot stat: ") + std::strerror(errno); return false; }
-    if (S_ISDIR(st.st_mode)) { error = path + " is a directory"; return false; }
+    if (::fstat(fd, &st) != 0) {
+        error = std::string("cannot stat: ") + std::strerror(errno);
+        return false;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        error = path + " is a directory";
+        return false;
+    }
     size = std::uint64_t(st.st_size);
     return true;
 }
@@ -220,20 +266,36 @@ U loadSwapped(const std::uint8_t* p, bool swap) {
 
 float toFloat(const std::uint8_t* p, DType t, bool be) {
     switch (t) {
-    case DType::Bool: return *p ? 1.0f : 0.0f;
-    case DType::Int4: case DType::Int8: return float(std::int8_t(*p));
-    case DType::UInt1: case DType::UInt8: return float(*p);
-    case DType::Int16: return float(std::int16_t(loadSwapped<std::uint16_t>(p, be)));
-    case DType::UInt16: return float(loadSwapped<std::uint16_t>(p, be));
-    case DType::Int32: return float(std::int32_t(loadSwapped<std::uint32_t>(p, be)));
-    case DType::UInt32: return float(loadSwapped<std::uint32_t>(p, be));
-    case DType::Int64: return float(std::int64_t(loadSwapped<std::uint64_t>(p, be)));
-    case DType::UInt64: return float(loadSwapped<std::uint64_t>(p, be));
-    case DType::Float16: return halfToFloat(loadSwapped<std::uint16_t>(p, be));
-    case DType::BFloat16: return bf16ToFloat(loadSwapped<std::uint16_t>(p, be));
-    case DType::Float32: return std::bit_cast<float>(loadSwapped<std::uint32_t>(p, be));
-    case DType::Float64: return float(std::bit_cast<double>(loadSwapped<std::uint64_t>(p, be)));
-    default: return 0.0f;
+        case DType::Bool:
+            return *p ? 1.0f : 0.0f;
+        case DType::Int4:
+        case DType::Int8:
+            return float(std::int8_t(*p));
+        case DType::UInt1:
+        case DType::UInt8:
+            return float(*p);
+        case DType::Int16:
+            return float(std::int16_t(loadSwapped<std::uint16_t>(p, be)));
+        case DType::UInt16:
+            return float(loadSwapped<std::uint16_t>(p, be));
+        case DType::Int32:
+            return float(std::int32_t(loadSwapped<std::uint32_t>(p, be)));
+        case DType::UInt32:
+            return float(loadSwapped<std::uint32_t>(p, be));
+        case DType::Int64:
+            return float(std::int64_t(loadSwapped<std::uint64_t>(p, be)));
+        case DType::UInt64:
+            return float(loadSwapped<std::uint64_t>(p, be));
+        case DType::Float16:
+            return halfToFloat(loadSwapped<std::uint16_t>(p, be));
+        case DType::BFloat16:
+            return bf16ToFloat(loadSwapped<std::uint16_t>(p, be));
+        case DType::Float32:
+            return std::bit_cast<float>(loadSwapped<std::uint32_t>(p, be));
+        case DType::Float64:
+            return float(std::bit_cast<double>(loadSwapped<std::uint64_t>(p, be)));
+        default:
+            return 0.0f;
     }
 }
 
@@ -271,7 +333,10 @@ std::vector<float> fortranToC(const std::vector<float>& f, const std::vector<std
     for (std::size_t out = 0; out < c.size(); ++out) {
         c[out] = f[src];
         for (std::size_t k = rank; k-- > 0;) {  // odometer, last axis fastest
-            if (++idx[k] < std::uint64_t(shape[k])) { src += stride[k]; break; }
+            if (++idx[k] < std::uint64_t(shape[k])) {
+                src += stride[k];
+                break;
+            }
             src -= stride[k] * (idx[k] - 1);
             idx[k] = 0;
         }
@@ -286,27 +351,45 @@ bool parseNpyHeader(const std::uint8_t* data, std::size_t size, std::uint64_t fi
     out = NpyHeader{};
     if (!data || size < 10) {
         error = "file is " + std::to_string(std::min<std::uint64_t>(size, fileSize)) +
-                " bytes, too short for an npy header";
+            " bytes, too short for an npy header";
         return false;
     }
-    if (std::memcmp(data, kMagic, sizeof kMagic) != 0) { error = "not an npy file (bad magic)"; return false; }
+    if (std::memcmp(data, kMagic, sizeof kMagic) != 0) {
+        error = "not an npy file (bad magic)";
+        return false;
+    }
     const int major = data[6];
-    if (major < 1 || major > 3) { error = "unsupported npy version " + std::to_string(major); return false; }
+    if (major < 1 || major > 3) {
+        error = "unsupported npy version " + std::to_string(major);
+        return false;
+    }
     const std::size_t lenBytes = major == 1 ? 2 : 4;
-    if (size < 8 + lenBytes) { error = "npy header length field is cut off"; return false; }
+    if (size < 8 + lenBytes) {
+        error = "npy header length field is cut off";
+        return false;
+    }
     std::uint64_t headerLen = data[8] | (std::uint32_t(data[9]) << 8);
     if (lenBytes == 4) headerLen |= (std::uint64_t(data[10]) << 16) | (std::uint64_t(data[11]) << 24);
     const std::uint64_t preamble = 8 + lenBytes;
     if (preamble + headerLen > size || preamble + headerLen > fileSize) {
         error = "npy header claims " + std::to_string(headerLen) + " bytes but the file has only " +
-                std::to_string(std::min<std::uint64_t>(size, fileSize) - preamble) + " after the preamble";
+            std::to_string(std::min<std::uint64_t>(size, fileSize) - preamble) + " after the preamble";
         return false;
     }
     const std::string_view text(reinterpret_cast<const char*>(data + preamble), std::size_t(headerLen));
     bool haveDescr = false, haveShape = false;
-    if (!DictParser(text).parse(out, haveDescr, haveShape, error)) { error = "npy header: " + error; return false; }
-    if (!haveDescr) { error = "npy header has no 'descr'"; return false; }
-    if (!haveShape) { error = "npy header has no 'shape'"; return false; }
+    if (!DictParser(text).parse(out, haveDescr, haveShape, error)) {
+        error = "npy header: " + error;
+        return false;
+    }
+    if (!haveDescr) {
+        error = "npy header has no 'descr'";
+        return false;
+    }
+    if (!haveShape) {
+        error = "npy header has no 'shape'";
+        return false;
+    }
     out.dataOffset = preamble + headerLen;
     out.elementCount = 1;
     for (std::int64_t d : out.shape)
@@ -324,8 +407,8 @@ bool parseNpyHeader(const std::uint8_t* data, std::size_t size, std::uint64_t fi
     }
     if (out.dataBytes > fileSize - out.dataOffset) {
         error = "file ends at " + std::to_string(fileSize) + " bytes, header promises " +
-                (out.dataBytes > UINT64_MAX - out.dataOffset ? std::string("more than 2^64")
-                                                              : std::to_string(out.dataOffset + out.dataBytes));
+            (out.dataBytes > UINT64_MAX - out.dataOffset ? std::string("more than 2^64")
+                                                         : std::to_string(out.dataOffset + out.dataBytes));
         return false;
     }
     return true;
@@ -342,8 +425,8 @@ bool readNpyHeader(const std::string& path, NpyHeader& out, std::string& error, 
     std::vector<std::uint8_t> buf(std::size_t(std::min<std::uint64_t>(fileSize, 4096)));
     if (!readFileAt(fd, buf.data(), buf.size(), 0, error)) return false;
     if (buf.size() >= 12 && std::memcmp(buf.data(), kMagic, 6) == 0 && buf[6] >= 2 && buf[6] <= 3) {
-        const std::uint64_t len = buf[8] | (std::uint32_t(buf[9]) << 8) | (std::uint32_t(buf[10]) << 16) |
-                                  (std::uint64_t(buf[11]) << 24);
+        const std::uint64_t len =
+            buf[8] | (std::uint32_t(buf[9]) << 8) | (std::uint32_t(buf[10]) << 16) | (std::uint64_t(buf[11]) << 24);
         const std::uint64_t need = std::min<std::uint64_t>(12 + len, fileSize);
         if (need > buf.size()) {
             if (need > kMaxHeaderRead) {
@@ -357,10 +440,13 @@ bool readNpyHeader(const std::string& path, NpyHeader& out, std::string& error, 
     return parseNpyHeader(buf.data(), buf.size(), fileSize, out, error, dtypeHint);
 }
 
-bool loadTensorAsFloat(const std::string& path, std::uint64_t dataOffset, std::uint64_t elementCount,
-                       DType dtype, bool bigEndian, std::vector<float>& out, std::string& error) {
+bool loadTensorAsFloat(const std::string& path, std::uint64_t dataOffset, std::uint64_t elementCount, DType dtype,
+                       bool bigEndian, std::vector<float>& out, std::string& error) {
     const std::size_t esize = dtypeSize(dtype);
-    if (esize == 0) { error = "cannot load a tensor of unknown dtype"; return false; }
+    if (esize == 0) {
+        error = "cannot load a tensor of unknown dtype";
+        return false;
+    }
     if (dtype == DType::Complex64 || dtype == DType::Complex128) {
         error = "complex tensors cannot be loaded as float";
         return false;
@@ -374,9 +460,8 @@ bool loadTensorAsFloat(const std::string& path, std::uint64_t dataOffset, std::u
     std::uint64_t bytes = 0;
     if (__builtin_mul_overflow(elementCount, std::uint64_t(esize), &bytes) || dataOffset > fileSize ||
         bytes > fileSize - dataOffset) {
-        error = "file ends at " + std::to_string(fileSize) + " bytes, tensor needs " +
-                std::to_string(elementCount) + " elements of " + std::to_string(esize) + " bytes from offset " +
-                std::to_string(dataOffset);
+        error = "file ends at " + std::to_string(fileSize) + " bytes, tensor needs " + std::to_string(elementCount) +
+            " elements of " + std::to_string(esize) + " bytes from offset " + std::to_string(dataOffset);
         return false;
     }
     try {

@@ -10,22 +10,38 @@ namespace dl {
 
 std::string npyDescr(DType dtype, std::string_view bf16Descr) {
     switch (dtype) {
-    case DType::Bool: return "|b1";
-    case DType::Int8: return "|i1";
-    case DType::Int16: return "<i2";
-    case DType::Int32: return "<i4";
-    case DType::Int64: return "<i8";
-    case DType::UInt8: return "|u1";
-    case DType::UInt16: return "<u2";
-    case DType::UInt32: return "<u4";
-    case DType::UInt64: return "<u8";
-    case DType::Float16: return "<f2";
-    case DType::Float32: return "<f4";
-    case DType::Float64: return "<f8";
-    case DType::Complex64: return "<c8";
-    case DType::Complex128: return "<c16";
-    case DType::BFloat16: return std::string(bf16Descr);
-    default: return {};
+        case DType::Bool:
+            return "|b1";
+        case DType::Int8:
+            return "|i1";
+        case DType::Int16:
+            return "<i2";
+        case DType::Int32:
+            return "<i4";
+        case DType::Int64:
+            return "<i8";
+        case DType::UInt8:
+            return "|u1";
+        case DType::UInt16:
+            return "<u2";
+        case DType::UInt32:
+            return "<u4";
+        case DType::UInt64:
+            return "<u8";
+        case DType::Float16:
+            return "<f2";
+        case DType::Float32:
+            return "<f4";
+        case DType::Float64:
+            return "<f8";
+        case DType::Complex64:
+            return "<c8";
+        case DType::Complex128:
+            return "<c16";
+        case DType::BFloat16:
+            return std::string(bf16Descr);
+        default:
+            return {};
     }
 }
 
@@ -67,19 +83,39 @@ bool encodeFloats(const std::vector<float>& values, DType dtype, std::string& by
     bytes.reserve(values.size() * dtypeSize(dtype));
     for (float v : values) {
         switch (dtype) {
-        case DType::Float16: appendLe<std::uint16_t>(bytes, floatToHalf(v)); break;
-        case DType::BFloat16: appendLe<std::uint16_t>(bytes, floatToBf16(v)); break;
-        case DType::Float32: appendLe<float>(bytes, v); break;
-        case DType::Float64: appendLe<double>(bytes, double(v)); break;
-        case DType::Bool: appendLe<std::uint8_t>(bytes, v != 0.0f ? 1 : 0); break;
-        case DType::Int8: appendLe<std::int8_t>(bytes, std::int8_t(v)); break;
-        case DType::UInt8: appendLe<std::uint8_t>(bytes, std::uint8_t(v)); break;
-        case DType::Int16: appendLe<std::int16_t>(bytes, std::int16_t(v)); break;
-        case DType::Int32: appendLe<std::int32_t>(bytes, std::int32_t(v)); break;
-        case DType::Int64: appendLe<std::int64_t>(bytes, std::int64_t(v)); break;
-        default:
-            error = "encodeFloats: unsupported dtype " + std::string(dtypeName(dtype));
-            return false;
+            case DType::Float16:
+                appendLe<std::uint16_t>(bytes, floatToHalf(v));
+                break;
+            case DType::BFloat16:
+                appendLe<std::uint16_t>(bytes, floatToBf16(v));
+                break;
+            case DType::Float32:
+                appendLe<float>(bytes, v);
+                break;
+            case DType::Float64:
+                appendLe<double>(bytes, double(v));
+                break;
+            case DType::Bool:
+                appendLe<std::uint8_t>(bytes, v != 0.0f ? 1 : 0);
+                break;
+            case DType::Int8:
+                appendLe<std::int8_t>(bytes, std::int8_t(v));
+                break;
+            case DType::UInt8:
+                appendLe<std::uint8_t>(bytes, std::uint8_t(v));
+                break;
+            case DType::Int16:
+                appendLe<std::int16_t>(bytes, std::int16_t(v));
+                break;
+            case DType::Int32:
+                appendLe<std::int32_t>(bytes, std::int32_t(v));
+                break;
+            case DType::Int64:
+                appendLe<std::int64_t>(bytes, std::int64_t(v));
+                break;
+            default:
+                error = "encodeFloats: unsupported dtype " + std::string(dtypeName(dtype));
+                return false;
         }
     }
     return true;
@@ -94,20 +130,29 @@ bool writeNpyFile(const std::string& path, DType dtype, const std::vector<std::i
     }
     std::uint64_t count = 1;
     for (auto d : shape) {
-        if (d < 0) { error = "writeNpyFile: negative dimension"; return false; }
+        if (d < 0) {
+            error = "writeNpyFile: negative dimension";
+            return false;
+        }
         count *= std::uint64_t(d);
     }
     if (count * dtypeSize(dtype) != payload.size()) {
         error = "writeNpyFile: payload is " + std::to_string(payload.size()) + " bytes, shape needs " +
-                std::to_string(count * dtypeSize(dtype));
+            std::to_string(count * dtypeSize(dtype));
         return false;
     }
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!f) { error = "cannot create " + path; return false; }
+    if (!f) {
+        error = "cannot create " + path;
+        return false;
+    }
     const std::string header = makeNpyHeader(descr, shape);
     f.write(header.data(), std::streamsize(header.size()));
     f.write(payload.data(), std::streamsize(payload.size()));
-    if (!f) { error = "write failed: " + path; return false; }
+    if (!f) {
+        error = "write failed: " + path;
+        return false;
+    }
     return true;
 }
 

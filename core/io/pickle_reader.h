@@ -16,19 +16,33 @@ struct PickleValue;
 using PickleRef = PickleValue*;
 
 struct PickleValue {
-    enum class Kind : std::uint8_t { None, Bool, Int, Float, String, Bytes, Tuple, List, Dict, Global, PersistentId, Reduce, Object };
+    enum class Kind : std::uint8_t {
+        None,
+        Bool,
+        Int,
+        Float,
+        String,
+        Bytes,
+        Tuple,
+        List,
+        Dict,
+        Global,
+        PersistentId,
+        Reduce,
+        Object
+    };
     Kind kind = Kind::None;
-    std::int64_t i = 0;                 // Bool, Int
-    double f = 0;                       // Float
-    std::string s;                      // String, Bytes; Global: "module.name"
-    std::vector<PickleRef> items;       // Tuple, List; Dict: key, value, key, ...; PersistentId: {pid};
-                                        // Reduce/Object: {callable, args tuple[, state]}
+    std::int64_t i = 0;            // Bool, Int
+    double f = 0;                  // Float
+    std::string s;                 // String, Bytes; Global: "module.name"
+    std::vector<PickleRef> items;  // Tuple, List; Dict: key, value, key, ...; PersistentId: {pid};
+                                   // Reduce/Object: {callable, args tuple[, state]}
 
     bool isGlobal(const char* name) const { return kind == Kind::Global && s == name; }
 };
 
 struct PickleTree {
-    std::deque<PickleValue> nodes;   // a deque: nodes keep their addresses as more are added
+    std::deque<PickleValue> nodes;  // a deque: nodes keep their addresses as more are added
     const PickleValue* root = nullptr;
 };
 

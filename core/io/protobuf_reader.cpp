@@ -25,36 +25,36 @@ bool ProtoReader::next(ProtoField& f) {
     f.size = 0;
     f.value = 0;
     switch (key & 7) {
-    case 0:
-        f.wire = WireType::Varint;
-        return varint(f.value);
-    case 1:
-        if (m_end - m_p < 8) return fail("truncated fixed64");
-        f.wire = WireType::Fixed64;
-        std::memcpy(&f.value, m_p, 8);
-        m_p += 8;
-        return true;
-    case 2: {
-        std::uint64_t len = 0;
-        if (!varint(len)) return false;
-        if (len > std::uint64_t(m_end - m_p)) return fail("length-delimited field runs past the message");
-        f.wire = WireType::Bytes;
-        f.data = m_p;
-        f.size = std::size_t(len);
-        m_p += len;
-        return true;
-    }
-    case 5: {
-        if (m_end - m_p < 4) return fail("truncated fixed32");
-        f.wire = WireType::Fixed32;
-        std::uint32_t v = 0;
-        std::memcpy(&v, m_p, 4);
-        f.value = v;
-        m_p += 4;
-        return true;
-    }
-    default:
-        return fail("unsupported wire type (groups 3/4 or 6/7)");
+        case 0:
+            f.wire = WireType::Varint;
+            return varint(f.value);
+        case 1:
+            if (m_end - m_p < 8) return fail("truncated fixed64");
+            f.wire = WireType::Fixed64;
+            std::memcpy(&f.value, m_p, 8);
+            m_p += 8;
+            return true;
+        case 2: {
+            std::uint64_t len = 0;
+            if (!varint(len)) return false;
+            if (len > std::uint64_t(m_end - m_p)) return fail("length-delimited field runs past the message");
+            f.wire = WireType::Bytes;
+            f.data = m_p;
+            f.size = std::size_t(len);
+            m_p += len;
+            return true;
+        }
+        case 5: {
+            if (m_end - m_p < 4) return fail("truncated fixed32");
+            f.wire = WireType::Fixed32;
+            std::uint32_t v = 0;
+            std::memcpy(&v, m_p, 4);
+            f.value = v;
+            m_p += 4;
+            return true;
+        }
+        default:
+            return fail("unsupported wire type (groups 3/4 or 6/7)");
     }
 }
 

@@ -30,7 +30,11 @@ public:
 
 private:
     bool varint(std::uint64_t& v);
-    bool fail(const char* why) { m_error = why; m_p = m_end; return false; }
+    bool fail(const char* why) {
+        m_error = why;
+        m_p = m_end;
+        return false;
+    }
     const std::uint8_t* m_p;
     const std::uint8_t* m_end;
     const char* m_error = "";

@@ -17,7 +17,7 @@ namespace dl {
 namespace {
 
 constexpr std::uint64_t kMaxPickle = 64u << 20;   // a single tensor's pickle is a few hundred bytes
-constexpr std::uint64_t kLargePickle = 1u << 20;   // beyond this, one at a time process-wide
+constexpr std::uint64_t kLargePickle = 1u << 20;  // beyond this, one at a time process-wide
 using Kind = PickleValue::Kind;
 
 // A large pickle costs its bytes plus the reader's bounded tree (tens of MiB): parsed one at a time,
@@ -45,7 +45,7 @@ bool asInts(const PickleValue* v, std::vector<std::int64_t>& out) {
 }
 
 struct TensorRef {
-    std::string key;               // storage record name under "<archive>/data/"
+    std::string key;  // storage record name under "<archive>/data/"
     DType dtype = DType::Unknown;
     std::string storageClass;
     std::int64_t storageNumel = 0, offset = 0;
@@ -64,7 +64,8 @@ bool interpret(const PickleValue* v, TensorRef& t, std::string& error) {
     if (fn->isGlobal("torch._utils._rebuild_parameter") || fn->isGlobal("torch._utils._rebuild_parameter_with_state"))
         return !args.empty() && interpret(args[0], t, error);
     if (!fn->isGlobal("torch._utils._rebuild_tensor_v2") && !fn->isGlobal("torch._utils._rebuild_tensor")) {
-        error = "the pickle holds " + (fn->kind == Kind::Global ? fn->s : std::string("an object")) + ", not a single tensor";
+        error = "the pickle holds " + (fn->kind == Kind::Global ? fn->s : std::string("an object")) +
+            ", not a single tensor";
         return false;
     }
     // Storage: persistent id ('storage', <torch.XStorage>, key, location, numel).
@@ -101,7 +102,7 @@ bool denseLayout(const std::vector<std::int64_t>& size, const std::vector<std::i
         std::int64_t expect = 1;
         for (std::size_t k = 0; k < size.size(); ++k) {
             const std::size_t d = reverse ? k : size.size() - 1 - k;
-            if (size[d] != 1 && stride[d] != expect) return false;   // size-1 dims may carry any stride
+            if (size[d] != 1 && stride[d] != expect) return false;  // size-1 dims may carry any stride
             expect *= size[d];
         }
         return true;
@@ -145,7 +146,7 @@ bool parseWith(const ByteReader& reader, std::uint64_t fileSize, NpyHeader& out,
     PickleTree tree;
     TensorRef t;
     if (!unpickle(bytes.data(), bytes.size(), tree, error) || !interpret(tree.root, t, error)) return false;
-    PickleTree().nodes.swap(tree.nodes);   // t holds copies: free the tree and bytes before unlocking
+    PickleTree().nodes.swap(tree.nodes);  // t holds copies: free the tree and bytes before unlocking
     tree.root = nullptr;
     std::vector<std::uint8_t>().swap(bytes);
     large = {};
@@ -179,12 +180,13 @@ bool parseWith(const ByteReader& reader, std::uint64_t fileSize, NpyHeader& out,
     // The pickle's storage numel must fit the record (dataOffset checked the record fits the file).
     if (t.storageNumel < 0 || std::uint64_t(t.storageNumel) > storage->size / elem) {
         error = "storage data/" + t.key + " claims " + std::to_string(t.storageNumel) + " elements of " +
-                std::to_string(elem) + " bytes but its record holds " + std::to_string(storage->size) + " bytes";
+            std::to_string(elem) + " bytes but its record holds " + std::to_string(storage->size) + " bytes";
         return false;
     }
-    if (t.offset < 0 || std::uint64_t(t.offset) > storage->size / elem || count > storage->size / elem - std::uint64_t(t.offset)) {
-        error = "tensor (offset " + std::to_string(t.offset) + ", " + std::to_string(count) + " elements) runs past its " +
-                std::to_string(storage->size) + "-byte storage";
+    if (t.offset < 0 || std::uint64_t(t.offset) > storage->size / elem ||
+        count > storage->size / elem - std::uint64_t(t.offset)) {
+        error = "tensor (offset " + std::to_string(t.offset) + ", " + std::to_string(count) +
+            " elements) runs past its " + std::to_string(storage->size) + "-byte storage";
         return false;
     }
     out.descr = t.storageClass;
@@ -194,7 +196,7 @@ bool parseWith(const ByteReader& reader, std::uint64_t fileSize, NpyHeader& out,
     out.elementCount = count;
     out.dataOffset = storageAt + std::uint64_t(t.offset) * elem;
     out.dataBytes = count * elem;
-    if (out.dataOffset > fileSize || out.dataBytes > fileSize - out.dataOffset) {   // unreachable by the checks above
+    if (out.dataOffset > fileSize || out.dataBytes > fileSize - out.dataOffset) {  // unreachable by the checks above
         error = "tensor data runs past the end of the file";
         return false;
     }
@@ -205,10 +207,17 @@ bool parseWith(const ByteReader& reader, std::uint64_t fileSize, NpyHeader& out,
 
 DType torchStorageDType(const std::string& c) {
     static const std::pair<const char*, DType> kMap[] = {
-        {"HalfStorage", DType::Float16},     {"BFloat16Storage", DType::BFloat16}, {"FloatStorage", DType::Float32},
-        {"DoubleStorage", DType::Float64},   {"ByteStorage", DType::UInt8},        {"CharStorage", DType::Int8},
-        {"ShortStorage", DType::Int16},      {"IntStorage", DType::Int32},         {"LongStorage", DType::Int64},
-        {"BoolStorage", DType::Bool},        {"ComplexFloatStorage", DType::Complex64},
+        {"HalfStorage", DType::Float16},
+        {"BFloat16Storage", DType::BFloat16},
+        {"FloatStorage", DType::Float32},
+        {"DoubleStorage", DType::Float64},
+        {"ByteStorage", DType::UInt8},
+        {"CharStorage", DType::Int8},
+        {"ShortStorage", DType::Int16},
+        {"IntStorage", DType::Int32},
+        {"LongStorage", DType::Int64},
+        {"BoolStorage", DType::Bool},
+        {"ComplexFloatStorage", DType::Complex64},
         {"ComplexDoubleStorage", DType::Complex128},
     };
     for (const auto& [name, t] : kMap)
@@ -232,7 +241,7 @@ bool readTorchTensorHeader(const std::string& path, NpyHeader& out, std::string&
     bool ok = ::fstat(fd, &st) == 0;
     if (ok) {
         const ByteReader reader = [fd](std::uint64_t off, std::size_t n, std::uint8_t* dst) {
-            std::string ignored;   // the parser says what it could not read
+            std::string ignored;  // the parser says what it could not read
             return readFileAt(fd, dst, n, off, ignored);
         };
         ok = parseWith(reader, std::uint64_t(st.st_size), out, error);

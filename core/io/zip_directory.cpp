@@ -21,7 +21,7 @@ namespace {
 constexpr std::uint32_t kEocdSig = 0x06054b50, kEocd64Sig = 0x06064b50, kLocator64Sig = 0x07064b50;
 constexpr std::uint32_t kCentralSig = 0x02014b50, kLocalSig = 0x04034b50;
 constexpr std::size_t kEocdSize = 22, kLocator64Size = 20, kEocd64Size = 56, kCentralSize = 46, kLocalSize = 30;
-constexpr std::uint64_t kMaxEntries = 1u << 20;   // torch files hold a handful of records
+constexpr std::uint64_t kMaxEntries = 1u << 20;  // torch files hold a handful of records
 
 std::uint64_t le(const std::uint8_t* p, int n) {
     std::uint64_t v = 0;
@@ -30,7 +30,8 @@ std::uint64_t le(const std::uint8_t* p, int n) {
 }
 
 // Sizes and offset that read 0xFFFFFFFF live in the ZIP64 extra field (id 1), in this order.
-bool applyZip64Extra(const std::uint8_t* extra, std::size_t len, ZipEntry& e, bool bigSize, bool bigComp, bool bigOffset) {
+bool applyZip64Extra(const std::uint8_t* extra, std::size_t len, ZipEntry& e, bool bigSize, bool bigComp,
+                     bool bigOffset) {
     std::size_t p = 0;
     while (p + 4 <= len) {
         const auto id = std::uint16_t(le(extra + p, 2));
@@ -79,11 +80,13 @@ bool ZipDirectory::read(const ByteReader& reader, std::uint64_t archiveSize, std
         error = "not a ZIP archive (no end-of-central-directory record)";
         return false;
     }
-    std::uint64_t entries = le(&tail[eocd + 10], 2), cdSize = le(&tail[eocd + 12], 4), cdOffset = le(&tail[eocd + 16], 4);
+    std::uint64_t entries = le(&tail[eocd + 10], 2), cdSize = le(&tail[eocd + 12], 4),
+                  cdOffset = le(&tail[eocd + 16], 4);
     const std::uint64_t eocdAbs = archiveSize - tailSize + eocd;
     if (entries == 0xffff || cdSize == 0xffffffff || cdOffset == 0xffffffff) {
         std::uint8_t loc[kLocator64Size], e64[kEocd64Size];
-        if (eocdAbs < kLocator64Size || !reader(eocdAbs - kLocator64Size, kLocator64Size, loc) || le(loc, 4) != kLocator64Sig) {
+        if (eocdAbs < kLocator64Size || !reader(eocdAbs - kLocator64Size, kLocator64Size, loc) ||
+            le(loc, 4) != kLocator64Sig) {
             error = "ZIP64 archive without its locator record";
             return false;
         }
@@ -141,12 +144,13 @@ const ZipEntry* ZipDirectory::find(const std::string& name) const {
 
 bool ZipDirectory::dataOffset(const ZipEntry& e, std::uint64_t& offset, std::string& error) const {
     if (e.method != 0) {
-        error = "entry '" + e.name + "' is compressed (method " + std::to_string(e.method) + "); only stored entries are read";
+        error = "entry '" + e.name + "' is compressed (method " + std::to_string(e.method) +
+            "); only stored entries are read";
         return false;
     }
     std::uint8_t h[kLocalSize];
-    if (e.localHeaderOffset > m_size || m_size - e.localHeaderOffset < kLocalSize || !m_reader(e.localHeaderOffset, kLocalSize, h) ||
-        le(h, 4) != kLocalSig) {
+    if (e.localHeaderOffset > m_size || m_size - e.localHeaderOffset < kLocalSize ||
+        !m_reader(e.localHeaderOffset, kLocalSize, h) || le(h, 4) != kLocalSig) {
         error = "entry '" + e.name + "': local header missing or out of range";
         return false;
     }
@@ -155,12 +159,12 @@ bool ZipDirectory::dataOffset(const ZipEntry& e, std::uint64_t& offset, std::str
     // would have the reader go past them.
     if (e.size != e.compressedSize) {
         error = "entry '" + e.name + "' declares " + std::to_string(e.size) + " bytes but stores " +
-                std::to_string(e.compressedSize);
+            std::to_string(e.compressedSize);
         return false;
     }
     if (offset > m_size || e.compressedSize > m_size - offset) {
         error = "entry '" + e.name + "' declares " + std::to_string(e.compressedSize) + " bytes at offset " +
-                std::to_string(offset) + ", past the end of the " + std::to_string(m_size) + "-byte archive";
+            std::to_string(offset) + ", past the end of the " + std::to_string(m_size) + "-byte archive";
         return false;
     }
     return true;

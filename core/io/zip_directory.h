@@ -12,7 +12,7 @@ namespace dl {
 
 struct ZipEntry {
     std::string name;
-    std::uint16_t method = 0;           // 0 stored, 8 deflate, ...
+    std::uint16_t method = 0;  // 0 stored, 8 deflate, ...
     std::uint64_t compressedSize = 0, size = 0;
     std::uint64_t localHeaderOffset = 0;
 };

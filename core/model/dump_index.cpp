@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <string_view>
 #include <numeric>
+#include <string_view>
 #include <tuple>
 
 namespace dl {
@@ -12,7 +12,7 @@ namespace dl {
 const TensorSide DumpIndex::kNoSide{};
 
 std::uint64_t DumpIndex::totalDataBytes() const {
-    if (sides.empty()) return 0;   // statistics only: no tensor has data (a pass over 10M records saved)
+    if (sides.empty()) return 0;  // statistics only: no tensor has data (a pass over 10M records saved)
     std::uint64_t n = 0;
     for (const auto& t : tensors) n += side(t).dataBytes;
     return n;
@@ -20,9 +20,9 @@ std::uint64_t DumpIndex::totalDataBytes() const {
 
 DumpIndex::Memory DumpIndex::memory() const {
     Memory m;
-    m.arrays = ops.size() * sizeof(OpRecord) + tensors.size() * sizeof(TensorRecord) + sides.size() * sizeof(TensorSide) +
-               dims.size() * sizeof(std::int64_t) + histBytes.size() + overflows.size() * sizeof(OverflowRecord) +
-               wideStats.size() * sizeof(TensorStats);
+    m.arrays = ops.size() * sizeof(OpRecord) + tensors.size() * sizeof(TensorRecord) +
+        sides.size() * sizeof(TensorSide) + dims.size() * sizeof(std::int64_t) + histBytes.size() +
+        overflows.size() * sizeof(OverflowRecord) + wideStats.size() * sizeof(TensorStats);
     m.strings = strings.bytes();
     return m;
 }
@@ -51,8 +51,9 @@ std::string orderSourceEvidence(const std::vector<RankInfo>& ranks) {
         for (std::size_t i = 0; i < list.size() && i < 8; ++i) s += (i ? "," : "") + std::to_string(list[i]);
         if (list.size() > 8) s += ",...";
         s += source == "execution_order" ? " from execution_order files"
-             : source == "graph_ir"      ? " from the graph IR (graphs/*.ir)"
-                                         : " by file name (no execution_order or graph IR: the op named may not be the first that ran)";
+            : source == "graph_ir"
+            ? " from the graph IR (graphs/*.ir)"
+            : " by file name (no execution_order or graph IR: the op named may not be the first that ran)";
     }
     return s;
 }
@@ -96,7 +97,7 @@ void DumpIndex::merge(DumpIndex&& other) {
     // No records yet (nothing refers to our strings): take `other` whole instead of re-interning
     // every string and copying every record, keeping what describes the folders we saw.
     const bool noRecords = ops.empty() && tensors.empty() && sides.empty() && overflows.empty() && dims.empty() &&
-                           histBytes.empty() && wideStats.empty();
+        histBytes.empty() && wideStats.empty();
     if (!noRecords) return merge(static_cast<const DumpIndex&>(other));
     std::string keepRoot = std::move(root);
     std::vector<IndexWarning> keepWarnings = std::move(warnings);
@@ -177,8 +178,8 @@ void DumpIndex::shareShapes() {
         return std::string_view(reinterpret_cast<const char*>(p), n * sizeof(std::int64_t));
     };
     std::vector<std::int64_t> shared;
-    std::vector<std::uint32_t> table(64, 0xffffffffu);   // open addressing: offset into `shared`
-    std::vector<std::uint32_t> runs;                      // length of the run at each table entry
+    std::vector<std::uint32_t> table(64, 0xffffffffu);  // open addressing: offset into `shared`
+    std::vector<std::uint32_t> runs;                    // length of the run at each table entry
     runs.resize(table.size());
     std::size_t used = 0;
     auto grow = [&] {
@@ -201,7 +202,7 @@ void DumpIndex::shareShapes() {
         }
         const std::string_view key = text(dims.data() + t.shapeOffset, n);
         const std::size_t mask = table.size() - 1;
-        std::size_t i = std::hash<std::string_view>{}(key) & mask;
+        std::size_t i = std::hash<std::string_view>{}(key)&mask;
         for (; table[i] != 0xffffffffu; i = (i + 1) & mask)
             if (runs[i] == n && text(shared.data() + table[i], n) == key) break;
         if (table[i] == 0xffffffffu) {
@@ -230,9 +231,12 @@ void DumpIndex::finalize() {
     };
     // Already in order (one shard, written in execution order): sort each op's tensors in place
     // rather than copying every record into new arrays.
-    bool packed = true;   // each op's tensors follow the previous op's
-    for (std::size_t i = 0, next = 0; i < ops.size() && packed; next += ops[i].tensorCount, ++i) packed = ops[i].firstTensor == next;
-    if (packed && std::is_sorted(ops.begin(), ops.end(), [&](const OpRecord& a, const OpRecord& b) { return opKey(a) < opKey(b); })) {
+    bool packed = true;  // each op's tensors follow the previous op's
+    for (std::size_t i = 0, next = 0; i < ops.size() && packed; next += ops[i].tensorCount, ++i)
+        packed = ops[i].firstTensor == next;
+    if (packed && std::is_sorted(ops.begin(), ops.end(), [&](const OpRecord& a, const OpRecord& b) {
+            return opKey(a) < opKey(b);
+        })) {
         for (const OpRecord& op : ops) {
             const auto first = tensors.begin() + op.firstTensor, last = first + op.tensorCount;
             if (!std::is_sorted(first, last, tensorKey)) std::stable_sort(first, last, tensorKey);

@@ -19,29 +19,29 @@ namespace dl {
 
 // Decoded overflow record (Opdebug.Node_OpDebug.*), attached to the op it names.
 struct OverflowRecord {
-    std::uint64_t aicoreStatus = 0;     // bit 0x20 float overflow, 0x100 fp32->fp16, ...
+    std::uint64_t aicoreStatus = 0;  // bit 0x20 float overflow, 0x100 fp32->fp16, ...
     std::uint64_t dhaAtomicStatus = 0;
     std::uint64_t l2AtomicStatus = 0;
     std::uint32_t taskId = 0, streamId = 0;  // ids of the overflowing op (from the record)
     std::uint32_t modelId = 0;
-    StrId file = 0;                      // path of the record, relative to the index root
+    StrId file = 0;  // path of the record, relative to the index root
     std::int64_t timestampUs = 0;
 };
-static_assert(std::has_unique_object_representations_v<OverflowRecord>);   // raw in .dlx: no padding
+static_assert(std::has_unique_object_representations_v<OverflowRecord>);  // raw in .dlx: no padding
 
 // What only some tensors have: a data file (with its fingerprint for incremental re-indexing), a
 // histogram, a device layout's original shape and the kernel-only counts. Statistics-only tensors
 // (statistic.csv, dump.json without files), millions in a big run, have none and pay 4 bytes for
 // the link (TensorRecord::side). Read through DumpIndex::side(t), write through editSide(t).
 struct TensorSide {
-    std::uint64_t dataOffset = 0;       // first payload byte inside `file`
-    std::uint64_t dataBytes = 0;        // payload size
-    std::uint64_t fileSize = 0;         // fingerprint of `file` for incremental re-indexing
-    std::int64_t fileStamp = 0;         // ScannedFile::stamp (mtime, ctime, inode) when indexed
-    StrId file = 0;                     // path relative to the index root; 0 when none
-    std::uint32_t histOffset = 0;       // encoded Log2Histogram at DumpIndex::histBytes[histOffset]
-    PackedCounts counts;                // the counts of PackedStats that only the kernel computes
-    std::uint8_t origNdim = 0;          // DeviceFormat: original-shape dims at dims[shapeOffset + ndim]
+    std::uint64_t dataOffset = 0;  // first payload byte inside `file`
+    std::uint64_t dataBytes = 0;   // payload size
+    std::uint64_t fileSize = 0;    // fingerprint of `file` for incremental re-indexing
+    std::int64_t fileStamp = 0;    // ScannedFile::stamp (mtime, ctime, inode) when indexed
+    StrId file = 0;                // path relative to the index root; 0 when none
+    std::uint32_t histOffset = 0;  // encoded Log2Histogram at DumpIndex::histBytes[histOffset]
+    PackedCounts counts;           // the counts of PackedStats that only the kernel computes
+    std::uint8_t origNdim = 0;     // DeviceFormat: original-shape dims at dims[shapeOffset + ndim]
     // Written to the index files as raw bytes: zeroed instead of compiler padding, so that the same
     // dump always gives the same .dlx bytes.
     std::uint8_t unusedTail[7] = {};
@@ -50,52 +50,52 @@ static_assert(sizeof(TensorSide) == 64 && std::has_unique_object_representations
 
 // 88 bytes; ten million of them are read back from the cache on every reopen.
 struct TensorRecord {
-    std::uint32_t op = 0;          // index into DumpIndex::ops
+    std::uint32_t op = 0;  // index into DumpIndex::ops
     Io io = Io::Output;
-    DType dtype = DType::Unknown;       // element type as stored in the file
-    DType origDtype = DType::Unknown;   // type the framework says it had (bf16 stored as f32 ...)
+    DType dtype = DType::Unknown;      // element type as stored in the file
+    DType origDtype = DType::Unknown;  // type the framework says it had (bf16 stored as f32 ...)
     std::uint8_t ndim = 0;
     std::uint16_t slot = 0;
-    std::uint16_t flags = 0;            // TensorFlag bits
-    StrId format = 0;                   // "DefaultFormat", "NC1HWC0", ...
-    std::uint32_t shapeOffset = 0;      // ndim dims at DumpIndex::dims[shapeOffset] (shapes are shared)
-    std::uint32_t side = 0;             // 1 + index into DumpIndex::sides, 0 when none
+    std::uint16_t flags = 0;        // TensorFlag bits
+    StrId format = 0;               // "DefaultFormat", "NC1HWC0", ...
+    std::uint32_t shapeOffset = 0;  // ndim dims at DumpIndex::dims[shapeOffset] (shapes are shared)
+    std::uint32_t side = 0;         // 1 + index into DumpIndex::sides, 0 when none
     std::int64_t timestampUs = 0;
-    PackedStats packedStats;            // read and write through DumpIndex::stats() / setStats()
+    PackedStats packedStats;  // read and write through DumpIndex::stats() / setStats()
 };
 static_assert(sizeof(TensorRecord) == 88);
 
 enum TensorFlag : std::uint16_t {
-    HasData = 1u << 0,        // a tensor file was found
-    HasCsvStats = 1u << 1,    // statistic.csv carried a row for it
+    HasData = 1u << 0,      // a tensor file was found
+    HasCsvStats = 1u << 1,  // statistic.csv carried a row for it
     HasHistogram = 1u << 2,
     FortranOrder = 1u << 3,
     BigEndian = 1u << 4,
-    ReadError = 1u << 5,      // file present but unreadable (see warnings)
-    DeviceFormat = 1u << 6,   // stored in an Ascend device layout: `shape` is the stored (device) shape,
-                              // the original shape follows it in dims (TensorSide::origNdim)
+    ReadError = 1u << 5,        // file present but unreadable (see warnings)
+    DeviceFormat = 1u << 6,     // stored in an Ascend device layout: `shape` is the stored (device) shape,
+                                // the original shape follows it in dims (TensorSide::origNdim)
     PaddingExcluded = 1u << 7,  // statistics skip the layout's padding elements
     PaddingIncluded = 1u << 8,  // padding could not be told apart: statistics include it
-    ListedOnly = 1u << 9,     // `file` holds the tensor but was not read (msprobe .pt); stats from the dump
+    ListedOnly = 1u << 9,       // `file` holds the tensor but was not read (msprobe .pt); stats from the dump
 };
 
 struct OpRecord {
-    StrId type = 0;            // "SqrtGrad"
-    StrId name = 0;            // as in the dump's file names ("SqrtGrad-op42" or scoped 2.3+ form)
-    StrId scope = 0;           // full scoped name when known (execution_order, mapping), else 0
+    StrId type = 0;   // "SqrtGrad"
+    StrId name = 0;   // as in the dump's file names ("SqrtGrad-op42" or scoped 2.3+ form)
+    StrId scope = 0;  // full scoped name when known (execution_order, mapping), else 0
     std::uint32_t rank = 0;
     std::uint32_t graph = 0;
     std::uint32_t iteration = 0;
     StrId net = 0;
     std::uint32_t taskId = 0, streamId = 0;
-    std::uint32_t execPos = 0;       // position within (rank, graph, iteration): execution order
-    std::int64_t startUs = 0;        // earliest tensor timestamp, 0 when unknown
-    std::int64_t endUs = 0;          // latest tensor timestamp
+    std::uint32_t execPos = 0;  // position within (rank, graph, iteration): execution order
+    std::int64_t startUs = 0;   // earliest tensor timestamp, 0 when unknown
+    std::int64_t endUs = 0;     // latest tensor timestamp
     std::uint32_t firstTensor = 0;
     std::uint32_t tensorCount = 0;
-    std::int32_t overflow = -1;      // index into DumpIndex::overflows, -1 when none
-    StrId stack = 0;                 // call stack text (msprobe stack.json), 0 when unknown
-    StrId parent = 0;                // enclosing module/cell entry (msprobe construct.json), 0 when none
+    std::int32_t overflow = -1;  // index into DumpIndex::overflows, -1 when none
+    StrId stack = 0;             // call stack text (msprobe stack.json), 0 when unknown
+    StrId parent = 0;            // enclosing module/cell entry (msprobe construct.json), 0 when none
     // The writer's own tensor names (msprobe: "input.2", "parameters.weight", ...), 0 when its
     // tensors are named by io and slot. Held per op, not per tensor: ops of one kind share the
     // string, and it fills what was padding (80 bytes either way). Read it through
@@ -103,7 +103,7 @@ struct OpRecord {
     // separated by '\x1f'.
     StrId tensorNames = 0;
 };
-static_assert(sizeof(OpRecord) == 80 && std::has_unique_object_representations_v<OpRecord>);   // raw in .dlx
+static_assert(sizeof(OpRecord) == 80 && std::has_unique_object_representations_v<OpRecord>);  // raw in .dlx
 
 // What a warning means for the verdict, set where the warning is written. Unreadable: some content
 // of the file or folder could not be read (counted in "K file(s) could not be read", and a clean
@@ -119,12 +119,12 @@ struct IndexWarning {
 
 struct RankInfo {
     std::uint32_t rank = 0;
-    std::string folder;              // relative to the index root ("rank_0", "" for a single folder)
+    std::string folder;  // relative to the index root ("rank_0", "" for a single folder)
     DumpFormat format = DumpFormat::Unknown;
-    std::string host;                // from hccl.json when present
+    std::string host;  // from hccl.json when present
     std::string deviceId;
-    std::string indexedOn;           // host name of the machine that indexed this folder (where its data is)
-    std::string dataRoot;            // absolute dump root on that machine (its files are relative to it)
+    std::string indexedOn;  // host name of the machine that indexed this folder (where its data is)
+    std::string dataRoot;   // absolute dump root on that machine (its files are relative to it)
     // What ordered this rank's ops within an iteration, the weakest over its folders: "timestamps"
     // (ties broken by the execution order), "execution_order", "graph_ir", "file_name" (no source:
     // the order may be wrong), "modification_time" (plain .npy), "dump_json" (msprobe); "" unknown.
@@ -132,10 +132,10 @@ struct RankInfo {
 };
 
 struct RunMetadata {
-    std::string frameworkVersion;    // .dump_metadata/config.json ms_version
-    std::string deviceTarget;        // Ascend, GPU, CPU
-    std::string dumpMode;            // "tensor", "statistic", "full", "overflow" ...
-    std::string dumpConfigJson;      // data_dump.json as found (may be empty)
+    std::string frameworkVersion;  // .dump_metadata/config.json ms_version
+    std::string deviceTarget;      // Ascend, GPU, CPU
+    std::string dumpMode;          // "tensor", "statistic", "full", "overflow" ...
+    std::string dumpConfigJson;    // data_dump.json as found (may be empty)
     int opDebugMode = -1;
 };
 
@@ -144,14 +144,14 @@ struct RunMetadata {
 std::string orderSourceEvidence(const std::vector<RankInfo>& ranks);
 
 struct DumpIndex {
-    std::string root;                // absolute path of what the user opened
+    std::string root;  // absolute path of what the user opened
     StringPool strings;
     std::vector<RankInfo> ranks;
     // The big arrays: std::vector with an allocator that lets the index reader skip constructing
     // records it decodes over at once (core/model/record_allocator.h); otherwise the same.
     RecordVector<OpRecord> ops;
     RecordVector<TensorRecord> tensors;
-    RecordVector<TensorSide> sides;      // TensorRecord::side - 1
+    RecordVector<TensorSide> sides;  // TensorRecord::side - 1
     std::vector<std::int64_t> dims;
     std::vector<std::uint8_t> histBytes;
     std::vector<OverflowRecord> overflows;
@@ -181,9 +181,11 @@ struct DumpIndex {
     std::uint64_t totalDataBytes() const;
     // Bytes the index holds in memory: its arrays (records, sides, shapes, histograms, wide
     // statistics) and, apart, the interned strings (names repeat across iterations and ranks).
-    struct Memory { std::size_t arrays = 0, strings = 0; };
+    struct Memory {
+        std::size_t arrays = 0, strings = 0;
+    };
     Memory memory() const;
-    std::vector<std::uint32_t> iterations() const;   // sorted, unique
+    std::vector<std::uint32_t> iterations() const;  // sorted, unique
     std::vector<std::int64_t> shape(const TensorRecord& t) const {
         return {dims.begin() + t.shapeOffset, dims.begin() + t.shapeOffset + t.ndim};
     }
@@ -200,7 +202,7 @@ struct DumpIndex {
     // Appends `other` (a shard) to this index, remapping its string ids. Call finalize() after
     // the last merge to restore the op order.
     void merge(const DumpIndex& other);
-    void merge(DumpIndex&& other);   // moves `other` in whole when this index holds nothing yet
+    void merge(DumpIndex&& other);  // moves `other` in whole when this index holds nothing yet
     // Sorts ops by (rank, iteration, graph, execPos) and tensors by (op, io, slot); fixes links.
     // Tensors of the same shape then share one run of dims.
     void finalize();

@@ -12,10 +12,10 @@ bool same(double a, double b) { return std::isnan(a) ? std::isnan(b) : std::memc
 
 bool same(const TensorStats& a, const TensorStats& b) {
     return same(a.min, b.min) && same(a.max, b.max) && same(a.mean, b.mean) && same(a.l2, b.l2) &&
-           same(a.maxAbs, b.maxAbs) && a.count == b.count && a.nanCount == b.nanCount &&
-           a.posInfCount == b.posInfCount && a.negInfCount == b.negInfCount && a.zeroCount == b.zeroCount &&
-           a.negCount == b.negCount && a.posCount == b.posCount && a.satCount == b.satCount &&
-           a.subnormalCount == b.subnormalCount && a.known == b.known;
+        same(a.maxAbs, b.maxAbs) && a.count == b.count && a.nanCount == b.nanCount && a.posInfCount == b.posInfCount &&
+        a.negInfCount == b.negInfCount && a.zeroCount == b.zeroCount && a.negCount == b.negCount &&
+        a.posCount == b.posCount && a.satCount == b.satCount && a.subnormalCount == b.subnormalCount &&
+        a.known == b.known;
 }
 
 }  // namespace
@@ -36,8 +36,10 @@ bool PackedStats::pack(const TensorStats& s, PackedCounts* more) {
     c.posCount = std::uint32_t(s.posCount);
     c.satCount = std::uint32_t(s.satCount);
     c.subnormalCount = std::uint32_t(s.subnormalCount);
-    if (more) *more = c;
-    else if (s.negCount | s.posCount | s.satCount | s.subnormalCount) return false;
+    if (more)
+        *more = c;
+    else if (s.negCount | s.posCount | s.satCount | s.subnormalCount)
+        return false;
     known = std::uint16_t(s.known);
     wide = 0;
     return same(unpack(more), s);

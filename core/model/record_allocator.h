@@ -38,7 +38,9 @@ struct RecordAllocator : std::allocator<T> {
         ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
     }
     template <class U>
-    bool operator==(const RecordAllocator<U>&) const noexcept { return true; }
+    bool operator==(const RecordAllocator<U>&) const noexcept {
+        return true;
+    }
 };
 
 // While alive, resize() of a RecordAllocator vector on this thread leaves the new records as the

@@ -48,8 +48,7 @@ StrId StringPool::intern(std::string_view s) {
 }
 
 bool StringPool::assign(std::string blob, std::vector<std::uint32_t> offsets) {
-    if (offsets.size() < 2 || offsets.front() != 0 || offsets[1] != 0 || offsets.back() != blob.size())
-        return false;
+    if (offsets.size() < 2 || offsets.front() != 0 || offsets[1] != 0 || offsets.back() != blob.size()) return false;
     for (std::size_t i = 1; i < offsets.size(); ++i)
         if (offsets[i] < offsets[i - 1]) return false;
     m_blob = std::move(blob);

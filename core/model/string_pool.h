@@ -15,9 +15,7 @@ class StringPool {
 public:
     StringPool();
     StrId intern(std::string_view s);
-    std::string_view view(StrId id) const {
-        return {m_blob.data() + m_offsets[id], m_offsets[id + 1] - m_offsets[id]};
-    }
+    std::string_view view(StrId id) const { return {m_blob.data() + m_offsets[id], m_offsets[id + 1] - m_offsets[id]}; }
     std::string str(StrId id) const { return std::string(view(id)); }
     std::size_t size() const { return m_offsets.size() - 1; }
     // Id of s if present, else 0xffffffff.
@@ -34,7 +32,7 @@ private:
     void rebuildTable() const;
     StrId lookup(std::string_view s, std::size_t hash) const;
     std::string m_blob;
-    std::vector<std::uint32_t> m_offsets;       // size()+1 entries
+    std::vector<std::uint32_t> m_offsets;        // size()+1 entries
     mutable std::vector<std::uint32_t> m_table;  // open addressing: id+1, 0 = empty
 };
 

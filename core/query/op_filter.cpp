@@ -18,8 +18,8 @@
 namespace dl {
 
 const char* opColumnName(OpColumn c) {
-    static const char* names[] = {"Rank", "Stage", "Iter", "#", "Op", "Type", "Tensor", "DType", "Shape",
-                                  "Min", "Max", "Max |x|", "Mean", "NaN/Inf", "Saturated", "State"};
+    static const char* names[] = {"Rank",  "Stage", "Iter", "#",       "Op",   "Type",    "Tensor",    "DType",
+                                  "Shape", "Min",   "Max",  "Max |x|", "Mean", "NaN/Inf", "Saturated", "State"};
     const int i = static_cast<int>(c);
     return i >= 0 && i < static_cast<int>(OpColumn::Count) ? names[i] : "?";
 }
@@ -69,13 +69,20 @@ bool matchOps(const DumpIndex& index, const OpFilter& f, std::vector<char>& matc
 // The figure a numeric column shows (nullopt: unknown).
 std::optional<double> numberOf(const TensorStats& s, OpColumn c) {
     switch (c) {
-        case OpColumn::Min: return statFigure(s, StatFigure::Min);
-        case OpColumn::Max: return statFigure(s, StatFigure::Max);
-        case OpColumn::MaxAbs: return statFigure(s, StatFigure::MaxAbs);
-        case OpColumn::Mean: return statFigure(s, StatFigure::Mean);
-        case OpColumn::NanInf: return static_cast<double>(s.nanCount + s.infCount());
-        case OpColumn::Saturated: return static_cast<double>(s.satCount);
-        default: return 0.0;
+        case OpColumn::Min:
+            return statFigure(s, StatFigure::Min);
+        case OpColumn::Max:
+            return statFigure(s, StatFigure::Max);
+        case OpColumn::MaxAbs:
+            return statFigure(s, StatFigure::MaxAbs);
+        case OpColumn::Mean:
+            return statFigure(s, StatFigure::Mean);
+        case OpColumn::NanInf:
+            return static_cast<double>(s.nanCount + s.infCount());
+        case OpColumn::Saturated:
+            return static_cast<double>(s.satCount);
+        default:
+            return 0.0;
     }
 }
 
@@ -96,13 +103,15 @@ bool filterRows(const QueryContext& ctx, const OpFilter& f, std::vector<std::uin
     // A finalized index lays each op's tensors out as one run, op after op: then only the runs of
     // the kept ops are visited (a tensor record is 144 bytes; reading 10M of them for their op
     // field was most of a filter). Anything else falls back to a pass over every tensor.
-    std::atomic<bool> runs{index.ops.empty() ||
-                           (index.ops.front().firstTensor == 0 &&
-                            std::uint64_t(index.ops.back().firstTensor) + index.ops.back().tensorCount == index.tensors.size())};
+    std::atomic<bool> runs{
+        index.ops.empty() ||
+        (index.ops.front().firstTensor == 0 &&
+         std::uint64_t(index.ops.back().firstTensor) + index.ops.back().tensorCount == index.tensors.size())};
     parallelFor(tbb::blocked_range<std::size_t>(0, index.ops.size()), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t i = r.begin(); i < r.end(); ++i) {
             const OpRecord& o = index.ops[i];
-            if (i && o.firstTensor != std::uint64_t(index.ops[i - 1].firstTensor) + index.ops[i - 1].tensorCount) runs = false;
+            if (i && o.firstTensor != std::uint64_t(index.ops[i - 1].firstTensor) + index.ops[i - 1].tensorCount)
+                runs = false;
             if (!opOk[i]) continue;
             if ((!f.type.empty() && o.type != typeId) || (f.rank && o.rank != *f.rank) ||
                 (f.iteration && o.iteration != *f.iteration) ||
@@ -171,16 +180,25 @@ void sortRows(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColum
     // Every key is computed once per row, not per comparison: a 10M-row sort makes ~5x10^8
     // comparisons, and unpacking statistics or splitting names in each took minutes.
     switch (column) {
-        case OpColumn::Rank: case OpColumn::Stage: case OpColumn::Iteration: case OpColumn::Order:
-        case OpColumn::Op: case OpColumn::Type: case OpColumn::Tensor: case OpColumn::DType: case OpColumn::State: {
+        case OpColumn::Rank:
+        case OpColumn::Stage:
+        case OpColumn::Iteration:
+        case OpColumn::Order:
+        case OpColumn::Op:
+        case OpColumn::Type:
+        case OpColumn::Tensor:
+        case OpColumn::DType:
+        case OpColumn::State: {
             std::vector<std::uint32_t> rank;
             if (column == OpColumn::Op || column == OpColumn::Type) {
                 std::vector<StrId> ids(rows.size());
-                for (std::size_t k = 0; k < rows.size(); ++k) ids[k] = column == OpColumn::Op ? op(rows[k]).name : op(rows[k]).type;
+                for (std::size_t k = 0; k < rows.size(); ++k)
+                    ids[k] = column == OpColumn::Op ? op(rows[k]).name : op(rows[k]).type;
                 if (column == OpColumn::Op)
                     // By the short name the column shows; the scoped name breaks ties.
                     rank = stringRanks(sp, std::move(ids), [&](StrId a, StrId b) {
-                        const std::string_view sa = splitOpName(sp.view(a)).shortName, sb = splitOpName(sp.view(b)).shortName;
+                        const std::string_view sa = splitOpName(sp.view(a)).shortName,
+                                               sb = splitOpName(sp.view(b)).shortName;
                         return sa != sb ? sa < sb : sp.view(a) < sp.view(b);
                     });
                 else
@@ -192,15 +210,33 @@ void sortRows(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColum
                 const TensorRecord& tr = ix.tensors[t];
                 std::int64_t key = 0;
                 switch (column) {
-                    case OpColumn::Rank: key = op(t).rank; break;
-                    case OpColumn::Stage: key = ctx.stageOfOp(tr.op); break;
-                    case OpColumn::Iteration: key = op(t).iteration; break;
-                    case OpColumn::Order: key = tr.op; break;
-                    case OpColumn::Op: key = rank[op(t).name]; break;
-                    case OpColumn::Type: key = rank[op(t).type]; break;
-                    case OpColumn::Tensor: key = std::int64_t(tr.io) << 16 | tr.slot; break;
-                    case OpColumn::DType: key = int(tr.dtype); break;
-                    default: key = int(shownState(ctx, t)); break;
+                    case OpColumn::Rank:
+                        key = op(t).rank;
+                        break;
+                    case OpColumn::Stage:
+                        key = ctx.stageOfOp(tr.op);
+                        break;
+                    case OpColumn::Iteration:
+                        key = op(t).iteration;
+                        break;
+                    case OpColumn::Order:
+                        key = tr.op;
+                        break;
+                    case OpColumn::Op:
+                        key = rank[op(t).name];
+                        break;
+                    case OpColumn::Type:
+                        key = rank[op(t).type];
+                        break;
+                    case OpColumn::Tensor:
+                        key = std::int64_t(tr.io) << 16 | tr.slot;
+                        break;
+                    case OpColumn::DType:
+                        key = int(tr.dtype);
+                        break;
+                    default:
+                        key = int(shownState(ctx, t));
+                        break;
                 }
                 keyed[k] = {descending ? -key : key, t};
             });
@@ -227,7 +263,8 @@ void sortRows(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColum
             });
             return;
         }
-        default: break;
+        default:
+            break;
     }
     // Figures, as integers in compareFigures' order: NaN (all NaN) above +Inf, -0 equal to +0;
     // descending flips the known ones; unknown figures sort last in either direction.
@@ -243,11 +280,11 @@ void sortRows(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColum
                 const std::uint64_t bits = std::bit_cast<std::uint64_t>(*x == 0 ? 0.0 : *x);
                 key = bits >> 63 ? ~bits : bits | (std::uint64_t(1) << 63);
             }
-            if (descending) key = ~key;   // never kUnknown: no known figure has key 0
+            if (descending) key = ~key;  // never kUnknown: no known figure has key 0
         }
         keyed[k] = {key, rows[k]};
     });
-    if (!std::is_sorted(keyed.begin(), keyed.end())) parallelSort(keyed.begin(), keyed.end());   // ties: index order
+    if (!std::is_sorted(keyed.begin(), keyed.end())) parallelSort(keyed.begin(), keyed.end());  // ties: index order
     for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = keyed[k].second;
 }
 

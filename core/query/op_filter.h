@@ -14,16 +14,31 @@ namespace dl {
 
 // Table columns; the table model shows them in this order.
 enum class OpColumn : int {
-    Rank = 0, Stage, Iteration, Order, Op, Type, Tensor, DType, Shape,
-    Min, Max, MaxAbs, Mean, NanInf, Saturated, State, Count
+    Rank = 0,
+    Stage,
+    Iteration,
+    Order,
+    Op,
+    Type,
+    Tensor,
+    DType,
+    Shape,
+    Min,
+    Max,
+    MaxAbs,
+    Mean,
+    NanInf,
+    Saturated,
+    State,
+    Count
 };
 const char* opColumnName(OpColumn c);
 
 struct OpFilter {
-    std::string text;                    // matched against op name, scope and type
-    bool regex = false;                  // `text` is an ECMAScript regular expression
+    std::string text;    // matched against op name, scope and type
+    bool regex = false;  // `text` is an ECMAScript regular expression
     bool caseSensitive = false;
-    std::string type;                    // exact op type; empty: any
+    std::string type;  // exact op type; empty: any
     std::optional<std::uint32_t> rank;
     std::optional<int> stage;
     std::optional<std::uint32_t> iteration;
@@ -33,7 +48,7 @@ struct OpFilter {
 struct QueryContext {
     const DumpIndex& index;
     const OpStates& states;
-    const StageMap* stages = nullptr;    // null: stage unknown (-1)
+    const StageMap* stages = nullptr;  // null: stage unknown (-1)
     int stageOfOp(std::uint32_t op) const { return stages ? stages->stageOf(index.ops[op].rank) : -1; }
 };
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace dl {
 
@@ -19,7 +19,8 @@ std::uint32_t worstTensorOf(const DumpIndex& index, const OpStates& states, std:
     for (std::uint32_t t = o.firstTensor; t < o.firstTensor + o.tensorCount; ++t) {
         const double m = index.stats(index.tensors[t]).maxAbs;
         const double mv = std::isfinite(m) ? m : 0;
-        if (best == kNoIndex || states.tensor[t] > states.tensor[best] || (states.tensor[t] == states.tensor[best] && mv > bestMax)) {
+        if (best == kNoIndex || states.tensor[t] > states.tensor[best] ||
+            (states.tensor[t] == states.tensor[best] && mv > bestMax)) {
             best = t;
             bestMax = mv;
         }
@@ -51,13 +52,14 @@ bool buildOpGraph(const DumpIndex& index, const AnalysisResult* analysis, const 
     const OpRecord& centreOp = index.ops[op];
     const IrDataflow* g = flow.graphOf(centreOp.rank);
     if (!g) {
-        error = flow.error(centreOp.rank).empty() ? "no graph IR for rank " + std::to_string(centreOp.rank) : flow.error(centreOp.rank);
+        error = flow.error(centreOp.rank).empty() ? "no graph IR for rank " + std::to_string(centreOp.rank)
+                                                  : flow.error(centreOp.rank);
         return false;
     }
     const std::int64_t centre = flow.kernelOf(op);
     if (centre < 0) {
-        error = index.strings.str(centreOp.name) + " is not in the graph IR of rank " + std::to_string(centreOp.rank) + " (" +
-                graphsFolderOf(index, centreOp.rank) + ")";
+        error = index.strings.str(centreOp.name) + " is not in the graph IR of rank " + std::to_string(centreOp.rank) +
+            " (" + graphsFolderOf(index, centreOp.rank) + ")";
         return false;
     }
     const std::uint32_t rank = centreOp.rank, iteration = centreOp.iteration;
@@ -70,7 +72,7 @@ bool buildOpGraph(const DumpIndex& index, const AnalysisResult* analysis, const 
             chainOps.insert(s.at.op);
             for (const DataflowEdge& e : s.path) chainEdges.insert({e.producer, e.consumer, e.outputSlot, e.inputSlot});
         }
-    std::map<std::uint32_t, std::uint32_t> nodeOf;   // kernel -> node
+    std::map<std::uint32_t, std::uint32_t> nodeOf;  // kernel -> node
     const auto addKernel = [&](std::uint32_t k, int distance) {
         auto [it, inserted] = nodeOf.emplace(k, std::uint32_t(out.nodes.size()));
         if (!inserted) return it->second;
@@ -113,7 +115,8 @@ bool buildOpGraph(const DumpIndex& index, const AnalysisResult* analysis, const 
             auto to = nodeOf.find(edge.to);
             if (to == nodeOf.end()) continue;
             OpGraphEdge ge{n, to->second, edge.fromSlot, edge.toSlot, false};
-            ge.onChain = chainEdges.count({g->kernels[edge.from].name, g->kernels[edge.to].name, edge.fromSlot, edge.toSlot}) > 0;
+            ge.onChain = chainEdges.count(
+                             {g->kernels[edge.from].name, g->kernels[edge.to].name, edge.fromSlot, edge.toSlot}) > 0;
             if (ge.onChain) out.nodes[n].onChain = out.nodes[to->second].onChain = true;
             out.edges.push_back(ge);
         }
@@ -142,8 +145,11 @@ std::string opGraphJson(const DumpIndex& index, const OpGraph& g) {
         if (n.worstTensor != kNoIndex) {
             const TensorRecord& t = index.tensors[n.worstTensor];
             const TensorStats st = index.stats(t);
-            worst = {{"tensor", index.tensorLabel(t)}, {"max_abs", std::isfinite(st.maxAbs) ? json(st.maxAbs) : json(nullptr)},
-                     {"inf_count", st.infCount()}, {"nan_count", st.nanCount}, {"text", opGraphFigure(index, n)}};
+            worst = {{"tensor", index.tensorLabel(t)},
+                     {"max_abs", std::isfinite(st.maxAbs) ? json(st.maxAbs) : json(nullptr)},
+                     {"inf_count", st.infCount()},
+                     {"nan_count", st.nanCount},
+                     {"text", opGraphFigure(index, n)}};
         }
         nodes.push_back({{"id", i},
                          {"op_name", n.op != kNoIndex ? json(index.strings.str(index.ops[n.op].name)) : json(nullptr)},
@@ -161,12 +167,17 @@ std::string opGraphJson(const DumpIndex& index, const OpGraph& g) {
                          {"on_chain", n.onChain}});
     }
     for (const OpGraphEdge& e : g.edges)
-        edges.push_back({{"from", e.from}, {"to", e.to}, {"from_slot", e.fromSlot}, {"to_slot", e.toSlot}, {"on_chain", e.onChain}});
-    return json{{"schema", "dumplens.graph/1"}, {"nodes", nodes}, {"edges", edges}}.dump(2, ' ', false, json::error_handler_t::replace);
+        edges.push_back({{"from", e.from},
+                         {"to", e.to},
+                         {"from_slot", e.fromSlot},
+                         {"to_slot", e.toSlot},
+                         {"on_chain", e.onChain}});
+    return json{{"schema", "dumplens.graph/1"}, {"nodes", nodes}, {"edges", edges}}.dump(
+        2, ' ', false, json::error_handler_t::replace);
 }
 
 std::string opGraphDot(const DumpIndex& index, const OpGraph& g) {
-    static const char* const fill[] = {"#ffffff", "#ffe08a", "#ffb060", "#ff6b6b", "#d62728"};   // by OpState
+    static const char* const fill[] = {"#ffffff", "#ffe08a", "#ffb060", "#ff6b6b", "#d62728"};  // by OpState
     const auto quote = [](const std::string& s) {
         std::string q = "\"";
         for (char c : s) {
@@ -179,17 +190,22 @@ std::string opGraphDot(const DumpIndex& index, const OpGraph& g) {
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
         const OpGraphNode& n = g.nodes[i];
         const std::string shortName = n.name.substr(n.name.rfind('/') + 1);
-        const std::string label = n.opType + "\\n" + shortName + "\\n" + opStateName(n.state) + "  " + opGraphFigure(index, n);
+        const std::string label =
+            n.opType + "\\n" + shortName + "\\n" + opStateName(n.state) + "  " + opGraphFigure(index, n);
         std::string q = quote(label);
         // quote() escaped the label's "\n" separators: put them back.
         for (std::size_t p = 0; (p = q.find("\\\\n", p)) != std::string::npos;) q.replace(p, 3, "\\n");
         out += "  n" + std::to_string(i) + " [label=" + q + ", fillcolor=\"" + fill[int(n.state)] + "\"" +
-               (n.kind != "kernel" ? ", shape=ellipse" : "") + (n.centre ? ", penwidth=3" : n.onChain ? ", penwidth=2" : "") +
-               (n.op == kNoIndex && n.kind == "kernel" ? ", style=\"filled,dashed\"" : "") + "];\n";
+            (n.kind != "kernel" ? ", shape=ellipse" : "") +
+            (n.centre        ? ", penwidth=3"
+                 : n.onChain ? ", penwidth=2"
+                             : "") +
+            (n.op == kNoIndex && n.kind == "kernel" ? ", style=\"filled,dashed\"" : "") + "];\n";
     }
     for (const OpGraphEdge& e : g.edges)
-        out += "  n" + std::to_string(e.from) + " -> n" + std::to_string(e.to) + " [label=\"" + std::to_string(e.fromSlot) + ":" +
-               std::to_string(e.toSlot) + "\"" + (e.onChain ? ", color=\"#d62728\", penwidth=2.5" : "") + "];\n";
+        out += "  n" + std::to_string(e.from) + " -> n" + std::to_string(e.to) + " [label=\"" +
+            std::to_string(e.fromSlot) + ":" + std::to_string(e.toSlot) + "\"" +
+            (e.onChain ? ", color=\"#d62728\", penwidth=2.5" : "") + "];\n";
     return out + "}\n";
 }
 

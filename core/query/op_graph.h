@@ -14,26 +14,26 @@
 namespace dl {
 
 struct OpGraphNode {
-    std::string name;                 // the kernel's scoped name in the IR (parameter name, constant text)
-    std::string kind = "kernel";      // "kernel", "parameter", "constant"
+    std::string name;             // the kernel's scoped name in the IR (parameter name, constant text)
+    std::string kind = "kernel";  // "kernel", "parameter", "constant"
     std::string opType;
-    std::uint32_t op = kNoIndex;      // the dump op (same rank and iteration), kNoIndex when not dumped
+    std::uint32_t op = kNoIndex;  // the dump op (same rank and iteration), kNoIndex when not dumped
     std::uint32_t rank = 0;
     OpState state = OpState::Normal;
-    std::uint32_t worstTensor = kNoIndex;   // the tensor of its worst state (largest max|x| among equals)
-    int distance = 0;                 // hops from the centre: < 0 producers, > 0 consumers
-    bool onChain = false;             // a chain step or on a chain step's dataflow path
+    std::uint32_t worstTensor = kNoIndex;  // the tensor of its worst state (largest max|x| among equals)
+    int distance = 0;                      // hops from the centre: < 0 producers, > 0 consumers
+    bool onChain = false;                  // a chain step or on a chain step's dataflow path
     bool centre = false;
 };
 
 struct OpGraphEdge {
-    std::uint32_t from = 0, to = 0;   // indices into nodes
+    std::uint32_t from = 0, to = 0;  // indices into nodes
     std::uint16_t fromSlot = 0, toSlot = 0;
-    bool onChain = false;             // an edge of a chain step's dataflow path
+    bool onChain = false;  // an edge of a chain step's dataflow path
 };
 
 struct OpGraph {
-    std::vector<OpGraphNode> nodes;   // the centre first
+    std::vector<OpGraphNode> nodes;  // the centre first
     std::vector<OpGraphEdge> edges;
 };
 

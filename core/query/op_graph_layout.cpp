@@ -10,10 +10,10 @@ std::uint64_t countLayerCrossings(std::vector<std::pair<int, int>> edges) {
     std::sort(edges.begin(), edges.end());
     int maxLow = 0;
     for (const auto& e : edges) maxLow = std::max(maxLow, e.second);
-    std::vector<std::uint64_t> tree(std::size_t(maxLow) + 2, 0);   // Fenwick tree over lower ends
+    std::vector<std::uint64_t> tree(std::size_t(maxLow) + 2, 0);  // Fenwick tree over lower ends
     std::uint64_t crossings = 0, seen = 0;
     for (const auto& e : edges) {
-        std::uint64_t notAbove = 0;   // earlier edges whose lower end is <= this one's
+        std::uint64_t notAbove = 0;  // earlier edges whose lower end is <= this one's
         for (int i = e.second + 1; i > 0; i -= i & -i) notAbove += tree[std::size_t(i)];
         crossings += seen - notAbove;
         for (int i = e.second + 1; i < int(tree.size()); i += i & -i) ++tree[std::size_t(i)];
@@ -25,7 +25,7 @@ std::uint64_t countLayerCrossings(std::vector<std::pair<int, int>> edges) {
 namespace {
 
 struct Segment {
-    int from, to;   // virtual nodes, layer[to] == layer[from] + 1
+    int from, to;  // virtual nodes, layer[to] == layer[from] + 1
 };
 
 // Back edges of a depth-first search from every node in order (iterative: the IR may be long).
@@ -33,7 +33,7 @@ std::vector<bool> findBackEdges(const OpGraph& g) {
     const std::size_t n = g.nodes.size();
     std::vector<std::vector<std::size_t>> out(n);
     for (std::size_t e = 0; e < g.edges.size(); ++e) out[g.edges[e].from].push_back(e);
-    std::vector<int> mark(n, 0);   // 0 new, 1 on the stack, 2 done
+    std::vector<int> mark(n, 0);  // 0 new, 1 on the stack, 2 done
     std::vector<bool> back(g.edges.size(), false);
     std::vector<std::pair<std::uint32_t, std::size_t>> stack;
     for (std::uint32_t s = 0; s < n; ++s) {
@@ -49,7 +49,8 @@ std::vector<bool> findBackEdges(const OpGraph& g) {
             }
             const std::size_t e = out[v][next++];
             const std::uint32_t w = g.edges[e].to;
-            if (w == v || mark[w] == 1) back[e] = true;
+            if (w == v || mark[w] == 1)
+                back[e] = true;
             else if (mark[w] == 0) {
                 mark[w] = 1;
                 stack.push_back({w, 0});
@@ -72,12 +73,14 @@ OpGraphLayout layoutOpGraph(const OpGraph& g, int sweeps) {
 
     // Longest-path layers over the acyclic edges (reversed back edges and self loops dropped), in
     // topological order (Kahn).
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> dag;   // from -> to, acyclic
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> dag;  // from -> to, acyclic
     for (std::size_t e = 0; e < g.edges.size(); ++e) {
         const auto [f, t] = std::pair{g.edges[e].from, g.edges[e].to};
         if (f == t) continue;
-        if (L.backEdge[e]) dag.push_back({t, f});
-        else dag.push_back({f, t});
+        if (L.backEdge[e])
+            dag.push_back({t, f});
+        else
+            dag.push_back({f, t});
     }
     std::vector<std::vector<std::uint32_t>> succ(n);
     std::vector<int> indeg(n, 0);
@@ -98,10 +101,10 @@ OpGraphLayout layoutOpGraph(const OpGraph& g, int sweeps) {
     // Virtual nodes: the real ones, then one dummy per layer a long edge crosses.
     std::vector<int> vlayer(L.layer.begin(), L.layer.end());
     std::vector<Segment> segs;
-    std::vector<std::vector<int>> chainOf(g.edges.size());   // per edge: its virtual nodes, lower layer first
+    std::vector<std::vector<int>> chainOf(g.edges.size());  // per edge: its virtual nodes, lower layer first
     std::size_t di = 0;
     for (const auto& [f, t] : dag) {
-        while (di < g.edges.size() && g.edges[di].from == g.edges[di].to) ++di;   // self loops have no route
+        while (di < g.edges.size() && g.edges[di].from == g.edges[di].to) ++di;  // self loops have no route
         std::vector<int>& chain = chainOf[di++];
         chain.push_back(int(f));
         for (int l = vlayer[f] + 1; l < vlayer[t]; ++l) {
@@ -130,7 +133,8 @@ OpGraphLayout layoutOpGraph(const OpGraph& g, int sweeps) {
         for (int l = 0; l + 1 < L.layers; ++l) {
             std::vector<std::pair<int, int>> es;
             for (int v : rows[std::size_t(l)])
-                for (int w : down[std::size_t(v)]) es.push_back({int(order[std::size_t(v)]), int(order[std::size_t(w)])});
+                for (int w : down[std::size_t(v)])
+                    es.push_back({int(order[std::size_t(v)]), int(order[std::size_t(w)])});
             c += countLayerCrossings(std::move(es));
         }
         return c;
@@ -147,14 +151,15 @@ OpGraphLayout layoutOpGraph(const OpGraph& g, int sweeps) {
             for (int v : r) {
                 const auto& nb = forward ? up[std::size_t(v)] : down[std::size_t(v)];
                 if (nb.empty()) {
-                    bary[std::size_t(v)] = order[std::size_t(v)];   // no neighbour on that side: stays
+                    bary[std::size_t(v)] = order[std::size_t(v)];  // no neighbour on that side: stays
                     continue;
                 }
                 double sum = 0;
                 for (int w : nb) sum += order[std::size_t(w)];
                 bary[std::size_t(v)] = sum / double(nb.size());
             }
-            std::stable_sort(r.begin(), r.end(), [&](int a, int b) { return bary[std::size_t(a)] < bary[std::size_t(b)]; });
+            std::stable_sort(r.begin(), r.end(),
+                             [&](int a, int b) { return bary[std::size_t(a)] < bary[std::size_t(b)]; });
             for (std::size_t i = 0; i < r.size(); ++i) order[std::size_t(r[i])] = double(i);
         }
         const std::uint64_t c = totalCrossings();
@@ -180,7 +185,7 @@ OpGraphLayout layoutOpGraph(const OpGraph& g, int sweeps) {
         std::vector<OpGraphPoint>& pts = L.route[e];
         for (int v : chainOf[e]) pts.push_back(vpos[std::size_t(v)]);
         if (L.backEdge[e]) std::reverse(pts.begin(), pts.end());
-        if (pts.empty()) pts = {L.pos[g.edges[e].from], L.pos[g.edges[e].to]};   // a self loop
+        if (pts.empty()) pts = {L.pos[g.edges[e].from], L.pos[g.edges[e].to]};  // a self loop
     }
     return L;
 }

@@ -11,19 +11,19 @@
 namespace dl {
 
 struct OpGraphPoint {
-    double x = 0, y = 0;   // x: layer (0 = leftmost), y: row within the layer, centred on 0
+    double x = 0, y = 0;  // x: layer (0 = leftmost), y: row within the layer, centred on 0
 };
 
 struct OpGraphLayout {
     int layers = 0;
-    int maxRows = 0;                        // the most nodes (dummies included) in one layer
-    std::vector<int> layer;                 // per node of the graph
-    std::vector<OpGraphPoint> pos;          // per node
+    int maxRows = 0;                // the most nodes (dummies included) in one layer
+    std::vector<int> layer;         // per node of the graph
+    std::vector<OpGraphPoint> pos;  // per node
     // Per edge: from its source through the dummies to its target (a reversed back edge is listed
     // source to target all the same, so it runs right to left).
     std::vector<std::vector<OpGraphPoint>> route;
-    std::vector<bool> backEdge;             // per edge: reversed to break a cycle
-    std::uint64_t crossings = 0;            // edge crossings between adjacent layers, after ordering
+    std::vector<bool> backEdge;   // per edge: reversed to break a cycle
+    std::uint64_t crossings = 0;  // edge crossings between adjacent layers, after ordering
 };
 
 OpGraphLayout layoutOpGraph(const OpGraph& g, int sweeps = 12);

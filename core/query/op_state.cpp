@@ -12,11 +12,16 @@ namespace dl {
 
 const char* opStateName(OpState s) {
     switch (s) {
-        case OpState::Normal: return "normal";
-        case OpState::NearLimit: return "near limit";
-        case OpState::Saturated: return "saturated";
-        case OpState::InfNan: return "inf/nan";
-        case OpState::Origin: return "origin";
+        case OpState::Normal:
+            return "normal";
+        case OpState::NearLimit:
+            return "near limit";
+        case OpState::Saturated:
+            return "saturated";
+        case OpState::InfNan:
+            return "inf/nan";
+        case OpState::Origin:
+            return "origin";
     }
     return "?";
 }
@@ -25,10 +30,13 @@ static OpState stateOf(const DumpIndex& index, const TensorRecord& t, double thr
     const TensorAnomaly a = classifyTensor(index, t);
     switch (a.kind) {
         case AnomalyKind::Inf:
-        case AnomalyKind::Nan: return OpState::InfNan;
+        case AnomalyKind::Nan:
+            return OpState::InfNan;
         case AnomalyKind::Saturated:
-        case AnomalyKind::Opdebug: return OpState::Saturated;
-        case AnomalyKind::None: break;
+        case AnomalyKind::Opdebug:
+            return OpState::Saturated;
+        case AnomalyKind::None:
+            break;
     }
     return a.headroom >= threshold ? OpState::NearLimit : OpState::Normal;
 }
@@ -42,9 +50,11 @@ OpStates computeOpStates(const DumpIndex& index, const AnalysisResult* analysis,
     // table's state and its filter count the tensors the verdict banner counts.
     const double threshold = analysis ? std::numeric_limits<double>::infinity() : nearLimitThreshold;
     // Independent per tensor: on all cores (10M tensors are 10M classifications).
-    parallelFor(tbb::blocked_range<std::size_t>(0, index.tensors.size(), 1 << 14), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t i = r.begin(); i < r.end(); ++i) s.tensor[i] = stateOf(index, index.tensors[i], threshold);
-    });
+    parallelFor(tbb::blocked_range<std::size_t>(0, index.tensors.size(), 1 << 14),
+                [&](const tbb::blocked_range<std::size_t>& r) {
+                    for (std::size_t i = r.begin(); i < r.end(); ++i)
+                        s.tensor[i] = stateOf(index, index.tensors[i], threshold);
+                });
     if (analysis) {
         for (std::uint32_t t : analysis->nearLimitTensors)
             if (t < s.tensor.size() && s.tensor[t] != OpState::InfNan) s.tensor[t] = OpState::NearLimit;

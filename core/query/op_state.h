@@ -17,8 +17,8 @@ inline constexpr std::uint32_t opStateBit(OpState s) { return 1u << static_cast<
 inline constexpr std::uint32_t kAllOpStates = (1u << kOpStateCount) - 1;
 
 struct OpStates {
-    std::vector<OpState> op;      // per DumpIndex::ops
-    std::vector<OpState> tensor;  // per DumpIndex::tensors
+    std::vector<OpState> op;                   // per DumpIndex::ops
+    std::vector<OpState> tensor;               // per DumpIndex::tensors
     std::uint64_t counts[kOpStateCount] = {};  // ops per state
 };
 

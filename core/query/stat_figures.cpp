@@ -18,10 +18,22 @@ std::optional<double> statFigure(const TensorStats& s, StatFigure f) {
     std::uint32_t bit = 0;
     double finite = kNaN;
     switch (f) {
-        case StatFigure::Min: bit = stat::Min; finite = s.min; break;
-        case StatFigure::Max: bit = stat::Max; finite = s.max; break;
-        case StatFigure::MaxAbs: bit = stat::MaxAbs; finite = s.maxAbs; break;
-        case StatFigure::Mean: bit = stat::Mean; finite = s.mean; break;
+        case StatFigure::Min:
+            bit = stat::Min;
+            finite = s.min;
+            break;
+        case StatFigure::Max:
+            bit = stat::Max;
+            finite = s.max;
+            break;
+        case StatFigure::MaxAbs:
+            bit = stat::MaxAbs;
+            finite = s.maxAbs;
+            break;
+        case StatFigure::Mean:
+            bit = stat::Mean;
+            finite = s.mean;
+            break;
     }
     const bool known = s.has(bit);
     if (!known && !pos && !neg && !nanSeen) return std::nullopt;
@@ -42,7 +54,7 @@ std::optional<double> statFigure(const TensorStats& s, StatFigure f) {
             if (haveFinite) return finite;
             break;
         case StatFigure::Mean:
-            if (pos && neg) return kNaN;   // inf - inf
+            if (pos && neg) return kNaN;  // inf - inf
             if (pos) return kInf;
             if (neg) return -kInf;
             if (haveFinite) return finite;

@@ -30,10 +30,11 @@ QPDFObjectHandle destination(const QPDFObjectHandle& page, double top) {
 
 // Checks every entry before anything is built, so a refusal names the first bad entry.
 bool checkEntries(const std::vector<PdfOutlineEntry>& entries, std::size_t pages, std::string& error) {
-    int depth = 0;   // levels open after the previous entry
+    int depth = 0;  // levels open after the previous entry
     for (const PdfOutlineEntry& e : entries) {
         if (e.page < 0 || std::size_t(e.page) >= pages) {
-            error = "outline entry '" + e.title + "' points to page " + std::to_string(e.page + 1) + " of " + std::to_string(pages);
+            error = "outline entry '" + e.title + "' points to page " + std::to_string(e.page + 1) + " of " +
+                std::to_string(pages);
             return false;
         }
         if (e.level < 0 || e.level > depth) {
@@ -54,7 +55,7 @@ bool addPdfOutline(std::string& pdf, const std::vector<PdfOutlineEntry>& entries
     }
     try {
         QPDF doc;
-        doc.setSuppressWarnings(true);   // a repaired xref is not the caller's problem: the output is sound
+        doc.setSuppressWarnings(true);  // a repaired xref is not the caller's problem: the output is sound
         doc.processMemoryFile("the PDF", pdf.data(), pdf.size());
         const std::vector<QPDFPageObjectHelper> pages = QPDFPageDocumentHelper(doc).getAllPages();
         if (!checkEntries(entries, pages.size(), error)) return false;
@@ -85,13 +86,13 @@ bool addPdfOutline(std::string& pdf, const std::vector<PdfOutlineEntry>& entries
             open.push_back(item);
         }
         QPDFObjectHandle catalog = doc.getRoot();
-        catalog.replaceKey("/Outlines", root);   // an earlier outline becomes unreachable and is not written
+        catalog.replaceKey("/Outlines", root);  // an earlier outline becomes unreachable and is not written
         catalog.replaceKey("/PageMode", QPDFObjectHandle::newName("/UseOutlines"));
 
         QPDFWriter writer(doc);
         writer.setOutputMemory();
-        writer.setDeterministicID(true);                 // the same report gives the same bytes
-        writer.setObjectStreamMode(qpdf_o_generate);     // smaller than Qt's own output (see the header)
+        writer.setDeterministicID(true);              // the same report gives the same bytes
+        writer.setObjectStreamMode(qpdf_o_generate);  // smaller than Qt's own output (see the header)
         writer.write();
         const std::shared_ptr<Buffer> out = writer.getBufferSharedPointer();
         pdf.assign(reinterpret_cast<const char*>(out->getBuffer()), out->getSize());

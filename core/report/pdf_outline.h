@@ -12,10 +12,10 @@
 namespace dl {
 
 struct PdfOutlineEntry {
-    std::string title;   // UTF-8
-    int page = 0;        // 0-based page index
-    int level = 0;       // 0: top level; an entry nests under the closest previous entry one level up
-    double top = NAN;    // PDF user-space y (points from the page bottom) to scroll to; NaN: page top
+    std::string title;  // UTF-8
+    int page = 0;       // 0-based page index
+    int level = 0;      // 0: top level; an entry nests under the closest previous entry one level up
+    double top = NAN;   // PDF user-space y (points from the page bottom) to scroll to; NaN: page top
 };
 
 // Rewrites `pdf` with the outline. Returns false (pdf unchanged) with `error` naming the problem:

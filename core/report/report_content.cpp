@@ -6,10 +6,10 @@
 #include <set>
 
 #include "core/analysis/tensor_anomaly.h"
+#include "core/formats/mindspore/graph_ir.h"
 #include "core/index/index_summary.h"
 #include "core/index/run_framework.h"
 #include "core/query/stat_figures.h"
-#include "core/formats/mindspore/graph_ir.h"
 #include "core/util/half.h"
 
 namespace dl {
@@ -34,7 +34,8 @@ std::string rankList(const std::vector<std::uint32_t>& ranks) {
 
 std::string dtypeText(const TensorRecord& t) {
     std::string s(dtypeName(t.dtype));
-    if (t.origDtype != DType::Unknown && t.origDtype != t.dtype) s += " (was " + std::string(dtypeName(t.origDtype)) + ")";
+    if (t.origDtype != DType::Unknown && t.origDtype != t.dtype)
+        s += " (was " + std::string(dtypeName(t.origDtype)) + ")";
     return s;
 }
 
@@ -64,23 +65,31 @@ void addOrigin(const DumpIndex& ix, const AnalysisResult& r, const ReportOptions
     c.originTensor = p.tensor;
     c.iteration = p.iteration;
     const std::string scope = str(ix, o.scope);
-    c.origin = {{"Op type", str(ix, o.type)},
-                {"Op name", str(ix, o.name)},
-                {"Full scope", scope.empty() ? "(not in the dump: no execution_order or mapping file)" : scope},
-                {"Rank", std::to_string(p.rank) + (p.peerRanks.empty() ? "" : " (tensor-parallel peers " + rankList(p.peerRanks) + " show the same)")},
-                {"Pipeline stage", stageText(p.stage) + (r.stages.confident || p.stage < 0 ? "" : " (inferred from " + r.stages.source + ")")},
-                {"Iteration", std::to_string(p.iteration)},
-                {"Kind", std::string(anomalyKindName(p.kind)) + (p.opdebugStatus.empty() ? "" : "; Opdebug: " + p.opdebugStatus)}};
+    c.origin = {
+        {"Op type", str(ix, o.type)},
+        {"Op name", str(ix, o.name)},
+        {"Full scope", scope.empty() ? "(not in the dump: no execution_order or mapping file)" : scope},
+        {"Rank",
+         std::to_string(p.rank) +
+             (p.peerRanks.empty() ? "" : " (tensor-parallel peers " + rankList(p.peerRanks) + " show the same)")},
+        {"Pipeline stage",
+         stageText(p.stage) + (r.stages.confident || p.stage < 0 ? "" : " (inferred from " + r.stages.source + ")")},
+        {"Iteration", std::to_string(p.iteration)},
+        {"Kind",
+         std::string(anomalyKindName(p.kind)) + (p.opdebugStatus.empty() ? "" : "; Opdebug: " + p.opdebugStatus)}};
     if (p.tensor != kNoIndex) {
         const TensorRecord& t = ix.tensors[p.tensor];
-        c.origin.push_back({"Tensor", tensorLabel(ix, t) + ", " + dtypeText(t) + ", max|x| " + maxAbsText(ix.stats(t))});
+        c.origin.push_back(
+            {"Tensor", tensorLabel(ix, t) + ", " + dtypeText(t) + ", max|x| " + maxAbsText(ix.stats(t))});
     }
     if (p.timestampUs) c.origin.push_back({"Timestamp", std::to_string(p.timestampUs) + " us (rank clock)"});
     if (opt.readGraphIr) c.sourceLines = sourceLinesFor(ix, o);
-    c.origin.push_back({"Source", c.sourceLines.empty() ? "not available (no graphs/*.ir naming this op)" : c.sourceLines.front()});
+    c.origin.push_back(
+        {"Source", c.sourceLines.empty() ? "not available (no graphs/*.ir naming this op)" : c.sourceLines.front()});
     if (r.firstBadIteration)
-        c.origin.push_back({"Persistence", std::string(persistenceName(r.persistence)) + " from iteration " +
-                                               std::to_string(*r.firstBadIteration)});
+        c.origin.push_back(
+            {"Persistence",
+             std::string(persistenceName(r.persistence)) + " from iteration " + std::to_string(*r.firstBadIteration)});
 }
 
 void addRun(const DumpIndex& ix, const AnalysisResult& r, ReportContent& c) {
@@ -93,11 +102,12 @@ void addRun(const DumpIndex& ix, const AnalysisResult& r, ReportContent& c) {
     std::string fmt;
     for (const auto& f : formats) fmt += (fmt.empty() ? "" : ", ") + f;
     const auto its = ix.iterations();
-    std::string itText = its.empty() ? "none" : std::to_string(its.size()) + " (" + std::to_string(its.front()) + " to " +
-                                                     std::to_string(its.back()) + ")";
-    std::string stages = r.stages.stageCount > 0 ? std::to_string(r.stages.stageCount) + " (" + r.stages.source +
-                                                       (r.stages.confident ? "" : ", a guess") + ")"
-                                                 : "unknown";
+    std::string itText = its.empty()
+        ? "none"
+        : std::to_string(its.size()) + " (" + std::to_string(its.front()) + " to " + std::to_string(its.back()) + ")";
+    std::string stages = r.stages.stageCount > 0
+        ? std::to_string(r.stages.stageCount) + " (" + r.stages.source + (r.stages.confident ? "" : ", a guess") + ")"
+        : "unknown";
     const std::string dumpMode = ix.meta.dumpMode.empty() ? "unknown" : ix.meta.dumpMode;
     c.run = {{"Dump root", ix.root},
              {"Framework", runFrameworkText(runFramework(ix))},
@@ -106,7 +116,8 @@ void addRun(const DumpIndex& ix, const AnalysisResult& r, ReportContent& c) {
              {"Ranks", std::to_string(ranks.size()) + (ranks.empty() ? "" : " (" + rankList(ranks) + ")")},
              {"Pipeline stages", stages},
              {"Iterations", itText},
-             {"Dump mode", dumpMode + (ix.meta.opDebugMode >= 0 ? ", op_debug_mode " + std::to_string(ix.meta.opDebugMode) : "")},
+             {"Dump mode",
+              dumpMode + (ix.meta.opDebugMode >= 0 ? ", op_debug_mode " + std::to_string(ix.meta.opDebugMode) : "")},
              {"Ops / tensors", std::to_string(ix.ops.size()) + " / " + std::to_string(ix.tensors.size())}};
 }
 
@@ -115,15 +126,16 @@ void addChain(const DumpIndex& ix, const AnalysisResult& r, ReportContent& c) {
     for (std::size_t i = 0; i < r.chain.size(); ++i) {
         const ChainStep& s = r.chain[i];
         const OpRecord& o = ix.ops[s.at.op];
-        ReportChainStep step{s.at.op, chainRoleName(s.role), str(ix, o.type), str(ix, o.name),
-                             anomalyKindName(s.at.kind), s.note, s.at.rank, s.at.iteration};
+        ReportChainStep step{
+            s.at.op,   chainRoleName(s.role), str(ix, o.type), str(ix, o.name), anomalyKindName(s.at.kind), s.note,
+            s.at.rank, s.at.iteration};
         step.causedBy = s.causedBy;
         step.via = s.causedBy < 0 ? "" : chainViaName(s.via);
         std::string rank = std::to_string(step.rank);
         for (std::uint32_t p : s.at.peerRanks) rank += "," + std::to_string(p);
-        c.chainTable.rows.push_back({std::to_string(i + 1), step.role, step.opName, rank, stageText(s.at.stage),
-                                     std::to_string(step.iteration),
-                                     s.causedBy < 0 ? "-" : std::to_string(s.causedBy + 1) + " " + step.via, step.note});
+        c.chainTable.rows.push_back(
+            {std::to_string(i + 1), step.role, step.opName, rank, stageText(s.at.stage), std::to_string(step.iteration),
+             s.causedBy < 0 ? "-" : std::to_string(s.causedBy + 1) + " " + step.via, step.note});
         c.chainTable.emphasis.push_back(s.role == ChainRole::Origin);
         if (c.chain.empty() || c.chain.back().stage != s.at.stage || c.chain.back().iteration != s.at.iteration)
             c.chain.push_back({s.at.stage, s.at.iteration, step.via, {}});
@@ -165,7 +177,8 @@ void addHistogramTensors(const DumpIndex& ix, ReportContent& c) {
     for (std::uint32_t t = o.firstTensor; t < o.firstTensor + o.tensorCount; ++t) {
         const TensorRecord& tr = ix.tensors[t];
         const TensorAnomaly an = classifyTensor(ix, tr);
-        c.histogramTensors.push_back({t, tensorLabel(ix, tr), dtypeText(tr), std::isfinite(an.maxAbs) ? an.maxAbs : -1, an.bad()});
+        c.histogramTensors.push_back(
+            {t, tensorLabel(ix, tr), dtypeText(tr), std::isfinite(an.maxAbs) ? an.maxAbs : -1, an.bad()});
     }
 }
 
@@ -184,9 +197,11 @@ void addReplay(const ReplayResult& rp, ReportContent& c) {
                                  p.relErrVsFp32 >= 0 ? reportNumber(p.relErrVsFp32) : "-"});
         c.replay.emphasis.push_back(p.overflow);
     }
-    c.replayStatus = "The fp16 replay of " + rp.opType + (rp.reproducesOverflow ? " reproduces" : " does NOT reproduce") +
-                     " the overflow (fp16 mode: " + (rp.saturatingFp16 ? "saturation, clamp to 65504" : "IEEE inf/nan") + ")";
-    if (rp.maxDiffVsDump >= 0) c.replayStatus += "; max |replay - dump| on finite values " + reportNumber(rp.maxDiffVsDump);
+    c.replayStatus = "The fp16 replay of " + rp.opType +
+        (rp.reproducesOverflow ? " reproduces" : " does NOT reproduce") +
+        " the overflow (fp16 mode: " + (rp.saturatingFp16 ? "saturation, clamp to 65504" : "IEEE inf/nan") + ")";
+    if (rp.maxDiffVsDump >= 0)
+        c.replayStatus += "; max |replay - dump| on finite values " + reportNumber(rp.maxDiffVsDump);
     c.replayStatus += ".";
 }
 
@@ -200,8 +215,8 @@ void addNearLimit(const DumpIndex& ix, const AnalysisResult& r, const ReportOpti
         const OpRecord& o = ix.ops[e.op];
         c.nearLimit.rows.push_back({str(ix, o.name), str(ix, o.type),
                                     tensorLabel(ix, ix.tensors[e.tensor]) + (e.castToFp16 ? " (cast to fp16)" : ""),
-                                    reportNumber(e.maxAbs), percent(e.headroom), percent(1 - e.headroom), std::to_string(o.rank),
-                                    std::to_string(o.iteration)});
+                                    reportNumber(e.maxAbs), percent(e.headroom), percent(1 - e.headroom),
+                                    std::to_string(o.rank), std::to_string(o.iteration)});
         c.nearLimit.emphasis.push_back(e.headroom >= 0.9);
     }
 }
@@ -215,7 +230,10 @@ void addHeadroom(const DumpIndex& ix, ReportContent& c) {
         if (!isFp16Like(ix.tensors[t])) continue;
         ++fp16;
         const TensorAnomaly an = classifyTensor(ix, ix.tensors[t]);
-        if (std::isfinite(an.maxAbs) && an.maxAbs > best) { best = an.maxAbs; at = t; }
+        if (std::isfinite(an.maxAbs) && an.maxAbs > best) {
+            best = an.maxAbs;
+            at = t;
+        }
     }
     c.headroom.push_back({"fp16 tensors", std::to_string(fp16)});
     if (at == kNoIndex) {
@@ -224,10 +242,14 @@ void addHeadroom(const DumpIndex& ix, ReportContent& c) {
     }
     const TensorRecord& t = ix.tensors[at];
     const OpRecord& o = ix.ops[t.op];
-    c.headroom.push_back({"Largest |x|", reportNumber(best) + " (" + percent(best / kFp16Max) + " of the fp16 max 65504)"});
-    c.headroom.push_back({"Headroom", percent(1 - best / kFp16Max) + " of 65504 left (x" + reportNumber(kFp16Max / best) + " before fp16 overflows)"});
-    c.headroom.push_back({"Where", str(ix, o.name) + " " + tensorLabel(ix, t) + ", rank " + std::to_string(o.rank) +
-                                       ", iteration " + std::to_string(o.iteration)});
+    c.headroom.push_back(
+        {"Largest |x|", reportNumber(best) + " (" + percent(best / kFp16Max) + " of the fp16 max 65504)"});
+    c.headroom.push_back({"Headroom",
+                          percent(1 - best / kFp16Max) + " of 65504 left (x" + reportNumber(kFp16Max / best) +
+                              " before fp16 overflows)"});
+    c.headroom.push_back({"Where",
+                          str(ix, o.name) + " " + tensorLabel(ix, t) + ", rank " + std::to_string(o.rank) +
+                              ", iteration " + std::to_string(o.iteration)});
 }
 
 void addIterations(const AnalysisResult& r, ReportContent& c) {
@@ -242,7 +264,7 @@ void addIterations(const AnalysisResult& r, ReportContent& c) {
 void addVerdict(const DumpIndex& ix, const AnalysisResult& r, ReportContent& c) {
     c.overflow = r.overflow;
     const std::string counts = std::to_string(r.tensorsExamined) + " tensors examined, " +
-                               std::to_string(r.anomalousTensors) + " anomalous in " + std::to_string(r.anomalousOps) + " ops.";
+        std::to_string(r.anomalousTensors) + " anomalous in " + std::to_string(r.anomalousOps) + " ops.";
     if (r.noData) {
         c.verdict = "No data: nothing readable in " + ix.root + ".";
         c.summary = {counts, std::to_string(r.unreadableFiles) + " file(s) could not be read; see the appendix."};
@@ -250,14 +272,17 @@ void addVerdict(const DumpIndex& ix, const AnalysisResult& r, ReportContent& c) 
     }
     if (!r.overflow && r.unreadableFiles) {
         c.verdict = "Clean among " + std::to_string(r.readableTensors) + " readable tensors; " +
-                    std::to_string(r.unreadableFiles) + " file(s) could not be read.";
-        c.summary = {counts, "No readable tensor holds Inf, NaN or values saturated at 65504, and no Opdebug record reports "
-                             "an overflow. The files that could not be read are listed in the appendix."};
+            std::to_string(r.unreadableFiles) + " file(s) could not be read.";
+        c.summary = {counts,
+                     "No readable tensor holds Inf, NaN or values saturated at 65504, and no Opdebug record reports "
+                     "an overflow. The files that could not be read are listed in the appendix."};
         return;
     }
     if (!r.overflow) {
         c.verdict = "Clean run: no fp16 overflow found.";
-        c.summary = {counts, "No tensor holds Inf, NaN or values saturated at 65504, and no Opdebug record reports an overflow."};
+        c.summary = {
+            counts,
+            "No tensor holds Inf, NaN or values saturated at 65504, and no Opdebug record reports an overflow."};
         return;
     }
     if (!r.firstOverflow) {
@@ -267,8 +292,8 @@ void addVerdict(const DumpIndex& ix, const AnalysisResult& r, ReportContent& c) 
     }
     const OverflowPoint& p = *r.firstOverflow;
     const OpRecord& o = ix.ops[p.op];
-    c.verdict = "Overflow: first in " + str(ix, o.type) + " (" + str(ix, o.name) + ") on rank " + std::to_string(p.rank) +
-                ", stage " + stageText(p.stage) + ", iteration " + std::to_string(p.iteration) + ".";
+    c.verdict = "Overflow: first in " + str(ix, o.type) + " (" + str(ix, o.name) + ") on rank " +
+        std::to_string(p.rank) + ", stage " + stageText(p.stage) + ", iteration " + std::to_string(p.iteration) + ".";
     c.summary = {counts};
     if (r.valueMadeBy)  // the Cast is where the inf shows, not what made it (a MindSpore-inserted Cast)
         c.summary.push_back("The value was made by " + str(ix, ix.ops[*r.valueMadeBy].type) + " (" +

@@ -42,9 +42,15 @@ bool Log2Histogram::empty() const {
 void Log2Histogram::encode(std::vector<std::uint8_t>& out) const {
     int first = 0, last = -1;
     for (int i = 0; i < kExpBins; ++i)
-        if (exp[i]) { first = i; break; }
+        if (exp[i]) {
+            first = i;
+            break;
+        }
     for (int i = kExpBins - 1; i >= 0; --i)
-        if (exp[i]) { last = i; break; }
+        if (exp[i]) {
+            last = i;
+            break;
+        }
     const int span = last >= first ? last - first + 1 : 0;
     putVarint(out, zigzag(span ? first + kMinExp : 0));
     putVarint(out, std::uint64_t(span));

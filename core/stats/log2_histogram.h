@@ -18,7 +18,10 @@ struct Log2Histogram {
     static constexpr int binOf(int e) { return e < kMinExp ? 0 : (e > kMaxExp ? kExpBins - 1 : e - kMinExp); }
     void merge(const Log2Histogram& o) {
         for (int i = 0; i < kExpBins; ++i) exp[i] += o.exp[i];
-        zero += o.zero; nan += o.nan; posInf += o.posInf; negInf += o.negInf;
+        zero += o.zero;
+        nan += o.nan;
+        posInf += o.posInf;
+        negInf += o.negInf;
     }
     bool empty() const;
     // Compact varint encoding for the index (only the non-empty exponent span is stored).

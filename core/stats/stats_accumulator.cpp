@@ -26,8 +26,9 @@ void addWidened(const std::uint8_t* in, std::size_t n, bool bigEndian, StatsPart
             std::memcpy(&v, in + (i + j) * sizeof(T), sizeof(T));
             if constexpr (sizeof(T) > 1) {
                 if (bigEndian) {
-                    using U = std::make_unsigned_t<std::conditional_t<std::is_floating_point_v<T>,
-                        std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>, T>>;
+                    using U = std::make_unsigned_t<
+                        std::conditional_t<std::is_floating_point_v<T>,
+                                           std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>, T>>;
                     v = std::bit_cast<T>(byteSwap(std::bit_cast<U>(v)));
                 }
             }
@@ -62,24 +63,39 @@ void StatsAccumulator::add(const void* data, std::size_t count, DType dtype, boo
     m_count += count;
     if (count == 0) return;
     switch (dtype) {
-    case DType::Float16: return kernels::addFloat16(in, count, bigEndian, m_p, m_hist);
-    case DType::BFloat16: return kernels::addBFloat16(in, count, bigEndian, m_p, m_hist);
-    case DType::Float32: return kernels::addFloat32(in, count, bigEndian, m_p, m_hist);
-    case DType::Float64: return addWidened<double>(in, count, bigEndian, m_p, m_hist);
-    case DType::Bool: return addBool(in, count, m_p, m_hist);
-    case DType::Int4:  // stored unpacked, one signed value per byte
-    case DType::Int8: return addWidened<std::int8_t>(in, count, bigEndian, m_p, m_hist);
-    case DType::Int16: return addWidened<std::int16_t>(in, count, bigEndian, m_p, m_hist);
-    case DType::Int32: return addWidened<std::int32_t>(in, count, bigEndian, m_p, m_hist);
-    case DType::Int64: return addWidened<std::int64_t>(in, count, bigEndian, m_p, m_hist);
-    case DType::UInt1:  // stored unpacked, one per byte
-    case DType::UInt8: return addWidened<std::uint8_t>(in, count, bigEndian, m_p, m_hist);
-    case DType::UInt16: return addWidened<std::uint16_t>(in, count, bigEndian, m_p, m_hist);
-    case DType::UInt32: return addWidened<std::uint32_t>(in, count, bigEndian, m_p, m_hist);
-    case DType::UInt64: return addWidened<std::uint64_t>(in, count, bigEndian, m_p, m_hist);
-    case DType::Complex64:
-    case DType::Complex128:
-    case DType::Unknown: m_unsupported = true; return;
+        case DType::Float16:
+            return kernels::addFloat16(in, count, bigEndian, m_p, m_hist);
+        case DType::BFloat16:
+            return kernels::addBFloat16(in, count, bigEndian, m_p, m_hist);
+        case DType::Float32:
+            return kernels::addFloat32(in, count, bigEndian, m_p, m_hist);
+        case DType::Float64:
+            return addWidened<double>(in, count, bigEndian, m_p, m_hist);
+        case DType::Bool:
+            return addBool(in, count, m_p, m_hist);
+        case DType::Int4:  // stored unpacked, one signed value per byte
+        case DType::Int8:
+            return addWidened<std::int8_t>(in, count, bigEndian, m_p, m_hist);
+        case DType::Int16:
+            return addWidened<std::int16_t>(in, count, bigEndian, m_p, m_hist);
+        case DType::Int32:
+            return addWidened<std::int32_t>(in, count, bigEndian, m_p, m_hist);
+        case DType::Int64:
+            return addWidened<std::int64_t>(in, count, bigEndian, m_p, m_hist);
+        case DType::UInt1:  // stored unpacked, one per byte
+        case DType::UInt8:
+            return addWidened<std::uint8_t>(in, count, bigEndian, m_p, m_hist);
+        case DType::UInt16:
+            return addWidened<std::uint16_t>(in, count, bigEndian, m_p, m_hist);
+        case DType::UInt32:
+            return addWidened<std::uint32_t>(in, count, bigEndian, m_p, m_hist);
+        case DType::UInt64:
+            return addWidened<std::uint64_t>(in, count, bigEndian, m_p, m_hist);
+        case DType::Complex64:
+        case DType::Complex128:
+        case DType::Unknown:
+            m_unsupported = true;
+            return;
     }
     m_unsupported = true;
 }
@@ -104,9 +120,8 @@ TensorStats StatsAccumulator::stats() const {
     s.satCount = m_p.sat;
     s.subnormalCount = m_p.sub;
     s.l2 = std::sqrt(m_p.sumSq);
-    s.known = stat::Count | stat::NanCount | stat::PosInfCount | stat::NegInfCount | stat::ZeroCount |
-              stat::NegCount | stat::PosCount | stat::SatCount | stat::SubnormalCount | stat::L2 |
-              stat::Histogram;
+    s.known = stat::Count | stat::NanCount | stat::PosInfCount | stat::NegInfCount | stat::ZeroCount | stat::NegCount |
+        stat::PosCount | stat::SatCount | stat::SubnormalCount | stat::L2 | stat::Histogram;
     if (m_p.finite > 0) {
         s.min = m_p.min;
         s.max = m_p.max;

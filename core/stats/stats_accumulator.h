@@ -29,8 +29,8 @@ private:
 
 // Streams a file region through the accumulator in chunks (tensors larger than memory work);
 // large regions are split across threads. Returns false with a reason on I/O errors or a short file.
-bool computeFileStats(const char* path, std::uint64_t offset, std::uint64_t bytes, DType dtype,
-                      bool bigEndian, TensorStats& stats, Log2Histogram& hist, std::string& error);
+bool computeFileStats(const char* path, std::uint64_t offset, std::uint64_t bytes, DType dtype, bool bigEndian,
+                      TensorStats& stats, Log2Histogram& hist, std::string& error);
 
 // Tuning knobs for computeFileStats (benchmarks and tests; the defaults suit the indexer).
 struct FileStatsOptions {
@@ -38,8 +38,7 @@ struct FileStatsOptions {
     std::uint64_t parallelThreshold = 64u << 20;  // regions larger than this are split
     int maxThreads = 0;                           // 0: as many as TBB allows
 };
-bool computeFileStats(const char* path, std::uint64_t offset, std::uint64_t bytes, DType dtype,
-                      bool bigEndian, TensorStats& stats, Log2Histogram& hist, std::string& error,
-                      const FileStatsOptions& options);
+bool computeFileStats(const char* path, std::uint64_t offset, std::uint64_t bytes, DType dtype, bool bigEndian,
+                      TensorStats& stats, Log2Histogram& hist, std::string& error, const FileStatsOptions& options);
 
 }  // namespace dl

@@ -48,9 +48,21 @@ inline int log2Floor(double x) {
 }
 
 inline void addOne(double d, StatsPartial& p, Log2Histogram& h) {
-    if (std::isnan(d)) { ++p.nan; ++h.nan; return; }
+    if (std::isnan(d)) {
+        ++p.nan;
+        ++h.nan;
+        return;
+    }
     if (std::isinf(d)) {
-        if (d > 0) { ++p.posInf; ++p.pos; ++h.posInf; } else { ++p.negInf; ++p.neg; ++h.negInf; }
+        if (d > 0) {
+            ++p.posInf;
+            ++p.pos;
+            ++h.posInf;
+        } else {
+            ++p.negInf;
+            ++p.neg;
+            ++h.negInf;
+        }
         return;
     }
     ++p.finite;
@@ -60,8 +72,15 @@ inline void addOne(double d, StatsPartial& p, Log2Histogram& h) {
     p.max = std::max(p.max, d);
     const double a = std::fabs(d);
     p.maxAbs = std::max(p.maxAbs, a);
-    if (d == 0) { ++p.zero; ++h.zero; return; }
-    if (d < 0) ++p.neg; else ++p.pos;
+    if (d == 0) {
+        ++p.zero;
+        ++h.zero;
+        return;
+    }
+    if (d < 0)
+        ++p.neg;
+    else
+        ++p.pos;
     if (a >= kSatLimit) ++p.sat;
     if (a < kTinyLimit) ++p.sub;
     ++h.exp[Log2Histogram::binOf(log2Floor(d))];
@@ -246,13 +265,19 @@ private:
             if (x[i] == 0 || (std::bit_cast<std::uint32_t>(x[i]) & 0x7f800000u)) continue;
             ++m_h.exp[Log2Histogram::binOf(std::ilogb(x[i]))];
             ++m_p.sub;
-            if (x[i] < 0) ++m_p.neg; else ++m_p.pos;
+            if (x[i] < 0)
+                ++m_p.neg;
+            else
+                ++m_p.pos;
         }
     }
     void fold() {
         for (int e = 1; e < 255; ++e) {
             std::uint64_t pos = 0, neg = 0;
-            for (const auto& t : m_t) { pos += t[e]; neg += t[256 + e]; }
+            for (const auto& t : m_t) {
+                pos += t[e];
+                neg += t[256 + e];
+            }
             m_h.exp[Log2Histogram::binOf(e - 127)] += pos + neg;
             m_p.pos += pos;
             m_p.neg += neg;
@@ -270,8 +295,8 @@ private:
 };
 
 template <class Convert>
-void runConverted(const std::uint8_t* in, std::size_t n, std::size_t elemSize, StatsPartial& p,
-                  Log2Histogram& h, Convert convert) {
+void runConverted(const std::uint8_t* in, std::size_t n, std::size_t elemSize, StatsPartial& p, Log2Histogram& h,
+                  Convert convert) {
     alignas(64) float buf[kBlock];
     FloatRun run(p, h);
     for (std::size_t i = 0; i < n; i += kBlock) {
@@ -299,8 +324,10 @@ void addFloat16(const void* data, std::size_t n, bool bigEndian, StatsPartial& p
     const bool simd = simdEnabled();
     runConverted(static_cast<const std::uint8_t*>(data), n, 2, p, hist,
                  [&](const std::uint8_t* in, std::size_t m, float* out) {
-                     if (simd) halfBlock(in, m, bigEndian, out);
-                     else scalarHalf(in, m, bigEndian, out, false);
+                     if (simd)
+                         halfBlock(in, m, bigEndian, out);
+                     else
+                         scalarHalf(in, m, bigEndian, out, false);
                  });
 }
 
@@ -308,8 +335,10 @@ void addBFloat16(const void* data, std::size_t n, bool bigEndian, StatsPartial& 
     const bool simd = simdEnabled();
     runConverted(static_cast<const std::uint8_t*>(data), n, 2, p, hist,
                  [&](const std::uint8_t* in, std::size_t m, float* out) {
-                     if (simd) bf16Block(in, m, bigEndian, out);
-                     else scalarHalf(in, m, bigEndian, out, true);
+                     if (simd)
+                         bf16Block(in, m, bigEndian, out);
+                     else
+                         scalarHalf(in, m, bigEndian, out, true);
                  });
 }
 

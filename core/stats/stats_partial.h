@@ -10,8 +10,7 @@ struct StatsPartial {
     double min = std::numeric_limits<double>::infinity();
     double max = -std::numeric_limits<double>::infinity();
     double maxAbs = 0, sum = 0, sumSq = 0;
-    std::uint64_t finite = 0, nan = 0, posInf = 0, negInf = 0, zero = 0, neg = 0, pos = 0,
-                  sat = 0, sub = 0;
+    std::uint64_t finite = 0, nan = 0, posInf = 0, negInf = 0, zero = 0, neg = 0, pos = 0, sat = 0, sub = 0;
 
     void merge(const StatsPartial& o) {
         if (o.min < min) min = o.min;
@@ -19,8 +18,15 @@ struct StatsPartial {
         if (o.maxAbs > maxAbs) maxAbs = o.maxAbs;
         sum += o.sum;
         sumSq += o.sumSq;
-        finite += o.finite; nan += o.nan; posInf += o.posInf; negInf += o.negInf;
-        zero += o.zero; neg += o.neg; pos += o.pos; sat += o.sat; sub += o.sub;
+        finite += o.finite;
+        nan += o.nan;
+        posInf += o.posInf;
+        negInf += o.negInf;
+        zero += o.zero;
+        neg += o.neg;
+        pos += o.pos;
+        sat += o.sat;
+        sub += o.sub;
     }
 };
 

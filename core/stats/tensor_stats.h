@@ -14,14 +14,14 @@ enum Known : std::uint32_t {
     Mean = 1u << 2,
     L2 = 1u << 3,
     MaxAbs = 1u << 4,
-    Count = 1u << 5,        // elements
+    Count = 1u << 5,  // elements
     NanCount = 1u << 6,
     PosInfCount = 1u << 7,
     NegInfCount = 1u << 8,
     ZeroCount = 1u << 9,
-    NegCount = 1u << 10,    // elements < 0
-    PosCount = 1u << 11,    // elements > 0
-    SatCount = 1u << 12,    // |x| >= 65504 (finite): fp16 saturated or would overflow as fp16
+    NegCount = 1u << 10,        // elements < 0
+    PosCount = 1u << 11,        // elements > 0
+    SatCount = 1u << 12,        // |x| >= 65504 (finite): fp16 saturated or would overflow as fp16
     SubnormalCount = 1u << 13,  // 0 < |x| < 2^-14: fp16 subnormal or flushed to zero
     Histogram = 1u << 14,
     AllFromData = (1u << 15) - 1,

@@ -42,9 +42,12 @@ std::string formatTimeOffset(double us, double resolution) {
     const double mag = std::max(std::abs(us), resolution > 0 && std::isfinite(resolution) ? resolution : 0.0);
     const char* unit = "µs";
     double scale = 1;
-    if (mag >= 1e6) unit = "s", scale = 1e6;
-    else if (mag >= 1e3) unit = "ms", scale = 1e3;
-    else if (mag > 0 && mag < 1) unit = "ns", scale = 1e-3;
+    if (mag >= 1e6)
+        unit = "s", scale = 1e6;
+    else if (mag >= 1e3)
+        unit = "ms", scale = 1e3;
+    else if (mag > 0 && mag < 1)
+        unit = "ns", scale = 1e-3;
     const double v = us / scale;
     int decimals = 3;
     if (resolution > 0 && std::isfinite(resolution))
@@ -63,9 +66,12 @@ TimeFormat timeFormatFor(double maxAbs, double step) {
     maxAbs = std::isfinite(maxAbs) ? std::abs(maxAbs) : 0;
     step = std::isfinite(step) && step > 0 ? step : 1;
     const double mag = std::max(maxAbs, step);
-    if (mag >= 1e6) f.unit = "s", f.scale = 1e6;
-    else if (mag >= 1e3) f.unit = "ms", f.scale = 1e3;
-    else if (mag < 1) f.unit = "ns", f.scale = 1e-3;
+    if (mag >= 1e6)
+        f.unit = "s", f.scale = 1e6;
+    else if (mag >= 1e3)
+        f.unit = "ms", f.scale = 1e3;
+    else if (mag < 1)
+        f.unit = "ns", f.scale = 1e-3;
     // Enough decimals that neighbouring ticks differ (a step of 1, 2 or 5 units of 10^k).
     f.decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(step / f.scale) - 1e-9)), 0, 9);
     return f;
@@ -74,7 +80,7 @@ TimeFormat timeFormatFor(double maxAbs, double step) {
 std::string formatTime(double us, const TimeFormat& f, bool sign) {
     if (!std::isfinite(us)) return "–";
     std::string s = fmt::format("{:.{}f}", us / f.scale, f.decimals);
-    if (s.find_first_not_of("-0.") == std::string::npos) return "0";   // "-0.00" and "0.00" alike
+    if (s.find_first_not_of("-0.") == std::string::npos) return "0";  // "-0.00" and "0.00" alike
     if (sign && s[0] != '-') s.insert(0, "+");
     return *f.unit ? s + " " + f.unit : s;
 }
@@ -84,7 +90,7 @@ std::string OffsetRuler::label(int i) const { return formatTime(ticks.at(i), for
 OffsetRuler offsetRuler(double from, double to, double ref, double minStep, bool integerSteps) {
     OffsetRuler r;
     r.ref = ref;
-    if (integerSteps) minStep = std::max(minStep, 1.0);   // 1, 2, 5, 10...: whole positions only
+    if (integerSteps) minStep = std::max(minStep, 1.0);  // 1, 2, 5, 10...: whole positions only
     r.ticks = rulerTicks(from - ref, to - ref, minStep);
     if (integerSteps && r.ticks.step < 1) r.ticks = {};
     const double last = r.ticks.count ? std::max(std::abs(r.ticks.at(0)), std::abs(r.ticks.at(r.ticks.count - 1))) : 0;

@@ -54,7 +54,7 @@ std::string formatTimeOffset(double us, double resolution = 0);
 // One unit and one precision for every label of a ruler, so "5.506608 s" never sits beside
 // "5.50661 s": the unit from the largest magnitude the ruler writes, the decimals from its step.
 struct TimeFormat {
-    double scale = 1;          // microseconds per unit
+    double scale = 1;  // microseconds per unit
     const char* unit = "µs";
     int decimals = 0;
 };
@@ -67,10 +67,10 @@ std::string formatTime(double us, const TimeFormat& f, bool sign = false);
 // nice multiples of the step from the reference, labelled "+200 µs" etc. in one format.
 // `integerSteps`: positions in an execution order, never a fractional step ("#0 #0 #1").
 struct OffsetRuler {
-    RulerTicks ticks;   // offsets from ref: tick i is at ref + ticks.at(i) (relative window time)
+    RulerTicks ticks;  // offsets from ref: tick i is at ref + ticks.at(i) (relative window time)
     double ref = 0;
     TimeFormat format;
-    std::string label(int i) const;   // "+200 µs", "0", "−1.5 ms"
+    std::string label(int i) const;  // "+200 µs", "0", "−1.5 ms"
 };
 OffsetRuler offsetRuler(double from, double to, double ref, double minStep, bool integerSteps);
 

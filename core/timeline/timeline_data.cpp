@@ -6,7 +6,6 @@
 #include <map>
 #include <tuple>
 
-
 #include "core/analysis/comm_matcher.h"
 #include "core/util/parallel_for.h"
 
@@ -43,7 +42,7 @@ constexpr std::int64_t kIdleFactor = 4;
 void inferEnds(const DumpIndex& index, std::vector<TimelineItem>& items) {
     const auto follows = [&](std::size_t k) {
         return k + 1 < items.size() && items[k].inferredEnd &&
-               index.ops[items[k].op].iteration == index.ops[items[k + 1].op].iteration;
+            index.ops[items[k].op].iteration == index.ops[items[k + 1].op].iteration;
     };
     std::vector<std::int64_t> gaps;
     for (std::size_t k = 0; k < items.size(); ++k)
@@ -82,7 +81,10 @@ TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysi
         if (!inIteration(o, opt)) continue;
         TimelineItem it{0, 0, i, i < states.op.size() ? states.op[i] : OpState::Normal};
         if (d.base == TimeBase::Timestamps) {
-            if (o.startUs == 0) { ++d.opsWithoutTime; continue; }
+            if (o.startUs == 0) {
+                ++d.opsWithoutTime;
+                continue;
+            }
             std::int64_t off = 0;
             if (opt.alignClocks && analysis) {
                 auto c = analysis->clockOffsetUs.find(o.rank);
@@ -121,14 +123,14 @@ TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysi
             d.t1 = any ? std::max(d.t1, it.end) : it.end;
             any = true;
         }
-    if (!(d.t1 > d.t0)) d.t1 = d.t0 + 1;   // inferred ends never pass the last start: t1 holds
+    if (!(d.t1 > d.t0)) d.t1 = d.t0 + 1;  // inferred ends never pass the last start: t1 holds
     if (opt.progress) opt.progress(index.ops.size(), index.ops.size());
     if (opt.stop.stop_requested()) return cancelled();
     std::atomic<bool> skipped{false};
     // Each lane is sorted and given its LOD by one worker (parallelFor states the fork and the
     // join to TSan: without them it reports the lanes moved in above as raced by the workers).
     parallelFor(std::size_t(0), d.lanes.size(), [&](std::size_t li) {
-        if (opt.stop.stop_requested()) {   // the lane is left unsorted: the result is dropped below
+        if (opt.stop.stop_requested()) {  // the lane is left unsorted: the result is dropped below
             skipped = true;
             return;
         }

@@ -2,8 +2,8 @@
 // What the timeline draws: one lane per rank (optionally per rank and stream), grouped by pipeline
 // stage, each holding its ops as start-sorted items with a level-of-detail pyramid, plus the
 // overflow chain as arrows between ops. Built once per (iteration, alignment) choice.
-#include <cstdint>
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <stop_token>
 #include <vector>
@@ -24,47 +24,47 @@ enum class TimeBase : std::uint8_t {
 struct TimelineLane {
     std::uint32_t rank = 0;
     int stage = -1;
-    std::optional<std::uint32_t> stream;   // set when lanes are split per stream
-    std::vector<TimelineItem> items;        // sorted by start
-    std::int64_t maxDuration = 0;           // longest item, for hit tests and range queries
+    std::optional<std::uint32_t> stream;  // set when lanes are split per stream
+    std::vector<TimelineItem> items;      // sorted by start
+    std::int64_t maxDuration = 0;         // longest item, for hit tests and range queries
     TimelineLod lod;
 };
 
 struct TimelineArrow {
     std::uint32_t fromOp = 0, toOp = 0;
     ChainRole fromRole = ChainRole::Send, toRole = ChainRole::Receive;
-    ChainVia via = ChainVia::SameRank;   // a weight update crosses into the next iteration
+    ChainVia via = ChainVia::SameRank;  // a weight update crosses into the next iteration
 };
 
 struct TimelineOptions {
     std::optional<std::uint32_t> iteration;  // empty: every iteration
     bool alignClocks = true;                 // subtract AnalysisResult::clockOffsetUs per rank
     bool perStream = false;
-    std::stop_token stop;                    // stopped: an empty TimelineData with `cancelled` set
-    WorkCallback progress;                   // ops placed of all ops, then once when the lanes are built
+    std::stop_token stop;   // stopped: an empty TimelineData with `cancelled` set
+    WorkCallback progress;  // ops placed of all ops, then once when the lanes are built
 };
 
 // A flow of the selected op: its Send/Receive partner or a member of its collective.
 struct TimelineFlow {
-    std::uint32_t fromOp = 0, toOp = 0;   // a pair runs Send -> Receive; a collective from the selected op
+    std::uint32_t fromOp = 0, toOp = 0;  // a pair runs Send -> Receive; a collective from the selected op
     bool collective = false;
 };
 
 // What an area of the timeline (a time window over some lanes) holds.
 struct TimelineAreaSummary {
     std::size_t ops = 0, tensors = 0;
-    std::int64_t firstStart = 0, lastEnd = 0;   // of the ops inside (time base of the TimelineData)
+    std::int64_t firstStart = 0, lastEnd = 0;  // of the ops inside (time base of the TimelineData)
     std::array<std::size_t, kOpStateCount> states{};
 };
 
 struct TimelineData {
-    bool cancelled = false;                  // stopped before the end: nothing else is set
+    bool cancelled = false;  // stopped before the end: nothing else is set
     TimeBase base = TimeBase::Timestamps;
-    std::int64_t t0 = 0, t1 = 1;             // range of all items, t1 > t0
+    std::int64_t t0 = 0, t1 = 1;  // range of all items, t1 > t0
     std::vector<TimelineLane> lanes;
-    std::vector<TimelineArrow> arrows;       // overflow-chain hops (step it came from -> step), both on the timeline
+    std::vector<TimelineArrow> arrows;  // overflow-chain hops (step it came from -> step), both on the timeline
     std::size_t opsShown = 0;
-    std::size_t opsWithoutTime = 0;          // left out in Timestamps mode
+    std::size_t opsWithoutTime = 0;  // left out in Timestamps mode
 
     // Lane and item of an op; false when the op is not on this timeline.
     bool locate(std::uint32_t op, std::size_t& lane, std::size_t& item) const;
@@ -82,13 +82,13 @@ struct TimelineData {
     // The ops of that area, lane by lane in start order, at most `limit` of them (the details panel).
     std::vector<std::uint32_t> opsInArea(std::size_t laneFrom, std::size_t laneTo, double from, double to,
                                          std::size_t limit) const;
-    bool anyInferredEnd = false;             // some ends were inferred: the dump wrote start times only
+    bool anyInferredEnd = false;  // some ends were inferred: the dump wrote start times only
 
-    std::vector<std::uint64_t> where;        // per op: lane << 32 | item, or ~0 when not shown
-    std::vector<std::int32_t> commPartner;   // per op: its Send/Receive partner, -1 none
-    std::vector<bool> commIsReceive;         // per op: the Receive of its pair (flows run Send -> Receive)
-    std::vector<std::int32_t> commGroup;     // per op: index into commGroups, -1 none
-    std::vector<std::vector<std::uint32_t>> commGroups;   // collective instances: member ops
+    std::vector<std::uint64_t> where;                    // per op: lane << 32 | item, or ~0 when not shown
+    std::vector<std::int32_t> commPartner;               // per op: its Send/Receive partner, -1 none
+    std::vector<bool> commIsReceive;                     // per op: the Receive of its pair (flows run Send -> Receive)
+    std::vector<std::int32_t> commGroup;                 // per op: index into commGroups, -1 none
+    std::vector<std::vector<std::uint32_t>> commGroups;  // collective instances: member ops
 };
 
 TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysis, const OpStates& states,

@@ -30,7 +30,7 @@ void TimelineLod::build(std::span<const TimelineItem> items, std::int64_t t0, st
         std::vector<LodBucket> next;
         next.reserve(prev.size() / 2 + 1);
         for (const LodBucket& b : prev) {
-            const std::int64_t key = b.key >> 1;   // floor division for the (non-negative) keys
+            const std::int64_t key = b.key >> 1;  // floor division for the (non-negative) keys
             if (next.empty() || next.back().key != key) {
                 next.push_back(b);
                 next.back().key = key;

@@ -27,7 +27,7 @@ struct LodBucket {
     std::int64_t key = 0;             // bucket number at its level: floor((start - t0) / width)
     std::int64_t start = 0, end = 0;  // min start / max end of the items it holds
     std::uint32_t count = 0;
-    std::uint32_t firstItem = 0;      // first item (by start) in the lane
+    std::uint32_t firstItem = 0;  // first item (by start) in the lane
     OpState worst = OpState::Normal;
 };
 

@@ -33,7 +33,7 @@ public:
     void fitAll();
     // Shows [a, b] (ordered, clamped) without an undo entry: a follower of another viewport.
     void setWindow(double a, double b);
-    bool undo();               // false when there is nothing to undo
+    bool undo();  // false when there is nothing to undo
     bool canUndo() const { return !m_undo.empty(); }
     double minSpan() const { return m_minSpan; }
 

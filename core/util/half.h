@@ -9,10 +9,10 @@ namespace dl {
 
 // The largest finite value of each training dtype: the one definition core and ui use.
 inline constexpr float kFp16Max = 65504.0f;
-inline constexpr float kFp16MinNormal = 6.103515625e-05f;    // 2^-14
-inline constexpr float kFp16MinSubnormal = 5.9604645e-08f;   // 2^-24
-inline constexpr float kBf16Max = 3.3895313892515355e38f;    // (2 - 2^-7) * 2^127
-inline constexpr float kFp32Max = 3.4028234663852886e38f;    // (2 - 2^-23) * 2^127
+inline constexpr float kFp16MinNormal = 6.103515625e-05f;   // 2^-14
+inline constexpr float kFp16MinSubnormal = 5.9604645e-08f;  // 2^-24
+inline constexpr float kBf16Max = 3.3895313892515355e38f;   // (2 - 2^-7) * 2^127
+inline constexpr float kFp32Max = 3.4028234663852886e38f;   // (2 - 2^-23) * 2^127
 
 inline float halfToFloat(std::uint16_t h) {
     const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
@@ -39,7 +39,7 @@ inline std::uint16_t floatToHalf(float f) {
     const std::uint32_t absx = x & 0x7fffffffu;
     if (absx >= 0x7f800000u) return std::uint16_t(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0u));
     if (absx >= 0x477ff000u) return std::uint16_t(sign | 0x7c00u);  // rounds to >= 65520 -> inf
-    if (absx < 0x38800000u) {                                        // below 2^-14: subnormal or zero
+    if (absx < 0x38800000u) {                                       // below 2^-14: subnormal or zero
         const float a = std::bit_cast<float>(absx);
         const auto m = std::uint32_t(std::nearbyint(a / kFp16MinSubnormal));  // default FE_TONEAREST
         return std::uint16_t(sign | m);

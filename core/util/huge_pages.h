@@ -22,7 +22,8 @@ inline void adviseHugePages(void* p, std::size_t bytes) {
 }
 
 // Sizes an empty vector or string to n elements, advising huge pages before resize() touches it.
-template <class V> void allocateHuge(V& v, std::size_t n) {
+template <class V>
+void allocateHuge(V& v, std::size_t n) {
     v.reserve(n);
     adviseHugePages(v.data(), n * sizeof(*v.data()));
     v.resize(n);

@@ -53,12 +53,12 @@ void waitForJobThreads() { JobThreads::instance().stopAndWait(); }
 
 LatestJob::LatestJob(Dispatch dispatch) : m_shared(std::make_shared<Shared>()) {
     m_shared->dispatch = std::move(dispatch);
-    JobThreads::instance();   // constructed before any job, so destroyed after every runner
+    JobThreads::instance();  // constructed before any job, so destroyed after every runner
 }
 
 LatestJob::~LatestJob() {
     m_stop.request_stop();
-    ++m_shared->generation;   // a task dispatched but not yet run is dropped too
+    ++m_shared->generation;  // a task dispatched but not yet run is dropped too
     std::lock_guard lock(m_shared->mutex);
     m_shared->dispatch = nullptr;
 }
@@ -66,7 +66,7 @@ LatestJob::~LatestJob() {
 bool LatestJob::isRunning() const { return m_running && m_running.use_count() > 1; }
 
 void LatestJob::start(Job job) {
-    m_stop.request_stop();   // the superseded job stops at its next check; its posts are dropped
+    m_stop.request_stop();  // the superseded job stops at its next check; its posts are dropped
     m_stop = std::stop_source();
     const std::uint64_t gen = ++m_shared->generation;
     Post post = [shared = m_shared, gen](Task task) {

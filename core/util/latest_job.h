@@ -28,7 +28,7 @@ public:
     using Job = std::function<void(std::stop_token, const Post&)>;
 
     explicit LatestJob(Dispatch dispatch);
-    ~LatestJob();   // stops the current job; does not wait for it; nothing is dispatched after this
+    ~LatestJob();  // stops the current job; does not wait for it; nothing is dispatched after this
     LatestJob(const LatestJob&) = delete;
     LatestJob& operator=(const LatestJob&) = delete;
 
@@ -43,7 +43,7 @@ public:
 private:
     std::shared_ptr<Shared> m_shared;
     std::stop_source m_stop;
-    std::shared_ptr<const void> m_running;   // held by the current job's thread while it runs
+    std::shared_ptr<const void> m_running;  // held by the current job's thread while it runs
 };
 
 // Stops every job of every LatestJob and waits until their threads have returned.

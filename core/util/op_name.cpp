@@ -32,7 +32,7 @@ bool splitMsprobe(std::string_view name, OpNameParts& out) {
     const std::size_t d1 = tail.find('.'), d2 = tail.rfind('.');
     const std::string_view dir = tail.substr(d1 + 1, d2 - d1 - 1);
     if (d1 == d2 || (dir != "forward" && dir != "backward") || !allDigits(tail.substr(d2 + 1))) return false;
-    if (name.find('.') == p) return false;   // "Module.Class.forward.0": no path to split off
+    if (name.find('.') == p) return false;  // "Module.Class.forward.0": no path to split off
     out = at(name, p, p + 1);
     return true;
 }
@@ -42,7 +42,8 @@ bool looksLikeMsprobe(std::string_view name) {
     for (std::string_view dir : {".forward", ".backward"}) {
         if (name.ends_with(dir)) return true;
         const std::size_t p = name.rfind(dir);
-        if (p != std::string_view::npos && name[p + dir.size()] == '.' && allDigits(name.substr(p + dir.size() + 1))) return true;
+        if (p != std::string_view::npos && name[p + dir.size()] == '.' && allDigits(name.substr(p + dir.size() + 1)))
+            return true;
     }
     return false;
 }
@@ -52,8 +53,10 @@ bool looksLikeMsprobe(std::string_view name) {
 OpNameParts splitOpName(std::string_view name) {
     if (name.empty()) return {};
     // A trailing separator is no split point: "Default/" keeps its whole text.
-    if (const std::size_t p = name.rfind('/'); p != std::string_view::npos && p + 1 < name.size()) return at(name, p, p + 1);
-    if (const std::size_t p = name.rfind("--"); p != std::string_view::npos && p + 2 < name.size()) return at(name, p, p + 2);
+    if (const std::size_t p = name.rfind('/'); p != std::string_view::npos && p + 1 < name.size())
+        return at(name, p, p + 1);
+    if (const std::size_t p = name.rfind("--"); p != std::string_view::npos && p + 2 < name.size())
+        return at(name, p, p + 2);
     OpNameParts ms;
     if (splitMsprobe(name, ms)) return ms;
     // '_'-joined scope: only where the last component is a kernel ("{Type}-op{N}"), since op types
@@ -79,13 +82,13 @@ std::string_view sliceLabel(std::string_view n) {
     const std::size_t d = n.rfind('.');
     if (d == std::string_view::npos || d == 0) return n;
     const std::string_view last = n.substr(d + 1);
-    if (last == "forward" || last == "backward") {   // API call: {Kind}.{api}.{n}.{direction}
+    if (last == "forward" || last == "backward") {  // API call: {Kind}.{api}.{n}.{direction}
         const std::size_t c = n.rfind('.', d - 1);
         if (c == std::string_view::npos || !allDigits(n.substr(c + 1, d - c - 1))) return n;
         const std::size_t k = n.find('.');
         return k < c ? n.substr(k + 1, c - k - 1) : n;
     }
-    if (!allDigits(last)) return n;   // module call: {Class}.{direction}.{n}
+    if (!allDigits(last)) return n;  // module call: {Class}.{direction}.{n}
     const std::size_t c = n.rfind('.', d - 1);
     if (c == std::string_view::npos || c == 0) return n;
     const std::string_view dir = n.substr(c + 1, d - c - 1);

@@ -43,8 +43,10 @@ struct Bracket {
 template <class Body, class Loop>
 void forkJoin(tbb::task_arena* arena, const Loop& loop) {
     DL_FORK_JOIN_RELEASE(&Points<Body>::fork);
-    if (arena) arena->execute(loop);
-    else loop();
+    if (arena)
+        arena->execute(loop);
+    else
+        loop();
     DL_FORK_JOIN_ACQUIRE(&Points<Body>::join);
 }
 

@@ -21,7 +21,7 @@ std::size_t convert(std::string_view text, bool keepLayout, bool last, std::stri
             }
         } else if (c == 0x7f) {
             out += "\\u007f";
-        } else if (c == 0xc2) {   // U+0080..U+009F are C2 80..C2 9F in UTF-8
+        } else if (c == 0xc2) {  // U+0080..U+009F are C2 80..C2 9F in UTF-8
             if (i + 1 == text.size() && !last) return i;
             const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
             if (next >= 0x80 && next <= 0x9f) {

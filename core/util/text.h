@@ -33,8 +33,9 @@ inline std::string lower(std::string_view s) {
 
 // An empty needle is in every text.
 inline bool containsNoCase(std::string_view hay, std::string_view needle) {
-    return needle.empty() || std::search(hay.begin(), hay.end(), needle.begin(), needle.end(),
-                       [](char a, char b) { return lowerAscii(a) == lowerAscii(b); }) != hay.end();
+    return needle.empty() || std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
+                                 return lowerAscii(a) == lowerAscii(b);
+                             }) != hay.end();
 }
 
 }  // namespace dl

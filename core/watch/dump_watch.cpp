@@ -20,14 +20,14 @@ using Clock = std::chrono::steady_clock;
 
 std::string overflowText(const WatchOverflow& o) {
     return o.opType + " " + o.opName + " on rank " + std::to_string(o.rank) + ", iteration " +
-           std::to_string(o.iteration) + ", " + o.tensor + " (" + o.kind + ")";
+        std::to_string(o.iteration) + ", " + o.tensor + " (" + o.kind + ")";
 }
 
 std::string cleanText(const IncrementalIndex& idx) {
     const auto ranks = idx.ranks(), its = idx.iterations();
     return "clean so far: " + std::to_string(idx.tensors()) + " tensors, ranks " +
-           (ranks.empty() ? std::string("none") : numberRanges(ranks)) + ", iterations " +
-           (its.empty() ? std::string("none") : numberRanges(its));
+        (ranks.empty() ? std::string("none") : numberRanges(ranks)) + ", iterations " +
+        (its.empty() ? std::string("none") : numberRanges(its));
 }
 
 // Whether the batch can have changed the first overflow: with one, only a change at or before
@@ -72,9 +72,12 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
     if (opt.useCache) {
         const fs::path cacheAbs =
             fs::weakly_canonical(fs::absolute(opt.cacheDir.empty() ? defaultCacheDir() : opt.cacheDir, ec), ec);
-        if (ec) note("cache folder unusable (" + ec.message() + "); cache disabled");
-        else if (isInsideOrEqual(cacheAbs, dirAbs)) note("cache folder lies inside the watched folder; cache disabled (never writing into a dump)");
-        else cacheDir = cacheAbs.string();
+        if (ec)
+            note("cache folder unusable (" + ec.message() + "); cache disabled");
+        else if (isInsideOrEqual(cacheAbs, dirAbs))
+            note("cache folder lies inside the watched folder; cache disabled (never writing into a dump)");
+        else
+            cacheDir = cacheAbs.string();
     }
     FolderWatcher watcher(summary.dirAbs, {opt.settleMs, -1, opt.useInotify});
     IncrementalIndex idx(summary.dirAbs, cacheDir, opt.threads);
@@ -91,11 +94,14 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
         WatchChanges ch = watcher.poll(100);
         const auto now = Clock::now();
         for (const std::string& n : ch.notes)
-            sink({WatchEventKind::Warning, {{"event", "warning"}, {"path", summary.dirAbs}, {"reason", n}, {"severity", "note"}},
+            sink({WatchEventKind::Warning,
+                  {{"event", "warning"}, {"path", summary.dirAbs}, {"reason", n}, {"severity", "note"}},
                   "warning: " + n});
         if (ch.appeared)
             sink({WatchEventKind::Watching,
-                  {{"event", "watching"}, {"dir", summary.dirAbs}, {"mode", watcher.usingInotify() ? "inotify" : "rescan"},
+                  {{"event", "watching"},
+                   {"dir", summary.dirAbs},
+                   {"mode", watcher.usingInotify() ? "inotify" : "rescan"},
                    {"settle_ms", opt.settleMs}},
                   "watching " + summary.dirAbs + " (" + (watcher.usingInotify() ? "inotify" : "rescanning") +
                       ", settle " + std::to_string(opt.settleMs) + " ms)"});
@@ -112,24 +118,30 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
                 if (!r.cancelled && r.firstOverflow) {
                     const json full = toJson(merged, r);
                     const json& fo = full["first_overflow"];
-                    WatchOverflow w{fo["op_name"], fo["op_type"], fo["tensor"], fo["kind"], fo["rank"], fo["iteration"]};
+                    WatchOverflow w{fo["op_name"], fo["op_type"], fo["tensor"],
+                                    fo["kind"],    fo["rank"],    fo["iteration"]};
                     firstBad = w.iteration;
                     if (!summary.overflow || !(*summary.overflow == w)) {
-                        json e = {{"event", "overflow"}, {"first_overflow", fo}, {"chain", full["chain"]},
-                                  {"moved_from", lastOverflow.is_null() ? json(nullptr)
-                                                                       : json{{"op_name", lastOverflow["op_name"]},
-                                                                              {"rank", lastOverflow["rank"]},
-                                                                              {"iteration", lastOverflow["iteration"]}}},
-                                  {"files", idx.files()}, {"tensors", idx.tensors()}};
-                        const std::string text = std::string(summary.overflow ? "first overflow moved: " : "OVERFLOW: ") +
-                                                 overflowText(w) + "; chain of " + std::to_string(r.chain.size()) + " step(s)";
+                        json e = {{"event", "overflow"},
+                                  {"first_overflow", fo},
+                                  {"chain", full["chain"]},
+                                  {"moved_from",
+                                   lastOverflow.is_null() ? json(nullptr)
+                                                          : json{{"op_name", lastOverflow["op_name"]},
+                                                                 {"rank", lastOverflow["rank"]},
+                                                                 {"iteration", lastOverflow["iteration"]}}},
+                                  {"files", idx.files()},
+                                  {"tensors", idx.tensors()}};
+                        const std::string text =
+                            std::string(summary.overflow ? "first overflow moved: " : "OVERFLOW: ") + overflowText(w) +
+                            "; chain of " + std::to_string(r.chain.size()) + " step(s)";
                         summary.overflow = w;
                         lastOverflow = fo;
                         sink({WatchEventKind::Overflow, std::move(e), text});
                         if (opt.untilOverflow) stoppedByOverflow = true;
                     }
                 } else if (!r.cancelled) {
-                    firstBad.reset();   // files were replaced or removed: it is gone
+                    firstBad.reset();  // files were replaced or removed: it is gone
                 }
             }
             severities.clear();
@@ -140,29 +152,39 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
             }
             std::erase_if(pendingWarnings, [&](const auto& p) { return !severities.count(p.first); });
         }
-        if (stoppedByOverflow) break;   // --until-overflow: the overflow event is the last before "stopped"
+        if (stoppedByOverflow) break;  // --until-overflow: the overflow event is the last before "stopped"
         // A warning is news once the file it names has stayed as it was for the settle time:
         // a file being written again would be read again.
         for (const auto& [key, since] : pendingWarnings) {
-            if (warned.count(key) || now - since < std::chrono::milliseconds(opt.settleMs) || watcher.isIncomplete(key.first))
+            if (warned.count(key) || now - since < std::chrono::milliseconds(opt.settleMs) ||
+                watcher.isIncomplete(key.first))
                 continue;
             warned.insert(key);
             const bool unreadable = severities[key] == WarningSeverity::Unreadable;
             sink({WatchEventKind::Warning,
-                  {{"event", "warning"}, {"path", key.first}, {"reason", key.second}, {"severity", unreadable ? "unreadable" : "note"}},
+                  {{"event", "warning"},
+                   {"path", key.first},
+                   {"reason", key.second},
+                   {"severity", unreadable ? "unreadable" : "note"}},
                   "warning: " + key.first + ": " + key.second});
         }
         if (progressDirty && now - lastProgress >= std::chrono::milliseconds(opt.progressIntervalMs)) {
             progressDirty = false;
             lastProgress = now;
             const auto ranks = idx.ranks(), its = idx.iterations();
-            json e = {{"event", "progress"}, {"files", idx.files()}, {"tensors", idx.tensors()}, {"ops", idx.ops()},
-                      {"ranks", ranks}, {"iterations", its.size()},
+            json e = {{"event", "progress"},
+                      {"files", idx.files()},
+                      {"tensors", idx.tensors()},
+                      {"ops", idx.ops()},
+                      {"ranks", ranks},
+                      {"iterations", its.size()},
                       {"first_iteration", its.empty() ? json(nullptr) : json(*its.begin())},
                       {"last_iteration", its.empty() ? json(nullptr) : json(*its.rbegin())},
                       {"files_being_written", watcher.incompleteFiles()},
-                      {"behind_ms", watcher.oldestIncomplete().count()}, {"files_read", idx.filesRead()},
-                      {"shard_builds", idx.shardBuilds()}, {"analyses", summary.analyses}};
+                      {"behind_ms", watcher.oldestIncomplete().count()},
+                      {"files_read", idx.filesRead()},
+                      {"shard_builds", idx.shardBuilds()},
+                      {"analyses", summary.analyses}};
             sink({WatchEventKind::Progress, std::move(e),
                   std::to_string(idx.files()) + " files, " + std::to_string(idx.tensors()) + " tensors, ranks " +
                       (ranks.empty() ? std::string("none") : numberRanges(ranks)) + ", iterations " +
@@ -173,7 +195,8 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
     // The cache beside the dump, as `index` keeps it; said once when it cannot be written.
     const std::vector<std::string> cacheNotes = idx.writeCaches();
     if (!cacheNotes.empty())
-        note(cacheNotes.front() + (cacheNotes.size() > 1 ? " (and " + std::to_string(cacheNotes.size() - 1) + " more shard(s))" : ""));
+        note(cacheNotes.front() +
+             (cacheNotes.size() > 1 ? " (and " + std::to_string(cacheNotes.size() - 1) + " more shard(s))" : ""));
     summary.tensors = idx.tensors();
     summary.files = idx.files();
     summary.filesRead = idx.filesRead();
@@ -183,10 +206,18 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
     summary.iterations = idx.iterations();
     summary.text = summary.overflow ? "overflow: " + overflowText(*summary.overflow) : cleanText(idx);
     sink({WatchEventKind::Stopped,
-          {{"event", "stopped"}, {"reason", stoppedByOverflow ? "until_overflow" : "signal"}, {"overflow", summary.overflow.has_value()},
-           {"first_overflow", lastOverflow}, {"files", summary.files}, {"tensors", summary.tensors},
-           {"ranks", summary.ranks}, {"iterations", summary.iterations.size()}, {"files_read", summary.filesRead},
-           {"shard_builds", summary.shardBuilds}, {"analyses", summary.analyses}, {"summary", summary.text}},
+          {{"event", "stopped"},
+           {"reason", stoppedByOverflow ? "until_overflow" : "signal"},
+           {"overflow", summary.overflow.has_value()},
+           {"first_overflow", lastOverflow},
+           {"files", summary.files},
+           {"tensors", summary.tensors},
+           {"ranks", summary.ranks},
+           {"iterations", summary.iterations.size()},
+           {"files_read", summary.filesRead},
+           {"shard_builds", summary.shardBuilds},
+           {"analyses", summary.analyses},
+           {"summary", summary.text}},
           summary.text});
     return summary;
 }

@@ -24,19 +24,19 @@ enum class WatchEventKind { Watching, Progress, Overflow, Warning, Note, Stopped
 
 struct WatchEvent {
     WatchEventKind kind = WatchEventKind::Progress;
-    nlohmann::json json;        // with its "event" field (null for a Note)
-    std::string text;           // one readable line
+    nlohmann::json json;  // with its "event" field (null for a Note)
+    std::string text;     // one readable line
 };
 
 struct WatchOptions {
     std::string dir;
     int settleMs = 500;
     bool useInotify = true;
-    bool untilOverflow = false;         // return right after the first overflow event
+    bool untilOverflow = false;  // return right after the first overflow event
     bool useCache = true;
-    std::string cacheDir;               // empty: defaultCacheDir()
+    std::string cacheDir;  // empty: defaultCacheDir()
     unsigned threads = 0;
-    int progressIntervalMs = 1000;      // at most one progress event per interval
+    int progressIntervalMs = 1000;  // at most one progress event per interval
     std::stop_token stop;
 };
 
@@ -48,13 +48,13 @@ struct WatchOverflow {
 };
 
 struct WatchSummary {
-    bool ok = true;                     // false: the folder is not usable (error says why)
+    bool ok = true;  // false: the folder is not usable (error says why)
     std::string error;
     std::string dirAbs;
     std::optional<WatchOverflow> overflow;
     std::uint64_t tensors = 0, files = 0, filesRead = 0, shardBuilds = 0, analyses = 0, tablesParsed = 0;
     std::set<std::uint32_t> ranks, iterations;
-    std::string text;                   // "clean so far: ..." or the overflow
+    std::string text;  // "clean so far: ..." or the overflow
 };
 
 using WatchSink = std::function<void(const WatchEvent&)>;

@@ -31,9 +31,9 @@ public:
 
 bool looksComplete(const std::string& absPath, std::uint64_t size) {
     const std::string_view p(absPath);
-    if (size == 0) return false;   // created, nothing written yet
+    if (size == 0) return false;  // created, nothing written yet
     const Fd f(absPath);
-    if (f.fd < 0) return true;     // unreadable: the reader says why
+    if (f.fd < 0) return true;  // unreadable: the reader says why
     if (p.ends_with(".npy")) {
         std::uint8_t head[4096];
         const std::size_t n = f.read(head, sizeof head, 0);
@@ -44,7 +44,7 @@ bool looksComplete(const std::string& absPath, std::uint64_t size) {
         if (size < 10) return false;
         if (parseNpyHeader(head, n, size, h, error)) return true;
         return error.find("ends at") == std::string::npos && error.find("cut off") == std::string::npos &&
-               error.find("but the file has only") == std::string::npos && !error.starts_with("file is ");
+            error.find("but the file has only") == std::string::npos && !error.starts_with("file is ");
     }
     char tail[64];
     const std::size_t want = std::size_t(std::min<std::uint64_t>(size, sizeof tail));
@@ -56,7 +56,7 @@ bool looksComplete(const std::string& absPath, std::uint64_t size) {
         while (i > 0 && std::strchr(" \t\r\n", tail[i - 1])) --i;
         return i > 0 && (tail[i - 1] == '}' || tail[i - 1] == ']');
     }
-    if (p.ends_with(".pt") && n >= 22) {   // end of central directory record, no archive comment
+    if (p.ends_with(".pt") && n >= 22) {  // end of central directory record, no archive comment
         return std::memcmp(tail + n - 22, "PK\x05\x06", 4) == 0;
     }
     return true;

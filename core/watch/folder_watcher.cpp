@@ -23,9 +23,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr std::uint32_t kDirMask = IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
-                                   IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
+    IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 
-std::int64_t stampOf(const struct stat& st) {   // the same mix as dump_scanner.cpp
+std::int64_t stampOf(const struct stat& st) {  // the same mix as dump_scanner.cpp
     const std::int64_t parts[3] = {std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
                                    std::int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
                                    std::int64_t(st.st_ino)};
@@ -34,17 +34,25 @@ std::int64_t stampOf(const struct stat& st) {   // the same mix as dump_scanner.
 
 // File systems whose files other machines write: inotify sees only this machine's writes there.
 const char* networkFileSystem(const std::string& path) {
-    struct statfs fs{};
+    struct statfs fs {};
     if (::statfs(path.c_str(), &fs) != 0) return nullptr;
     switch (static_cast<unsigned long>(fs.f_type)) {
-        case 0x6969: return "NFS";
-        case 0xFF534D42: return "CIFS";
-        case 0xFE534D42: return "SMB2";
-        case 0x0BD00BD0: return "Lustre";
-        case 0x47504653: return "GPFS";
-        case 0x00C36400: return "CephFS";
-        case 0x65735546: return "FUSE";
-        default: return nullptr;
+        case 0x6969:
+            return "NFS";
+        case 0xFF534D42:
+            return "CIFS";
+        case 0xFE534D42:
+            return "SMB2";
+        case 0x0BD00BD0:
+            return "Lustre";
+        case 0x47504653:
+            return "GPFS";
+        case 0x00C36400:
+            return "CephFS";
+        case 0x65735546:
+            return "FUSE";
+        default:
+            return nullptr;
     }
 }
 
@@ -63,14 +71,14 @@ struct FolderWatcher::Impl {
     std::string root;
     FolderWatcherOptions opt;
     bool present = false;
-    int fd = -1;                    // inotify, -1 when rescanning
-    std::unordered_map<int, std::string> dirOfWatch;   // watch descriptor -> folder rel
+    int fd = -1;                                      // inotify, -1 when rescanning
+    std::unordered_map<int, std::string> dirOfWatch;  // watch descriptor -> folder rel
     std::unordered_map<std::string, Tracked> files;
-    std::unordered_set<std::string> incomplete;        // rels not reported at their current state
+    std::unordered_set<std::string> incomplete;  // rels not reported at their current state
     std::vector<std::string> notes;
     std::vector<std::string> removed;
     Clock::time_point lastRescan{};
-    std::chrono::milliseconds rescanTook{0};   // the walk of a large tree is paced by its own cost
+    std::chrono::milliseconds rescanTook{0};  // the walk of a large tree is paced by its own cost
 
     std::string abs(const std::string& rel) const { return rel.empty() ? root : root + "/" + rel; }
 
@@ -78,7 +86,7 @@ struct FolderWatcher::Impl {
     // A file event or a scan found `rel`: its size and stamp now; a change restarts the settling.
     // A write event means a writer holds it open, whatever the size says (its close comes later).
     void touch(const std::string& rel, Seen how, Clock::time_point now) {
-        struct stat st{};
+        struct stat st {};
         if (::stat(abs(rel).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
         Tracked& t = files[rel];
         const std::int64_t stamp = stampOf(st);
@@ -128,7 +136,7 @@ struct FolderWatcher::Impl {
             for (const ScannedFile& f : scan.files) {
                 const std::string fileRel = rel.empty() ? f.rel : rel + "/" + f.rel;
                 touch(fileRel, Seen::Scan, now);
-                if (fd >= 0) {   // the folders of this file: watched too (made before our watch)
+                if (fd >= 0) {  // the folders of this file: watched too (made before our watch)
                     for (std::size_t at = f.rel.find('/'); at != std::string::npos; at = f.rel.find('/', at + 1)) {
                         const std::string dir = rel.empty() ? f.rel.substr(0, at) : rel + "/" + f.rel.substr(0, at);
                         const int wd = ::inotify_add_watch(fd, abs(dir).c_str(), kDirMask);
@@ -147,8 +155,8 @@ struct FolderWatcher::Impl {
         std::error_code ec;
         for (std::filesystem::directory_iterator it(abs(rel), ec), end; !ec && it != end; it.increment(ec)) {
             if (!it->is_directory(ec) || it->is_symlink(ec)) continue;
-            const std::string child = rel.empty() ? it->path().filename().string()
-                                                  : rel + "/" + it->path().filename().string();
+            const std::string child =
+                rel.empty() ? it->path().filename().string() : rel + "/" + it->path().filename().string();
             const int wd = ::inotify_add_watch(fd, abs(child).c_str(), kDirMask);
             if (wd >= 0) dirOfWatch[wd] = child;
             addEmptyFolders(child, depth + 1);
@@ -171,7 +179,8 @@ struct FolderWatcher::Impl {
         for (const ScannedFile& f : scan.files) {
             seen.insert(f.rel);
             const auto it = files.find(f.rel);
-            if (it == files.end() || it->second.size != f.size || it->second.stamp != f.stamp) touch(f.rel, Seen::Scan, now);
+            if (it == files.end() || it->second.size != f.size || it->second.stamp != f.stamp)
+                touch(f.rel, Seen::Scan, now);
         }
         std::vector<std::string> gone;
         for (const auto& [rel, t] : files)
@@ -183,11 +192,11 @@ struct FolderWatcher::Impl {
         alignas(struct inotify_event) char buf[64 * 1024];
         while (fd >= 0) {
             const ssize_t n = ::read(fd, buf, sizeof buf);
-            if (n <= 0) return;   // EAGAIN: drained
+            if (n <= 0) return;  // EAGAIN: drained
             for (char* p = buf; p < buf + n;) {
                 const auto* e = reinterpret_cast<const struct inotify_event*>(p);
                 p += sizeof(struct inotify_event) + e->len;
-                if (e->mask & IN_Q_OVERFLOW) {   // events were lost: look at everything again
+                if (e->mask & IN_Q_OVERFLOW) {  // events were lost: look at everything again
                     notes.push_back("inotify queue overflowed; rescanned " + root);
                     addTree("", now);
                     rescan(now);
@@ -211,9 +220,12 @@ struct FolderWatcher::Impl {
                     }
                     continue;
                 }
-                if (e->mask & (IN_DELETE | IN_MOVED_FROM)) forget(rel);
-                else if (e->mask & (IN_CREATE | IN_MODIFY)) touch(rel, Seen::Write, now);
-                else if (e->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) touch(rel, Seen::Close, now);
+                if (e->mask & (IN_DELETE | IN_MOVED_FROM))
+                    forget(rel);
+                else if (e->mask & (IN_CREATE | IN_MODIFY))
+                    touch(rel, Seen::Write, now);
+                else if (e->mask & (IN_CLOSE_WRITE | IN_MOVED_TO))
+                    touch(rel, Seen::Close, now);
             }
         }
     }
@@ -225,8 +237,8 @@ struct FolderWatcher::Impl {
         for (const std::string& rel : incomplete) {
             Tracked& t = files[rel];
             // A change the events have not told yet (or no events at all) restarts the settling.
-            struct stat st{};
-            if (::stat(abs(rel).c_str(), &st) != 0) continue;   // its removal is seen next
+            struct stat st {};
+            if (::stat(abs(rel).c_str(), &st) != 0) continue;  // its removal is seen next
             if (std::uint64_t(st.st_size) != t.size || stampOf(st) != t.stamp) {
                 touch(rel, Seen::Scan, now);
                 continue;
@@ -255,7 +267,7 @@ WatchChanges FolderWatcher::poll(int timeoutMs) {
     WatchChanges out;
     auto now = Clock::now();
     if (!m->present) {
-        struct stat st{};
+        struct stat st {};
         if (::stat(m->root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
             std::this_thread::sleep_for(std::chrono::milliseconds(std::min(timeoutMs, 100)));
             return out;
@@ -264,15 +276,19 @@ WatchChanges FolderWatcher::poll(int timeoutMs) {
         out.appeared = true;
         const char* network = m->opt.useInotify ? networkFileSystem(m->root) : nullptr;
         if (network)
-            m->notes.push_back(m->root + " is on " + network + ": other machines' writes give no inotify events there; "
+            m->notes.push_back(m->root + " is on " + network +
+                               ": other machines' writes give no inotify events there; "
                                "rescanning the folder instead");
         if (m->opt.useInotify && !network) {
             m->fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-            if (m->fd < 0) m->notes.push_back(std::string("inotify unavailable (") + std::strerror(errno) +
-                                              "); rescanning the folder instead");
+            if (m->fd < 0)
+                m->notes.push_back(std::string("inotify unavailable (") + std::strerror(errno) +
+                                   "); rescanning the folder instead");
         }
-        if (m->fd >= 0) m->addTree("", now);
-        else m->rescan(now);
+        if (m->fd >= 0)
+            m->addTree("", now);
+        else
+            m->rescan(now);
     } else if (m->fd >= 0) {
         // Wait for events, but not past the moment the next incomplete file may settle.
         pollfd p{m->fd, POLLIN, 0};
@@ -282,7 +298,8 @@ WatchChanges FolderWatcher::poll(int timeoutMs) {
         m->readEvents(now);
     } else {
         // Every settle/4, but never more than a tenth of a core on the walk itself.
-        const auto interval = std::max(std::chrono::milliseconds(std::max(20, m->opt.settleMs / 4)), 10 * m->rescanTook);
+        const auto interval =
+            std::max(std::chrono::milliseconds(std::max(20, m->opt.settleMs / 4)), 10 * m->rescanTook);
         const auto due = m->lastRescan + interval;
         std::this_thread::sleep_until(std::min(due, now + std::chrono::milliseconds(timeoutMs)));
         now = Clock::now();

@@ -17,23 +17,23 @@
 namespace dl {
 
 struct WatchedFile {
-    std::string rel;            // relative to the root, '/'-separated
+    std::string rel;  // relative to the root, '/'-separated
     std::uint64_t size = 0;
     std::int64_t mtimeNs = 0;
-    std::int64_t stamp = 0;     // as ScannedFile::stamp: what tells an unchanged file
+    std::int64_t stamp = 0;  // as ScannedFile::stamp: what tells an unchanged file
 };
 
 struct FolderWatcherOptions {
     int settleMs = 500;
-    int graceMs = -1;           // -1: 4 x settleMs, at least 2 s
-    bool useInotify = true;     // false: rescan every poll (what a file system without events gets)
+    int graceMs = -1;        // -1: 4 x settleMs, at least 2 s
+    bool useInotify = true;  // false: rescan every poll (what a file system without events gets)
 };
 
 struct WatchChanges {
-    bool appeared = false;                  // the root exists from this poll on (once)
-    std::vector<WatchedFile> complete;      // new, or changed since they were last complete
-    std::vector<std::string> removed;       // gone since they were complete
-    std::vector<std::string> notes;         // e.g. inotify unavailable: rescanning instead
+    bool appeared = false;              // the root exists from this poll on (once)
+    std::vector<WatchedFile> complete;  // new, or changed since they were last complete
+    std::vector<std::string> removed;   // gone since they were complete
+    std::vector<std::string> notes;     // e.g. inotify unavailable: rescanning instead
 };
 
 class FolderWatcher {
@@ -47,7 +47,7 @@ public:
     WatchChanges poll(int timeoutMs);
     bool exists() const;
     bool usingInotify() const;
-    std::size_t incompleteFiles() const;    // seen, not complete yet
+    std::size_t incompleteFiles() const;  // seen, not complete yet
     bool isIncomplete(const std::string& rel) const;
     // How long the oldest incomplete file has waited: how far behind the writer the watch is.
     std::chrono::milliseconds oldestIncomplete() const;

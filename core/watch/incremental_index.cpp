@@ -26,7 +26,8 @@ std::unordered_map<std::uint32_t, std::uint64_t> iterationDigests(const DumpInde
         h ^= XXH64(&o.overflow, sizeof o.overflow, h) + std::uint64_t(o.startUs);
         for (std::uint32_t t = o.firstTensor; t < o.firstTensor + o.tensorCount; ++t) {
             const TensorRecord& r = idx.tensors[t];
-            h = XXH64(&r.packedStats, sizeof r.packedStats, h ^ (std::uint64_t(r.flags) << 48) ^ std::uint64_t(r.timestampUs));
+            h = XXH64(&r.packedStats, sizeof r.packedStats,
+                      h ^ (std::uint64_t(r.flags) << 48) ^ std::uint64_t(r.timestampUs));
         }
         out[o.iteration] += h + 1;
     }
@@ -40,7 +41,8 @@ bool holdsAnomaly(const DumpIndex& idx) {
 }
 
 bool isTable(const std::string& rel) {
-    return rel == "statistic.csv" || rel.ends_with("/statistic.csv") || rel == "dump.json" || rel.ends_with("/dump.json");
+    return rel == "statistic.csv" || rel.ends_with("/statistic.csv") || rel == "dump.json" ||
+        rel.ends_with("/dump.json");
 }
 
 }  // namespace
@@ -77,7 +79,8 @@ void IncrementalIndex::rebuild(const std::string& rel, Shard& s, std::stop_token
     // msprobe's tensor files mean nothing without their dump.json: they wait for it.
     std::set<std::string> jsonFolders;
     for (const auto& [r, f] : s.files)
-        if (r == "dump.json" || r.ends_with("/dump.json")) jsonFolders.insert(r.size() == 9 ? "" : r.substr(0, r.size() - 10));
+        if (r == "dump.json" || r.ends_with("/dump.json"))
+            jsonFolders.insert(r.size() == 9 ? "" : r.substr(0, r.size() - 10));
     std::vector<const ScannedFile*> offered;
     offered.reserve(s.files.size());
     for (const auto& [r, f] : s.files) {
@@ -99,13 +102,16 @@ void IncrementalIndex::rebuild(const std::string& rel, Shard& s, std::stop_token
     if (!builder.scan(offered, stop)) return;
     std::vector<StatsJob>& jobs = builder.jobs();
     tbb::task_arena arena(m_threads ? int(m_threads) : tbb::task_arena::automatic);
-    parallelFor(tbb::blocked_range<std::size_t>(0, jobs.size(), 4), [&](const tbb::blocked_range<std::size_t>& range) {
-        std::vector<std::uint8_t> scratch;
-        for (std::size_t i = range.begin(); i != range.end(); ++i) {
-            StatsJobResult r = jobs[i].reader->run(jobs[i], scratch);
-            builder.applyJob(jobs[i], std::move(r));   // each job its own slot
-        }
-    }, &arena);
+    parallelFor(
+        tbb::blocked_range<std::size_t>(0, jobs.size(), 4),
+        [&](const tbb::blocked_range<std::size_t>& range) {
+            std::vector<std::uint8_t> scratch;
+            for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                StatsJobResult r = jobs[i].reader->run(jobs[i], scratch);
+                builder.applyJob(jobs[i], std::move(r));  // each job its own slot
+            }
+        },
+        &arena);
     m_filesRead += jobs.size();
     for (const ScannedFile* f : offered) m_tables += isTable(f->rel);
     ++m_builds;

@@ -24,9 +24,9 @@
 namespace dl {
 
 struct ShardChange {
-    std::string shard;                         // "" or "rank_3"
-    std::set<std::uint32_t> iterations;        // whose ops or tensors differ from the last build
-    bool anomalous = false;                    // holds a bad tensor or an overflow record
+    std::string shard;                   // "" or "rank_3"
+    std::set<std::uint32_t> iterations;  // whose ops or tensors differ from the last build
+    bool anomalous = false;              // holds a bad tensor or an overflow record
 };
 
 class IncrementalIndex {
@@ -43,12 +43,12 @@ public:
 
     std::uint64_t tensors() const;
     std::uint64_t ops() const;
-    std::size_t files() const;                 // complete files known
+    std::size_t files() const;  // complete files known
     std::set<std::uint32_t> ranks() const;
     std::set<std::uint32_t> iterations() const;
-    std::uint64_t filesRead() const { return m_filesRead; }       // statistics computed (each once)
+    std::uint64_t filesRead() const { return m_filesRead; }  // statistics computed (each once)
     std::uint64_t shardBuilds() const { return m_builds; }
-    std::uint64_t tablesParsed() const { return m_tables; }       // statistic.csv / dump.json parses
+    std::uint64_t tablesParsed() const { return m_tables; }  // statistic.csv / dump.json parses
     // Every shard's warnings, as its last build left them.
     std::vector<IndexWarning> warnings() const;
     // Writes every shard built since the last call to the cache; the reasons it could not.
@@ -56,9 +56,9 @@ public:
 
 private:
     struct Shard {
-        std::map<std::string, ScannedFile> files;   // complete files, by rel
+        std::map<std::string, ScannedFile> files;  // complete files, by rel
         DumpIndex index;
-        FolderFingerprint fingerprint;              // of the files the last build was offered
+        FolderFingerprint fingerprint;  // of the files the last build was offered
         bool built = false, cacheTried = false, cacheDirty = false;
         std::set<std::uint32_t> ranks, iterations;
         std::uint64_t tensors = 0;

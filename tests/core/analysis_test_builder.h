@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/model/dump_index.h"
 #include "core/io/npy_writer.h"
+#include "core/model/dump_index.h"
 #include "core/util/half.h"
 
 namespace dltest {
@@ -15,8 +15,15 @@ namespace dltest {
 inline dl::TensorStats dataStats(double maxAbs, std::uint64_t inf = 0, std::uint64_t nan = 0, std::uint64_t sat = 0,
                                  std::uint64_t count = 100) {
     dl::TensorStats s;
-    s.min = -maxAbs; s.max = maxAbs; s.maxAbs = maxAbs; s.mean = 0; s.l2 = maxAbs;
-    s.count = count; s.posInfCount = inf; s.nanCount = nan; s.satCount = sat;
+    s.min = -maxAbs;
+    s.max = maxAbs;
+    s.maxAbs = maxAbs;
+    s.mean = 0;
+    s.l2 = maxAbs;
+    s.count = count;
+    s.posInfCount = inf;
+    s.nanCount = nan;
+    s.satCount = sat;
     s.known = dl::stat::AllFromData & ~dl::stat::Histogram;
     return s;
 }
@@ -24,7 +31,8 @@ inline dl::TensorStats dataStats(double maxAbs, std::uint64_t inf = 0, std::uint
 // statistic.csv row: min/max only.
 inline dl::TensorStats csvStats(double min, double max) {
     dl::TensorStats s;
-    s.min = min; s.max = max;
+    s.min = min;
+    s.max = max;
     s.known = dl::stat::Min | dl::stat::Max;
     return s;
 }
@@ -45,8 +53,12 @@ inline T tensor(dl::Io io, dl::TensorStats s = dataStats(2.0)) {
     t.stats = s;
     return t;
 }
-inline T in(std::uint16_t slot, dl::TensorStats s, dl::DType d = dl::DType::Float16) { return {dl::Io::Input, slot, d, {10, 10}, s, ""}; }
-inline T out(std::uint16_t slot, dl::TensorStats s, dl::DType d = dl::DType::Float16) { return {dl::Io::Output, slot, d, {10, 10}, s, ""}; }
+inline T in(std::uint16_t slot, dl::TensorStats s, dl::DType d = dl::DType::Float16) {
+    return {dl::Io::Input, slot, d, {10, 10}, s, ""};
+}
+inline T out(std::uint16_t slot, dl::TensorStats s, dl::DType d = dl::DType::Float16) {
+    return {dl::Io::Output, slot, d, {10, 10}, s, ""};
+}
 
 struct IndexBuilder {
     dl::DumpIndex idx;

@@ -15,14 +15,14 @@
 namespace dltest {
 
 struct CliRun {
-    int code = -1;   // exit code; 124 when `timeout` had to stop it, 128 + N for signal N
+    int code = -1;  // exit code; 124 when `timeout` had to stop it, 128 + N for signal N
     std::string output;
 };
 
 // `stderrTo`: "2>&1" to read both streams, "2>/dev/null" for stdout alone.
 inline CliRun runCli(const std::string& args, int timeoutSeconds = 30, const char* stderrTo = "2>&1") {
     const std::string cmd = "timeout " + std::to_string(timeoutSeconds) + " " + std::string(DUMPLENS_CLI_PATH) + " " +
-                            args + " " + stderrTo;
+        args + " " + stderrTo;
     CliRun r;
     FILE* p = ::popen(cmd.c_str(), "r");
     if (!p) return r;

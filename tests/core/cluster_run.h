@@ -8,8 +8,9 @@
 
 namespace dltest {
 
-inline bool writeAndIndexCluster(const std::string& root, const dl::demo::ClusterSpec& spec, const dl::demo::ClusterScenarioOptions& o,
-                                 dl::demo::ClusterScenarioTruth& truth, dl::DumpIndex& index, std::string& error) {
+inline bool writeAndIndexCluster(const std::string& root, const dl::demo::ClusterSpec& spec,
+                                 const dl::demo::ClusterScenarioOptions& o, dl::demo::ClusterScenarioTruth& truth,
+                                 dl::DumpIndex& index, std::string& error) {
     if (!dl::demo::writeClusterRun(root, spec, o, truth, error)) return false;
     dl::IndexOptions io;
     io.useCache = false;

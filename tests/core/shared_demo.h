@@ -46,9 +46,9 @@ inline std::string optionsKey(const DemoOptions& o) {
     static_assert(sizeof(DemoOptions) == 160, "DemoOptions changed: add the new field to optionsKey");
     std::ostringstream s;
     s << int(o.layout) << '.' << int(o.mode) << '.' << int(o.scenario) << '.' << o.iterations << '.'
-      << o.overflowIteration << '.' << o.decoyIteration << '.' << int(o.sqrtGradPrecision) << '.'
-      << o.overflowOnly << '.' << o.writeStatistics << '.' << o.baseTimestampUs << '.' << o.graphId << '.'
-      << o.netName << '.' << o.msVersion;
+      << o.overflowIteration << '.' << o.decoyIteration << '.' << int(o.sqrtGradPrecision) << '.' << o.overflowOnly
+      << '.' << o.writeStatistics << '.' << o.baseTimestampUs << '.' << o.graphId << '.' << o.netName << '.'
+      << o.msVersion;
     for (auto v : o.rankClockOffsetUs) s << ",c" << v;
     for (const auto& c : o.statisticCategories) s << ",s" << c;
     return s.str();
@@ -68,11 +68,17 @@ inline std::vector<float> bitsFloat(const std::vector<std::uint32_t>& v) {
 
 inline nlohmann::json toJson(const DemoVariantInfo& i) {
     static_assert(sizeof(DemoVariantInfo) == 208, "DemoVariantInfo changed: add the new field to toJson/fromJson");
-    return {{"culpritType", i.culpritType}, {"culpritShortName", i.culpritShortName},
-            {"culpritFullName", i.culpritFullName}, {"culpritRank", i.culpritRank},
-            {"firstOverflowIteration", i.firstOverflowIteration}, {"culpritOutputFiles", i.culpritOutputFiles},
-            {"decoyOpFullName", i.decoyOpFullName}, {"decoyRank", i.decoyRank}, {"decoyMaxAbs", floatBits({i.decoyMaxAbs})},
-            {"lossPerIteration", floatBits(i.lossPerIteration)}, {"filesWritten", i.filesWritten},
+    return {{"culpritType", i.culpritType},
+            {"culpritShortName", i.culpritShortName},
+            {"culpritFullName", i.culpritFullName},
+            {"culpritRank", i.culpritRank},
+            {"firstOverflowIteration", i.firstOverflowIteration},
+            {"culpritOutputFiles", i.culpritOutputFiles},
+            {"decoyOpFullName", i.decoyOpFullName},
+            {"decoyRank", i.decoyRank},
+            {"decoyMaxAbs", floatBits({i.decoyMaxAbs})},
+            {"lossPerIteration", floatBits(i.lossPerIteration)},
+            {"filesWritten", i.filesWritten},
             {"bytesWritten", i.bytesWritten}};
 }
 
@@ -95,8 +101,8 @@ inline DemoVariantInfo infoFromJson(const nlohmann::json& j) {
 
 // The folder entries live in: the ctest run's cache, or this process's own temporary folder.
 inline const fs::path& cacheRoot() {
-    static const std::unique_ptr<TempDir> own = std::getenv("DUMPLENS_TEST_DEMO_CACHE") ? nullptr
-                                                                                         : std::make_unique<TempDir>("dumplens_demo_cache_");
+    static const std::unique_ptr<TempDir> own =
+        std::getenv("DUMPLENS_TEST_DEMO_CACHE") ? nullptr : std::make_unique<TempDir>("dumplens_demo_cache_");
     static const fs::path root = own ? own->path : fs::path(std::getenv("DUMPLENS_TEST_DEMO_CACHE"));
     return root;
 }
@@ -117,8 +123,9 @@ private:
 
 // `<root>/<hash>/dump` written by `write` (which fills the meta JSON) unless already there; the
 // meta JSON is stored beside the dump, never inside it. Throws with the writer's reason on failure.
-inline fs::path entry(const std::string& key, nlohmann::json& meta,
-                      const std::function<bool(const fs::path& dump, nlohmann::json& meta, std::string& error)>& write) {
+inline fs::path entry(
+    const std::string& key, nlohmann::json& meta,
+    const std::function<bool(const fs::path& dump, nlohmann::json& meta, std::string& error)>& write) {
     static std::mutex mutex;  // the flock is per open file, so threads of one process take this first
     std::lock_guard<std::mutex> guard(mutex);
     const fs::path& root = cacheRoot();

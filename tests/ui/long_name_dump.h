@@ -40,7 +40,7 @@ inline bool writeLongNameDump(const QString& root, std::string& error) {
         for (const char* io : {"input", "output"}) {
             std::vector<float> v(64);
             for (std::size_t i = 0; i < v.size(); ++i) v[i] = float(i) * (k + 1) - 20;
-            if (k == 2 && std::string(io) == "output") v[7] = 1e9f;   // rounds to +Inf in fp16
+            if (k == 2 && std::string(io) == "output") v[7] = 1e9f;  // rounds to +Inf in fp16
             std::string bytes;
             if (!dl::encodeFloats(v, dl::DType::Float16, bytes, error)) return false;
             const std::string file = dir.toStdString() + "/" + longFileName(name, t0 + 100 * k + (io[0] == 'o'), io);

@@ -13,7 +13,8 @@ private slots:
         const QIcon icon = dlui::appIcon();
         QVERIFY(!icon.isNull());
         const QList<QSize> sizes = icon.availableSizes();
-        for (int s : {16, 24, 32, 48, 64, 128, 256}) QVERIFY2(sizes.contains(QSize(s, s)), qPrintable(QString::number(s)));
+        for (int s : {16, 24, 32, 48, 64, 128, 256})
+            QVERIFY2(sizes.contains(QSize(s, s)), qPrintable(QString::number(s)));
         // Each size is its own rendering, not a scaled copy of another.
         QCOMPARE(icon.pixmap(QSize(16, 16)).size(), QSize(16, 16));
     }

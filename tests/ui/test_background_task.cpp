@@ -31,7 +31,7 @@ void TstBackgroundTask::postsRunOnTheGuiThreadFromTheEventLoop() {
         posted.set_value();
     });
     posted.get_future().wait();
-    QCOMPARE(ranOn, nullptr);   // queued, not run on the job's thread
+    QCOMPARE(ranOn, nullptr);  // queued, not run on the job's thread
     QCoreApplication::processEvents();
     QCOMPARE(ranOn, QCoreApplication::instance()->thread());
     QVERIFY(jobThread != ranOn);
@@ -46,16 +46,16 @@ void TstBackgroundTask::deletingTheTaskDropsQueuedAndLaterPosts() {
     std::promise<bool> sawStop;
     auto* task = new BackgroundTask;
     task->start([&, release](std::stop_token stop, const BackgroundTask::Post& post) {
-        post([&shown] { shown = 1; });   // in Qt's queue when the task is deleted
+        post([&shown] { shown = 1; });  // in Qt's queue when the task is deleted
         posted.set_value();
         release->wait();
         post([&shown] { shown = 2; });
         sawStop.set_value(stop.stop_requested());
     });
     posted.get_future().wait();
-    delete task;   // returns at once: the job is still held
+    delete task;  // returns at once: the job is still held
     release->count_down();
-    QVERIFY(sawStop.get_future().get());   // deleting the task stopped its job
+    QVERIFY(sawStop.get_future().get());  // deleting the task stopped its job
     QCoreApplication::processEvents();
     QCOMPARE(shown, 0);
     dlui::waitForBackgroundJobs();

@@ -33,8 +33,11 @@ private slots:
         std::string error;
         QVERIFY2(dltest::writeLongNameDump(root, error), error.c_str());
         for (int k = 0; k < 9; ++k) {
-            QFile f(root + QStringLiteral("/rank_0/net/0/0/Add.Default_Add-op9%1.0.0.17962870084%2.output.0.DefaultFormat.Float16.npy")
-                               .arg(k).arg(10000 + k));
+            QFile f(root +
+                    QStringLiteral(
+                        "/rank_0/net/0/0/Add.Default_Add-op9%1.0.0.17962870084%2.output.0.DefaultFormat.Float16.npy")
+                        .arg(k)
+                        .arg(10000 + k));
             QVERIFY(f.open(QIODevice::WriteOnly));
             f.write("\x93NUMPY\x01\x00 truncated", 18);
         }
@@ -46,7 +49,8 @@ private slots:
         QVERIFY(a->firstOverflow);
         QCOMPARE(a->unreadableFiles, std::uint64_t(9));
         QVERIFY2(w.banner()->text().contains(QStringLiteral("First overflow")), qPrintable(w.banner()->text()));
-        QVERIFY2(w.banner()->text().contains(QStringLiteral("9 files could not be read")), qPrintable(w.banner()->text()));
+        QVERIFY2(w.banner()->text().contains(QStringLiteral("9 files could not be read")),
+                 qPrintable(w.banner()->text()));
         QDockWidget* issues = w.findChild<QDockWidget*>(QStringLiteral("dock.issues"));
         QVERIFY(issues);
         QVERIFY2(w.issues()->rowCount() >= 9, qPrintable(QString::number(w.issues()->rowCount())));

@@ -27,7 +27,8 @@ LoadedDumpPtr openRun(const QString& dir, const QString& type, const QString& na
     if (!f.open(QIODevice::WriteOnly)) return nullptr;
     f.write(kHeader);
     f.write(QStringLiteral("%1,%2,7,2,1700000000000100,output,0,8,float16,\"(4)\",3,1,2,4,0,4,0,0,0,0\n")
-                .arg(type, name).toUtf8());
+                .arg(type, name)
+                .toUtf8());
     f.close();
     auto d = std::make_shared<LoadedDump>();
     d->path = dir;
@@ -47,15 +48,17 @@ class TstCompareSummary : public QObject {
 private slots:
     void nothingMatchedIsAWarningWithTheReason() {
         QTemporaryDir tmp;
-        const LoadedDumpPtr a = openRun(tmp.filePath(QStringLiteral("a")), QStringLiteral("Add"), QStringLiteral("Add-op1"));
-        const LoadedDumpPtr b = openRun(tmp.filePath(QStringLiteral("b")), QStringLiteral("MatMul"), QStringLiteral("MatMul-op9"));
+        const LoadedDumpPtr a =
+            openRun(tmp.filePath(QStringLiteral("a")), QStringLiteral("Add"), QStringLiteral("Add-op1"));
+        const LoadedDumpPtr b =
+            openRun(tmp.filePath(QStringLiteral("b")), QStringLiteral("MatMul"), QStringLiteral("MatMul-op9"));
         QVERIFY(a && a->ok && b && b->ok);
         auto runs = std::make_shared<ComparedRuns>();
         runs->a = a;
         runs->b = b;
         runs->comparison = std::make_shared<dl::RunComparison>(dl::compareRuns(*a->index, *b->index, {}));
         runs->ok = true;
-        QVERIFY(runs->comparison->alignment.ops.empty());   // what the CLI exits 1 on
+        QVERIFY(runs->comparison->alignment.ops.empty());  // what the CLI exits 1 on
         QVERIFY(runs->comparison->rows.empty());
         CompareSession session;
         CompareSummaryBar bar(&session);
@@ -64,9 +67,10 @@ private slots:
         QVERIFY2(!text.contains(QStringLiteral("No divergence")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("Nothing was compared")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("no op of run A could be matched with run B (A has %1 ops, B has %2)")
-                                   .arg(a->index->ops.size()).arg(b->index->ops.size())),
+                                   .arg(a->index->ops.size())
+                                   .arg(b->index->ops.size())),
                  qPrintable(text));
-        QVERIFY2(!bar.styleSheet().contains(QStringLiteral("#e6f6ea")), qPrintable(bar.styleSheet()));   // not green
+        QVERIFY2(!bar.styleSheet().contains(QStringLiteral("#e6f6ea")), qPrintable(bar.styleSheet()));  // not green
 
         // The same run on both sides: every tensor matched and agrees, the green state.
         auto same = std::make_shared<ComparedRuns>(*runs);

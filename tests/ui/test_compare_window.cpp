@@ -14,10 +14,10 @@
 #include <QLineEdit>
 #include <QSettings>
 #include <QStyle>
-#include <QToolButton>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 #include "tests/core/shared_demo.h"
 #include "tests/ui/isolated_app_state.h"
@@ -27,8 +27,8 @@
 #include "ui/main_window.h"
 #include "ui/models/compare_session.h"
 #include "ui/models/compare_table_model.h"
-#include "ui/models/unmatched_ops_model.h"
 #include "ui/models/dump_session.h"
+#include "ui/models/unmatched_ops_model.h"
 #include "ui/style/state_colors.h"
 #include "ui/views/compare/compare_link_strip.h"
 #include "ui/views/compare/compare_summary_bar.h"
@@ -126,7 +126,8 @@ private slots:
         QVERIFY2(type == QLatin1String("SqrtGrad") || type == QLatin1String("Cast"), qPrintable(type));
         QVERIFY(QString::fromStdString(a.strings.str(op.scope)).contains(QStringLiteral("NormHead")));
         // The window opened on it: summary, selection, table row, tensor panel with both histograms.
-        QVERIFY2(m_cw->summary()->text().contains(QStringLiteral("First divergence")), qPrintable(m_cw->summary()->text()));
+        QVERIFY2(m_cw->summary()->text().contains(QStringLiteral("First divergence")),
+                 qPrintable(m_cw->summary()->text()));
         QVERIFY(m_cw->summary()->text().contains(type));
         QCOMPARE(s->currentRow(), c->firstDivergence);
         QCOMPARE(m_cw->timelines()->timelineA()->selectedOp(), s->currentOpA());
@@ -156,8 +157,8 @@ private slots:
         opt.thresholds = c->thresholds;
         const dl::RunComparison core = dl::compareRuns(*s->indexA(), *s->indexB(), opt);
         QVERIFY(core.firstDivergence >= 0 && core.firstDifference >= 0);
-        QCOMPARE(core.rows[std::size_t(core.firstDivergence)].verdict, dl::Verdict::NonFinite);    // the fp16 overflow
-        QCOMPARE(core.rows[std::size_t(core.firstDifference)].verdict, dl::Verdict::Precision);    // bf16 rounding first
+        QCOMPARE(core.rows[std::size_t(core.firstDivergence)].verdict, dl::Verdict::NonFinite);  // the fp16 overflow
+        QCOMPARE(core.rows[std::size_t(core.firstDifference)].verdict, dl::Verdict::Precision);  // bf16 rounding first
         // The story at the top, as the core tells it.
         QCOMPARE(m_cw->summary()->story(), QString::fromStdString(core.story));
         QVERIFY2(m_cw->summary()->story().contains(QStringLiteral("agree to bfloat16 precision until iteration")),
@@ -167,7 +168,9 @@ private slots:
         QStringList expected;
         for (int v = 0; v < dl::kVerdictCount; ++v)
             if (core.counts[std::size_t(v)])
-                expected << QStringLiteral("%1 %L2").arg(QString::fromLatin1(dl::verdictName(dl::Verdict(v)))).arg(core.counts[std::size_t(v)]);
+                expected << QStringLiteral("%1 %L2")
+                                .arg(QString::fromLatin1(dl::verdictName(dl::Verdict(v))))
+                                .arg(core.counts[std::size_t(v)]);
         QCOMPARE(m_cw->summary()->classCounts(), expected.join(QStringLiteral(" · ")));
         QVERIFY(m_cw->summary()->text().contains(QStringLiteral("[nonfinite]")));
         // The table's Class column, with the class's colour as swatch, on the first divergence row.
@@ -193,7 +196,8 @@ private slots:
             const auto v = dl::Verdict(filter->itemData(i).toInt());
             QCOMPARE(std::size_t(model->rowCount()), core.counts[std::size_t(v)]);
             for (int r = 0; r < model->rowCount(); ++r)
-                QCOMPARE(model->index(r, CompareTableModel::Class).data().toString(), QString::fromLatin1(dl::verdictName(v)));
+                QCOMPARE(model->index(r, CompareTableModel::Class).data().toString(),
+                         QString::fromLatin1(dl::verdictName(v)));
         }
         filter->setCurrentIndex(0);
         QCOMPARE(std::size_t(model->rowCount()), core.rows.size());
@@ -217,12 +221,15 @@ private slots:
         QTest::keyClick(ta, Qt::Key_D);
         // Windows are relative to each timeline's origin; the map works on absolute times.
         const double oa = double(ta->viewport().origin()), ob = double(tb->viewport().origin());
-        QCOMPARE(tb->viewport().from(), std::clamp(map.toB(ta->viewport().from() + oa) - ob, tb->viewport().fullFrom(), tb->viewport().fullTo()));
+        QCOMPARE(
+            tb->viewport().from(),
+            std::clamp(map.toB(ta->viewport().from() + oa) - ob, tb->viewport().fullFrom(), tb->viewport().fullTo()));
         QVERIFY(tb->viewport().span() < tb->viewport().fullTo() - tb->viewport().fullFrom());
         // And from B back to A.
         tb->setFocus();
         QTest::keyClick(tb, Qt::Key_A);
-        QVERIFY(std::abs(ta->viewport().from() - (map.toA(tb->viewport().from() + ob) - oa)) <= 1e-6 * ta->viewport().span() + 1);
+        QVERIFY(std::abs(ta->viewport().from() - (map.toA(tb->viewport().from() + ob) - oa)) <=
+                1e-6 * ta->viewport().span() + 1);
         // Unlocked, B stays where it is.
         m_cw->timelines()->lockCheck()->setChecked(false);
         const double bFrom = tb->viewport().from(), bTo = tb->viewport().to();
@@ -240,7 +247,7 @@ private slots:
         const dl::OpPair pair = c->alignment.ops[c->alignment.ops.size() / 2];
         s->selectOpB(pair.b);
         QCOMPARE(s->currentOpA(), pair.a);
-        QTRY_VERIFY_WITH_TIMEOUT(!m_cw->timelines()->isBuilding(), 60000);   // may switch iteration
+        QTRY_VERIFY_WITH_TIMEOUT(!m_cw->timelines()->isBuilding(), 60000);  // may switch iteration
         QCOMPARE(m_cw->timelines()->timelineA()->selectedOp(), pair.a);
         QCOMPARE(m_cw->timelines()->timelineB()->selectedOp(), pair.b);
         QVERIFY(!c->alignment.onlyOpsB.empty());
@@ -249,7 +256,8 @@ private slots:
         s->selectOpB(onlyB);
         QCOMPARE(s->currentOpA(), dl::kNoIndex);
         QCOMPARE(s->currentRow(), qint64(-1));
-        QVERIFY2(m_cw->tensorPanel()->headerText().contains(QStringLiteral("only in run B")), qPrintable(m_cw->tensorPanel()->headerText()));
+        QVERIFY2(m_cw->tensorPanel()->headerText().contains(QStringLiteral("only in run B")),
+                 qPrintable(m_cw->tensorPanel()->headerText()));
     }
 
     void thresholdsRejudgeTheComparison() {
@@ -286,8 +294,8 @@ private slots:
         CompareSummaryBar* bar = m_cw->summary();
         QVERIFY(!bar->detailsShown());
         QVERIFY(!bar->thresholdEdit()->isVisibleTo(bar));
-        QVERIFY(bar->text().contains(QStringLiteral("First divergence")));   // the headline stays
-        m_cw->resize(1366, 740);   // the screen less the title bar and a panel
+        QVERIFY(bar->text().contains(QStringLiteral("First divergence")));  // the headline stays
+        m_cw->resize(1366, 740);                                            // the screen less the title bar and a panel
         const auto lanesShown = [this](TimelineWidget* t) {
             return TimelinePainter::lanesRect(t->rect()).height() / TimelinePainter::kLaneHeight;
         };
@@ -296,8 +304,11 @@ private slots:
         const std::size_t lanes = m_cw->timelines()->timelineA()->timeline()->lanes.size();
         QVERIFY(lanes >= 3);
         for (TimelineWidget* t : {m_cw->timelines()->timelineA(), m_cw->timelines()->timelineB()})
-            QVERIFY2(lanesShown(t) >= 3, qPrintable(QStringLiteral("%1 lanes shown in %2 px, summary %3 px")
-                                                        .arg(lanesShown(t)).arg(t->height()).arg(bar->height())));
+            QVERIFY2(lanesShown(t) >= 3,
+                     qPrintable(QStringLiteral("%1 lanes shown in %2 px, summary %3 px")
+                                    .arg(lanesShown(t))
+                                    .arg(t->height())
+                                    .arg(bar->height())));
         const int compact = bar->height();
         auto* details = bar->findChild<QToolButton*>(QStringLiteral("compareDetails"));
         QVERIFY(details);
@@ -324,7 +335,10 @@ private slots:
         bool seenNA = false;
         for (int r = 0; r < model->rowCount(); ++r) {
             const double v = c->rows[std::size_t(model->comparisonRowAt(r))].metrics.cosine;
-            if (std::isnan(v)) { seenNA = true; continue; }
+            if (std::isnan(v)) {
+                seenNA = true;
+                continue;
+            }
             QVERIFY(!seenNA);
             QVERIFY(v >= prev);
             prev = v;
@@ -346,7 +360,12 @@ private slots:
                 ++checked;
                 QVERIFY2(fm.horizontalAdvance(t) + margin <= view->columnWidth(c),
                          qPrintable(QStringLiteral("row %1 column %2: '%3' is %4 px + %5 in %6 px")
-                                        .arg(r).arg(c).arg(t).arg(fm.horizontalAdvance(t)).arg(margin).arg(view->columnWidth(c))));
+                                        .arg(r)
+                                        .arg(c)
+                                        .arg(t)
+                                        .arg(fm.horizontalAdvance(t))
+                                        .arg(margin)
+                                        .arg(view->columnWidth(c))));
             }
         QVERIFY(checked > 1000);
     }
@@ -357,7 +376,7 @@ private slots:
         const dl::RunComparison* c = m_cw->session()->comparison();
         QCOMPARE(std::size_t(model->rowCount()), c->alignment.onlyOpsA.size() + c->alignment.onlyOpsB.size());
         QVERIFY(model->rowCount() > 0);
-        const int last = model->rowCount() - 1;   // run B's rows come last: the fix's Casts
+        const int last = model->rowCount() - 1;  // run B's rows come last: the fix's Casts
         QCOMPARE(model->index(last, UnmatchedOpsModel::Type).data().toString(), QStringLiteral("Cast"));
         m_cw->unmatchedView()->setCurrentIndex(model->index(last, 0));
         QCOMPARE(m_cw->session()->currentOpB(), c->alignment.onlyOpsB.back());
@@ -367,7 +386,9 @@ private slots:
 
     void coloursByEachRunsOverflowStateOnRequest() {
         // The fp16 run's first overflow shows in A; the bf16 fix has none in B.
-        const auto originPixels = [](TimelineWidget* tw) { return renderedPixels(tw, stateColor(dl::OpState::Origin)); };
+        const auto originPixels = [](TimelineWidget* tw) {
+            return renderedPixels(tw, stateColor(dl::OpState::Origin));
+        };
         CompareTimelines* t = m_cw->timelines();
         const dl::AnalysisResult* a = m_cw->session()->analysisA();
         QVERIFY(a && a->firstOverflow);
@@ -379,7 +400,7 @@ private slots:
         QCOMPARE(originPixels(t->timelineB()), 0);
         t->colourChoice()->setCurrentIndex(0);
         QTRY_VERIFY_WITH_TIMEOUT(!t->isBuilding(), 60000);
-        QCOMPARE(originPixels(t->timelineA()), 0);   // back to comparison colours
+        QCOMPARE(originPixels(t->timelineA()), 0);  // back to comparison colours
     }
 
     void exportsTheReportAndTheComparison() {

@@ -38,13 +38,14 @@ LoadedDumpPtr openDump(const QString& dir) {
         return d;
     }
     auto analysis = std::make_shared<dl::AnalysisResult>(dl::analyze(*index));
-    d->states = std::make_shared<dl::OpStates>(dl::computeOpStates(*index, analysis.get(), analysis->nearLimitThreshold));
+    d->states =
+        std::make_shared<dl::OpStates>(dl::computeOpStates(*index, analysis.get(), analysis->nearLimitThreshold));
     d->analysis = analysis;
     d->index = index;
     return d;
 }
 
-using NodeKey = std::tuple<std::string, std::uint32_t, int, int>;   // name, op, distance, state
+using NodeKey = std::tuple<std::string, std::uint32_t, int, int>;  // name, op, distance, state
 
 std::set<NodeKey> keys(const dl::OpGraph& g) {
     std::set<NodeKey> s;
@@ -83,7 +84,8 @@ private slots:
         dl::RankDataflow flow(*d->index);
         dl::OpGraph expect;
         std::string error;
-        QVERIFY2(dl::buildOpGraph(*d->index, d->analysis.get(), *d->states, flow, origin, GraphView::kDefaultHops, expect, error),
+        QVERIFY2(dl::buildOpGraph(*d->index, d->analysis.get(), *d->states, flow, origin, GraphView::kDefaultHops,
+                                  expect, error),
                  error.c_str());
         const dl::OpGraph& g = view.graph();
         QCOMPARE(g.nodes.size(), expect.nodes.size());
@@ -106,7 +108,8 @@ private slots:
         for (std::size_t e = 0; e < g.edges.size(); ++e) {
             const auto& ed = g.edges[e];
             QVERIFY(!l.backEdge[e]);
-            QVERIFY2(l.layer[ed.to] > l.layer[ed.from], qPrintable(QStringLiteral("edge %1 -> %2").arg(ed.from).arg(ed.to)));
+            QVERIFY2(l.layer[ed.to] > l.layer[ed.from],
+                     qPrintable(QStringLiteral("edge %1 -> %2").arg(ed.from).arg(ed.to)));
             QVERIFY(view.nodeViewportPos(int(ed.to)).x() > view.nodeViewportPos(int(ed.from)).x());
             // Its route steps one layer at a time (a dummy per layer crossed).
             QCOMPARE(int(l.route[e].size()), l.layer[ed.to] - l.layer[ed.from] + 1);
@@ -153,9 +156,11 @@ private slots:
         QVERIFY(QDir().mkpath(it));
         QFile f(it + QStringLiteral("/statistic.csv"));
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min Value,Avg Value,"
-                "Count,Negative Zero Count,Positive Zero Count,NaN Count,Negative Inf Count,Positive Inf Count,Zero Count\n"
-                "Add,Add-op1,7,2,1700000000000100,output,0,8,float16,\"(4)\",70000,1,2,4,0,4,0,0,0,0\n");
+        f.write(
+            "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min Value,Avg "
+            "Value,"
+            "Count,Negative Zero Count,Positive Zero Count,NaN Count,Negative Inf Count,Positive Inf Count,Zero Count\n"
+            "Add,Add-op1,7,2,1700000000000100,output,0,8,float16,\"(4)\",70000,1,2,4,0,4,0,0,0,0\n");
         f.close();
         const LoadedDumpPtr d = openDump(tmp.path());
         QVERIFY2(d->ok, qPrintable(d->error));

@@ -32,7 +32,9 @@ QRectF textRect(QCustomPlot& p, QCPItemText* t) {
     const QPointF a = t->position->pixelPosition();
     const QFontMetricsF fm(t->font());
     const double w = fm.horizontalAdvance(t->text()) + 4, h = fm.height();
-    const double x = t->positionAlignment() & Qt::AlignRight ? a.x() - w : (t->positionAlignment() & Qt::AlignHCenter ? a.x() - w / 2 : a.x());
+    const double x = t->positionAlignment() & Qt::AlignRight
+        ? a.x() - w
+        : (t->positionAlignment() & Qt::AlignHCenter ? a.x() - w / 2 : a.x());
     const double y = t->positionAlignment() & Qt::AlignBottom ? a.y() - h : a.y();
     (void)p;
     return {x, y, w, h};
@@ -42,7 +44,8 @@ std::vector<std::pair<QRectF, QString>> limitLabels(QCustomPlot& p) {
     std::vector<std::pair<QRectF, QString>> out;
     for (int i = 0; i < p.itemCount(); ++i) {
         auto* t = qobject_cast<QCPItemText*>(p.item(i));
-        if (t && t->visible() && t->position->typeY() == QCPItemPosition::ptAxisRectRatio) out.emplace_back(textRect(p, t), t->text());
+        if (t && t->visible() && t->position->typeY() == QCPItemPosition::ptAxisRectRatio)
+            out.emplace_back(textRect(p, t), t->text());
     }
     return out;
 }
@@ -64,7 +67,8 @@ std::vector<DrawnLine> limitLines(QCustomPlot& p) {
 QString firstOverlap(const std::vector<std::pair<QRectF, QString>>& labels) {
     for (std::size_t i = 0; i < labels.size(); ++i)
         for (std::size_t j = i + 1; j < labels.size(); ++j)
-            if (labels[i].first.intersects(labels[j].first)) return labels[i].second + QStringLiteral(" / ") + labels[j].second;
+            if (labels[i].first.intersects(labels[j].first))
+                return labels[i].second + QStringLiteral(" / ") + labels[j].second;
     return {};
 }
 
@@ -81,7 +85,7 @@ private slots:
         QVERIFY(!p.emptyMessage().isEmpty());
         QVERIFY(!p.xAxis->visible() && !p.yAxis->visible());
         QCOMPARE(p.plottableCount(), 0);
-        p.grab();   // paints without asserting
+        p.grab();  // paints without asserting
         // Data again: axes back, message gone.
         p.clearSeries();
         QVERIFY(p.addSeries(QStringLiteral("t"), hist({{3, 10}}), QPen(Qt::blue)));
@@ -115,7 +119,11 @@ private slots:
         QVERIFY2(x1 - x0 + 1 >= textWidth * 8 / 10,
                  qPrintable(QStringLiteral("text drawn %1 px wide, needs about %2").arg(x1 - x0 + 1).arg(textWidth)));
         QVERIFY2(std::abs((x0 + x1) / 2 - img.width() / 2) < 30 && std::abs((y0 + y1) / 2 - img.height() / 2) < 30,
-                 qPrintable(QStringLiteral("text centred at %1,%2 in %3x%4").arg((x0 + x1) / 2).arg((y0 + y1) / 2).arg(img.width()).arg(img.height())));
+                 qPrintable(QStringLiteral("text centred at %1,%2 in %3x%4")
+                                .arg((x0 + x1) / 2)
+                                .arg((y0 + y1) / 2)
+                                .arg(img.width())
+                                .arg(img.height())));
     }
 
     void specialsOfTheSelectedTensorOnly() {
@@ -159,8 +167,15 @@ private slots:
                 auto* t = qobject_cast<QCPItemText*>(p.item(i));
                 if (!t || t->position->typeY() != QCPItemPosition::ptAxisRectRatio) continue;
                 const QRectF r = textRect(p, t);
-                QVERIFY2(r.bottom() <= curveTop + 1, qPrintable(QStringLiteral("w%1: %2 at %3, curve top %4").arg(width).arg(t->text()).arg(r.bottom()).arg(curveTop)));
-                for (const QRectF& o : labels) QVERIFY2(!o.intersects(r), qPrintable(QStringLiteral("w%1: %2 overlaps").arg(width).arg(t->text())));
+                QVERIFY2(r.bottom() <= curveTop + 1,
+                         qPrintable(QStringLiteral("w%1: %2 at %3, curve top %4")
+                                        .arg(width)
+                                        .arg(t->text())
+                                        .arg(r.bottom())
+                                        .arg(curveTop)));
+                for (const QRectF& o : labels)
+                    QVERIFY2(!o.intersects(r),
+                             qPrintable(QStringLiteral("w%1: %2 overlaps").arg(width).arg(t->text())));
                 labels.push_back(r);
             }
             QVERIFY(labels.size() >= 3);
@@ -172,7 +187,8 @@ private slots:
             for (auto it = ticker->ticks().cbegin(); it != ticker->ticks().cend(); ++it) {
                 const double x = p.xAxis->coordToPixel(it.key());
                 const double w = fm.horizontalAdvance(it.value());
-                QVERIFY2(x - w / 2 >= lastRight, qPrintable(QStringLiteral("w%1: %2 runs into the previous label").arg(width).arg(it.value())));
+                QVERIFY2(x - w / 2 >= lastRight,
+                         qPrintable(QStringLiteral("w%1: %2 runs into the previous label").arg(width).arg(it.value())));
                 lastRight = x + w / 2;
             }
         }
@@ -195,19 +211,24 @@ private slots:
                     QVERIFY(QTest::qWaitForWindowExposed(&p));
                     QTest::qWait(5);
                     p.replot(QCustomPlot::rpImmediateRefresh);
-                    const QString at = QStringLiteral("%1x%2 %3: ").arg(width).arg(height).arg(h == &wide ? "wide" : "fp16");
+                    const QString at =
+                        QStringLiteral("%1x%2 %3: ").arg(width).arg(height).arg(h == &wide ? "wide" : "fp16");
                     const auto labels = limitLabels(p);
                     const auto lines = limitLines(p);
                     QCOMPARE(int(lines.size()), h == &wide ? 4 : 3);
-                    QVERIFY2(std::any_of(labels.begin(), labels.end(), [](const auto& l) { return l.second.startsWith(QStringLiteral("fp16 max")); }),
+                    QVERIFY2(std::any_of(labels.begin(), labels.end(),
+                                         [](const auto& l) { return l.second.startsWith(QStringLiteral("fp16 max")); }),
                              qPrintable(at + QStringLiteral("fp16 max unlabelled")));
                     const QString clash = firstOverlap(labels);
                     QVERIFY2(clash.isEmpty(), qPrintable(at + clash + QStringLiteral(" overlap")));
                     for (const auto& [r, text] : labels) {
-                        QVERIFY2(r.left() >= -1 && r.right() <= width + 1, qPrintable(at + text + QStringLiteral(" runs off the plot")));
+                        QVERIFY2(r.left() >= -1 && r.right() <= width + 1,
+                                 qPrintable(at + text + QStringLiteral(" runs off the plot")));
                         for (const DrawnLine& l : lines)
-                            QVERIFY2(!(l.x > r.left() + 1 && l.x < r.right() - 1 && l.top < r.bottom() && l.bottom > r.top()),
-                                     qPrintable(at + QStringLiteral("a line at x=%1 crosses \"%2\"").arg(l.x).arg(text)));
+                            QVERIFY2(
+                                !(l.x > r.left() + 1 && l.x < r.right() - 1 && l.top < r.bottom() &&
+                                  l.bottom > r.top()),
+                                qPrintable(at + QStringLiteral("a line at x=%1 crosses \"%2\"").arg(l.x).arg(text)));
                     }
                 }
     }
@@ -227,9 +248,13 @@ private slots:
             QTest::qWait(5);
             p.replot(QCustomPlot::rpImmediateRefresh);
             const QString at = QStringLiteral("height %1: ").arg(height);
-            if (height < 230) QVERIFY2(p.xAxis->label().isEmpty() && p.yAxis->label().isEmpty(), qPrintable(at + "axis titles take the room"));
-            else QVERIFY(!p.xAxis->label().isEmpty());
-            QVERIFY2(p.axisRect()->rect().height() >= height * 0.35, qPrintable(at + QString::number(p.axisRect()->rect().height()) + " px plot"));
+            if (height < 230)
+                QVERIFY2(p.xAxis->label().isEmpty() && p.yAxis->label().isEmpty(),
+                         qPrintable(at + "axis titles take the room"));
+            else
+                QVERIFY(!p.xAxis->label().isEmpty());
+            QVERIFY2(p.axisRect()->rect().height() >= height * 0.35,
+                     qPrintable(at + QString::number(p.axisRect()->rect().height()) + " px plot"));
             const auto ticker = p.yAxis->ticker().dynamicCast<QCPAxisTickerText>();
             QVERIFY(ticker);
             const QMap<double, QString> ticks = ticker->ticks();
@@ -260,7 +285,7 @@ private slots:
     void textsReadOnADarkPlot() {
         Log2HistogramPlot p;
         p.resize(500, 240);
-        p.setPalette(theme::darkPalette());   // as the app does (--dark), before any data
+        p.setPalette(theme::darkPalette());  // as the app does (--dark), before any data
         p.addSeries(QStringLiteral("x"), hist({{0, 3}, {15, 1}}, 1, 2, 0), QPen(Qt::blue));
         p.finish();
         const QColor bg = theme::ViewColors::fromPalette(p.palette()).plotBackground;
@@ -269,10 +294,14 @@ private slots:
         for (int i = 0; i < p.itemCount(); ++i)
             if (auto* t = qobject_cast<QCPItemText*>(p.item(i)); t && t->visible()) {
                 const double contrast = std::abs(t->color().lightnessF() - bg.lightnessF());
-                QVERIFY2(contrast > 0.3, qPrintable(QStringLiteral("\"%1\": lightness %2 on %3").arg(t->text()).arg(t->color().lightnessF()).arg(bg.lightnessF())));
+                QVERIFY2(contrast > 0.3,
+                         qPrintable(QStringLiteral("\"%1\": lightness %2 on %3")
+                                        .arg(t->text())
+                                        .arg(t->color().lightnessF())
+                                        .arg(bg.lightnessF())));
                 counts += t->positionAlignment() == (Qt::AlignHCenter | Qt::AlignBottom);
             }
-        QCOMPARE(counts, 2);   // NaN 1 and +Inf 2
+        QCOMPARE(counts, 2);  // NaN 1 and +Inf 2
     }
 
     void labelsKeepApartInTheCompareDock() {
@@ -287,19 +316,26 @@ private slots:
             QVERIFY(QTest::qWaitForWindowExposed(&p));
             p.replot(QCustomPlot::rpImmediateRefresh);
             p.clearSeries();
-            p.addSeries(QStringLiteral("A output.0"), hist({{0, 3}, {1, 10}, {2, 20}, {3, 12}, {15, 2}}, 0, 1, 0), QPen(Qt::blue));
-            p.addSeries(QStringLiteral("B output.0"), hist({{0, 3}, {1, 10}, {2, 20}, {3, 12}, {16, 2}}), QPen(Qt::red));
+            p.addSeries(QStringLiteral("A output.0"), hist({{0, 3}, {1, 10}, {2, 20}, {3, 12}, {15, 2}}, 0, 1, 0),
+                        QPen(Qt::blue));
+            p.addSeries(QStringLiteral("B output.0"), hist({{0, 3}, {1, 10}, {2, 20}, {3, 12}, {16, 2}}),
+                        QPen(Qt::red));
             p.finish();
-            QTest::qWait(20);   // the queued replot(s), no resize in between
+            QTest::qWait(20);  // the queued replot(s), no resize in between
             p.replot(QCustomPlot::rpImmediateRefresh);
             const auto labels = limitLabels(p);
             // All four down to 290 px; narrower, the least important make way (the lines stay).
-            QVERIFY2(labels.size() >= (width >= 290 ? 4u : 2u), qPrintable(QStringLiteral("w%1: %2 labels, axis rect %3 px high").arg(width).arg(labels.size()).arg(p.axisRect()->height())));
+            QVERIFY2(labels.size() >= (width >= 290 ? 4u : 2u),
+                     qPrintable(QStringLiteral("w%1: %2 labels, axis rect %3 px high")
+                                    .arg(width)
+                                    .arg(labels.size())
+                                    .arg(p.axisRect()->height())));
             const QString clash = firstOverlap(labels);
             QVERIFY2(clash.isEmpty(), qPrintable(QStringLiteral("w%1: %2 overlap").arg(width).arg(clash)));
-            for (const auto& [r, text] : labels)   // and none runs off the plot
-                QVERIFY2(r.left() >= -1 && r.right() <= width + 1,
-                         qPrintable(QStringLiteral("w%1: %2 at %3..%4").arg(width).arg(text).arg(r.left()).arg(r.right())));
+            for (const auto& [r, text] : labels)  // and none runs off the plot
+                QVERIFY2(
+                    r.left() >= -1 && r.right() <= width + 1,
+                    qPrintable(QStringLiteral("w%1: %2 at %3..%4").arg(width).arg(text).arg(r.left()).arg(r.right())));
         }
     }
 };

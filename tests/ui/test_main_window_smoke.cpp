@@ -9,10 +9,10 @@
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QStatusTipEvent>
-#include <QTimer>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include "tests/ui/isolated_app_state.h"
 #include "tests/ui/rendered_pixels.h"
@@ -77,7 +77,8 @@ private slots:
         QCOMPARE(model->tensorAt(cur.row()), w.session()->currentTensor());
 
         // Tensor panel: header of the SqrtGrad and histograms plotted.
-        QVERIFY2(w.tensorPanel()->headerText().contains(QStringLiteral("SqrtGrad")), qPrintable(w.tensorPanel()->headerText()));
+        QVERIFY2(w.tensorPanel()->headerText().contains(QStringLiteral("SqrtGrad")),
+                 qPrintable(w.tensorPanel()->headerText()));
         QVERIFY(w.tensorPanel()->plottedTensors() > 0);
 
         // Chain view: steps, the first is the origin.
@@ -130,11 +131,13 @@ private:
         QCOMPARE(cell.data().toString(), QString::fromStdString(last));
         QVERIFY(cell.data(Qt::ToolTipRole).toString().endsWith(QString::fromStdString(last)));
         QVERIFY(cell.data(Qt::ToolTipRole).toString().size() > cell.data().toString().size());
-        w.opTable()->view()->selectionModel()->select(model->index(row, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
-        w.opTable()->view()->selectionModel()->select(model->index(row == 0 ? 1 : 0, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        w.opTable()->view()->selectionModel()->select(model->index(row, 0),
+                                                      QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        w.opTable()->view()->selectionModel()->select(model->index(row == 0 ? 1 : 0, 0),
+                                                      QItemSelectionModel::Select | QItemSelectionModel::Rows);
         w.opTable()->copySelectedRows();
         const QStringList lines = QGuiApplication::clipboard()->text().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 3);   // header and two rows
+        QCOMPARE(lines.size(), 3);  // header and two rows
         QCOMPARE(lines[0].split(QLatin1Char('\t')).size(), int(dl::OpColumn::Count));
         QVERIFY(lines.join(QLatin1Char('\n')).contains(cell.data(Qt::ToolTipRole).toString()));
     }
@@ -149,17 +152,20 @@ private:
         QString err;
         QVERIFY(model->setFilter(f, err));
         QCOMPARE(quint64(model->rowCount()), quint64(a->nearLimitTotal));
-        QVERIFY(w.banner()->text().contains(QLocale().toString(qulonglong(a->nearLimitTotal)) + QStringLiteral(" tensors near")));
+        QVERIFY(w.banner()->text().contains(QLocale().toString(qulonglong(a->nearLimitTotal)) +
+                                            QStringLiteral(" tensors near")));
         QVERIFY(model->setFilter({}, err));
     }
 
     void checkKeys(MainWindow& w) {
         // Export report has Ctrl+E, as in the compare window.
         bool ctrlE = false;
-        for (QAction* act : w.findChildren<QAction*>()) ctrlE |= act->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_E) && act->isEnabled();
+        for (QAction* act : w.findChildren<QAction*>())
+            ctrlE |= act->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_E) && act->isEnabled();
         QVERIFY(ctrlE);
         // '?' from the timeline and from the table opens the shortcuts dialog.
-        for (QWidget* target : {static_cast<QWidget*>(w.timelinePanel()->timelineWidget()), static_cast<QWidget*>(w.opTable()->view())}) {
+        for (QWidget* target :
+             {static_cast<QWidget*>(w.timelinePanel()->timelineWidget()), static_cast<QWidget*>(w.opTable()->view())}) {
             bool shown = false;
             QTimer::singleShot(200, [&shown] {
                 if (auto* d = qobject_cast<ShortcutsDialog*>(QApplication::activeModalWidget())) {
@@ -197,7 +203,7 @@ private:
         QVERIFY(QTest::qWaitForWindowActive(&w));
         edit->setFocus();
         edit->clear();
-        w.opTable()->flushPendingFilter();   // the empty filter applied: no match, no selection
+        w.opTable()->flushPendingFilter();  // the empty filter applied: no match, no selection
         TimelineWidget* tw = w.timelinePanel()->timelineWidget();
         QVERIFY(tw->matchOrder().empty());
         QAction* next = nullptr;
@@ -206,13 +212,16 @@ private:
         QVERIFY(next);
         QSignalSpy viaShortcut(next, &QAction::triggered);
         QTest::keyClicks(edit, name);
-        QTest::keyClick(edit, Qt::Key_F3);   // at once, inside the typing delay
-        QCOMPARE(viaShortcut.count(), 1);    // the window's shortcut took it, not the field
+        QTest::keyClick(edit, Qt::Key_F3);  // at once, inside the typing delay
+        QCOMPARE(viaShortcut.count(), 1);   // the window's shortcut took it, not the field
         QVERIFY(!tw->matchOrder().empty());
         for (quint32 op : tw->matchOrder())
-            QVERIFY2(QString::fromStdString(ix.strings.str(ix.ops[op].name)).contains(name, Qt::CaseInsensitive), qPrintable(name));
+            QVERIFY2(QString::fromStdString(ix.strings.str(ix.ops[op].name)).contains(name, Qt::CaseInsensitive),
+                     qPrintable(name));
         QVERIFY(tw->selectedOp() != dl::kNoIndex);
-        QVERIFY2(QString::fromStdString(ix.strings.str(ix.ops[tw->selectedOp()].name)).contains(name, Qt::CaseInsensitive), qPrintable(name));
+        QVERIFY2(
+            QString::fromStdString(ix.strings.str(ix.ops[tw->selectedOp()].name)).contains(name, Qt::CaseInsensitive),
+            qPrintable(name));
         edit->clear();
         w.opTable()->flushPendingFilter();
     }
@@ -260,7 +269,8 @@ private slots:
         // No isBusy() check here: a small .dlx can be read and posted before it runs (a race seen
         // under ctest -j2); the pending dump seen below is what shows the open is asynchronous.
         // The worker is no longer busy once it has posted its result, before the GUI received it.
-        QTRY_VERIFY_WITH_TIMEOUT(w.session()->dump() && w.session()->dump()->path == dlx && w.session()->analysis(), 600000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.session()->dump() && w.session()->dump()->path == dlx && w.session()->analysis(),
+                                 600000);
         disconnect(conn);
         QVERIFY2(w.session()->dump() && w.session()->dump()->path == dlx, qPrintable(w.summaryText()));
         QCOMPARE(w.session()->index()->ops.size(), ops);

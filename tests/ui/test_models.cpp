@@ -95,7 +95,8 @@ private slots:
     // column shows the short op with its scope beside it and the full name in the tooltip.
     void opTableFiguresAndNames() {
         dl::DumpIndex ix;
-        const char* names[] = {"Default_network-Net_layer1_Add-op1", "Default_network-Net_head_SqrtGrad-op520", "Mul-op3"};
+        const char* names[] = {"Default_network-Net_layer1_Add-op1", "Default_network-Net_head_SqrtGrad-op520",
+                               "Mul-op3"};
         const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
         const std::vector<std::vector<double>> values = {{2430, -7, inf}, {nan, nan}, {3, -65000}};
         for (std::uint32_t k = 0; k < 3; ++k) {
@@ -120,18 +121,19 @@ private slots:
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         m.setSource(&ix, &st, nullptr);
         const int maxAbs = int(dl::OpColumn::MaxAbs), op = int(dl::OpColumn::Op);
-        QCOMPARE(m.index(0, maxAbs).data().toString(), QStringLiteral("inf"));   // not 2430
+        QCOMPARE(m.index(0, maxAbs).data().toString(), QStringLiteral("inf"));  // not 2430
         QCOMPARE(m.index(0, int(dl::OpColumn::Max)).data().toString(), QStringLiteral("inf"));
         QCOMPARE(m.index(0, int(dl::OpColumn::Min)).data().toString(), QStringLiteral("-7"));
         QCOMPARE(m.index(1, maxAbs).data().toString(), QStringLiteral("nan"));
         QCOMPARE(m.index(2, maxAbs).data().toString(), QStringLiteral("65000"));
         m.sort(maxAbs, Qt::DescendingOrder);
-        QCOMPARE(m.tensorAt(0), 1u);   // all NaN
-        QCOMPARE(m.tensorAt(1), 0u);   // holds +Inf
+        QCOMPARE(m.tensorAt(0), 1u);  // all NaN
+        QCOMPARE(m.tensorAt(1), 0u);  // holds +Inf
         QCOMPARE(m.tensorAt(2), 2u);
         const int sqrt = m.rowOfTensor(1);
         QCOMPARE(m.index(sqrt, op).data().toString(), QStringLiteral("SqrtGrad-op520"));
-        QCOMPARE(m.index(sqrt, op).data(OpTableModel::ScopeRole).toString(), QStringLiteral("Default_network-Net_head"));
+        QCOMPARE(m.index(sqrt, op).data(OpTableModel::ScopeRole).toString(),
+                 QStringLiteral("Default_network-Net_head"));
         QCOMPARE(m.index(sqrt, op).data(Qt::ToolTipRole).toString(), QString::fromLatin1(names[1]));
         QCOMPARE(m.index(m.rowOfTensor(2), op).data(OpTableModel::ScopeRole).toString(), QString());
         const QStringList tsv = m.rowsAsTsv({sqrt}).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
@@ -162,9 +164,11 @@ private slots:
         std::vector<quint32> keptOps;
         for (quint32 t = 0; t < ix.tensors.size(); ++t) {
             int row = -1;
-            for (int r = 0; r < m.rowCount(); ++r) if (m.tensorAt(r) == t) row = r;
+            for (int r = 0; r < m.rowCount(); ++r)
+                if (m.tensorAt(r) == t) row = r;
             QCOMPARE(m.rowOfTensor(t), row);
-            if (row >= 0 && (keptOps.empty() || keptOps.back() != ix.tensors[t].op)) keptOps.push_back(ix.tensors[t].op);
+            if (row >= 0 && (keptOps.empty() || keptOps.back() != ix.tensors[t].op))
+                keptOps.push_back(ix.tensors[t].op);
         }
         QCOMPARE(m.matchingOps(), keptOps);
         f.text = "([";

@@ -124,8 +124,9 @@ private slots:
         }
         QVERIFY(m_variants.size() >= 5);
         // Sample dumps of other tools the tests hold: verdict as their analysis says.
-        for (const char* rel : {"msprobe", "mindspore-tests/gpu_dumps/sync_trans_false", "mindspore-tests/gpu_dumps/sync_trans_true",
-                                "mindinsight/Ascend_async", "mindinsight/Ascend_sync", "mindspore-docs/sample_code_dump"}) {
+        for (const char* rel :
+             {"msprobe", "mindspore-tests/gpu_dumps/sync_trans_false", "mindspore-tests/gpu_dumps/sync_trans_true",
+              "mindinsight/Ascend_async", "mindinsight/Ascend_sync", "mindspore-docs/sample_code_dump"}) {
             const QString p = QStringLiteral(DUMPLENS_SAMPLES_DIR "/") + QLatin1String(rel);
             QVERIFY2(QFileInfo(p).isDir(), qPrintable(p));
             m_variants.push_back({std::string("sample ") + rel, p, Expect::FromAnalysis});
@@ -133,21 +134,23 @@ private slots:
         // Dumps written by MindSpore itself (tests/data/real/mindspore, three versions): the
         // verdict is the one NumPy finds over the same files (its expected.json).
         for (const char* version : {"2.0.0", "2.7.0", "2.10.0"})
-            for (const auto& [net, expect] : {std::pair{"forward_mul", Expect::Overflow}, std::pair{"train_sqrtgrad", Expect::Overflow},
-                                              std::pair{"train_fixed", Expect::Clean}, std::pair{"multigraph", Expect::Clean}}) {
+            for (const auto& [net, expect] :
+                 {std::pair{"forward_mul", Expect::Overflow}, std::pair{"train_sqrtgrad", Expect::Overflow},
+                  std::pair{"train_fixed", Expect::Clean}, std::pair{"multigraph", Expect::Clean}}) {
                 const QString p = QStringLiteral(DUMPLENS_TEST_DATA_DIR "/real/mindspore/") + QLatin1String(version) +
-                                  QLatin1Char('/') + QLatin1String(net);
+                    QLatin1Char('/') + QLatin1String(net);
                 QVERIFY2(QFileInfo(p).isDir(), qPrintable(p));
                 m_variants.push_back({std::string("MindSpore ") + version + " " + net, p, expect});
             }
         // Dumps written by msprobe's wheels (tests/data/real/msprobe): every generation and mode.
         const QDir msprobeDumps(QStringLiteral(DUMPLENS_TEST_DATA_DIR "/real/msprobe/dumps"));
         for (const QString& version : msprobeDumps.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
-            for (const QString& mode : QDir(msprobeDumps.filePath(version)).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            for (const QString& mode :
+                 QDir(msprobeDumps.filePath(version)).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
                 const QDir modeDir(msprobeDumps.filePath(version + QLatin1Char('/') + mode));
                 for (const QString& variant : modeDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
-                    m_variants.push_back({("msprobe " + version + " " + mode + " " + variant).toStdString(), modeDir.filePath(variant),
-                                          Expect::FromAnalysis});
+                    m_variants.push_back({("msprobe " + version + " " + mode + " " + variant).toStdString(),
+                                          modeDir.filePath(variant), Expect::FromAnalysis});
             }
         // An msprobe statistics-only dump whose linear overflows: no data and no kernel to replay
         // it, so the chain dock says why and recommends by rule of thumb.
@@ -220,7 +223,7 @@ private slots:
             const bool opened = w.session()->dump() && w.session()->dump()->path == c.path;
             const QString banner = w.banner()->text();
             const QString msg = QString::fromStdString(c.name) + QStringLiteral(": ") + banner + QStringLiteral(" | ") +
-                                w.statusBar()->currentMessage();
+                w.statusBar()->currentMessage();
             const bool saysOverflow = banner.contains(QStringLiteral("First overflow"));
             const bool saysClean = banner.contains(QStringLiteral("<b>Clean</b>"));
             switch (c.expect) {
@@ -238,7 +241,8 @@ private slots:
                     // A sample either opens with the verdict its analysis holds, or is refused with
                     // a reason in the status bar.
                     if (!opened) {
-                        QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("Could not open")), qPrintable(msg));
+                        QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("Could not open")),
+                                 qPrintable(msg));
                         break;
                     }
                     const dl::AnalysisResult* a = w.session()->analysis();
@@ -250,7 +254,7 @@ private slots:
                     // Refused with a reason, or opened with the neutral "Nothing readable" banner
                     // (never "Clean"). Checked after the loop, so every later case still runs.
                     if (opened ? saysClean || !banner.contains(QStringLiteral("<b>Nothing readable</b>")) ||
-                                     (w.session()->analysis() && !w.session()->analysis()->noData)
+                                (w.session()->analysis() && !w.session()->analysis()->noData)
                                : !w.statusBar()->currentMessage().contains(QStringLiteral("Could not open")))
                         nothingReadable << msg;
                     break;
@@ -261,17 +265,22 @@ private slots:
                 const QString header = w.tensorPanel()->headerText();
                 QVERIFY2(!header.contains(QStringLiteral("· ·")), qPrintable(msg + QStringLiteral("\n") + header));
                 const QString replay = w.chainView()->replayTitleText(), rec = w.chainView()->recommendationText();
-                QVERIFY2(replay.count(QStringLiteral("available"), Qt::CaseInsensitive) <= 1, qPrintable(msg + QStringLiteral("\n") + replay));
-                QVERIFY2(rec.count(QStringLiteral("rule of thumb"), Qt::CaseInsensitive) <= 1, qPrintable(msg + QStringLiteral("\n") + rec));
+                QVERIFY2(replay.count(QStringLiteral("available"), Qt::CaseInsensitive) <= 1,
+                         qPrintable(msg + QStringLiteral("\n") + replay));
+                QVERIFY2(rec.count(QStringLiteral("rule of thumb"), Qt::CaseInsensitive) <= 1,
+                         qPrintable(msg + QStringLiteral("\n") + rec));
                 // One of a thing is singular ("1 op", "1 tensor": the junk folder has one op).
                 const QRegularExpression onePlural(QStringLiteral("(^|[^0-9.,])1 (ops|tensors) "));
-                QVERIFY2(!w.timelinePanel()->toolbar()->info().contains(onePlural), qPrintable(msg + w.timelinePanel()->toolbar()->info()));
+                QVERIFY2(!w.timelinePanel()->toolbar()->info().contains(onePlural),
+                         qPrintable(msg + w.timelinePanel()->toolbar()->info()));
                 QVERIFY2(!banner.contains(onePlural), qPrintable(msg));
                 // The chain dock shows steps for an overflow, and says why there are none otherwise.
                 const QString noChain = w.chainView()->chainPlaceholder();
                 const dl::AnalysisResult* a = w.session()->analysis();
-                QVERIFY2((a && a->firstOverflow && !a->chain.empty()) == noChain.isEmpty(), qPrintable(msg + QStringLiteral("\n") + noChain));
-                if (a && a->noData) QVERIFY2(noChain.contains(QStringLiteral("nothing in this dump could be read")), qPrintable(msg));
+                QVERIFY2((a && a->firstOverflow && !a->chain.empty()) == noChain.isEmpty(),
+                         qPrintable(msg + QStringLiteral("\n") + noChain));
+                if (a && a->noData)
+                    QVERIFY2(noChain.contains(QStringLiteral("nothing in this dump could be read")), qPrintable(msg));
                 sawUnavailable |= replay.contains(QStringLiteral("not available"));
                 if (c.name == "msprobe statistics only") {
                     checkLowerBoundCounts(w);
@@ -280,7 +289,7 @@ private slots:
                 sawRuleOfThumb |= rec.contains(QStringLiteral("rule of thumb"));
             }
         }
-        QVERIFY(sawUnavailable && sawRuleOfThumb);   // the cases above hold both
+        QVERIFY(sawUnavailable && sawRuleOfThumb);  // the cases above hold both
         QVERIFY2(nothingReadable.isEmpty(), qPrintable(nothingReadable.join(QStringLiteral("\n"))));
     }
 
@@ -298,10 +307,11 @@ private:
         QVERIFY(out != UINT32_MAX);
         const dl::TensorStats st = ix->stats(ix->tensors[out]);
         QVERIFY(st.nonFiniteCountsAreLowerBounds());
-        QCOMPARE(st.posInfCount, 1u);   // the bound the index keeps: the bar's height
+        QCOMPARE(st.posInfCount, 1u);  // the bound the index keeps: the bar's height
         QCOMPARE(w.session()->currentTensor(), out);
         const QString header = w.tensorPanel()->headerText();
-        QVERIFY2(header.contains(QStringLiteral("Inf at least 1")) && !header.contains(QStringLiteral("Inf 1 ")), qPrintable(header));
+        QVERIFY2(header.contains(QStringLiteral("Inf at least 1")) && !header.contains(QStringLiteral("Inf 1 ")),
+                 qPrintable(header));
         QCOMPARE(w.tensorPanel()->plot()->countLabels()[1], QStringLiteral("at least 1"));
         const OpTableModel* model = w.opTable()->model();
         QString cell;

@@ -1,13 +1,13 @@
 // The PDF report, offscreen: the demo dump's report read back with poppler (pdftotext, pdfinfo,
 // pdfimages) and qpdf (outline, structure); the clean twin's short report; the headless CLI; the
 // app's File > Export report… path (MainWindow::writeReport).
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 
 #include "core/analysis/overflow_analyzer.h"
 #include "core/demo/demo_dumps.h"
@@ -28,7 +28,8 @@ struct Run {
     QString root;
 };
 
-QString tool(const QString& program, const QStringList& args, int* exitCode = nullptr, const QProcessEnvironment* env = nullptr) {
+QString tool(const QString& program, const QStringList& args, int* exitCode = nullptr,
+             const QProcessEnvironment* env = nullptr) {
     QProcess p;
     if (env) p.setProcessEnvironment(*env);
     p.setProcessChannelMode(QProcess::MergedChannels);
@@ -39,14 +40,17 @@ QString tool(const QString& program, const QStringList& args, int* exitCode = nu
 }
 
 int pdfPages(const QString& pdf) {
-    const QRegularExpressionMatch m = QRegularExpression(QStringLiteral("Pages:\\s+(\\d+)")).match(tool(QStringLiteral("pdfinfo"), {pdf}));
+    const QRegularExpressionMatch m =
+        QRegularExpression(QStringLiteral("Pages:\\s+(\\d+)")).match(tool(QStringLiteral("pdfinfo"), {pdf}));
     return m.hasMatch() ? m.captured(1).toInt() : -1;
 }
 
 QStringList outlineTitles(const QString& pdf) {
-    const QString json = tool(QStringLiteral("qpdf"), {QStringLiteral("--json"), QStringLiteral("--json-key=outlines"), pdf});
+    const QString json =
+        tool(QStringLiteral("qpdf"), {QStringLiteral("--json"), QStringLiteral("--json-key=outlines"), pdf});
     QStringList titles;
-    for (const QJsonValue& v : QJsonDocument::fromJson(json.toUtf8()).object().value(QStringLiteral("outlines")).toArray())
+    for (const QJsonValue& v :
+         QJsonDocument::fromJson(json.toUtf8()).object().value(QStringLiteral("outlines")).toArray())
         titles << v.toObject().value(QStringLiteral("title")).toString();
     return titles;
 }
@@ -74,7 +78,8 @@ private slots:
         const QString text = tool(QStringLiteral("pdftotext"), {QStringLiteral("-layout"), pdf, QStringLiteral("-")});
         QVERIFY2(text.contains(QStringLiteral("SqrtGrad")), qPrintable(text.left(2000)));
         QVERIFY(text.contains(QString::fromStdString(m_overflow.info.culpritShortName)));
-        QVERIFY2(text.contains(QStringLiteral("on rank %1").arg(m_overflow.info.culpritRank)), qPrintable(text.left(2000)));
+        QVERIFY2(text.contains(QStringLiteral("on rank %1").arg(m_overflow.info.culpritRank)),
+                 qPrintable(text.left(2000)));
         QVERIFY(text.contains(QStringLiteral("iteration %1").arg(m_overflow.info.firstOverflowIteration)));
         QVERIFY(text.contains(QStringLiteral("Recommendation")));
         QVERIFY(text.contains(QStringLiteral("bfloat16")));
@@ -83,7 +88,8 @@ private slots:
         QVERIFY(text.contains(QStringLiteral("Page 1 of %1").arg(info.pages)));
         for (const char* section : {"First overflow", "Run", "Chain across stages", "Timeline around the origin",
                                     "Replay and recommendation", "Near the fp16 limit", "Evidence and warnings"})
-            QVERIFY2(info.sections.end() != std::find(info.sections.begin(), info.sections.end(), std::string(section)), section);
+            QVERIFY2(info.sections.end() != std::find(info.sections.begin(), info.sections.end(), std::string(section)),
+                     section);
 
         // Page count and outline as independent readers see them.
         QCOMPARE(pdfPages(pdf), info.pages);
@@ -138,20 +144,24 @@ private slots:
         env.insert(QStringLiteral("XDG_CACHE_HOME"), m_tmp.filePath(QStringLiteral("cache")));
         const QString pdf = m_tmp.filePath(QStringLiteral("cli.pdf"));
         int rc = -1;
-        const QString out = tool(cli, {QStringLiteral("report"), m_overflow.root, QStringLiteral("-o"), pdf, QStringLiteral("--no-cache"),
-                                       QStringLiteral("--page-size"), QStringLiteral("Letter")},
-                                 &rc, &env);
+        const QString out =
+            tool(cli,
+                 {QStringLiteral("report"), m_overflow.root, QStringLiteral("-o"), pdf, QStringLiteral("--no-cache"),
+                  QStringLiteral("--page-size"), QStringLiteral("Letter")},
+                 &rc, &env);
         QVERIFY2(rc == 0, qPrintable(out));
         QVERIFY2(out.contains(QStringLiteral("Report written to")), qPrintable(out));
         QVERIFY(tool(QStringLiteral("pdftotext"), {pdf, QStringLiteral("-")}).contains(QStringLiteral("SqrtGrad")));
         QVERIFY(tool(QStringLiteral("pdfinfo"), {pdf}).contains(QStringLiteral("(letter)")));
         QVERIFY(!outlineTitles(pdf).isEmpty());
-        const QString bad = tool(cli, {QStringLiteral("report"), m_overflow.root, QStringLiteral("-o"), pdf,
-                                       QStringLiteral("--page-size"), QStringLiteral("A3")},
+        const QString bad = tool(cli,
+                                 {QStringLiteral("report"), m_overflow.root, QStringLiteral("-o"), pdf,
+                                  QStringLiteral("--page-size"), QStringLiteral("A3")},
                                  &rc, &env);
         QCOMPARE(rc, 2);
         QVERIFY2(bad.contains(QStringLiteral("A4 or Letter")), qPrintable(bad));
-        tool(cli, {QStringLiteral("report"), m_tmp.filePath(QStringLiteral("nope")), QStringLiteral("-o"), pdf}, &rc, &env);
+        tool(cli, {QStringLiteral("report"), m_tmp.filePath(QStringLiteral("nope")), QStringLiteral("-o"), pdf}, &rc,
+             &env);
         QVERIFY(rc != 0);
     }
 

@@ -2,8 +2,8 @@
 // relative to the view, search next/previous, area summaries, folding stages, flows of a Send,
 // the op context menu, Reset layout, and the dark palette's contrast.
 #include <QApplication>
-#include <QClipboard>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QImage>
@@ -22,6 +22,7 @@
 
 #include "core/index/tensor_location.h"
 #include "core/timeline/time_axis.h"
+#include "tests/ui/rendered_pixels.h"
 #include "ui/main_window.h"
 #include "ui/models/dump_session.h"
 #include "ui/models/op_table_model.h"
@@ -30,7 +31,6 @@
 #include "ui/views/op_context_menu.h"
 #include "ui/views/op_table_panel.h"
 #include "ui/views/shortcuts_dialog.h"
-#include "tests/ui/rendered_pixels.h"
 #include "ui/views/timeline/details_panel.h"
 #include "ui/views/timeline/timeline_panel.h"
 #include "ui/views/timeline/timeline_toolbar.h"
@@ -61,7 +61,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(m_w->session()->analysis() != nullptr, 600000);
         QTRY_VERIFY_WITH_TIMEOUT(!m_w->isBusy(), 60000);
         QTRY_VERIFY_WITH_TIMEOUT(!m_w->timelinePanel()->isBuilding() && m_w->timelinePanel()->timeline(), 60000);
-        QTest::qWait(300);   // the first layout's deferred dock sizes
+        QTest::qWait(300);  // the first layout's deferred dock sizes
         m_tw = m_w->timelinePanel()->timelineWidget();
         m_ix = m_w->session()->index();
     }
@@ -97,10 +97,13 @@ private slots:
             if (item < 3 || item + 3 >= items.size()) return true;
             const double a = m_tw->relTime(items[item - 3].start), b = m_tw->relTime(items[item + 3].end);
             return a >= m_tw->viewport().from() && b <= m_tw->viewport().to() &&
-                   m_tw->viewport().span() < 0.5 * (m_tw->viewport().fullTo() - m_tw->viewport().fullFrom());
+                m_tw->viewport().span() < 0.5 * (m_tw->viewport().fullTo() - m_tw->viewport().fullFrom());
         };
-        QVERIFY2(framed(), qPrintable(QStringLiteral("view %1..%2, origin at x %3")
-                                          .arg(m_tw->viewport().from()).arg(m_tw->viewport().to()).arg(m_tw->opRect(origin).center().x())));
+        QVERIFY2(framed(),
+                 qPrintable(QStringLiteral("view %1..%2, origin at x %3")
+                                .arg(m_tw->viewport().from())
+                                .arg(m_tw->viewport().to())
+                                .arg(m_tw->opRect(origin).center().x())));
         QCOMPARE(m_tw->selectedOp(), origin);
         m_tw->fitAll();
         QVERIFY(!framed());
@@ -113,13 +116,15 @@ private slots:
     void chainArrowsOnlyForTheSelection() {
         const quint32 origin = m_w->session()->analysis()->firstOverflow->op;
         const dl::TimelineData* d = m_tw->timeline();
-        QVERIFY(std::any_of(d->arrows.begin(), d->arrows.end(), [&](const dl::TimelineArrow& a) { return a.fromOp == origin; }));
-        const std::size_t hops = std::count_if(d->arrows.begin(), d->arrows.end(),
-                                               [&](const dl::TimelineArrow& a) { return a.fromOp == origin || a.toOp == origin; });
+        QVERIFY(std::any_of(d->arrows.begin(), d->arrows.end(),
+                            [&](const dl::TimelineArrow& a) { return a.fromOp == origin; }));
+        const std::size_t hops = std::count_if(d->arrows.begin(), d->arrows.end(), [&](const dl::TimelineArrow& a) {
+            return a.fromOp == origin || a.toOp == origin;
+        });
         QVERIFY(hops > 0);
         QImage img(m_tw->size(), QImage::Format_ARGB32);
         m_w->session()->select(origin);
-        m_tw->fitAll();   // the hop from the origin and where it lands, both in view
+        m_tw->fitAll();  // the hop from the origin and where it lands, both in view
         m_tw->render(&img);
         QCOMPARE(m_tw->painter().lastArrowsDrawn(), hops);
         m_w->session()->clearSelection();
@@ -128,7 +133,8 @@ private slots:
         // An op on no hop: none drawn either.
         for (const auto& lane : d->lanes)
             for (const auto& it : lane.items)
-                if (std::none_of(d->arrows.begin(), d->arrows.end(), [&](const dl::TimelineArrow& a) { return a.fromOp == it.op || a.toOp == it.op; })) {
+                if (std::none_of(d->arrows.begin(), d->arrows.end(),
+                                 [&](const dl::TimelineArrow& a) { return a.fromOp == it.op || a.toOp == it.op; })) {
                     m_w->session()->select(it.op);
                     m_tw->render(&img);
                     QCOMPARE(m_tw->painter().lastArrowsDrawn(), std::size_t(0));
@@ -142,7 +148,8 @@ private slots:
     void questionMarkOpensTheShortcuts() {
         static QStringList warnings;
         warnings.clear();
-        const QtMessageHandler old = qInstallMessageHandler([](QtMsgType, const QMessageLogContext&, const QString& m) { warnings << m; });
+        const QtMessageHandler old =
+            qInstallMessageHandler([](QtMsgType, const QMessageLogContext&, const QString& m) { warnings << m; });
         bool opened = false;
         QTimer::singleShot(200, [&] {
             if (QWidget* dlg = QApplication::activeModalWidget()) {
@@ -168,9 +175,13 @@ private slots:
                 Qt::KeyboardModifiers mods = c.keyboardModifiers();
                 Qt::Key key = c.key();
                 if (key == Qt::Key_Slash && (mods & Qt::ShiftModifier)) key = Qt::Key_Question;
-                if (key < 0x01000000 && (key < Qt::Key_A || key > Qt::Key_Z)) mods &= ~Qt::ShiftModifier;   // symbols come shifted
+                if (key < 0x01000000 && (key < Qt::Key_A || key > Qt::Key_Z))
+                    mods &= ~Qt::ShiftModifier;  // symbols come shifted
                 const QString norm = QKeySequence(QKeyCombination(mods, key)).toString();
-                QVERIFY2(!seen.contains(norm), qPrintable(QStringLiteral("%1 (%2) and %3 share a key press").arg(norm, act->text(), seen.value(norm))));
+                QVERIFY2(
+                    !seen.contains(norm),
+                    qPrintable(
+                        QStringLiteral("%1 (%2) and %3 share a key press").arg(norm, act->text(), seen.value(norm))));
                 seen.insert(norm, act->text());
             }
     }
@@ -196,17 +207,17 @@ private slots:
             QVERIFY2(l->fontMetrics().horizontalAdvance(l->text()) <= l->contentsRect().width(), qPrintable(l->text()));
             QCOMPARE(l->toolTip(), QString::fromLatin1(name) == QLatin1String("timelineInfo") ? info : status);
         }
-        bar.resize(1600, bar.sizeHint().height());   // room again: the whole text, no ellipsis
+        bar.resize(1600, bar.sizeHint().height());  // room again: the whole text, no ellipsis
         QTRY_COMPARE(bar.findChild<QLabel*>(QStringLiteral("timelineInfo"))->text(), info);
         bar.close();
-        m_w->activateWindow();   // the later tests send shortcuts to the main window
+        m_w->activateWindow();  // the later tests send shortcuts to the main window
         QVERIFY(QTest::qWaitForWindowActive(m_w));
     }
 
     void slicesRunToTheNextOpOfTheLane() {
         const dl::TimelineData* d = m_tw->timeline();
         QVERIFY(d->base == dl::TimeBase::Timestamps);
-        QVERIFY(d->anyInferredEnd);   // the demo writes start times only
+        QVERIFY(d->anyInferredEnd);  // the demo writes start times only
         std::size_t sliced = 0;
         for (const auto& lane : d->lanes)
             for (std::size_t k = 0; k + 1 < lane.items.size(); ++k) {
@@ -214,7 +225,7 @@ private slots:
                 const auto& next = lane.items[k + 1];
                 QVERIFY(it.inferredEnd);
                 if (m_ix->ops[it.op].iteration != m_ix->ops[next.op].iteration) continue;
-                QVERIFY(it.end <= next.start);   // never over the next op
+                QVERIFY(it.end <= next.start);  // never over the next op
                 if (!it.endCapped) QCOMPARE(it.end, next.start);
                 sliced += it.end > it.start;
             }
@@ -238,7 +249,7 @@ private slots:
         for (const SliceLabel& l : m_tw->painter().lastLabels())
             if (l.op == best->op) {
                 found = true;
-                QCOMPARE(l.text, name);   // wide enough: not elided
+                QCOMPARE(l.text, name);  // wide enough: not elided
                 QVERIFY(l.rect.width() > 100);
             }
         QVERIFY2(found, qPrintable(name));
@@ -250,7 +261,7 @@ private slots:
         const QString tip = m_tw->tooltipFor(it.op);
         const QString rel = QString::fromStdString(dl::formatTimeOffset(double(it.start - m_tw->viewport().origin())));
         QVERIFY2(tip.contains(QStringLiteral("at ") + rel), qPrintable(tip));
-        QVERIFY2(!tip.contains(QString::number(m_ix->ops[it.op].startUs)), qPrintable(tip));   // no epoch µs
+        QVERIFY2(!tip.contains(QString::number(m_ix->ops[it.op].startUs)), qPrintable(tip));  // no epoch µs
         QVERIFY2(tip.contains(QStringLiteral("inferred")), qPrintable(tip));
         QVERIFY(tip.contains(QStringLiteral("duration")));
     }
@@ -279,7 +290,7 @@ private slots:
             const double t = m_tw->relTime(std::get<0>(order[k]));
             QVERIFY(t >= m_tw->viewport().from() && t <= m_tw->viewport().to());
         }
-        QVERIFY(m_tw->gotoMatch(false));   // wraps around
+        QVERIFY(m_tw->gotoMatch(false));  // wraps around
         QCOMPARE(m_tw->selectedOp(), std::get<2>(order.front()));
         QVERIFY(m_tw->gotoMatch(true));
         QCOMPARE(m_tw->selectedOp(), std::get<2>(order.back()));
@@ -289,7 +300,7 @@ private slots:
         QTest::keyClick(table->filterEdit(), Qt::Key_Return);
         QCOMPARE(m_tw->selectedOp(), std::get<2>(order.back()));
         table->setFilterText({}, false);
-        QVERIFY(m_tw->matchOrder().empty());   // nothing filtered: nothing highlighted
+        QVERIFY(m_tw->matchOrder().empty());  // nothing filtered: nothing highlighted
     }
 
     void areaSummaryCounts() {
@@ -338,10 +349,12 @@ private slots:
         const int laneY = m_tw->painter().laneCenterY(m_tw->rect(), 0, m_tw->paintState().scrollY);
         QCOMPARE(m_tw->painter().laneAt(m_tw->rect(), laneY, m_tw->paintState().scrollY), 0);
         // A click on the stage header (label column) folds it.
-        const int headerY = TimelinePainter::lanesRect(m_tw->rect()).top() + TimelinePainter::kHeaderHeight / 2 - m_tw->paintState().scrollY;
+        const int headerY = TimelinePainter::lanesRect(m_tw->rect()).top() + TimelinePainter::kHeaderHeight / 2 -
+            m_tw->paintState().scrollY;
         QTest::mouseClick(m_tw, Qt::LeftButton, {}, QPoint(20, headerY));
         QVERIFY(m_tw->painter().isStageCollapsed(stage));
-        for (std::size_t i = 0; i < d->lanes.size(); ++i) QCOMPARE(m_tw->painter().laneShown(i), d->lanes[i].stage != stage);
+        for (std::size_t i = 0; i < d->lanes.size(); ++i)
+            QCOMPARE(m_tw->painter().laneShown(i), d->lanes[i].stage != stage);
         QCOMPARE(m_tw->painter().contentHeight(), before - int(inStage) * TimelinePainter::kLaneHeight);
         QVERIFY(m_tw->painter().laneAt(m_tw->rect(), laneY, m_tw->paintState().scrollY) != 0);
         m_tw->setStageCollapsed(stage, false);
@@ -353,7 +366,8 @@ private slots:
         quint32 send = dl::kNoIndex;
         for (const auto& lane : d->lanes)
             for (const auto& it : lane.items)
-                if (send == dl::kNoIndex && m_ix->strings.str(m_ix->ops[it.op].type) == "Send" && !d->flowsFor(it.op).empty())
+                if (send == dl::kNoIndex && m_ix->strings.str(m_ix->ops[it.op].type) == "Send" &&
+                    !d->flowsFor(it.op).empty())
                     send = it.op;
         QVERIFY(send != dl::kNoIndex);
         const auto flows = d->flowsFor(send);
@@ -363,7 +377,8 @@ private slots:
         QVERIFY(m_ix->ops[recv].rank != m_ix->ops[send].rank);
         // The Receive's flow points back at the Send.
         const auto back = d->flowsFor(recv);
-        QVERIFY(std::any_of(back.begin(), back.end(), [&](const dl::TimelineFlow& f) { return f.fromOp == send && f.toOp == recv; }));
+        QVERIFY(std::any_of(back.begin(), back.end(),
+                            [&](const dl::TimelineFlow& f) { return f.fromOp == send && f.toOp == recv; }));
         // "Go to its Receive" in the Send's menu selects it everywhere.
         m_w->session()->select(send);
         QMenu menu;
@@ -381,10 +396,10 @@ private slots:
         const quint32 op = m_w->session()->analysis()->firstOverflow->op;
         QMenu menu;
         m_tw->fillOpMenu(menu, op);
-        for (const char* n : {opmenu::kCopyName, opmenu::kCopyFullName, opmenu::kCopyPath, opmenu::kOpenFolder, opmenu::kCompare,
-                              opmenu::kExportPng, opmenu::kExportCsv})
+        for (const char* n : {opmenu::kCopyName, opmenu::kCopyFullName, opmenu::kCopyPath, opmenu::kOpenFolder,
+                              opmenu::kCompare, opmenu::kExportPng, opmenu::kExportCsv})
             QVERIFY2(actionNamed(menu, n), n);
-        QVERIFY(!actionNamed(menu, opmenu::kCompare)->isEnabled());   // no comparison open
+        QVERIFY(!actionNamed(menu, opmenu::kCompare)->isEnabled());  // no comparison open
         actionNamed(menu, opmenu::kCopyName)->trigger();
         QCOMPARE(QApplication::clipboard()->text(), opNames(*m_ix, m_ix->ops[op]).shortName);
         actionNamed(menu, opmenu::kCopyFullName)->trigger();
@@ -395,8 +410,10 @@ private slots:
             if (tensor == dl::kNoIndex && m_ix->tensors[t].io == dl::Io::Output) tensor = t;
         QVERIFY(tensor != dl::kNoIndex && m_ix->side(m_ix->tensors[tensor]).file);
         actionNamed(menu, opmenu::kCopyPath)->trigger();
-        const QString expected = QString::fromStdString(m_ix->root + "/" + m_ix->strings.str(m_ix->side(m_ix->tensors[tensor]).file));
-        QCOMPARE(QFileInfo(QApplication::clipboard()->text()).canonicalFilePath(), QFileInfo(expected).canonicalFilePath());
+        const QString expected =
+            QString::fromStdString(m_ix->root + "/" + m_ix->strings.str(m_ix->side(m_ix->tensors[tensor]).file));
+        QCOMPARE(QFileInfo(QApplication::clipboard()->text()).canonicalFilePath(),
+                 QFileInfo(expected).canonicalFilePath());
         QVERIFY(QFileInfo::exists(expected));
         QVERIFY(actionNamed(menu, opmenu::kOpenFolder)->isEnabled());
         // Histogram exports.
@@ -424,10 +441,11 @@ private slots:
         view->setFocus();
         view->selectionModel()->clearSelection();
         view->selectRow(1);
-        view->selectionModel()->select(table->model()->index(2, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        view->selectionModel()->select(table->model()->index(2, 0),
+                                       QItemSelectionModel::Select | QItemSelectionModel::Rows);
         QTest::keyClick(view, Qt::Key_C, Qt::ControlModifier);
         const QStringList rows = QApplication::clipboard()->text().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-        QCOMPARE(rows.size(), 3);   // header and two rows
+        QCOMPARE(rows.size(), 3);  // header and two rows
         QCOMPARE(rows[1].count(QLatin1Char('\t')), table->model()->columnCount() - 1);
     }
 
@@ -453,8 +471,10 @@ private slots:
                     continue;
                 }
                 const QString name = opNames(*m_ix, m_ix->ops[l.op]).shortName;
-                QVERIFY2(l.text == name || (l.text.endsWith(QChar(0x2026)) && l.text.size() >= 3 && name.startsWith(l.text.chopped(1))),
-                         qPrintable(l.text + QStringLiteral(" for ") + name));
+                QVERIFY2(
+                    l.text == name ||
+                        (l.text.endsWith(QChar(0x2026)) && l.text.size() >= 3 && name.startsWith(l.text.chopped(1))),
+                    qPrintable(l.text + QStringLiteral(" for ") + name));
                 sawTruncated |= l.text != name;
             }
             // Every op wide enough for two characters of its name and the ellipsis has its label.
@@ -462,14 +482,16 @@ private slots:
                 if (m_tw->painter().laneShown(li) == false) continue;
                 const int cy = m_tw->painter().laneCenterY(m_tw->rect(), int(li), m_tw->paintState().scrollY);
                 if (cy < TimelinePainter::lanesRect(m_tw->rect()).top() || cy > m_tw->height()) continue;
-                if (d->lanes[li].lod.levelFor(axis.timePerPixel()) >= 0) continue;   // merged: counted, above
+                if (d->lanes[li].lod.levelFor(axis.timePerPixel()) >= 0) continue;  // merged: counted, above
                 for (const auto& it : d->lanes[li].items) {
-                    const double a = std::max<double>(axis.xOf(it.start), TimelinePainter::kLabelWidth), b = std::min<double>(axis.xOf(it.end), m_tw->width());
+                    const double a = std::max<double>(axis.xOf(it.start), TimelinePainter::kLabelWidth),
+                                 b = std::min<double>(axis.xOf(it.end), m_tw->width());
                     const QString name = opNames(*m_ix, m_ix->ops[it.op]).shortName;
                     if (b - a < fm.horizontalAdvance(name.left(2) + QChar(0x2026)) + 6) continue;
                     const auto& labels = m_tw->painter().lastLabels();
-                    QVERIFY2(std::any_of(labels.begin(), labels.end(), [&](const SliceLabel& l) { return l.op == it.op; }),
-                             qPrintable(QStringLiteral("zoom %1: %2 px slice without a name").arg(zoom).arg(b - a)));
+                    QVERIFY2(
+                        std::any_of(labels.begin(), labels.end(), [&](const SliceLabel& l) { return l.op == it.op; }),
+                        qPrintable(QStringLiteral("zoom %1: %2 px slice without a name").arg(zoom).arg(b - a)));
                 }
             }
         }
@@ -486,7 +508,8 @@ private slots:
         const QRectF r = m_tw->opRect(wide->op);
         const int y = int(r.top()) + 5;
         const QColor edge = img.pixelColor(int(std::floor(r.left())), y), inside = img.pixelColor(int(r.left() + 8), y);
-        QVERIFY2(edge.lightness() < inside.lightness(), qPrintable(edge.name() + QStringLiteral(" vs ") + inside.name()));
+        QVERIFY2(edge.lightness() < inside.lightness(),
+                 qPrintable(edge.name() + QStringLiteral(" vs ") + inside.name()));
         m_tw->fitAll();
     }
 
@@ -507,14 +530,18 @@ private slots:
             QVERIFY2(l.startsWith(QLatin1Char('+')), qPrintable(l));
             units << l.section(QLatin1Char(' '), 1);
             QCOMPARE(l.section(QLatin1Char(' '), 0, 0).section(QLatin1Char('.'), 1).size(),
-                     labels[1].section(QLatin1Char(' '), 0, 0).section(QLatin1Char('.'), 1).size());   // one precision
+                     labels[1].section(QLatin1Char(' '), 0, 0).section(QLatin1Char('.'), 1).size());  // one precision
         }
         units.removeDuplicates();
         QCOMPARE(units.size(), 1);
         // The left cell: the view's start as a time of the run, to the ruler's precision.
         const QString ref = m_tw->painter().lastRulerReference();
-        QVERIFY2(std::abs(ref.section(QLatin1Char(' '), 0, 0).toDouble() * (ref.endsWith(QStringLiteral(" ms")) ? 1e3 : ref.endsWith(QStringLiteral(" s")) ? 1e6 : 1) - from)
-                     < (to - from) / 10, qPrintable(ref));
+        QVERIFY2(std::abs(ref.section(QLatin1Char(' '), 0, 0).toDouble() *
+                              (ref.endsWith(QStringLiteral(" ms"))      ? 1e3
+                                   : ref.endsWith(QStringLiteral(" s")) ? 1e6
+                                                                        : 1) -
+                          from) < (to - from) / 10,
+                 qPrintable(ref));
         // A click on the ruler at the lanes' middle: the mark is there and the ruler counts from it.
         const QRect ruler = TimelinePainter::rulerRect(m_tw->rect());
         QTest::mouseClick(m_tw, Qt::LeftButton, {}, QPoint(ruler.center().x(), ruler.center().y()));
@@ -524,7 +551,8 @@ private slots:
         QVERIFY(labels.contains(QStringLiteral("0")));
         QVERIFY(labels.front().startsWith(QLatin1Char('-')));
         QVERIFY(m_tw->painter().lastRulerReference().startsWith(QStringLiteral("mark ")));
-        QTest::mouseClick(m_tw, Qt::LeftButton, {}, QPoint(ruler.center().x(), ruler.center().y()));   // on the mark: off
+        QTest::mouseClick(m_tw, Qt::LeftButton, {},
+                          QPoint(ruler.center().x(), ruler.center().y()));  // on the mark: off
         QVERIFY(!m_tw->hasMark());
         m_tw->fitAll();
     }
@@ -533,14 +561,16 @@ private slots:
     void rightClickSelects() {
         // An op of the origin's lane (the lane the view scrolled to) that overlaps no other.
         const quint32 origin = m_w->session()->analysis()->firstOverflow->op;
-        m_w->session()->select(origin);   // its iteration shown again
+        m_w->session()->select(origin);  // its iteration shown again
         std::size_t lane = 0, item = 0;
-        QTRY_VERIFY_WITH_TIMEOUT(!m_w->timelinePanel()->isBuilding() && m_tw->timeline()->locate(origin, lane, item), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_w->timelinePanel()->isBuilding() && m_tw->timeline()->locate(origin, lane, item),
+                                 20000);
         const dl::TimelineData* d = m_tw->timeline();
         const auto& items = d->lanes[lane].items;
         std::size_t k = 1;
-        while (k + 1 < items.size() && !(items[k].end > items[k].start && items[k - 1].end <= items[k].start &&
-                                         items[k + 1].start >= items[k].end && k != item))
+        while (k + 1 < items.size() &&
+               !(items[k].end > items[k].start && items[k - 1].end <= items[k].start &&
+                 items[k + 1].start >= items[k].end && k != item))
             ++k;
         QVERIFY(k + 1 < items.size());
         const dl::TimelineItem& it = items[k];
@@ -568,7 +598,7 @@ private slots:
         QCOMPARE(p->shows(), DetailsPanel::Shows::Area);
         const dl::TimelineAreaSummary sum = m_tw->areaSummary();
         QCOMPARE(std::size_t(p->model()->rowCount()), sum.ops);
-        QCOMPARE(p->summary(), m_tw->areaText());   // whole, not elided
+        QCOMPARE(p->summary(), m_tw->areaText());  // whole, not elided
         // Sorted by start (the proxy sorts by the number), then by max|x| descending.
         p->table()->sortByColumn(DetailsModel::Start, Qt::AscendingOrder);
         const auto startOf = [&](int row) {
@@ -579,7 +609,8 @@ private slots:
         // A click on a row selects its op everywhere; the list stays.
         const QModelIndex row3 = p->table()->model()->index(3, DetailsModel::Op);
         p->table()->setCurrentIndex(row3);
-        const quint32 picked = p->model()->opAt(static_cast<QSortFilterProxyModel*>(p->table()->model())->mapToSource(row3).row());
+        const quint32 picked =
+            p->model()->opAt(static_cast<QSortFilterProxyModel*>(p->table()->model())->mapToSource(row3).row());
         QCOMPARE(m_w->session()->currentOp(), picked);
         QCOMPARE(p->shows(), DetailsPanel::Shows::Area);
         m_tw->clearArea();
@@ -642,8 +673,8 @@ private slots:
         QVERIFY(theme::contrastRatio(c.match, c.canvas) >= 3);
         for (int s = 0; s < dl::kOpStateCount; ++s) {
             const QColor fill = m_tw->painter().stateColor(dl::OpState(s));
-            QVERIFY2(theme::contrastRatio(fill, c.canvas) >= 3, qPrintable(fill.name()));   // slices stand out
-            QVERIFY(readable(theme::textOn(fill), fill));   // their names read
+            QVERIFY2(theme::contrastRatio(fill, c.canvas) >= 3, qPrintable(fill.name()));  // slices stand out
+            QVERIFY(readable(theme::textOn(fill), fill));                                  // their names read
         }
         // The canvas really is dark when painted.
         QImage img(m_tw->size(), QImage::Format_ARGB32);

@@ -12,7 +12,7 @@
 #include "ui/views/timeline/timeline_painter.h"
 
 namespace {
-constexpr std::int64_t kEpoch = 1'700'000'000'300'963;   // µs, the timestamp of the reported freeze
+constexpr std::int64_t kEpoch = 1'700'000'000'300'963;  // µs, the timestamp of the reported freeze
 }  // namespace
 
 class TstTimelinePainter : public QObject {
@@ -34,7 +34,8 @@ private slots:
         auto d = std::make_shared<dl::TimelineData>();
         dl::TimelineLane lane;
         for (int i = 0; i < ops; ++i)
-            lane.items.push_back({std::int64_t(kEpoch + i * gap), std::int64_t(kEpoch + i * gap), static_cast<std::uint32_t>(i), dl::OpState::InfNan});
+            lane.items.push_back({std::int64_t(kEpoch + i * gap), std::int64_t(kEpoch + i * gap),
+                                  static_cast<std::uint32_t>(i), dl::OpState::InfNan});
         d->t0 = kEpoch;
         d->t1 = std::max<std::int64_t>(kEpoch + (ops - 1) * gap, kEpoch + 1);
         lane.lod.build(lane.items, d->t0, d->t1);
@@ -56,7 +57,7 @@ private slots:
             painter.paint(p, r, vp, st);
             p.end();
             if (vp.from() <= 0 && vp.to() >= 0) QVERIFY(painter.lastDrawn() > 0);
-            vp.zoomAt(0, 0.5);   // towards the first op
+            vp.zoomAt(0, 0.5);  // towards the first op
         }
         QVERIFY(vp.span() / width <= 1e-3 + 1e-12 || vp.span() <= vp.minSpan());
         // The first op stays on screen at the deepest zoom, at the left edge of the lanes.
@@ -71,7 +72,8 @@ private slots:
         auto d = std::make_shared<dl::TimelineData>();
         dl::TimelineLane lane;
         for (int i = 0; i < 2; ++i)
-            lane.items.push_back({std::int64_t(kEpoch + i * 1000), std::int64_t(kEpoch + i * 1000), static_cast<std::uint32_t>(i), dl::OpState::Normal});
+            lane.items.push_back({std::int64_t(kEpoch + i * 1000), std::int64_t(kEpoch + i * 1000),
+                                  static_cast<std::uint32_t>(i), dl::OpState::Normal});
         d->t0 = kEpoch;
         d->t1 = kEpoch + 1000;
         lane.lod.build(lane.items, d->t0, d->t1);
@@ -93,7 +95,8 @@ private slots:
             int inked = 0;
             for (int y = ruler.top(); y <= ruler.bottom(); ++y) {
                 for (int x = r.right() + 1; x < img.width(); ++x)
-                    QVERIFY2(img.pixel(x, y) == qRgb(255, 255, 255), qPrintable(QStringLiteral("width %1: ink at x %2 y %3").arg(width).arg(x).arg(y)));
+                    QVERIFY2(img.pixel(x, y) == qRgb(255, 255, 255),
+                             qPrintable(QStringLiteral("width %1: ink at x %2 y %3").arg(width).arg(x).arg(y)));
                 for (int x = ruler.left() + 40; x <= ruler.right(); ++x) inked += qGray(img.pixel(x, y)) < 128;
             }
             QVERIFY2(inked > 20, qPrintable(QStringLiteral("width %1: no tick labels").arg(width)));

@@ -38,7 +38,7 @@ private slots:
         for (QAction* a : w.findChildren<QAction*>())
             if (a->text().contains(QStringLiteral("Export &trace"))) action = a;
         QVERIFY(action);
-        QVERIFY(!action->isEnabled());   // nothing open yet
+        QVERIFY(!action->isEnabled());  // nothing open yet
         TraceExporter exporter(&w);
         QString error;
         QVERIFY(!exporter.start(nullptr, m_tmp.filePath(QStringLiteral("none.json")), error));
@@ -66,12 +66,13 @@ private slots:
 
         std::string expected, err;
         dl::TraceExportSummary sum;
-        QVERIFY(dl::writeTraceEvents(*dump->index, dump->analysis.get(), *dump->states, {},
-                                     [&](const char* d, std::size_t n, std::string&) {
-                                         expected.append(d, n);
-                                         return true;
-                                     },
-                                     sum, err));
+        QVERIFY(dl::writeTraceEvents(
+            *dump->index, dump->analysis.get(), *dump->states, {},
+            [&](const char* d, std::size_t n, std::string&) {
+                expected.append(d, n);
+                return true;
+            },
+            sum, err));
         QCOMPARE(written.size(), qsizetype(expected.size()));
         QVERIFY(written == QByteArray::fromStdString(expected));
         QVERIFY(w.statusBar()->currentMessage().contains(QString::number(sum.slices)));

@@ -2,18 +2,18 @@
 // the longest op names (the kernel-by-kernel variant), in the main window and in the compare window.
 #include <QAbstractButton>
 #include <QApplication>
+#include <QClipboard>
 #include <QDockWidget>
 #include <QLabel>
 #include <QLayout>
+#include <QMenu>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
-#include <QTableView>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QClipboard>
-#include <QMenu>
 #include <QTimer>
 #include <algorithm>
 #include <vector>
@@ -25,10 +25,10 @@
 #include "ui/models/dump_session.h"
 #include "ui/views/chain_view.h"
 #include "ui/views/compare/compare_timelines.h"
-#include "ui/views/timeline/timeline_widget.h"
 #include "ui/views/tensor_panel.h"
-#include "ui/views/verdict_banner.h"
 #include "ui/views/timeline/timeline_panel.h"
+#include "ui/views/timeline/timeline_widget.h"
+#include "ui/views/verdict_banner.h"
 
 using namespace dlui;
 
@@ -46,11 +46,14 @@ QString widest(const QWidget* root) {
     for (const QWidget* c : root->findChildren<QWidget*>()) {
         if (!c->isVisibleTo(root)) continue;
         const QSize m = c->minimumSizeHint().expandedTo(c->minimumSize());
-        rows.push_back({m.width(), m.height(), QStringLiteral("%1(%2)").arg(QString::fromLatin1(c->metaObject()->className()), c->objectName())});
+        rows.push_back(
+            {m.width(), m.height(),
+             QStringLiteral("%1(%2)").arg(QString::fromLatin1(c->metaObject()->className()), c->objectName())});
     }
     std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.w > b.w; });
     QString s;
-    for (std::size_t i = 0; i < rows.size() && i < 12; ++i) s += QStringLiteral(" %1x%2 %3;").arg(rows[i].w).arg(rows[i].h).arg(rows[i].what);
+    for (std::size_t i = 0; i < rows.size() && i < 12; ++i)
+        s += QStringLiteral(" %1x%2 %3;").arg(rows[i].w).arg(rows[i].h).arg(rows[i].what);
     return s;
 }
 
@@ -95,8 +98,9 @@ private slots:
         std::vector<std::pair<QRect, QString>> parts;
         for (QWidget* w : v.findChildren<QWidget*>())
             if ((qobject_cast<QTableView*>(w) || qobject_cast<QLabel*>(w)) && w->isVisible())
-                parts.emplace_back(QRect(w->mapTo(&v, QPoint(0, 0)), w->size()), QString::fromLatin1(w->metaObject()->className()));
-        QVERIFY(parts.size() >= 4);   // title, chain table, replay title, recommendation (no replay table: no dump)
+                parts.emplace_back(QRect(w->mapTo(&v, QPoint(0, 0)), w->size()),
+                                   QString::fromLatin1(w->metaObject()->className()));
+        QVERIFY(parts.size() >= 4);  // title, chain table, replay title, recommendation (no replay table: no dump)
         for (std::size_t i = 0; i < parts.size(); ++i)
             for (std::size_t j = i + 1; j < parts.size(); ++j)
                 QVERIFY2(!parts[i].first.intersects(parts[j].first),
@@ -105,16 +109,17 @@ private slots:
         v.resize(420, 600);
         QTest::qWait(50);
         for (QTableView* t : v.findChildren<QTableView*>())
-            QVERIFY2(QRect(t->mapTo(&v, QPoint(0, 0)), t->size()).bottom() < v.height(), "a table below the fold of a tall dock");
+            QVERIFY2(QRect(t->mapTo(&v, QPoint(0, 0)), t->size()).bottom() < v.height(),
+                     "a table below the fold of a tall dock");
     }
 
     // The chain dock at the first-run layout: on a 1366x768 laptop the demo's 12-step chain shows
     // at least five steps whole and the replay table all its rows and no empty ones, without
     // scrolling the dock; on a larger screen the chain takes the extra height.
     void chainDockGivesTheChainTheSpareHeight() {
-        QSettings().clear();   // the first-run layout, not one a previous slot saved
+        QSettings().clear();  // the first-run layout, not one a previous slot saved
         MainWindow w;
-        w.resize(1366, 740);   // the screen less the title bar
+        w.resize(1366, 740);  // the screen less the title bar
         w.show();
         w.openDemo();
         QTRY_VERIFY_WITH_TIMEOUT(w.session()->analysis() && !w.isBusy(), 120000);
@@ -126,20 +131,25 @@ private slots:
         const int steps = chain->model()->rowCount();
         const int replayRows = replay->model()->rowCount();
         QVERIFY2(steps >= 6, "the demo's chain crosses stages");
-        QCOMPARE(replayRows, 3);   // fp16, bf16, fp32
+        QCOMPARE(replayRows, 3);  // fp16, bf16, fp32
         // (waited for: the deferred first-run dock sizes land after the workspace is shown)
         QTRY_VERIFY_WITH_TIMEOUT(wholeRowsShown(chain, scroll->viewport()) >= 5, 5000);
         const int shown1366 = wholeRowsShown(chain, scroll->viewport());
-        QVERIFY2(shown1366 >= 5, qPrintable(QStringLiteral("%1 of %2 steps shown whole, chain %3 px, dock %4 px")
-                                                 .arg(shown1366).arg(steps).arg(chain->height()).arg(v->height())));
+        QVERIFY2(shown1366 >= 5,
+                 qPrintable(QStringLiteral("%1 of %2 steps shown whole, chain %3 px, dock %4 px")
+                                .arg(shown1366)
+                                .arg(steps)
+                                .arg(chain->height())
+                                .arg(v->height())));
         QCOMPARE(wholeRowsShown(replay, scroll->viewport()), replayRows);
         // No empty rows under the replay's: its viewport holds its rows and less than one more.
         const auto replayFitsItsRows = [&] {
             const int rowsPx = replayRows * replay->rowHeight(0), vp = replay->viewport()->height();
             return vp >= rowsPx && vp < rowsPx + replay->rowHeight(0);
         };
-        QVERIFY2(replayFitsItsRows(), qPrintable(QStringLiteral("replay viewport %1 px").arg(replay->viewport()->height())));
-        QCOMPARE(scroll->verticalScrollBar()->maximum(), 0);   // the dock does not scroll
+        QVERIFY2(replayFitsItsRows(),
+                 qPrintable(QStringLiteral("replay viewport %1 px").arg(replay->viewport()->height())));
+        QCOMPARE(scroll->verticalScrollBar()->maximum(), 0);  // the dock does not scroll
         // A taller window: the replay still fits its rows, the chain shows more steps.
         w.resize(1500, 1000);
         w.resetLayout();
@@ -153,12 +163,12 @@ private slots:
         w.resize(1280, 720);
         w.show();
         QString why;
-        QVERIFY2(fits(w, why), qPrintable(why));   // the start page
+        QVERIFY2(fits(w, why), qPrintable(why));  // the start page
         const QString kbk = MainWindow::demoRoot() + QStringLiteral("/ms24_kbk");
         w.openDemoVariant(QStringLiteral("ms24_kbk"));
         QTRY_VERIFY_WITH_TIMEOUT(w.session()->analysis() && !w.isBusy() && w.session()->dump()->path == kbk, 120000);
         QTRY_VERIFY_WITH_TIMEOUT(!w.timelinePanel()->isBuilding(), 60000);
-        QTest::qWait(150);   // the first-run dock sizes are applied deferred
+        QTest::qWait(150);  // the first-run dock sizes are applied deferred
         QVERIFY2(fits(w, why), qPrintable(why));
         // The origin (the longest scoped name) is selected: banner, tensor header and table show it.
         QVERIFY(w.session()->currentOp() != dl::kNoIndex);
@@ -184,8 +194,14 @@ private slots:
                 const QRect lanes = TimelinePainter::lanesRect(t->rect());
                 for (int l = 0; l < 4; ++l) {
                     const int cy = t->painter().laneCenterY(t->rect(), l, t->paintState().scrollY);
-                    QVERIFY2(cy - TimelinePainter::kLaneHeight / 2 >= lanes.top() && cy + TimelinePainter::kLaneHeight / 2 <= lanes.bottom() + 1,
-                             qPrintable(QStringLiteral("details %1: lane %2 at %3, lanes %4..%5").arg(details).arg(l).arg(cy).arg(lanes.top()).arg(lanes.bottom())));
+                    QVERIFY2(cy - TimelinePainter::kLaneHeight / 2 >= lanes.top() &&
+                                 cy + TimelinePainter::kLaneHeight / 2 <= lanes.bottom() + 1,
+                             qPrintable(QStringLiteral("details %1: lane %2 at %3, lanes %4..%5")
+                                            .arg(details)
+                                            .arg(l)
+                                            .arg(cy)
+                                            .arg(lanes.top())
+                                            .arg(lanes.bottom())));
                 }
             }
         }
@@ -217,7 +233,8 @@ private slots:
         QCOMPARE(dltest::longFileName(name, 1796287008400201, "output").size(), std::size_t(206));
         QCOMPARE(w.session()->index()->strings.str(w.session()->index()->ops[a->firstOverflow->op].name), name);
         const QSize m = w.minimumSizeHint().expandedTo(w.minimumSize());
-        QVERIFY2(m.width() <= 1024 && m.height() <= 600, qPrintable(QStringLiteral("needs %1x%2:%3").arg(m.width()).arg(m.height()).arg(widest(&w))));
+        QVERIFY2(m.width() <= 1024 && m.height() <= 600,
+                 qPrintable(QStringLiteral("needs %1x%2:%3").arg(m.width()).arg(m.height()).arg(widest(&w))));
         QVERIFY2(w.width() <= 1024, qPrintable(QStringLiteral("%1 px wide").arg(w.width())));
         // The header: elided in the middle (start and "-op4412" end kept), whole in tooltip and copy.
         TensorPanel* t = w.tensorPanel();
@@ -251,7 +268,8 @@ private slots:
         cw->resize(1366, 740);
         QTest::qWait(150);
         const QSize cm = cw->minimumSizeHint().expandedTo(cw->minimumSize());
-        QVERIFY2(cm.width() <= 1366 && cm.height() <= 740, qPrintable(QStringLiteral("needs %1x%2:%3").arg(cm.width()).arg(cm.height()).arg(widest(cw))));
+        QVERIFY2(cm.width() <= 1366 && cm.height() <= 740,
+                 qPrintable(QStringLiteral("needs %1x%2:%3").arg(cm.width()).arg(cm.height()).arg(widest(cw))));
         cw->close();
     }
 

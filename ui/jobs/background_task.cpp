@@ -5,7 +5,8 @@
 namespace dlui {
 
 BackgroundTask::BackgroundTask(QObject* parent)
-    : QObject(parent),
-      m_jobs([this](dl::LatestJob::Task task) { QMetaObject::invokeMethod(this, std::move(task), Qt::QueuedConnection); }) {}
+    : QObject(parent), m_jobs([this](dl::LatestJob::Task task) {
+          QMetaObject::invokeMethod(this, std::move(task), Qt::QueuedConnection);
+      }) {}
 
 }  // namespace dlui

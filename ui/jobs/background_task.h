@@ -23,7 +23,7 @@ public:
     using Job = dl::LatestJob::Job;
 
     explicit BackgroundTask(QObject* parent = nullptr);
-    ~BackgroundTask() override = default;   // stops the current job; does not wait for it
+    ~BackgroundTask() override = default;  // stops the current job; does not wait for it
 
     void start(Job job) { m_jobs.start(std::move(job)); }
     void cancel() { m_jobs.cancel(); }

@@ -11,7 +11,8 @@ void CompareWorker::cancel() { m_task->cancel(); }
 
 bool CompareWorker::isRunning() const { return m_task->isRunning(); }
 
-void CompareWorker::start(LoadedDumpPtr a, const QString& pathB, const QString& demoDirB, const dl::CompareOptions& options) {
+void CompareWorker::start(LoadedDumpPtr a, const QString& pathB, const QString& demoDirB,
+                          const dl::CompareOptions& options) {
     m_task->start([this, a, pathB, demoDirB, options](std::stop_token stop, const BackgroundTask::Post& post) {
         auto result = std::make_shared<ComparedRuns>();
         result->a = a;
@@ -34,8 +35,10 @@ void CompareWorker::start(LoadedDumpPtr a, const QString& pathB, const QString& 
             auto c = std::make_shared<dl::RunComparison>(dl::compareRuns(*a->index, *result->b->index, opt));
             result->cancelled = c->cancelled;
             result->ok = !c->cancelled;
-            if (c->cancelled) result->error = tr("Cancelled.");
-            else result->comparison = std::move(c);
+            if (c->cancelled)
+                result->error = tr("Cancelled.");
+            else
+                result->comparison = std::move(c);
         }
         finish();
     });

@@ -25,7 +25,8 @@ bool ensureDemoVariant(const QString& variantPath, QString& error) {
         dl::demo::DemoVariantInfo info;
         std::string err;
         if (!dl::demo::writeDemoVariant(variantPath.toStdString(), options, info, err)) {
-            error = QStringLiteral("could not write the demo dump into %1: %2").arg(variantPath, QString::fromStdString(err));
+            error = QStringLiteral("could not write the demo dump into %1: %2")
+                        .arg(variantPath, QString::fromStdString(err));
             return false;
         }
         QFile marker(variantPath + QStringLiteral("/.dumplens_demo_complete"));
@@ -41,7 +42,9 @@ bool ensureDemoVariant(const QString& variantPath, QString& error) {
 LoadedDumpPtr loadDump(const QString& path, const QString& demoDir, std::stop_token stop, const DumpLoadCallbacks& cb) {
     auto result = std::make_shared<LoadedDump>();
     result->path = path;
-    const auto stage = [&](const QString& s) { if (cb.stage) cb.stage(s); };
+    const auto stage = [&](const QString& s) {
+        if (cb.stage) cb.stage(s);
+    };
     if (!demoDir.isEmpty()) {
         stage(tr("Writing the bundled demo dump…"));
         if (!ensureDemoVariant(path, result->error)) return result;
@@ -49,7 +52,7 @@ LoadedDumpPtr loadDump(const QString& path, const QString& demoDir, std::stop_to
     stage(tr("Indexing…"));
     dl::IndexOptions opt;
     opt.stop = stop;
-    opt.progress = cb.progress;   // the indexer sends ~20 updates a second and the last one
+    opt.progress = cb.progress;  // the indexer sends ~20 updates a second and the last one
     auto index = std::make_shared<dl::DumpIndex>();
     std::string err;
     const bool ok = dl::indexDump(path.toStdString(), opt, *index, result->report, err);
@@ -73,7 +76,7 @@ LoadedDumpPtr loadDump(const QString& path, const QString& demoDir, std::stop_to
     aopt.stop = stop;
     aopt.dataflow = dataflow.get();
     auto analysis = std::make_shared<dl::AnalysisResult>(dl::analyze(*index, aopt));
-    if (analysis->cancelled) {   // the index was posted already (cb.indexed); a half verdict never is
+    if (analysis->cancelled) {  // the index was posted already (cb.indexed); a half verdict never is
         result->ok = false;
         result->index.reset();
         result->states.reset();
@@ -84,7 +87,8 @@ LoadedDumpPtr loadDump(const QString& path, const QString& demoDir, std::stop_to
     result->analysisSeconds = timer.elapsed() / 1000.0;
     result->analysis = analysis;
     result->dataflow = std::move(dataflow);
-    result->states = std::make_shared<dl::OpStates>(dl::computeOpStates(*index, analysis.get(), analysis->nearLimitThreshold));
+    result->states =
+        std::make_shared<dl::OpStates>(dl::computeOpStates(*index, analysis.get(), analysis->nearLimitThreshold));
     return result;
 }
 

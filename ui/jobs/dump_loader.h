@@ -13,8 +13,8 @@ namespace dlui {
 
 struct DumpLoadCallbacks {
     std::function<void(const QString&)> stage;          // "Indexing…", "Analysing…"
-    std::function<void(const dl::Progress&)> progress;   // throttled to ~20 calls a second
-    std::function<void(LoadedDumpPtr)> indexed;          // index ready, analysis not yet
+    std::function<void(const dl::Progress&)> progress;  // throttled to ~20 calls a second
+    std::function<void(LoadedDumpPtr)> indexed;         // index ready, analysis not yet
 };
 
 // When demoDir is set, `path` is a bundled demo variant inside it, written first if missing.

@@ -7,8 +7,8 @@
 
 #include "core/analysis/analysis_result.h"
 #include "core/analysis/rank_dataflow.h"
-#include "core/model/dump_index.h"
 #include "core/index/dump_indexer.h"
+#include "core/model/dump_index.h"
 #include "core/query/op_state.h"
 
 namespace dlui {
@@ -17,10 +17,10 @@ struct LoadedDump {
     QString path;
     bool ok = false;
     bool cancelled = false;
-    QString error;                                   // when !ok
+    QString error;  // when !ok
     std::shared_ptr<const dl::DumpIndex> index;
     std::shared_ptr<const dl::AnalysisResult> analysis;  // null until the analysis ran
-    std::shared_ptr<const dl::OpStates> states;     // empty (pending) until the analysis ran
+    std::shared_ptr<const dl::OpStates> states;          // empty (pending) until the analysis ran
     bool statesPending() const { return index && states && states->tensor.size() != index->tensors.size(); }
     dl::IndexReport report;
     double analysisSeconds = 0;

@@ -42,7 +42,7 @@ bool TraceExporter::start(const LoadedDumpPtr& dump, const QString& path, QStrin
         error = QString::fromStdString(inside);
         return false;
     }
-    QMainWindow* window = m_window;   // used only inside posts, which run while the task (its child) lives
+    QMainWindow* window = m_window;  // used only inside posts, which run while the task (its child) lives
     window->statusBar()->showMessage(tr("Exporting the trace to %1…").arg(path));
     m_task->start([dump, path, window](std::stop_token stop, const BackgroundTask::Post& post) {
         dl::TraceExportOptions opt;
@@ -55,8 +55,8 @@ bool TraceExporter::start(const LoadedDumpPtr& dump, const QString& path, QStrin
         };
         dl::TraceExportSummary sum;
         std::string err;
-        const bool ok = dl::exportTraceFile(path.toStdString(), *dump->index, dump->analysis.get(), *dump->states, opt,
-                                            sum, err);
+        const bool ok =
+            dl::exportTraceFile(path.toStdString(), *dump->index, dump->analysis.get(), *dump->states, opt, sum, err);
         post([window, path, ok, sum, err] {
             if (ok)
                 window->statusBar()->showMessage(QObject::tr("Trace written to %1: %2 ops, %3 chain flows (open it in "

@@ -15,7 +15,7 @@ class BackgroundTask;
 
 class TraceExporter {
 public:
-    explicit TraceExporter(QMainWindow* window);   // the window owns the task
+    explicit TraceExporter(QMainWindow* window);  // the window owns the task
     void exportInteractively(const LoadedDumpPtr& dump);
     // The same without the dialog (tests, scripts): false with the reason when refused at once.
     bool start(const LoadedDumpPtr& dump, const QString& path, QString& error);

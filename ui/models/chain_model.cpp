@@ -40,34 +40,44 @@ QVariant ChainModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ToolTipRole && index.column() == Op && opKnown) return opNames(*m_index, m_index->ops[p.op]).full;
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
-        case Step: return index.row() + 1;
-        case Role: return QString::fromLatin1(dl::chainRoleName(s.role));
+        case Step:
+            return index.row() + 1;
+        case Role:
+            return QString::fromLatin1(dl::chainRoleName(s.role));
         case From:
-            return s.causedBy < 0 ? QStringLiteral("–")
-                                  : QStringLiteral("%1 · %2").arg(s.causedBy + 1).arg(QString::fromLatin1(dl::chainViaName(s.via)).replace(QLatin1Char('_'), QLatin1Char(' ')));
+            return s.causedBy < 0
+                ? QStringLiteral("–")
+                : QStringLiteral("%1 · %2")
+                      .arg(s.causedBy + 1)
+                      .arg(QString::fromLatin1(dl::chainViaName(s.via)).replace(QLatin1Char('_'), QLatin1Char(' ')));
         case Rank: {
             QString r = QString::number(p.rank);
             for (std::uint32_t peer : p.peerRanks) r += QStringLiteral(",%1").arg(peer);
             return r;
         }
-        case Stage: return p.stage < 0 ? QStringLiteral("?") : QString::number(p.stage);
-        case Iteration: return p.iteration;
+        case Stage:
+            return p.stage < 0 ? QStringLiteral("?") : QString::number(p.stage);
+        case Iteration:
+            return p.iteration;
         case Op:
             if (!opKnown) return QStringLiteral("?");
             return QStringLiteral("%1 (%2)").arg(opNames(*m_index, m_index->ops[p.op]).shortName,
                                                  QString::fromStdString(m_index->strings.str(m_index->ops[p.op].type)));
-        case Kind: return QString::fromLatin1(dl::anomalyKindName(p.kind));
+        case Kind:
+            return QString::fromLatin1(dl::anomalyKindName(p.kind));
         case Time:
             // No time difference where no message ties the step's clock to the origin's (overflow-only
             // dumps): raw clocks of different machines are not comparable.
             if (!m_analysis->chainOrderedByClock || !s.clockAligned || !m_analysis->chain.front().clockAligned)
                 return QStringLiteral("–");
-        {
-            const qint64 d = s.alignedUs - m_analysis->chain.front().alignedUs;
-            return (d >= 0 ? QStringLiteral("+%L1") : QStringLiteral("%L1")).arg(d);
-        }
-        case Note: return QString::fromStdString(s.note);
-        default: return {};
+            {
+                const qint64 d = s.alignedUs - m_analysis->chain.front().alignedUs;
+                return (d >= 0 ? QStringLiteral("+%L1") : QStringLiteral("%L1")).arg(d);
+            }
+        case Note:
+            return QString::fromStdString(s.note);
+        default:
+            return {};
     }
 }
 

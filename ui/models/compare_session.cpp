@@ -12,7 +12,8 @@ void CompareSession::setRuns(ComparedRunsPtr runs) {
     m_overlay.reset();
     if (m_runs && m_runs->ok && m_runs->comparison && indexA() && indexB()) {
         m_comparison = m_runs->comparison;
-        m_overlay = std::make_shared<const dl::CompareOverlay>(dl::buildCompareOverlay(*m_comparison, *indexA(), *indexB()));
+        m_overlay =
+            std::make_shared<const dl::CompareOverlay>(dl::buildCompareOverlay(*m_comparison, *indexA(), *indexB()));
     }
     m_row = -1;
     m_opA = m_opB = dl::kNoIndex;
@@ -26,12 +27,14 @@ QString CompareSession::pathB() const { return m_runs && m_runs->b ? m_runs->b->
 void CompareSession::setThresholds(const dl::CompareThresholds& t) {
     if (!m_comparison) return;
     dl::applyThresholds(*indexA(), *indexB(), t, *m_comparison);
-    m_overlay = std::make_shared<const dl::CompareOverlay>(dl::buildCompareOverlay(*m_comparison, *indexA(), *indexB()));
+    m_overlay =
+        std::make_shared<const dl::CompareOverlay>(dl::buildCompareOverlay(*m_comparison, *indexA(), *indexB()));
     emit comparisonChanged();
     emit selectionChanged();
 }
 
-qint64 CompareSession::bestRowOf(const dl::DumpIndex& ix, const std::vector<std::uint32_t>& rowOfTensor, quint32 op) const {
+qint64 CompareSession::bestRowOf(const dl::DumpIndex& ix, const std::vector<std::uint32_t>& rowOfTensor,
+                                 quint32 op) const {
     const dl::OpRecord& o = ix.ops[op];
     qint64 first = -1;
     for (quint32 t = o.firstTensor; t < o.firstTensor + o.tensorCount && t < rowOfTensor.size(); ++t) {

@@ -16,7 +16,7 @@ class CompareSession : public QObject {
 public:
     explicit CompareSession(QObject* parent = nullptr);
 
-    void setRuns(ComparedRunsPtr runs);   // null clears
+    void setRuns(ComparedRunsPtr runs);  // null clears
     bool isReady() const { return m_comparison != nullptr; }
     const dl::DumpIndex* indexA() const { return m_runs && m_runs->a ? m_runs->a->index.get() : nullptr; }
     const dl::DumpIndex* indexB() const { return m_runs && m_runs->b ? m_runs->b->index.get() : nullptr; }
@@ -43,7 +43,7 @@ public:
     void selectOpB(quint32 op);
     void selectFirstDivergence();
 
-    QString opLabel(bool runB, quint32 op) const;   // "SqrtGrad-op393 (SqrtGrad) rank 3 · iteration 2"
+    QString opLabel(bool runB, quint32 op) const;  // "SqrtGrad-op393 (SqrtGrad) rank 3 · iteration 2"
 
 signals:
     void comparisonChanged();
@@ -54,7 +54,7 @@ private:
     void setSelection(qint64 row, quint32 opA, quint32 opB);
 
     ComparedRunsPtr m_runs;
-    std::shared_ptr<dl::RunComparison> m_comparison;   // the worker's result; thresholds re-judge it
+    std::shared_ptr<dl::RunComparison> m_comparison;  // the worker's result; thresholds re-judge it
     std::shared_ptr<const dl::CompareOverlay> m_overlay;
     qint64 m_row = -1;
     quint32 m_opA = dl::kNoIndex, m_opB = dl::kNoIndex;

@@ -15,16 +15,37 @@ class CompareTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column {
-        Rank, Iteration, OpA, OpB, Match, Tensor, Shape, DType,
-        MaxA, MaxB, MinA, MinB, MeanA, MeanB, L2A, L2B,
-        Cosine, MaxAbsErr, MaxRelErr, OneThousandth, FiveThousandth, Class, Status, ColumnCount
+        Rank,
+        Iteration,
+        OpA,
+        OpB,
+        Match,
+        Tensor,
+        Shape,
+        DType,
+        MaxA,
+        MaxB,
+        MinA,
+        MinB,
+        MeanA,
+        MeanB,
+        L2A,
+        L2B,
+        Cosine,
+        MaxAbsErr,
+        MaxRelErr,
+        OneThousandth,
+        FiveThousandth,
+        Class,
+        Status,
+        ColumnCount
     };
     enum Roles { RowRole = Qt::UserRole + 1, VerdictRole };
     explicit CompareTableModel(CompareSession* session, QObject* parent = nullptr);
 
     void setFilter(const dl::CompareRowFilter& filter);
     const dl::CompareRowFilter& filter() const { return m_filter; }
-    int viewRowOf(qint64 comparisonRow) const;   // -1 when filtered out
+    int viewRowOf(qint64 comparisonRow) const;  // -1 when filtered out
     qint64 comparisonRowAt(int viewRow) const { return m_rows[std::size_t(viewRow)]; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -39,7 +60,7 @@ private:
 
     CompareSession* m_session;
     std::vector<std::uint32_t> m_rows;
-    std::vector<int> m_viewRow;   // comparison row -> view row, -1 when hidden
+    std::vector<int> m_viewRow;  // comparison row -> view row, -1 when hidden
     dl::CompareRowFilter m_filter;
     dl::CompareSortKey m_key = dl::CompareSortKey::Order;
     bool m_descending = false;

@@ -19,7 +19,10 @@ void DumpSession::select(quint32 op, quint32 tensor) {
     if (tensor == dl::kNoIndex || tensor >= ix->tensors.size() || ix->tensors[tensor].op != op) {
         tensor = o.tensorCount ? o.firstTensor : dl::kNoIndex;
         for (quint32 t = o.firstTensor; t < o.firstTensor + o.tensorCount; ++t)
-            if (ix->tensors[t].io == dl::Io::Output) { tensor = t; break; }
+            if (ix->tensors[t].io == dl::Io::Output) {
+                tensor = t;
+                break;
+            }
     }
     if (op == m_op && tensor == m_tensor) return;
     m_op = op;

@@ -13,7 +13,7 @@ class DumpSession : public QObject {
 public:
     explicit DumpSession(QObject* parent = nullptr);
 
-    void setDump(LoadedDumpPtr dump);   // null clears
+    void setDump(LoadedDumpPtr dump);  // null clears
     void clear() { setDump(nullptr); }
     LoadedDumpPtr dump() const { return m_dump; }
     const dl::DumpIndex* index() const { return m_dump ? m_dump->index.get() : nullptr; }
@@ -27,7 +27,7 @@ public:
     // No op selected (Esc): selectionChanged(kNoIndex, kNoIndex), every view drops its highlight.
     void clearSelection();
     int stageOfOp(quint32 op) const;
-    QString opLabel(quint32 op) const;    // "SqrtGrad-op393 (SqrtGrad) rank 3"
+    QString opLabel(quint32 op) const;  // "SqrtGrad-op393 (SqrtGrad) rank 3"
     // Whether a comparison with this dump as run A is open (enables "Compare this tensor").
     void setCanCompare(bool on) { m_canCompare = on; }
     bool canCompare() const { return m_canCompare; }

@@ -12,10 +12,12 @@ class IssuesModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { Severity, Source, Path, Reason, ColumnCount };
-    struct Issue { QString severity, source, path, reason; };
+    struct Issue {
+        QString severity, source, path, reason;
+    };
     explicit IssuesModel(QObject* parent = nullptr);
 
-    void setDump(const LoadedDump* dump);   // replaces the warnings of the previous dump
+    void setDump(const LoadedDump* dump);  // replaces the warnings of the previous dump
     void addError(const QString& source, const QString& path, const QString& reason);
     void clear();
 

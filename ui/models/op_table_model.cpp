@@ -38,7 +38,8 @@ bool OpTableModel::setSource(const dl::DumpIndex* index, const dl::OpStates* sta
             error = QString::fromStdString(err);
             if (!dl::filterRows(ctx, m_filter, m_rows, err)) dl::filterRows(ctx, {}, m_rows, err);
         }
-        if (m_sortColumn >= 0) dl::sortRows(ctx, m_rows, dl::OpColumn(m_sortColumn), m_sortOrder == Qt::DescendingOrder);
+        if (m_sortColumn >= 0)
+            dl::sortRows(ctx, m_rows, dl::OpColumn(m_sortColumn), m_sortOrder == Qt::DescendingOrder);
     } else {
         m_filter = filter;
     }
@@ -100,33 +101,48 @@ QString OpTableModel::text(quint32 t, dl::OpColumn c) const {
     const auto str = [&](dl::StrId id) { return QString::fromStdString(m_index->strings.str(id)); };
     const dl::TensorStats s = m_index->stats(tr);
     switch (c) {
-        case dl::OpColumn::Rank: return QString::number(o.rank);
+        case dl::OpColumn::Rank:
+            return QString::number(o.rank);
         case dl::OpColumn::Stage: {
             const int st = m_stages ? m_stages->stageOf(o.rank) : -1;
             return st < 0 ? QStringLiteral("?") : QString::number(st);
         }
-        case dl::OpColumn::Iteration: return QString::number(o.iteration);
-        case dl::OpColumn::Order: return QString::number(o.execPos);
-        case dl::OpColumn::Op: return opNames(*m_index, o).shortName;
-        case dl::OpColumn::Type: return str(o.type);
-        case dl::OpColumn::Tensor: return QString::fromStdString(m_index->tensorLabel(tr));
-        case dl::OpColumn::DType: return QString::fromLatin1(dl::dtypeName(tr.dtype).data());
+        case dl::OpColumn::Iteration:
+            return QString::number(o.iteration);
+        case dl::OpColumn::Order:
+            return QString::number(o.execPos);
+        case dl::OpColumn::Op:
+            return opNames(*m_index, o).shortName;
+        case dl::OpColumn::Type:
+            return str(o.type);
+        case dl::OpColumn::Tensor:
+            return QString::fromStdString(m_index->tensorLabel(tr));
+        case dl::OpColumn::DType:
+            return QString::fromLatin1(dl::dtypeName(tr.dtype).data());
         case dl::OpColumn::Shape: {
             QStringList dims;
             for (std::int64_t d : m_index->shape(tr)) dims << QString::number(d);
             return QLatin1Char('[') + dims.join(QLatin1Char(',')) + QLatin1Char(']');
         }
-        case dl::OpColumn::Min: return figureText(s, dl::StatFigure::Min);
-        case dl::OpColumn::Max: return figureText(s, dl::StatFigure::Max);
-        case dl::OpColumn::MaxAbs: return figureText(s, dl::StatFigure::MaxAbs);
-        case dl::OpColumn::Mean: return figureText(s, dl::StatFigure::Mean);
+        case dl::OpColumn::Min:
+            return figureText(s, dl::StatFigure::Min);
+        case dl::OpColumn::Max:
+            return figureText(s, dl::StatFigure::Max);
+        case dl::OpColumn::MaxAbs:
+            return figureText(s, dl::StatFigure::MaxAbs);
+        case dl::OpColumn::Mean:
+            return figureText(s, dl::StatFigure::Mean);
         case dl::OpColumn::NanInf:
-            return s.nanCount + s.infCount() ? QStringLiteral("%1 / %2").arg(countText(s, s.nanCount), countText(s, s.infCount())) : QString();
-        case dl::OpColumn::Saturated: return s.satCount ? QString::number(s.satCount) : QString();
-        case dl::OpColumn::State:   // pending until the analysis ran (the table is shown before)
+            return s.nanCount + s.infCount()
+                ? QStringLiteral("%1 / %2").arg(countText(s, s.nanCount), countText(s, s.infCount()))
+                : QString();
+        case dl::OpColumn::Saturated:
+            return s.satCount ? QString::number(s.satCount) : QString();
+        case dl::OpColumn::State:  // pending until the analysis ran (the table is shown before)
             if (m_states->tensor.size() != m_index->tensors.size()) return QStringLiteral("…");
             return stateText(dl::shownState({*m_index, *m_states, m_stages}, t));
-        case dl::OpColumn::Count: break;
+        case dl::OpColumn::Count:
+            break;
     }
     return {};
 }
@@ -137,22 +153,30 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const {
     const auto col = dl::OpColumn(index.column());
     const dl::OpState st = dl::shownState({*m_index, *m_states, m_stages}, t);
     switch (role) {
-        case Qt::DisplayRole: return text(t, col);
+        case Qt::DisplayRole:
+            return text(t, col);
         case Qt::ToolTipRole:
             if (col == dl::OpColumn::Op) return opNames(*m_index, m_index->ops[m_index->tensors[t].op]).full;
             return {};
-        case ScopeRole: return opNames(*m_index, m_index->ops[m_index->tensors[t].op]).scope;
-        case FullNameRole: return opNames(*m_index, m_index->ops[m_index->tensors[t].op]).full;
+        case ScopeRole:
+            return opNames(*m_index, m_index->ops[m_index->tensors[t].op]).scope;
+        case FullNameRole:
+            return opNames(*m_index, m_index->ops[m_index->tensors[t].op]).full;
         case Qt::TextAlignmentRole:
-            return col >= dl::OpColumn::Min && col <= dl::OpColumn::Saturated ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
-                                                                              : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+            return col >= dl::OpColumn::Min && col <= dl::OpColumn::Saturated
+                ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
         case Qt::BackgroundRole:
             if (col == dl::OpColumn::State && st != dl::OpState::Normal) return stateColor(st).lighter(140);
             return {};
-        case TensorRole: return t;
-        case OpRole: return m_index->tensors[t].op;
-        case StateRole: return static_cast<int>(st);
-        default: return {};
+        case TensorRole:
+            return t;
+        case OpRole:
+            return m_index->tensors[t].op;
+        case StateRole:
+            return static_cast<int>(st);
+        default:
+            return {};
     }
 }
 
@@ -170,7 +194,7 @@ std::vector<quint32> OpTableModel::matchingOps() const {
 
 bool OpTableModel::isFiltering() const {
     return !m_filter.text.empty() || !m_filter.type.empty() || m_filter.rank || m_filter.stage || m_filter.iteration ||
-           m_filter.stateMask != dl::kAllOpStates;
+        m_filter.stateMask != dl::kAllOpStates;
 }
 
 QString OpTableModel::rowsAsTsv(const QList<int>& rows) const {
@@ -184,7 +208,8 @@ QString OpTableModel::rowsAsTsv(const QList<int>& rows) const {
         cells.clear();
         const quint32 t = m_rows[static_cast<std::size_t>(row)];
         for (int c = 0; c < columnCount(); ++c)
-            cells << (dl::OpColumn(c) == dl::OpColumn::Op ? data(index(row, c), FullNameRole).toString() : text(t, dl::OpColumn(c)));
+            cells << (dl::OpColumn(c) == dl::OpColumn::Op ? data(index(row, c), FullNameRole).toString()
+                                                          : text(t, dl::OpColumn(c)));
         lines << cells.join(QLatin1Char('\t'));
     }
     return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
@@ -210,11 +235,12 @@ void OpTableModel::sort(int column, Qt::SortOrder order) {
     // still costs ~0.4 s: QTableView asks for it when a dump opens).
     if (m_sortColumn < 0) {
         if (!std::is_sorted(m_rows.begin(), m_rows.end())) std::sort(m_rows.begin(), m_rows.end());
-    }
-    else dl::sortRows({*m_index, *m_states, m_stages}, m_rows, dl::OpColumn(column), order == Qt::DescendingOrder);
+    } else
+        dl::sortRows({*m_index, *m_states, m_stages}, m_rows, dl::OpColumn(column), order == Qt::DescendingOrder);
     reindex();
     QModelIndexList after;
-    for (std::size_t k = 0; k < tensors.size(); ++k) after << index(rowOfTensor(tensors[k]), before[static_cast<int>(k)].column());
+    for (std::size_t k = 0; k < tensors.size(); ++k)
+        after << index(rowOfTensor(tensors[k]), before[static_cast<int>(k)].column());
     changePersistentIndexList(before, after);
     emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
 }

@@ -24,7 +24,7 @@ public:
                    const dl::OpFilter& filter, QString& error);
     // Applies a filter; false (model unchanged) with `error` for an invalid regex.
     bool setFilter(const dl::OpFilter& filter, QString& error);
-    int rowOfTensor(quint32 tensor) const;   // -1 when filtered out
+    int rowOfTensor(quint32 tensor) const;  // -1 when filtered out
     quint32 tensorAt(int row) const { return m_rows[static_cast<std::size_t>(row)]; }
     std::size_t totalTensors() const;
     // The rows as tab-separated text with a header line, the Op column holding full names.
@@ -42,7 +42,7 @@ public:
 
 private:
     QString text(quint32 tensor, dl::OpColumn c) const;
-    void reindex();   // m_rowOf from m_rows, unless the rows are in index order
+    void reindex();  // m_rowOf from m_rows, unless the rows are in index order
 
     const dl::DumpIndex* m_index = nullptr;
     const dl::OpStates* m_states = nullptr;

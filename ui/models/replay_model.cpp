@@ -25,17 +25,26 @@ QVariant ReplayModel::data(const QModelIndex& index, int role) const {
     const dl::ReplayPrecisionResult& r = m_replay->results[static_cast<std::size_t>(index.row())];
     if (role == Qt::BackgroundRole && index.column() == Overflow)
         return theme::fillForApp(r.overflow ? theme::kCellBad : theme::kCellGood);
-    if (role == Qt::TextAlignmentRole) return index.column() == Precision ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::TextAlignmentRole)
+        return index.column() == Precision ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
-        case Precision: return QString::fromLatin1(dl::dtypeName(r.dtype).data());
-        case MaxAbs: return std::isnan(r.maxAbs) ? QStringLiteral("inf/nan") : QString::number(r.maxAbs, 'g', 6);
-        case Inf: return QString::number(r.infCount);
-        case Nan: return QString::number(r.nanCount);
-        case Saturated: return QString::number(r.saturatedCount);
-        case Overflow: return r.overflow ? tr("yes") : tr("no");
-        case RelErr: return r.relErrVsFp32 < 0 ? QStringLiteral("–") : QString::number(r.relErrVsFp32, 'g', 3);
-        default: return {};
+        case Precision:
+            return QString::fromLatin1(dl::dtypeName(r.dtype).data());
+        case MaxAbs:
+            return std::isnan(r.maxAbs) ? QStringLiteral("inf/nan") : QString::number(r.maxAbs, 'g', 6);
+        case Inf:
+            return QString::number(r.infCount);
+        case Nan:
+            return QString::number(r.nanCount);
+        case Saturated:
+            return QString::number(r.saturatedCount);
+        case Overflow:
+            return r.overflow ? tr("yes") : tr("no");
+        case RelErr:
+            return r.relErrVsFp32 < 0 ? QStringLiteral("–") : QString::number(r.relErrVsFp32, 'g', 3);
+        default:
+            return {};
     }
 }
 

@@ -23,8 +23,10 @@ void exportReportInteractively(QMainWindow* window, const QString& suggestedName
     const bool ok = write(path, error);
     QApplication::restoreOverrideCursor();
     // A timed message: the window's standing summary (a status-bar widget) comes back after it.
-    if (ok) window->statusBar()->showMessage(QObject::tr("Report written to %1").arg(path), 8000);
-    else QMessageBox::warning(window, title, error);
+    if (ok)
+        window->statusBar()->showMessage(QObject::tr("Report written to %1").arg(path), 8000);
+    else
+        QMessageBox::warning(window, title, error);
 }
 
 }  // namespace dlui

@@ -12,16 +12,16 @@
 
 #include "ui/models/dump_session.h"
 #include "ui/style/state_colors.h"
+#include "ui/style/theme.h"
 #include "ui/views/log2_histogram_plot.h"
 #include "ui/views/tensor_panel.h"
-#include "ui/style/theme.h"
 
 namespace dlui {
 
 namespace {
 
-constexpr int kBoxLines = 5;      // steps listed per box before "+N more"
-constexpr int kGap = 56;          // horizontal space between boxes (holds the arrow)
+constexpr int kBoxLines = 5;  // steps listed per box before "+N more"
+constexpr int kGap = 56;      // horizontal space between boxes (holds the arrow)
 constexpr int kMinBoxWidth = 220, kMaxBoxWidth = 320;
 
 QString stepLine(const dl::ReportChainStep& s) {
@@ -81,7 +81,8 @@ int chainDiagramHeight(const dl::ReportContent& c, int width, int line) {
     int h = 0;
     for (std::size_t i = 0; i < c.chain.size(); i += perRow) {
         int row = 0;
-        for (std::size_t k = i; k < std::min(c.chain.size(), i + perRow); ++k) row = std::max(row, boxHeight(c.chain[k], line));
+        for (std::size_t k = i; k < std::min(c.chain.size(), i + perRow); ++k)
+            row = std::max(row, boxHeight(c.chain[k], line));
         h += row + rowGap(line);
     }
     return h;
@@ -116,8 +117,9 @@ void drawChainDiagram(QCPPainter& p, const QRect& r, const dl::ReportContent& c,
             int ly = static_cast<int>(box.top()) + 4 + line + line / 4;
             for (std::size_t s = 0; s < b.steps.size() && s < kBoxLines; ++s, ly += line) {
                 p.setPen(roleColor(b.steps[s].role));
-                p.drawText(QRectF(box.left() + 8, ly, box.width() - 16, line), Qt::AlignLeft | Qt::AlignVCenter,
-                           QFontMetricsF(font, p.device()).elidedText(stepLine(b.steps[s]), Qt::ElideRight, box.width() - 16));
+                p.drawText(
+                    QRectF(box.left() + 8, ly, box.width() - 16, line), Qt::AlignLeft | Qt::AlignVCenter,
+                    QFontMetricsF(font, p.device()).elidedText(stepLine(b.steps[s]), Qt::ElideRight, box.width() - 16));
             }
             if (b.steps.size() > kBoxLines) {
                 p.setPen(Qt::darkGray);
@@ -126,7 +128,8 @@ void drawChainDiagram(QCPPainter& p, const QRect& r, const dl::ReportContent& c,
             }
             if (!prev.isNull()) {
                 const bool weights = b.via == "weight_update";
-                p.setPen(QPen(weights ? theme::kWeightUpdate : theme::kEdge, 2, weights ? Qt::DashLine : Qt::SolidLine));
+                p.setPen(
+                    QPen(weights ? theme::kWeightUpdate : theme::kEdge, 2, weights ? Qt::DashLine : Qt::SolidLine));
                 // Through what the damage crossed (the link of the box's first step), beside its
                 // arrow and clear of it and of its head (a label on the line was unreadable).
                 const QString via = viaLabel(b.via);
@@ -136,21 +139,23 @@ void drawChainDiagram(QCPPainter& p, const QRect& r, const dl::ReportContent& c,
                     // the gap and down into the box; the label right of the first drop, where no
                     // line runs.
                     const QPointF start(prev.center().x(), prev.bottom());
-                    const double rowAbove = y - rowGap(line);   // the bottom of the row above's tallest box
+                    const double rowAbove = y - rowGap(line);  // the bottom of the row above's tallest box
                     const double elbowY = rowAbove + line + 6;
                     p.drawLine(start, QPointF(start.x(), elbowY));
                     p.drawLine(QPointF(start.x(), elbowY), QPointF(box.center().x(), elbowY));
                     arrow(p, QPointF(box.center().x(), elbowY), QPointF(box.center().x(), box.top()));
                     if (!via.isEmpty()) {
                         p.setPen(viaColor);
-                        p.drawText(QRectF(start.x() + 6, rowAbove + 2, 260, line), Qt::AlignLeft | Qt::AlignVCenter, via);
+                        p.drawText(QRectF(start.x() + 6, rowAbove + 2, 260, line), Qt::AlignLeft | Qt::AlignVCenter,
+                                   via);
                     }
                 } else {
                     const QPointF from(prev.right(), prev.top() + line), to(box.left(), box.top() + line);
                     arrow(p, from, to);
-                    if (!via.isEmpty()) {   // under the arrow, below its head's half width (6)
+                    if (!via.isEmpty()) {  // under the arrow, below its head's half width (6)
                         p.setPen(viaColor);
-                        p.drawText(QRectF(from.x(), from.y() + 9, to.x() - from.x(), line * 2), Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, via);
+                        p.drawText(QRectF(from.x(), from.y() + 9, to.x() - from.x(), line * 2),
+                                   Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, via);
                     }
                 }
             }
@@ -160,8 +165,8 @@ void drawChainDiagram(QCPPainter& p, const QRect& r, const dl::ReportContent& c,
     }
 }
 
-TimelineExcerpt::TimelineExcerpt(const dl::DumpIndex& index, const dl::AnalysisResult& analysis, const dl::OpStates& states,
-                                 std::uint32_t op, std::uint32_t iteration)
+TimelineExcerpt::TimelineExcerpt(const dl::DumpIndex& index, const dl::AnalysisResult& analysis,
+                                 const dl::OpStates& states, std::uint32_t op, std::uint32_t iteration)
     : m_op(op) {
     dl::TimelineOptions opt;
     opt.iteration = iteration;
@@ -172,7 +177,8 @@ TimelineExcerpt::TimelineExcerpt(const dl::DumpIndex& index, const dl::AnalysisR
     // A dozen ops either side of the origin on its own lane.
     const auto& items = data->lanes[lane].items;
     const std::size_t a = item >= 12 ? item - 12 : 0, b = std::min(items.size() - 1, item + 12);
-    const double from = static_cast<double>(items[a].start - data->t0), to = static_cast<double>(items[b].end - data->t0);
+    const double from = static_cast<double>(items[a].start - data->t0),
+                 to = static_cast<double>(items[b].end - data->t0);
     const double pad = std::max((to - from) * 0.05, 1.0);
     m_vp.zoomTo(from - pad, to + pad);
     m_painter.setData(std::move(data), &index);
@@ -192,7 +198,8 @@ void TimelineExcerpt::paint(QCPPainter& p, const QRect& r) {
     p.drawRect(r);
 }
 
-HistogramFigure::HistogramFigure(const dl::DumpIndex& index, const dl::AnalysisResult& analysis, const dl::OpStates& states)
+HistogramFigure::HistogramFigure(const dl::DumpIndex& index, const dl::AnalysisResult& analysis,
+                                 const dl::OpStates& states)
     : m_session(std::make_unique<DumpSession>()) {
     auto dump = std::make_shared<LoadedDump>();
     dump->ok = true;

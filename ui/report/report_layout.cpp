@@ -56,7 +56,9 @@ QFont ReportLayout::bold() const {
     return f;
 }
 
-int ReportLayout::lineHeight(const QFont& f) const { return static_cast<int>(QFontMetricsF(f, &m_writer).lineSpacing() + 0.5); }
+int ReportLayout::lineHeight(const QFont& f) const {
+    return static_cast<int>(QFontMetricsF(f, &m_writer).lineSpacing() + 0.5);
+}
 
 // Word wrap, unless a single word (a long scope path) is wider than the box: then break anywhere
 // rather than run past the edge.
@@ -89,9 +91,11 @@ void ReportLayout::drawFrame() {
     if (const qsizetype cut = m_title.indexOf(QStringLiteral(" · ")); title != m_title && cut > 0) {
         // "DumpLens overflow report · …/nearest/folders": the report's name stays, the path gives way.
         const QString head = m_title.left(cut + 3);
-        title = head + fm.elidedText(m_title.mid(cut + 3), Qt::ElideLeft, std::max(0.0, room - fm.horizontalAdvance(head)));
+        title =
+            head + fm.elidedText(m_title.mid(cut + 3), Qt::ElideLeft, std::max(0.0, room - fm.horizontalAdvance(head)));
     }
-    m_p.drawText(QRect(m_left, hy, m_width - stampW - gap, lineHeight(m_small)), Qt::AlignLeft | Qt::AlignVCenter, title);
+    m_p.drawText(QRect(m_left, hy, m_width - stampW - gap, lineHeight(m_small)), Qt::AlignLeft | Qt::AlignVCenter,
+                 title);
     m_p.drawText(QRect(m_left, hy, m_width, lineHeight(m_small)), Qt::AlignRight | Qt::AlignVCenter, m_stamp);
     m_p.setPen(QPen(kRule, 1));
     m_p.drawLine(QLineF(m_left, hy + lineHeight(m_small), m_left + m_width, hy + lineHeight(m_small)));
@@ -195,7 +199,8 @@ std::vector<int> ReportLayout::columnWidths(const dl::ReportTable& t, const std:
     return out;
 }
 
-int ReportLayout::rowHeight(const std::vector<std::string>& cells, const std::vector<int>& widths, const QFont& f) const {
+int ReportLayout::rowHeight(const std::vector<std::string>& cells, const std::vector<int>& widths,
+                            const QFont& f) const {
     int h = lineHeight(f);
     for (std::size_t c = 0; c < widths.size() && c < cells.size(); ++c)
         h = std::max(h, textHeight(q(cells[c]), f, widths[c] - 2 * kPad));
@@ -211,7 +216,8 @@ void ReportLayout::drawRow(const std::vector<std::string>& cells, const std::vec
     for (std::size_t c = 0; c < widths.size(); ++c) {
         if (c < cells.size()) {
             const QString t = q(cells[c]);
-            m_p.drawText(QRect(x + kPad, m_y + kPad / 2, widths[c] - 2 * kPad, h), wrapFlags(t, f, widths[c] - 2 * kPad), t);
+            m_p.drawText(QRect(x + kPad, m_y + kPad / 2, widths[c] - 2 * kPad, h),
+                         wrapFlags(t, f, widths[c] - 2 * kPad), t);
         }
         x += widths[c];
     }

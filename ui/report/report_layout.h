@@ -29,7 +29,7 @@ public:
     int pageIndex() const { return m_page; }
     const std::vector<dl::PdfOutlineEntry>& outline() const { return m_outline; }
 
-    void heading(const QString& text, int level = 0);   // level 0 also starts an outline entry
+    void heading(const QString& text, int level = 0);  // level 0 also starts an outline entry
     void paragraph(const QString& text, const QFont& font, const QColor& color = Qt::black);
     void paragraph(const QString& text) { paragraph(text, m_body); }
     void bullets(const std::vector<std::string>& lines, const QString& mark = QStringLiteral("•"));

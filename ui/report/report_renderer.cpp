@@ -7,9 +7,9 @@
 
 #include <QBuffer>
 #include <QGuiApplication>
-#include <QScreen>
 #include <QPdfWriter>
 #include <QSaveFile>
+#include <QScreen>
 #include <memory>
 
 #include "core/query/op_state.h"
@@ -62,7 +62,8 @@ void originSection(ReportLayout& L, const Doc& d) {
     const dl::ReportContent& c = d.content;
     if (c.originOp == dl::kNoIndex) {
         L.heading(QStringLiteral("Headroom"));
-        L.paragraph(QStringLiteral("How far the largest fp16 value of the run is from the fp16 maximum (65504)."), L.small());
+        L.paragraph(QStringLiteral("How far the largest fp16 value of the run is from the fp16 maximum (65504)."),
+                    L.small());
         L.fields(c.headroom);
         return;
     }
@@ -78,9 +79,10 @@ void chainSection(ReportLayout& L, const Doc& d) {
     const dl::ReportContent& c = d.content;
     if (c.chain.empty()) return;
     L.heading(QStringLiteral("Chain across stages"));
-    L.paragraph(QStringLiteral("Each box is a run of chain steps on one pipeline stage, in causal order; arrows follow the "
-                               "damage from the origin."),
-                L.small());
+    L.paragraph(
+        QStringLiteral("Each box is a run of chain steps on one pipeline stage, in causal order; arrows follow the "
+                       "damage from the origin."),
+        L.small());
     const int line = L.lineHeight(L.small());
     const int h = chainDiagramHeight(c, L.contentWidth(), line);
     L.figure(h, [&](QCPPainter& p, const QRect& r) { drawChainDiagram(p, r, c, L.small(), line); });
@@ -94,13 +96,16 @@ void timelineSection(ReportLayout& L, const Doc& d) {
     if (d.timeline && d.timeline->available()) L.ensure(d.timeline->height() + 5 * L.lineHeight(L.body()));
     L.heading(QStringLiteral("Timeline around the origin"));
     if (d.timeline && d.timeline->available()) {
-        L.paragraph(QStringLiteral("Iteration %1, all ranks grouped by stage, zoomed to the ops around the origin "
-                                   "(blue frame; purple: origin, red: inf/nan, orange: saturated, yellow: near the limit).")
-                        .arg(c.iteration),
-                    L.small());
+        L.paragraph(
+            QStringLiteral("Iteration %1, all ranks grouped by stage, zoomed to the ops around the origin "
+                           "(blue frame; purple: origin, red: inf/nan, orange: saturated, yellow: near the limit).")
+                .arg(c.iteration),
+            L.small());
         L.figure(d.timeline->height(), [&](QCPPainter& p, const QRect& r) { d.timeline->paint(p, r); });
     }
-    L.paragraph(QStringLiteral("The origin's neighbours in execution order on rank %1:").arg(d.index.ops[c.originOp].rank), L.small());
+    L.paragraph(
+        QStringLiteral("The origin's neighbours in execution order on rank %1:").arg(d.index.ops[c.originOp].rank),
+        L.small());
     L.table(c.timelineNeighbours, {0.6, 3.2, 1.4, 1.2, 2.0});
 }
 
@@ -110,10 +115,11 @@ void histogramSection(ReportLayout& L, const Doc& d) {
     if (d.histogramOk) L.ensure(static_cast<int>(L.contentWidth() * 0.5) + 5 * L.lineHeight(L.body()));
     L.heading(QStringLiteral("Histograms of the origin's inputs and outputs"));
     if (d.histogramOk) {
-        L.paragraph(QStringLiteral("log2|x| per tensor of %1 (red: the tensor that overflowed) against the fp16 maximum "
-                                   "65504 (2^16) and the bf16 maximum 3.4e38 (2^128); NaN/Inf in their own bars.")
-                        .arg(q(d.index.strings.str(d.index.ops[c.originOp].name))),
-                    L.small());
+        L.paragraph(
+            QStringLiteral("log2|x| per tensor of %1 (red: the tensor that overflowed) against the fp16 maximum "
+                           "65504 (2^16) and the bf16 maximum 3.4e38 (2^128); NaN/Inf in their own bars.")
+                .arg(q(d.index.strings.str(d.index.ops[c.originOp].name))),
+            L.small());
         const int h = static_cast<int>(L.contentWidth() * 0.5);
         L.figure(h, [&](QCPPainter& p, const QRect& r) { d.histogram->paint(p, r); });
     } else {
@@ -123,7 +129,8 @@ void histogramSection(ReportLayout& L, const Doc& d) {
     t.columns = {"Tensor", "dtype", "max|x|", "% of fp16 max", "Anomalous"};
     for (const auto& h : c.histogramTensors) {
         t.rows.push_back({h.label, h.dtype, h.maxAbs >= 0 ? dl::reportNumber(h.maxAbs) : "-",
-                          h.maxAbs >= 0 ? QString::number(h.maxAbs / 655.04, 'f', 1).toStdString() + "%" : "-", h.anomalous ? "YES" : "no"});
+                          h.maxAbs >= 0 ? QString::number(h.maxAbs / 655.04, 'f', 1).toStdString() + "%" : "-",
+                          h.anomalous ? "YES" : "no"});
         t.emphasis.push_back(h.anomalous);
     }
     L.table(t);
@@ -141,7 +148,8 @@ void replaySection(ReportLayout& L, const Doc& d) {
         f.setPointSizeF(10.5);
         f.setBold(true);
         L.paragraph(QStringLiteral("Recommendation%1: %2")
-                        .arg(c.recommendationFromReplay ? QString() : QStringLiteral(" (rule of thumb, no replay)"), q(c.recommendation)),
+                        .arg(c.recommendationFromReplay ? QString() : QStringLiteral(" (rule of thumb, no replay)"),
+                             q(c.recommendation)),
                     f, theme::kNavy);
     }
 }
@@ -166,13 +174,16 @@ void listsSection(ReportLayout& L, const Doc& d) {
     }
     L.heading(QStringLiteral("Evidence and warnings"));
     if (!c.evidence.empty()) L.bullets(c.evidence);
-    if (c.warnings.empty()) L.paragraph(QStringLiteral("No warnings from the analysis."));
-    else L.bullets(c.warnings, QStringLiteral("!"));
+    if (c.warnings.empty())
+        L.paragraph(QStringLiteral("No warnings from the analysis."));
+    else
+        L.bullets(c.warnings, QStringLiteral("!"));
     if (c.warningsTotal > c.warnings.size())
         L.paragraph(QStringLiteral("… and %1 more warning(s).").arg(c.warningsTotal - c.warnings.size()), L.small());
     if (c.unreadableTotal) {
         L.heading(QStringLiteral("Appendix: files that could not be read"));
-        L.paragraph(QStringLiteral("%1 file(s) or folder(s) could not be read; the verdict covers only what could.").arg(c.unreadableTotal));
+        L.paragraph(QStringLiteral("%1 file(s) or folder(s) could not be read; the verdict covers only what could.")
+                        .arg(c.unreadableTotal));
         L.bullets(c.unreadable, QStringLiteral("!"));
         if (c.unreadableTotal > c.unreadable.size())
             L.paragraph(QStringLiteral("… and %1 more.").arg(c.unreadableTotal - c.unreadable.size()), L.small());
@@ -180,8 +191,8 @@ void listsSection(ReportLayout& L, const Doc& d) {
 }
 
 // One layout pass; totalPages 0 when counting.
-bool renderPass(Doc& d, int totalPages, QByteArray& bytes, ReportRenderInfo& info, std::vector<dl::PdfOutlineEntry>& outline,
-                QString& error) {
+bool renderPass(Doc& d, int totalPages, QByteArray& bytes, ReportRenderInfo& info,
+                std::vector<dl::PdfOutlineEntry>& outline, QString& error) {
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
     QPdfWriter writer(&buffer);
@@ -197,10 +208,12 @@ bool renderPass(Doc& d, int totalPages, QByteArray& bytes, ReportRenderInfo& inf
     painter.setMode(QCPPainter::pmVectorized);
     painter.setMode(QCPPainter::pmNoCaching);
     painter.setRenderHint(QPainter::Antialiasing);
-    const QString stamp = QStringLiteral("%1 · DumpLens %2").arg(d.options.generated.toString(QStringLiteral("yyyy-MM-dd HH:mm")),
-                                                                 QStringLiteral(DUMPLENS_VERSION));
+    const QString stamp =
+        QStringLiteral("%1 · DumpLens %2")
+            .arg(d.options.generated.toString(QStringLiteral("yyyy-MM-dd HH:mm")), QStringLiteral(DUMPLENS_VERSION));
     {
-        ReportLayout L(writer, painter, QStringLiteral("DumpLens overflow report · %1").arg(q(d.index.root)), stamp, totalPages);
+        ReportLayout L(writer, painter, QStringLiteral("DumpLens overflow report · %1").arg(q(d.index.root)), stamp,
+                       totalPages);
         verdictSection(L, d);
         originSection(L, d);
         L.heading(QStringLiteral("Run"));
@@ -220,18 +233,28 @@ bool renderPass(Doc& d, int totalPages, QByteArray& bytes, ReportRenderInfo& inf
 }  // namespace
 
 bool parsePageSize(const QString& name, QPageSize::PageSizeId& out) {
-    if (name.compare(QLatin1String("A4"), Qt::CaseInsensitive) == 0) out = QPageSize::A4;
-    else if (name.compare(QLatin1String("Letter"), Qt::CaseInsensitive) == 0) out = QPageSize::Letter;
-    else return false;
+    if (name.compare(QLatin1String("A4"), Qt::CaseInsensitive) == 0)
+        out = QPageSize::A4;
+    else if (name.compare(QLatin1String("Letter"), Qt::CaseInsensitive) == 0)
+        out = QPageSize::Letter;
+    else
+        return false;
     return true;
 }
 
 bool renderReportPdf(const dl::DumpIndex& index, const dl::AnalysisResult& analysis, const ReportRenderOptions& options,
                      QByteArray& pdf, ReportRenderInfo& info, QString& error) {
-    Doc d{index, analysis, options, dl::buildReportContent(index, analysis, options.content),
-          dl::computeOpStates(index, &analysis, analysis.nearLimitThreshold), nullptr, nullptr, false};
+    Doc d{index,
+          analysis,
+          options,
+          dl::buildReportContent(index, analysis, options.content),
+          dl::computeOpStates(index, &analysis, analysis.nearLimitThreshold),
+          nullptr,
+          nullptr,
+          false};
     if (d.content.originOp != dl::kNoIndex) {
-        d.timeline = std::make_unique<TimelineExcerpt>(index, analysis, d.states, d.content.originOp, d.content.iteration);
+        d.timeline =
+            std::make_unique<TimelineExcerpt>(index, analysis, d.states, d.content.originOp, d.content.iteration);
         d.histogram = std::make_unique<HistogramFigure>(index, analysis, d.states);
         d.histogramOk = d.histogram->plot(d.content.originOp, d.content.originTensor);
     }
@@ -261,7 +284,8 @@ bool writeReportPdf(const dl::DumpIndex& index, const dl::AnalysisResult& analys
                     const QString& path, ReportRenderInfo& info, QString& error) {
     // As `dumplens-cli report` does: a dump with nothing readable has no verdict to report.
     if (analysis.noData) {
-        error = QStringLiteral("No data: nothing readable in %1; no report written").arg(QString::fromStdString(index.root));
+        error = QStringLiteral("No data: nothing readable in %1; no report written")
+                    .arg(QString::fromStdString(index.root));
         return false;
     }
     QByteArray pdf;

@@ -14,11 +14,16 @@ namespace dlui {
 
 inline QColor stateColor(dl::OpState s) {
     switch (s) {
-        case dl::OpState::Normal: return theme::kStateNormal;
-        case dl::OpState::NearLimit: return theme::kStateNearLimit;
-        case dl::OpState::Saturated: return theme::kStateSaturated;
-        case dl::OpState::InfNan: return theme::kStateInfNan;
-        case dl::OpState::Origin: return theme::kStateOrigin;
+        case dl::OpState::Normal:
+            return theme::kStateNormal;
+        case dl::OpState::NearLimit:
+            return theme::kStateNearLimit;
+        case dl::OpState::Saturated:
+            return theme::kStateSaturated;
+        case dl::OpState::InfNan:
+            return theme::kStateInfNan;
+        case dl::OpState::Origin:
+            return theme::kStateOrigin;
     }
     return Qt::gray;
 }
@@ -27,11 +32,16 @@ inline QString stateText(dl::OpState s) { return QString::fromLatin1(dl::opState
 
 inline QColor compareColor(dl::CompareState s) {
     switch (s) {
-        case dl::CompareState::Agree: return theme::kCompareAgree;
-        case dl::CompareState::NotCompared: return theme::kCompareNotCompared;
-        case dl::CompareState::Unmatched: return theme::kCompareUnmatched;
-        case dl::CompareState::Diverged: return theme::kCompareDiverged;
-        case dl::CompareState::FirstDivergence: return theme::kCompareFirstDivergence;
+        case dl::CompareState::Agree:
+            return theme::kCompareAgree;
+        case dl::CompareState::NotCompared:
+            return theme::kCompareNotCompared;
+        case dl::CompareState::Unmatched:
+            return theme::kCompareUnmatched;
+        case dl::CompareState::Diverged:
+            return theme::kCompareDiverged;
+        case dl::CompareState::FirstDivergence:
+            return theme::kCompareFirstDivergence;
     }
     return Qt::gray;
 }
@@ -40,14 +50,22 @@ inline QString compareText(dl::CompareState s) { return QString::fromLatin1(dl::
 
 inline QColor verdictColor(dl::Verdict v) {
     switch (v) {
-        case dl::Verdict::Identical: return theme::kClassIdentical;
-        case dl::Verdict::Precision: return theme::kClassPrecision;
-        case dl::Verdict::Agree: return theme::kClassAgree;
-        case dl::Verdict::Diverged: return theme::kClassDiverged;
-        case dl::Verdict::NonFinite: return theme::kClassNonFinite;
-        case dl::Verdict::Shape: return theme::kClassShape;
-        case dl::Verdict::Md5: return theme::kClassMd5;
-        case dl::Verdict::Unknown: return theme::kClassUnknown;
+        case dl::Verdict::Identical:
+            return theme::kClassIdentical;
+        case dl::Verdict::Precision:
+            return theme::kClassPrecision;
+        case dl::Verdict::Agree:
+            return theme::kClassAgree;
+        case dl::Verdict::Diverged:
+            return theme::kClassDiverged;
+        case dl::Verdict::NonFinite:
+            return theme::kClassNonFinite;
+        case dl::Verdict::Shape:
+            return theme::kClassShape;
+        case dl::Verdict::Md5:
+            return theme::kClassMd5;
+        case dl::Verdict::Unknown:
+            return theme::kClassUnknown;
     }
     return Qt::gray;
 }

@@ -24,7 +24,9 @@ QColor withAlpha(QColor c, int a) {
 
 }  // namespace
 
-bool isDark(const QPalette& p) { return luminance(p.color(QPalette::Window)) < luminance(p.color(QPalette::WindowText)); }
+bool isDark(const QPalette& p) {
+    return luminance(p.color(QPalette::Window)) < luminance(p.color(QPalette::WindowText));
+}
 
 QColor mix(const QColor& a, const QColor& b, double t) {
     const auto m = [t](int x, int y) { return static_cast<int>(std::lround(x + (y - x) * t)); };
@@ -40,9 +42,7 @@ QColor textOn(const QColor& fill) {
     return contrastRatio(fill, Qt::black) >= contrastRatio(fill, Qt::white) ? QColor(Qt::black) : QColor(Qt::white);
 }
 
-QColor forBackground(const QColor& c, const QPalette& p) {
-    return isDark(p) ? mix(c, Qt::white, 0.35) : c;
-}
+QColor forBackground(const QColor& c, const QPalette& p) { return isDark(p) ? mix(c, Qt::white, 0.35) : c; }
 
 ViewColors ViewColors::print() {
     ViewColors v;
@@ -82,7 +82,8 @@ ViewColors ViewColors::fromPalette(const QPalette& p) {
         v.plotText = p.color(QPalette::Text);
         return v;
     }
-    const QColor base = p.color(QPalette::Base), window = p.color(QPalette::Window), text = p.color(QPalette::WindowText);
+    const QColor base = p.color(QPalette::Base), window = p.color(QPalette::Window),
+                 text = p.color(QPalette::WindowText);
     ViewColors v;
     v.dark = true;
     v.canvas = base;
@@ -121,7 +122,8 @@ QColor textFor(const QColor& c, const QPalette& p) {
     // Lightened until it reads (4.5:1, WCAG AA) on the window colour, or as far as white goes.
     const QColor bg = p.color(QPalette::Window);
     QColor out = c;
-    for (double t = 0.15; contrastRatio(out, bg) < 4.5 && t <= 1.0; t += 0.15) out = mix(c, isDark(p) ? QColor(Qt::white) : QColor(Qt::black), t);
+    for (double t = 0.15; contrastRatio(out, bg) < 4.5 && t <= 1.0; t += 0.15)
+        out = mix(c, isDark(p) ? QColor(Qt::white) : QColor(Qt::black), t);
     return out;
 }
 

@@ -9,7 +9,7 @@
 namespace dlui::theme {
 
 // Brand, also in the app icon (resources/icons/dumplens.svg).
-inline const QColor kNavy{0x1a, 0x2b, 0x4c};          // report titles and rules
+inline const QColor kNavy{0x1a, 0x2b, 0x4c};  // report titles and rules
 
 // Op states (overflow analysis), mildest first.
 inline const QColor kStateNormal{0x86, 0xa1, 0xc8};
@@ -28,17 +28,17 @@ inline const QColor kCompareFirstDivergence = kStateInfNan;
 // Verdict classes of a matched tensor pair (core/compare/tensor_verdict.h), from quiet to loud.
 // Mid-tone hues: a swatch or a translucent row fill reads on light and dark palettes alike, with
 // the palette's own text colour on top.
-inline const QColor kClassIdentical{0x8a, 0x96, 0xa8};   // slate: nothing to see
-inline const QColor kClassPrecision{0x3a, 0xa0, 0x5a};   // green: moved within the dtype's rounding
-inline const QColor kClassAgree{0x2f, 0x8f, 0xb0};       // teal: within msprobe's tests
-inline const QColor kClassDiverged{0xe0, 0x7b, 0x1a};    // orange
-inline const QColor kClassNonFinite{0xd0, 0x30, 0x30};   // red: NaN/Inf/saturation in one run only
-inline const QColor kClassShape{0x9c, 0x4d, 0xcc};       // violet: not comparable element by element
-inline const QColor kClassMd5{0xc8, 0x9a, 0x10};         // amber: checksums only
+inline const QColor kClassIdentical{0x8a, 0x96, 0xa8};  // slate: nothing to see
+inline const QColor kClassPrecision{0x3a, 0xa0, 0x5a};  // green: moved within the dtype's rounding
+inline const QColor kClassAgree{0x2f, 0x8f, 0xb0};      // teal: within msprobe's tests
+inline const QColor kClassDiverged{0xe0, 0x7b, 0x1a};   // orange
+inline const QColor kClassNonFinite{0xd0, 0x30, 0x30};  // red: NaN/Inf/saturation in one run only
+inline const QColor kClassShape{0x9c, 0x4d, 0xcc};      // violet: not comparable element by element
+inline const QColor kClassMd5{0xc8, 0x9a, 0x10};        // amber: checksums only
 inline const QColor kClassUnknown{0xa0, 0xa0, 0xa0};
 
 // Interaction.
-inline const QColor kSelection{0x10, 0x70, 0xe0};      // selected op, Send/Receive links
+inline const QColor kSelection{0x10, 0x70, 0xe0};  // selected op, Send/Receive links
 inline const QColor kFocusFrame{0x10, 0x70, 0xe0, 120};
 inline const QColor kHover{0x28, 0x28, 0x28};
 inline const QColor kLinkLine{0x90, 0x98, 0xa8, 150};  // matched-op lines between two timelines
@@ -51,23 +51,23 @@ inline const QColor kPanelFill{0xf6, 0xf7, 0xf9};
 inline const QColor kGridLine{0xc8, 0xcc, 0xd4};
 inline const QColor kText{0x20, 0x20, 0x20};
 inline const QColor kTextSecondary{0x60, 0x66, 0x70};
-inline const QColor kLabelText{0x30, 0x38, 0x48};     // field labels of the report
-inline const QColor kTextMuted{0x66, 0x66, 0x77};      // hints on empty pages
+inline const QColor kLabelText{0x30, 0x38, 0x48};  // field labels of the report
+inline const QColor kTextMuted{0x66, 0x66, 0x77};  // hints on empty pages
 inline const QColor kTextError = kStateInfNan;
 
 // Verdicts and result cells.
 inline const QColor kVerdictBad{0xb0, 0x1c, 0x1c};
 inline const QColor kVerdictGood{0x1d, 0x7a, 0x3a};
-inline const QColor kCellBad{0xf8, 0xc8, 0xc8};        // replay: overflows in this precision
+inline const QColor kCellBad{0xf8, 0xc8, 0xc8};  // replay: overflows in this precision
 inline const QColor kCellGood{0xd0, 0xf0, 0xd0};
-inline const QColor kRowEmphasis{0xfb, 0xe3, 0xe3};    // report table rows to look at first
-inline const QColor kInputError{0xfd, 0xe2, 0xe2};     // a text field holding an invalid entry
-inline const QColor kErrorText{0x80, 0x00, 0x00};      // error rows of the issues list
+inline const QColor kRowEmphasis{0xfb, 0xe3, 0xe3};  // report table rows to look at first
+inline const QColor kInputError{0xfd, 0xe2, 0xe2};   // a text field holding an invalid entry
+inline const QColor kErrorText{0x80, 0x00, 0x00};    // error rows of the issues list
 
 // Chain figure of the report.
 inline const QColor kNodeBorder{0x50, 0x58, 0x68};
 inline const QColor kOriginFill{0xf4, 0xea, 0xf8};
-inline const QColor kWeightUpdate{0xb0, 0x60, 0x10};   // hops through the optimizer's weight update
+inline const QColor kWeightUpdate{0xb0, 0x60, 0x10};  // hops through the optimizer's weight update
 inline const QColor kEdge{0x40, 0x40, 0x40};
 
 // Two runs side by side (comparison window): run A and run B.
@@ -79,7 +79,8 @@ inline const QColor kLimitFp16Max = kStateInfNan;
 inline const QColor kLimitFp16MinNormal{0x20, 0x80, 0x40};
 inline const QColor kLimitFp16Subnormal{0x60, 0x60, 0x60};
 inline const QColor kLimitBf16Max{0x80, 0x40, 0xa0};
-inline const QColor kSeries[] = {{0x1f, 0x77, 0xb4}, {0x2c, 0xa0, 0x2c}, {0x8c, 0x56, 0x4b}, {0x17, 0xbe, 0xcf}, {0x7f, 0x7f, 0x7f}};
+inline const QColor kSeries[] = {
+    {0x1f, 0x77, 0xb4}, {0x2c, 0xa0, 0x2c}, {0x8c, 0x56, 0x4b}, {0x17, 0xbe, 0xcf}, {0x7f, 0x7f, 0x7f}};
 inline const QColor kSeriesSelected{0xd6, 0x27, 0x28};
 
 // Timeline lanes, ruler and overview.

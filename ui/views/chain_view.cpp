@@ -3,8 +3,8 @@
 #include <QEvent>
 #include <QHeaderView>
 #include <QLabel>
-#include <QScrollBar>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -35,7 +35,8 @@ public:
         const int inner = std::max(1, w - m.left() - m.right());
         int wrappedExtra = 0;
         for (const QLabel* l : findChildren<QLabel*>(Qt::FindDirectChildrenOnly))
-            if (l->wordWrap() && !l->isHidden()) wrappedExtra += std::max(0, l->heightForWidth(inner) - l->minimumSizeHint().height());
+            if (l->wordWrap() && !l->isHidden())
+                wrappedExtra += std::max(0, l->heightForWidth(inner) - l->minimumSizeHint().height());
         return layout()->minimumSize().height() + wrappedExtra;
     }
 };
@@ -86,9 +87,15 @@ void setupTable(QTableView* v) {
 }  // namespace
 
 ChainView::ChainView(DumpSession* session, QWidget* parent)
-    : QWidget(parent), m_session(session), m_chain(new ChainModel(this)), m_replay(new ReplayModel(this)),
-      m_chainView(new RowsTable(kChainMinRows, kChainMaxRows, this)), m_replayView(new RowsTable(kReplayRows, kReplayRows, this)), m_replayTitle(new QLabel(this)),
-      m_recommendation(new QLabel(this)), m_chainEmpty(new QLabel(this)) {
+    : QWidget(parent),
+      m_session(session),
+      m_chain(new ChainModel(this)),
+      m_replay(new ReplayModel(this)),
+      m_chainView(new RowsTable(kChainMinRows, kChainMaxRows, this)),
+      m_replayView(new RowsTable(kReplayRows, kReplayRows, this)),
+      m_replayTitle(new QLabel(this)),
+      m_recommendation(new QLabel(this)),
+      m_chainEmpty(new QLabel(this)) {
     m_chainView->setModel(m_chain);
     m_replayView->setModel(m_replay);
     setupTable(m_chainView);
@@ -146,7 +153,8 @@ ChainView::ChainView(DumpSession* session, QWidget* parent)
     connect(m_session, &DumpSession::dumpChanged, this, &ChainView::onDumpChanged);
     connect(m_session, &DumpSession::selectionChanged, this, [this](quint32 op, quint32) { onSelection(op); });
     connect(m_chainView, &QTableView::clicked, this, [this](const QModelIndex& i) {
-        m_session->select(m_chain->data(i, ChainModel::OpRole).toUInt(), m_chain->data(i, ChainModel::TensorRole).toUInt());
+        m_session->select(m_chain->data(i, ChainModel::OpRole).toUInt(),
+                          m_chain->data(i, ChainModel::TensorRole).toUInt());
     });
     onDumpChanged();
 }
@@ -178,11 +186,12 @@ void ChainView::onDumpChanged() {
     const bool steps = m_chain->rowCount() > 0;
     m_chainView->setVisible(steps);
     m_chainEmpty->setVisible(!steps);
-    m_chainEmpty->setText(!a ? (m_session->index() ? tr("No chain yet: the analysis is running.") : tr("No chain: no dump is open."))
-                          : a->noData ? tr("No chain: nothing in this dump could be read (the Issues dock says why).")
-                          : !a->firstOverflow ? tr("No chain: no tensor overflows in this dump.")
-                                              : tr("No chain steps were found for the first overflow."));
-    m_replayView->setVisible(m_replay->rowCount() > 0);   // a bare header says nothing
+    m_chainEmpty->setText(
+        !a ? (m_session->index() ? tr("No chain yet: the analysis is running.") : tr("No chain: no dump is open."))
+            : a->noData         ? tr("No chain: nothing in this dump could be read (the Issues dock says why).")
+            : !a->firstOverflow ? tr("No chain: no tensor overflows in this dump.")
+                                : tr("No chain steps were found for the first overflow."));
+    m_replayView->setVisible(m_replay->rowCount() > 0);  // a bare header says nothing
     if (!a || !a->replay) {
         m_replayTitle->setText(tr("<b>Replay</b>: %1").arg(a ? tr("no overflow to replay") : tr("analysis pending")));
         m_recommendation->clear();
@@ -196,14 +205,18 @@ void ChainView::onDumpChanged() {
         if (t.startsWith(lead)) t.remove(0, lead.size());
         return t.toHtmlEscaped();
     };
-    m_replayTitle->setText(r.available ? tr("<b>Replay of %1</b> in fp16 / bf16 / fp32%2")
-                                             .arg(QString::fromStdString(r.opType).toHtmlEscaped(),
-                                                  r.reproducesOverflow ? tr(" — the fp16 replay reproduces the overflow") : QString())
-                                       : tr("<b>Replay</b> not available: %1").arg(QString::fromStdString(r.unavailableReason).toHtmlEscaped()));
-    QString rec = r.recommendationFromReplay ? QString::fromStdString(r.recommendation).toHtmlEscaped()
-                                             : withoutLead(r.recommendation, QLatin1String("rule of thumb, not a replay: "));
+    m_replayTitle->setText(
+        r.available
+            ? tr("<b>Replay of %1</b> in fp16 / bf16 / fp32%2")
+                  .arg(QString::fromStdString(r.opType).toHtmlEscaped(),
+                       r.reproducesOverflow ? tr(" — the fp16 replay reproduces the overflow") : QString())
+            : tr("<b>Replay</b> not available: %1").arg(QString::fromStdString(r.unavailableReason).toHtmlEscaped()));
+    QString rec = r.recommendationFromReplay
+        ? QString::fromStdString(r.recommendation).toHtmlEscaped()
+        : withoutLead(r.recommendation, QLatin1String("rule of thumb, not a replay: "));
     if (!rec.isEmpty())
-        rec = tr("<b>Recommendation</b>%1: %2").arg(r.recommendationFromReplay ? QString() : tr(" (rule of thumb)"), rec);
+        rec =
+            tr("<b>Recommendation</b>%1: %2").arg(r.recommendationFromReplay ? QString() : tr(" (rule of thumb)"), rec);
     m_recommendation->setText(rec);
 }
 

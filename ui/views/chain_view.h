@@ -31,7 +31,7 @@ public:
 
 private:
     void onDumpChanged();
-    void onSelection(quint32 op);   // highlights the step of the selected op, none when cleared
+    void onSelection(quint32 op);  // highlights the step of the selected op, none when cleared
 
     DumpSession* m_session;
     ChainModel* m_chain;
@@ -40,8 +40,8 @@ private:
     QTableView* m_replayView;
     QLabel* m_replayTitle;
     QLabel* m_recommendation;
-    QLabel* m_chainEmpty;   // in place of an empty chain table: why there is no chain
-    QWidget* m_content = nullptr;   // the parts, inside a scroll area for short docks
+    QLabel* m_chainEmpty;          // in place of an empty chain table: why there is no chain
+    QWidget* m_content = nullptr;  // the parts, inside a scroll area for short docks
 };
 
 }  // namespace dlui

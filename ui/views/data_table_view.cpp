@@ -7,7 +7,7 @@ namespace dlui {
 
 void setupDataTable(QTableView* view, int defaultColumnWidth) {
     view->setSortingEnabled(true);
-    view->sortByColumn(-1, Qt::AscendingOrder);   // execution order until a header is clicked
+    view->sortByColumn(-1, Qt::AscendingOrder);  // execution order until a header is clicked
     view->setSelectionBehavior(QAbstractItemView::SelectRows);
     view->setSelectionMode(QAbstractItemView::SingleSelection);
     view->setAlternatingRowColors(true);

@@ -19,7 +19,9 @@ void ElidedLabel::setFullText(const QString& text) {
     elide();
 }
 
-QSize ElidedLabel::minimumSizeHint() const { return {fontMetrics().horizontalAdvance(QStringLiteral("M…M")), QLabel::minimumSizeHint().height()}; }
+QSize ElidedLabel::minimumSizeHint() const {
+    return {fontMetrics().horizontalAdvance(QStringLiteral("M…M")), QLabel::minimumSizeHint().height()};
+}
 
 QSize ElidedLabel::sizeHint() const {
     // The text's width, capped: a layout may give it that much, never needs it.
@@ -43,6 +45,8 @@ void ElidedLabel::contextMenuEvent(QContextMenuEvent* e) {
     menu.exec(e->globalPos());
 }
 
-void ElidedLabel::elide() { QLabel::setText(fontMetrics().elidedText(m_full, m_mode, std::max(0, contentsRect().width()))); }
+void ElidedLabel::elide() {
+    QLabel::setText(fontMetrics().elidedText(m_full, m_mode, std::max(0, contentsRect().width())));
+}
 
 }  // namespace dlui

@@ -9,7 +9,7 @@ namespace {
 
 struct Solver {
     const std::vector<LimitLabelBox>& boxes;
-    std::vector<int> order;                 // the labels being placed, left to right by line
+    std::vector<int> order;  // the labels being placed, left to right by line
     std::vector<LimitLabelPlace> place;
     double plotWidth;
     int rows;

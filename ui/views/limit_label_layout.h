@@ -10,18 +10,18 @@
 namespace dlui {
 
 struct LimitLabelBox {
-    double x = 0;               // the line's pixel x (or the right edge for a note without line)
+    double x = 0;  // the line's pixel x (or the right edge for a note without line)
     bool hasLine = true;
-    bool preferLeft = false;    // the side of the line the text prefers
-    double width = 0;           // full text, padding included
-    double shortWidth = 0;      // the short text
+    bool preferLeft = false;  // the side of the line the text prefers
+    double width = 0;         // full text, padding included
+    double shortWidth = 0;    // the short text
 };
 
 struct LimitLabelPlace {
-    int row = -1;               // -1: left out
-    bool left = false;          // text ends at the line (true) or starts at it
+    int row = -1;       // -1: left out
+    bool left = false;  // text ends at the line (true) or starts at it
     bool shortText = false;
-    double x0 = 0, x1 = 0;      // the text's pixel extent
+    double x0 = 0, x1 = 0;  // the text's pixel extent
 };
 
 // Labels in priority order (the first is left out last); at most `maxRows` rows, in [0, plotWidth].

@@ -9,8 +9,12 @@
 namespace dlui {
 
 LoadingPage::LoadingPage(QWidget* parent)
-    : QWidget(parent), m_title(new QLabel(this)), m_stage(new QLabel(this)), m_detail(new QLabel(this)),
-      m_bar(new QProgressBar(this)), m_cancel(new QPushButton(tr("Cancel"), this)) {
+    : QWidget(parent),
+      m_title(new QLabel(this)),
+      m_stage(new QLabel(this)),
+      m_detail(new QLabel(this)),
+      m_bar(new QProgressBar(this)),
+      m_cancel(new QPushButton(tr("Cancel"), this)) {
     m_title->setWordWrap(true);
     m_bar->setRange(0, 0);  // busy until the first real figure
     auto* col = new QVBoxLayout;
@@ -44,14 +48,17 @@ void LoadingPage::setStage(const QString& text) {
 void LoadingPage::setProgress(quint64 filesDone, quint64 filesTotal, quint64 bytesDone, quint64 bytesTotal) {
     const QLocale loc;
     // Bytes drive the bar (files differ wildly in size); files only when no byte total is known.
-    const double frac = bytesTotal ? double(bytesDone) / double(bytesTotal) : (filesTotal ? double(filesDone) / double(filesTotal) : 0);
+    const double frac =
+        bytesTotal ? double(bytesDone) / double(bytesTotal) : (filesTotal ? double(filesDone) / double(filesTotal) : 0);
     m_bar->setRange(0, 1000);
     m_bar->setValue(static_cast<int>(frac * 1000));
     QString detail = tr("%1 of %2 files · %3 of %4")
                          .arg(loc.toString(filesDone), loc.toString(filesTotal),
-                              loc.formattedDataSize(static_cast<qint64>(bytesDone)), loc.formattedDataSize(static_cast<qint64>(bytesTotal)));
+                              loc.formattedDataSize(static_cast<qint64>(bytesDone)),
+                              loc.formattedDataSize(static_cast<qint64>(bytesTotal)));
     const double elapsed = m_timer.elapsed() / 1000.0;
-    if (frac > 0.02 && elapsed > 1) detail += tr(" · about %1 s left").arg(static_cast<int>(elapsed * (1 - frac) / frac + 0.5));
+    if (frac > 0.02 && elapsed > 1)
+        detail += tr(" · about %1 s left").arg(static_cast<int>(elapsed * (1 - frac) / frac + 0.5));
     m_detail->setText(detail);
 }
 

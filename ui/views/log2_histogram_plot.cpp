@@ -30,7 +30,8 @@ QString powerOfTen(int e) {
     return s;
 }
 
-const char* kXAxisLabel = QT_TRANSLATE_NOOP("dlui::Log2HistogramPlot", "|x| (log₂ bins; a bar at 2ᵏ holds 2ᵏ ≤ |x| < 2ᵏ⁺¹)");
+const char* kXAxisLabel =
+    QT_TRANSLATE_NOOP("dlui::Log2HistogramPlot", "|x| (log₂ bins; a bar at 2ᵏ holds 2ᵏ ≤ |x| < 2ᵏ⁺¹)");
 
 QString countText(double v) { return QString::number(static_cast<qulonglong>(v)); }
 
@@ -57,7 +58,7 @@ Log2HistogramPlot::Log2HistogramPlot(QWidget* parent) : QCustomPlot(parent) {
     xAxis->setLabel(tr(kXAxisLabel));
     yAxis->setLabel(tr("elements"));
     yAxis->setScaleType(QCPAxis::stLogarithmic);
-    yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());   // decades, set in relayout
+    yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());  // decades, set in relayout
     applyPalette();
     showEmpty(tr("No tensor selected"));
     // The axis rect is known only once a replot has laid out the axes and legend for the new
@@ -72,7 +73,7 @@ Log2HistogramPlot::Log2HistogramPlot(QWidget* parent) : QCustomPlot(parent) {
         if (!m_finished || axisRect()->rect().size() == m_laidOutFor || m_stalePasses >= 3) return;
         ++m_stalePasses;
         relayout();
-        replot(QCustomPlot::rpQueuedReplot);   // the y range may have moved the axis rect again
+        replot(QCustomPlot::rpQueuedReplot);  // the y range may have moved the axis rect again
     });
 }
 
@@ -143,7 +144,8 @@ void Log2HistogramPlot::showEmpty(const QString& message) {
     replot(QCustomPlot::rpQueuedReplot);
 }
 
-bool Log2HistogramPlot::addSeries(const QString& name, const dl::Log2Histogram& h, const QPen& pen, const QBrush& fill) {
+bool Log2HistogramPlot::addSeries(const QString& name, const dl::Log2Histogram& h, const QPen& pen,
+                                  const QBrush& fill) {
     if (h.empty()) return false;
     if (m_emptyText) clearSeries();
     QVector<double> xs, ys;
@@ -187,7 +189,8 @@ std::array<QString, 3> Log2HistogramPlot::countLabels() const {
     return out;
 }
 
-void Log2HistogramPlot::addLimit(double x, const QString& label, const QString& brief, const QColor& c, bool labelLeft, bool withLine) {
+void Log2HistogramPlot::addLimit(double x, const QString& label, const QString& brief, const QColor& c, bool labelLeft,
+                                 bool withLine) {
     Limit l;
     l.key = x;
     l.preferLeft = labelLeft;
@@ -202,8 +205,10 @@ void Log2HistogramPlot::addLimit(double x, const QString& label, const QString& 
         l.line->setPen(QPen(c, 1.5, Qt::DashLine));
     }
     l.text = new QCPItemText(this);
-    if (withLine) l.text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    else l.text->position->setType(QCPItemPosition::ptAxisRectRatio);
+    if (withLine)
+        l.text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    else
+        l.text->position->setType(QCPItemPosition::ptAxisRectRatio);
     l.text->setText(label);
     l.text->setColor(c);
     m_limits.push_back(l);
@@ -216,7 +221,7 @@ void Log2HistogramPlot::finishWith(std::vector<Specials> groups) {
         showEmpty(tr("No histogram: this tensor has statistics only, or no data"));
         return;
     }
-    if (m_emptyText) {   // only NaN/Inf to show: a fresh plot without the placeholder
+    if (m_emptyText) {  // only NaN/Inf to show: a fresh plot without the placeholder
         clearSeries();
     }
     if (groups.empty()) groups.push_back({{}, stateColor(dl::OpState::InfNan)});
@@ -230,7 +235,7 @@ void Log2HistogramPlot::finishWith(std::vector<Specials> groups) {
         if (k > 0) bars->removeFromLegend();
         bars->setBrush(s.color);
         bars->setPen(Qt::NoPen);
-        bars->setBaseValue(kFloor);   // from the bottom of the log axis, not from 0 (= -infinity)
+        bars->setBaseValue(kFloor);  // from the bottom of the log axis, not from 0 (= -infinity)
         m_bars.push_back(bars);
         m_maxCount = std::max({m_maxCount, s.n.nan, s.n.posInf, s.n.negInf});
     }
@@ -247,15 +252,21 @@ void Log2HistogramPlot::finishWith(std::vector<Specials> groups) {
         auto* t = new QCPItemText(this);
         t->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
         t->setText(parts.join(QStringLiteral(" | ")));
-        t->setColor(theme::ViewColors::fromPalette(palette()).plotText);   // QCPItemText's black was unreadable in dark mode
+        t->setColor(
+            theme::ViewColors::fromPalette(palette()).plotText);  // QCPItemText's black was unreadable in dark mode
         m_counts[k] = t;
     }
     const QColor bf16 = theme::forBackground(theme::kLimitBf16Max, palette());
-    addLimit(kFp16MaxLog2, tr("fp16 max 65504"), tr("fp16 max"), theme::forBackground(theme::kLimitFp16Max, palette()), true);
-    if (m_hi + 6 >= kBf16MaxLog2) addLimit(kBf16MaxLog2, tr("bf16 max 3.4e38"), tr("bf16 max"), bf16, true);
-    else addLimit(0, tr("bf16 max 3.4e38 (2¹²⁸) →"), tr("bf16 max →"), bf16, true, false);
-    addLimit(-14, tr("fp16 min normal 6.1e-5"), tr("min normal"), theme::forBackground(theme::kLimitFp16MinNormal, palette()), false);
-    addLimit(-24, tr("fp16 subnormal 6e-8"), tr("subnormal"), theme::forBackground(theme::kLimitFp16Subnormal, palette()), false);
+    addLimit(kFp16MaxLog2, tr("fp16 max 65504"), tr("fp16 max"), theme::forBackground(theme::kLimitFp16Max, palette()),
+             true);
+    if (m_hi + 6 >= kBf16MaxLog2)
+        addLimit(kBf16MaxLog2, tr("bf16 max 3.4e38"), tr("bf16 max"), bf16, true);
+    else
+        addLimit(0, tr("bf16 max 3.4e38 (2¹²⁸) →"), tr("bf16 max →"), bf16, true, false);
+    addLimit(-14, tr("fp16 min normal 6.1e-5"), tr("min normal"),
+             theme::forBackground(theme::kLimitFp16MinNormal, palette()), false);
+    addLimit(-24, tr("fp16 subnormal 6e-8"), tr("subnormal"),
+             theme::forBackground(theme::kLimitFp16Subnormal, palette()), false);
     m_finished = true;
     m_stalePasses = 0;
     fitLegend();
@@ -277,12 +288,13 @@ void Log2HistogramPlot::fitLegend() {
     // Legend columns as many as fit the plot's width whole (four in a row clipped "output.0
     // (selected)" and "NaN / +Inf / −Inf" in the tensor dock at a 1.5 scale).
     int itemW = 1;
-    for (int i = 0; i < legend->itemCount(); ++i)   // cells of the grid: a wrapped one may be empty
-        if (const QCPAbstractLegendItem* item = legend->item(i)) itemW = std::max(itemW, item->minimumOuterSizeHint().width());
+    for (int i = 0; i < legend->itemCount(); ++i)  // cells of the grid: a wrapped one may be empty
+        if (const QCPAbstractLegendItem* item = legend->item(i))
+            itemW = std::max(itemW, item->minimumOuterSizeHint().width());
     const int columns = std::clamp((width() - 8) / (itemW + legend->columnSpacing()), 1, 4);
     if (columns != legend->wrap()) {
         legend->setWrap(columns);
-        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);   // re-flows the items
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-flows the items
     }
 }
 
@@ -300,14 +312,17 @@ void Log2HistogramPlot::relayout() {
     yAxis->setLabel(compact ? QString() : tr("elements"));
     // x: the finite range, then NaN / +Inf / -Inf spaced so their labels and counts stay apart.
     double labelPx = 0;
-    for (const QString& s : {QStringLiteral("NaN"), QStringLiteral("+Inf"), QStringLiteral("−Inf")}) labelPx = std::max<double>(labelPx, fm.horizontalAdvance(s));
+    for (const QString& s : {QStringLiteral("NaN"), QStringLiteral("+Inf"), QStringLiteral("−Inf")})
+        labelPx = std::max<double>(labelPx, fm.horizontalAdvance(s));
     for (QCPItemText* t : m_counts)
         if (t) labelPx = std::max<double>(labelPx, fm.horizontalAdvance(t->text()));
     labelPx += 12;
-    const double base = (m_hi + 1) - (m_lo - 1) + 4;   // units left of the first special bar
+    const double base = (m_hi + 1) - (m_lo - 1) + 4;  // units left of the first special bar
     double gap = 4;
-    if (W > 3 * labelPx + 20) gap = std::max(gap, std::ceil(labelPx * (base + 2) / (W - 2 * labelPx)));
-    else gap = std::max(gap, base);   // too narrow for anything better: half the axis for the specials
+    if (W > 3 * labelPx + 20)
+        gap = std::max(gap, std::ceil(labelPx * (base + 2) / (W - 2 * labelPx)));
+    else
+        gap = std::max(gap, base);  // too narrow for anything better: half the axis for the specials
     const double xMin = m_lo - 1;
     // Power-of-two ticks no closer than their labels.
     const double pxPerUnitGuess = W / (base + 2 * gap + 2);
@@ -346,8 +361,8 @@ void Log2HistogramPlot::relayout() {
     const auto px = [&](double x) { return (x - xMin) / (xMax - xMin) * W; };
     std::vector<LimitLabelBox> boxes;
     for (const Limit& l : m_limits)
-        boxes.push_back({l.line ? px(l.key) : W, l.line != nullptr, l.preferLeft,
-                         fm.horizontalAdvance(l.full) + 4.0, fm.horizontalAdvance(l.brief) + 4.0});
+        boxes.push_back({l.line ? px(l.key) : W, l.line != nullptr, l.preferLeft, fm.horizontalAdvance(l.full) + 4.0,
+                         fm.horizontalAdvance(l.brief) + 4.0});
     const int maxRows = std::max(1, static_cast<int>(0.5 * H / lineH));
     const std::vector<LimitLabelPlace> places = placeLimitLabels(boxes, W, maxRows);
     int rows = 0;

@@ -62,20 +62,21 @@ private:
     void applyPalette();
     // A dashed line at log2x with its label (and a short form for narrow plots); a note without a
     // line when `withLine` is false (bf16 max far right of the axis).
-    void addLimit(double log2x, const QString& label, const QString& brief, const QColor& c, bool labelLeft, bool withLine = true);
+    void addLimit(double log2x, const QString& label, const QString& brief, const QColor& c, bool labelLeft,
+                  bool withLine = true);
 
-    std::vector<Specials> m_specials;   // per series
-    std::vector<Specials> m_groups;     // per bar group drawn
+    std::vector<Specials> m_specials;  // per series
+    std::vector<Specials> m_groups;    // per bar group drawn
     std::vector<QCPBars*> m_bars;
     std::array<QCPItemText*, 3> m_counts{};
     struct Limit {
         QCPItemText* text = nullptr;
-        QCPItemLine* line = nullptr;   // none for the bf16 note
+        QCPItemLine* line = nullptr;  // none for the bf16 note
         double key = 0;
         bool preferLeft = false;
         QString full, brief;
     };
-    std::vector<Limit> m_limits;   // in priority order: the first is left out last in a narrow plot
+    std::vector<Limit> m_limits;  // in priority order: the first is left out last in a narrow plot
     QCPItemText* m_emptyText = nullptr;
     double m_maxCount = 1;
     int m_lo = 0, m_hi = 0;

@@ -45,7 +45,8 @@ bool exportHistogramPng(const dl::DumpIndex& ix, quint32 tensor, const QString& 
     }
     Log2HistogramPlot plot;
     plot.resize(720, 420);
-    plot.addSeries(QString::fromStdString(ix.tensorLabel(ix.tensors[tensor])), h, QPen(plot.palette().color(QPalette::Highlight), 2));
+    plot.addSeries(QString::fromStdString(ix.tensorLabel(ix.tensors[tensor])), h,
+                   QPen(plot.palette().color(QPalette::Highlight), 2));
     plot.finish({double(h.nan), double(h.posInf), double(h.negInf)});
     plot.replot();
     if (!plot.savePng(path, 720, 420)) {
@@ -71,7 +72,8 @@ bool exportHistogramCsv(const dl::DumpIndex& ix, quint32 tensor, const QString& 
     return true;
 }
 
-void fillOpMenu(QMenu& menu, QWidget* parent, const dl::DumpIndex& ix, quint32 op, quint32 tensor, const OpMenuHooks& hooks) {
+void fillOpMenu(QMenu& menu, QWidget* parent, const dl::DumpIndex& ix, quint32 op, quint32 tensor,
+                const OpMenuHooks& hooks) {
     if (op >= ix.ops.size()) return;
     if (tensor >= ix.tensors.size()) tensor = defaultTensorOf(ix, op);
     const OpNames names = opNames(ix, ix.ops[op]);
@@ -79,7 +81,8 @@ void fillOpMenu(QMenu& menu, QWidget* parent, const dl::DumpIndex& ix, quint32 o
                      &QAction::triggered, &menu, [s = names.shortName] { copyText(s); });
     QObject::connect(addNamed(menu, QObject::tr("Copy full name"), opmenu::kCopyFullName), &QAction::triggered, &menu,
                      [s = names.full] { copyText(s); });
-    const QString path = tensor < ix.tensors.size() ? QString::fromStdString(dl::tensorDataPath(ix, ix.tensors[tensor])) : QString();
+    const QString path =
+        tensor < ix.tensors.size() ? QString::fromStdString(dl::tensorDataPath(ix, ix.tensors[tensor])) : QString();
     QAction* copyPath = addNamed(menu, QObject::tr("Copy file path"), opmenu::kCopyPath);
     QAction* open = addNamed(menu, QObject::tr("Open containing folder"), opmenu::kOpenFolder);
     copyPath->setEnabled(!path.isEmpty());
@@ -92,7 +95,8 @@ void fillOpMenu(QMenu& menu, QWidget* parent, const dl::DumpIndex& ix, quint32 o
     QAction* cmp = addNamed(menu, QObject::tr("Compare this tensor"), opmenu::kCompare);
     cmp->setEnabled(hooks.compareTensor && tensor < ix.tensors.size());
     if (!hooks.compareTensor) cmp->setToolTip(QObject::tr("Open a comparison first (File > Compare with…)"));
-    if (hooks.compareTensor) QObject::connect(cmp, &QAction::triggered, &menu, [f = hooks.compareTensor, tensor] { f(tensor); });
+    if (hooks.compareTensor)
+        QObject::connect(cmp, &QAction::triggered, &menu, [f = hooks.compareTensor, tensor] { f(tensor); });
     dl::Log2Histogram h;
     const bool hasHist = tensor < ix.tensors.size() && ix.histogram(ix.tensors[tensor], h) && !h.empty();
     QAction* png = addNamed(menu, QObject::tr("Export histogram as PNG…"), opmenu::kExportPng);
@@ -101,9 +105,12 @@ void fillOpMenu(QMenu& menu, QWidget* parent, const dl::DumpIndex& ix, quint32 o
     csv->setEnabled(hasHist);
     const QString base = QString::fromStdString(ix.tensorLabel(ix.tensors[tensor < ix.tensors.size() ? tensor : 0]));
     const auto exporter = [&ix, tensor, parent, names, base](bool asPng) {
-        const QString suggested = QStringLiteral("%1-%2-histogram.%3").arg(names.shortName, base, asPng ? QStringLiteral("png") : QStringLiteral("csv"));
-        const QString file = QFileDialog::getSaveFileName(parent, QObject::tr("Export histogram"), suggested,
-                                                          asPng ? QObject::tr("PNG image (*.png)") : QObject::tr("CSV (*.csv)"));
+        const QString suggested =
+            QStringLiteral("%1-%2-histogram.%3")
+                .arg(names.shortName, base, asPng ? QStringLiteral("png") : QStringLiteral("csv"));
+        const QString file =
+            QFileDialog::getSaveFileName(parent, QObject::tr("Export histogram"), suggested,
+                                         asPng ? QObject::tr("PNG image (*.png)") : QObject::tr("CSV (*.csv)"));
         if (file.isEmpty()) return;
         QString error;
         if (!(asPng ? exportHistogramPng(ix, tensor, file, error) : exportHistogramCsv(ix, tensor, file, error)))
@@ -114,7 +121,8 @@ void fillOpMenu(QMenu& menu, QWidget* parent, const dl::DumpIndex& ix, quint32 o
     if (hooks.goToOp && !hooks.goTo.empty()) {
         menu.addSeparator();
         for (const auto& [text, target] : hooks.goTo)
-            QObject::connect(menu.addAction(text), &QAction::triggered, &menu, [f = hooks.goToOp, target] { f(target); });
+            QObject::connect(menu.addAction(text), &QAction::triggered, &menu,
+                             [f = hooks.goToOp, target] { f(target); });
     }
 }
 

@@ -14,9 +14,9 @@ class QWidget;
 namespace dlui {
 
 struct OpMenuHooks {
-    std::function<void(quint32 tensor)> compareTensor;   // null: no compare window (the action is disabled)
-    std::function<void(quint32 op)> goToOp;              // null: no "Go to" actions
-    std::vector<std::pair<QString, quint32>> goTo;       // ("Go to its Receive", op) entries
+    std::function<void(quint32 tensor)> compareTensor;  // null: no compare window (the action is disabled)
+    std::function<void(quint32 op)> goToOp;             // null: no "Go to" actions
+    std::vector<std::pair<QString, quint32>> goTo;      // ("Go to its Receive", op) entries
 };
 
 // Object names of the actions, for tests and for code that looks one up.

@@ -3,41 +3,50 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QClipboard>
-#include <QGuiApplication>
-#include <QMenu>
-#include <algorithm>
 #include <QComboBox>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSignalBlocker>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 
+#include <QKeyEvent>
 #include "ui/models/dump_session.h"
 #include "ui/models/op_table_model.h"
 #include "ui/style/state_colors.h"
-#include "ui/views/elided_label.h"
-#include "ui/views/data_table_view.h"
 #include "ui/style/theme.h"
-#include "ui/views/scoped_name_delegate.h"
+#include "ui/views/data_table_view.h"
+#include "ui/views/elided_label.h"
 #include "ui/views/op_context_menu.h"
-#include <QKeyEvent>
+#include "ui/views/scoped_name_delegate.h"
 
 namespace dlui {
 
 OpTablePanel::OpTablePanel(DumpSession* session, QWidget* parent)
-    : QWidget(parent), m_session(session), m_model(new OpTableModel(this)), m_view(new QTableView(this)),
-      m_text(new QLineEdit(this)), m_regex(new QCheckBox(tr("Regex"), this)), m_type(new QComboBox(this)),
-      m_rank(new QComboBox(this)), m_stage(new QComboBox(this)), m_state(new QComboBox(this)),
-      m_count(new ElidedLabel(this, Qt::ElideRight)), m_debounce(new QTimer(this)) {
+    : QWidget(parent),
+      m_session(session),
+      m_model(new OpTableModel(this)),
+      m_view(new QTableView(this)),
+      m_text(new QLineEdit(this)),
+      m_regex(new QCheckBox(tr("Regex"), this)),
+      m_type(new QComboBox(this)),
+      m_rank(new QComboBox(this)),
+      m_stage(new QComboBox(this)),
+      m_state(new QComboBox(this)),
+      m_count(new ElidedLabel(this, Qt::ElideRight)),
+      m_debounce(new QTimer(this)) {
     m_text->setPlaceholderText(tr("Filter ops by name, scope or type…"));
     m_text->setClearButtonEnabled(true);
     m_state->addItem(tr("Any state"), dl::kAllOpStates);
     m_state->addItem(tr("Not normal"), dl::kAllOpStates & ~dl::opStateBit(dl::OpState::Normal));
-    for (int s = 0; s < dl::kOpStateCount; ++s) m_state->addItem(stateText(dl::OpState(s)), dl::opStateBit(dl::OpState(s)));
+    for (int s = 0; s < dl::kOpStateCount; ++s)
+        m_state->addItem(stateText(dl::OpState(s)), dl::opStateBit(dl::OpState(s)));
     // Combos sized by a short contents length, not their longest item (op types can be long).
     for (QComboBox* c : {m_type, m_rank, m_stage, m_state}) {
         c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -67,7 +76,8 @@ OpTablePanel::OpTablePanel(DumpSession* session, QWidget* parent)
     m_view->setColumnWidth(static_cast<int>(dl::OpColumn::Order), 44);
     m_view->setColumnWidth(static_cast<int>(dl::OpColumn::Op), 220);
     m_view->setColumnWidth(static_cast<int>(dl::OpColumn::Type), 110);
-    m_view->setItemDelegateForColumn(static_cast<int>(dl::OpColumn::Op), new ScopedNameDelegate(OpTableModel::ScopeRole, m_view));
+    m_view->setItemDelegateForColumn(static_cast<int>(dl::OpColumn::Op),
+                                     new ScopedNameDelegate(OpTableModel::ScopeRole, m_view));
     // Several rows can be selected for Ctrl+C; the current row is the one the other views show.
     m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_copyRows = new QAction(tr("&Copy rows"), m_view);
@@ -85,7 +95,9 @@ OpTablePanel::OpTablePanel(DumpSession* session, QWidget* parent)
         menu.exec(m_view->viewport()->mapToGlobal(pos));
     });
     m_text->installEventFilter(this);
-    m_text->setToolTip(tr("Matches are highlighted on the timeline: Enter / F3 goes to the next, Shift+Enter / Shift+F3 to the previous"));
+    m_text->setToolTip(
+        tr("Matches are highlighted on the timeline: Enter / F3 goes to the next, Shift+Enter / Shift+F3 to the "
+           "previous"));
 
     m_debounce->setSingleShot(true);
     m_debounce->setInterval(250);
@@ -197,7 +209,7 @@ bool OpTablePanel::eventFilter(QObject* watched, QEvent* e) {
     if (watched == m_text && e->type() == QEvent::KeyPress) {
         const auto* k = static_cast<QKeyEvent*>(e);
         if (k->key() == Qt::Key_Return || k->key() == Qt::Key_Enter || k->key() == Qt::Key_F3) {
-            flushPendingFilter();   // typed and pressed Enter at once
+            flushPendingFilter();  // typed and pressed Enter at once
             emit nextMatchRequested(k->modifiers() & Qt::ShiftModifier);
             return true;
         }
@@ -206,7 +218,7 @@ bool OpTablePanel::eventFilter(QObject* watched, QEvent* e) {
 }
 
 void OpTablePanel::onSelection(quint32 tensor) {
-    if (tensor == dl::kNoIndex) {   // selection cleared
+    if (tensor == dl::kNoIndex) {  // selection cleared
         m_syncing = true;
         m_view->selectionModel()->clear();
         m_syncing = false;

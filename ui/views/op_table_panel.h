@@ -28,10 +28,10 @@ public:
     explicit OpTablePanel(DumpSession* session, QWidget* parent = nullptr);
     OpTableModel* model() const { return m_model; }
     QTableView* view() const { return m_view; }
-    void setFilterText(const QString& text, bool regex);   // applies immediately
-    QString countText() const;                             // "63 of 2,300 tensors"
-    QList<int> selectedRows() const;                       // sorted; the current row when none
-    void copySelectedRows();                               // Ctrl+C: tab-separated, with a header
+    void setFilterText(const QString& text, bool regex);  // applies immediately
+    QString countText() const;                            // "63 of 2,300 tensors"
+    QList<int> selectedRows() const;                      // sorted; the current row when none
+    void copySelectedRows();                              // Ctrl+C: tab-separated, with a header
     // The row's context menu (the op's shared menu plus "Copy rows").
     void fillRowMenu(QMenu& menu, int row);
     QLineEdit* filterEdit() const { return m_text; }
@@ -47,9 +47,9 @@ signals:
 
 private:
     void onDumpChanged();
-    dl::OpFilter currentFilter() const;   // what the filter bar says
+    dl::OpFilter currentFilter() const;  // what the filter bar says
     void applyFilter();
-    void showFilterResult(bool ok, const QString& error);   // count, error colour, matches
+    void showFilterResult(bool ok, const QString& error);  // count, error colour, matches
     void onSelection(quint32 tensor);
     void onCurrentRow(const QModelIndex& current);
     bool eventFilter(QObject* watched, QEvent* e) override;
@@ -63,11 +63,11 @@ private:
     QComboBox* m_rank;
     QComboBox* m_stage;
     QComboBox* m_state;
-    ElidedLabel* m_count;   // elided in a narrow dock (1024 px screens), whole in its tooltip
+    ElidedLabel* m_count;  // elided in a narrow dock (1024 px screens), whole in its tooltip
     QTimer* m_debounce;
     QAction* m_copyRows;
     bool m_syncing = false;
-    QString m_shownPath;   // the dump the filter was typed for
+    QString m_shownPath;  // the dump the filter was typed for
 };
 
 }  // namespace dlui

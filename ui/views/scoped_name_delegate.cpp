@@ -5,7 +5,8 @@
 
 namespace dlui {
 
-ScopedNameDelegate::ScopedNameDelegate(int scopeRole, QObject* parent) : QStyledItemDelegate(parent), m_scopeRole(scopeRole) {}
+ScopedNameDelegate::ScopedNameDelegate(int scopeRole, QObject* parent)
+    : QStyledItemDelegate(parent), m_scopeRole(scopeRole) {}
 
 void ScopedNameDelegate::paint(QPainter* p, const QStyleOptionViewItem& option, const QModelIndex& index) const {
     const QString scope = index.data(m_scopeRole).toString();
@@ -16,7 +17,7 @@ void ScopedNameDelegate::paint(QPainter* p, const QStyleOptionViewItem& option, 
     QStyleOptionViewItem opt = option;
     initStyleOption(&opt, index);
     const QString name = opt.text;
-    opt.text.clear();   // background, selection and focus from the style; the text drawn here
+    opt.text.clear();  // background, selection and focus from the style; the text drawn here
     const QWidget* w = option.widget;
     QStyle* style = w ? w->style() : QApplication::style();
     style->drawControl(QStyle::CE_ItemViewItem, &opt, p, w);

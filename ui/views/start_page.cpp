@@ -20,7 +20,7 @@ StartPage::StartPage(QWidget* parent) : QWidget(parent), m_recent(new QListWidge
     open->setMinimumHeight(34);
     demo->setMinimumHeight(34);
     auto* hint = new QLabel(tr("…or drop a dump folder on this window."), this);
-    hint->setForegroundRole(QPalette::PlaceholderText);   // muted in light and dark palettes
+    hint->setForegroundRole(QPalette::PlaceholderText);  // muted in light and dark palettes
     auto* col = new QVBoxLayout;
     col->addWidget(title);
     col->addSpacing(8);

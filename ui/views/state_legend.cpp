@@ -18,7 +18,8 @@ QWidget* makeStateLegend(const StatePalette& palette, QWidget* parent) {
         swatch->setAutoFillBackground(true);
         QPalette p = swatch->palette();
         // As the timeline draws it: lightened on a dark palette.
-        p.setColor(QPalette::Window, theme::isDark(p) ? theme::mix(palette.colors[s], Qt::white, 0.3) : palette.colors[s]);
+        p.setColor(QPalette::Window,
+                   theme::isDark(p) ? theme::mix(palette.colors[s], Qt::white, 0.3) : palette.colors[s]);
         swatch->setPalette(p);
         l->addWidget(swatch);
         l->addWidget(new QLabel(palette.names[s], w));

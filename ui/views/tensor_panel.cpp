@@ -8,13 +8,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include <iterator>
 #include "core/analysis/tensor_anomaly.h"
 #include "ui/models/dump_session.h"
 #include "ui/style/figure_text.h"
 #include "ui/style/op_names.h"
-#include "ui/views/log2_histogram_plot.h"
 #include "ui/style/theme.h"
-#include <iterator>
+#include "ui/views/log2_histogram_plot.h"
 
 namespace dlui {
 
@@ -24,7 +24,6 @@ namespace {
 QString fileName(const QString& path) { return path.section(QLatin1Char('/'), -1); }
 
 QString num(double v) { return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'g', 6); }
-
 
 }  // namespace
 
@@ -41,10 +40,13 @@ TensorPanel::TensorPanel(DumpSession* session, QWidget* parent)
     m_header->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_header, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
         QMenu menu(this);
-        QAction* copySel = menu.addAction(tr("Copy"), this, [this] { QGuiApplication::clipboard()->setText(m_header->selectedText()); });
+        QAction* copySel = menu.addAction(tr("Copy"), this,
+                                          [this] { QGuiApplication::clipboard()->setText(m_header->selectedText()); });
         copySel->setEnabled(m_header->hasSelectedText());
-        menu.addAction(tr("Copy full name"), this, [this] { QGuiApplication::clipboard()->setText(m_fullName); })->setEnabled(!m_fullName.isEmpty());
-        menu.addAction(tr("Copy file path"), this, [this] { QGuiApplication::clipboard()->setText(m_filePath); })->setEnabled(!m_filePath.isEmpty());
+        menu.addAction(tr("Copy full name"), this, [this] { QGuiApplication::clipboard()->setText(m_fullName); })
+            ->setEnabled(!m_fullName.isEmpty());
+        menu.addAction(tr("Copy file path"), this, [this] { QGuiApplication::clipboard()->setText(m_filePath); })
+            ->setEnabled(!m_filePath.isEmpty());
         menu.exec(m_header->mapToGlobal(pos));
     });
     m_header->setText(tr("<i>Select an op on the timeline or in the table.</i>"));
@@ -72,7 +74,7 @@ int TensorPanel::plottedTensors() const { return m_plot->seriesCount(); }
 void TensorPanel::show(quint32 op, quint32 tensor) {
     const dl::DumpIndex* ix = m_session->index();
     if (!ix) return;
-    if (op >= ix->ops.size() || tensor >= ix->tensors.size()) {   // selection cleared
+    if (op >= ix->ops.size() || tensor >= ix->tensors.size()) {  // selection cleared
         showNothing();
         return;
     }
@@ -96,7 +98,7 @@ void TensorPanel::updateHeader() {
     const int room = std::max(60, m_header->contentsRect().width() - 4);
     const QFontMetrics fm(m_header->font());
     QFont smallFont = m_header->font();
-    smallFont.setPointSizeF(smallFont.pointSizeF() * 0.83);   // <small>
+    smallFont.setPointSizeF(smallFont.pointSizeF() * 0.83);  // <small>
     const QFontMetrics fmSmall(smallFont);
     QFont bold = m_header->font();
     bold.setBold(true);
@@ -114,10 +116,14 @@ void TensorPanel::updateHeader() {
     const OpNames names = opNames(*ix, o);
     m_fullName = names.full;
     m_filePath = ix->side(t).file ? QString::fromStdString(ix->strings.str(ix->side(t).file)) : QString();
-    QString h = QStringLiteral("<b>%1</b> <i>%2</i> · %3 · rank %4 · iteration %5<br>")
-                    .arg(fit(fmBold, names.shortName).toHtmlEscaped(), str(o.type), QString::fromStdString(ix->tensorLabel(t))).arg(o.rank).arg(o.iteration);
+    QString h =
+        QStringLiteral("<b>%1</b> <i>%2</i> · %3 · rank %4 · iteration %5<br>")
+            .arg(fit(fmBold, names.shortName).toHtmlEscaped(), str(o.type), QString::fromStdString(ix->tensorLabel(t)))
+            .arg(o.rank)
+            .arg(o.iteration);
     // The full name (the header wraps): the short op above says which one it is.
-    if (names.full != names.shortName) h += QStringLiteral("<small>%1</small><br>").arg(fit(fmSmall, names.full).toHtmlEscaped());
+    if (names.full != names.shortName)
+        h += QStringLiteral("<small>%1</small><br>").arg(fit(fmSmall, names.full).toHtmlEscaped());
     // Statistics-only dumps name no format: no empty field ("float16 · · stats only").
     QStringList fields{tr("shape [%1]").arg(dims.join(QLatin1Char(','))), dtype};
     if (!str(t.format).isEmpty()) fields << str(t.format);
@@ -126,10 +132,10 @@ void TensorPanel::updateHeader() {
     // L2 is over the finite elements (MindSpore 2.3+ statistic.csv and msprobe's Norm are inf as
     // soon as one element is): say so, and show none for a tensor without a finite element.
     const bool l2Known = s.has(dl::stat::L2) && s.count > s.nanCount + s.infCount();
-    h += tr("min %1 · max %2 · mean %3 · max|x| <b>%4</b> · L2 (finite) %5 · NaN %6 · Inf %7 · saturated %8 · elements %9")
+    h += tr("min %1 · max %2 · mean %3 · max|x| <b>%4</b> · L2 (finite) %5 · NaN %6 · Inf %7 · saturated %8 · elements "
+            "%9")
              .arg(figureText(s, dl::StatFigure::Min), figureText(s, dl::StatFigure::Max),
-                  figureText(s, dl::StatFigure::Mean), figureText(s, dl::StatFigure::MaxAbs),
-                  num(l2Known ? s.l2 : NAN))
+                  figureText(s, dl::StatFigure::Mean), figureText(s, dl::StatFigure::MaxAbs), num(l2Known ? s.l2 : NAN))
              .arg(countText(s, s.nanCount), countText(s, s.infCount()))
              .arg(s.satCount)
              .arg(s.count);
@@ -137,7 +143,9 @@ void TensorPanel::updateHeader() {
     // The share of 65504 it reaches (TensorAnomaly::headroom holds it) and the headroom, the room
     // left below it (0% at the limit).
     if (an.headroom >= 0)
-        h += tr(" · %1% of fp16 max · headroom %2%").arg(an.headroom * 100, 0, 'f', 1).arg((1 - an.headroom) * 100, 0, 'f', 1);
+        h += tr(" · %1% of fp16 max · headroom %2%")
+                 .arg(an.headroom * 100, 0, 'f', 1)
+                 .arg((1 - an.headroom) * 100, 0, 'f', 1);
     m_header->setText(h);
     QString tip = m_fullName;
     if (!m_filePath.isEmpty()) tip += QLatin1Char('\n') + m_filePath;
@@ -153,8 +161,10 @@ void TensorPanel::plotOp(quint32 op, quint32 selected) {
         dl::Log2Histogram hist;
         if (!ix->histogram(ix->tensors[ti], hist)) continue;
         const bool sel = ti == selected;
-        const QColor c = theme::forBackground(sel ? theme::kSeriesSelected : theme::kSeries[palette % std::size(theme::kSeries)], this->palette());
-        const QString name = QString::fromStdString(ix->tensorLabel(ix->tensors[ti])) + (sel ? tr(" (selected)") : QString());
+        const QColor c = theme::forBackground(
+            sel ? theme::kSeriesSelected : theme::kSeries[palette % std::size(theme::kSeries)], this->palette());
+        const QString name =
+            QString::fromStdString(ix->tensorLabel(ix->tensors[ti])) + (sel ? tr(" (selected)") : QString());
         if (m_plot->addSeries(name, hist, QPen(c, sel ? 2.2 : 1.4)) && !sel) ++palette;
     }
     // NaN/Inf bars of the selected tensor alone (its statistics, so stats-only tensors count too).

@@ -26,7 +26,7 @@ protected:
 
 private:
     void show(quint32 op, quint32 tensor);
-    void updateHeader();   // elides the names to the current width
+    void updateHeader();  // elides the names to the current width
     void plotOp(quint32 op, quint32 tensor);
     void showNothing();
 

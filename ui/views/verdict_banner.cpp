@@ -7,13 +7,16 @@
 #include <algorithm>
 
 #include "ui/models/dump_session.h"
-#include "ui/style/theme.h"
 #include "ui/style/op_names.h"
+#include "ui/style/theme.h"
 
 namespace dlui {
 
 VerdictBanner::VerdictBanner(DumpSession* session, QWidget* parent)
-    : QFrame(parent), m_session(session), m_label(new QLabel(this)), m_jump(new QPushButton(tr("Jump to origin"), this)) {
+    : QFrame(parent),
+      m_session(session),
+      m_label(new QLabel(this)),
+      m_jump(new QPushButton(tr("Jump to origin"), this)) {
     setObjectName(QStringLiteral("verdictBanner"));
     m_label->setTextFormat(Qt::RichText);
     m_label->setWordWrap(true);
@@ -62,9 +65,9 @@ void VerdictBanner::refresh() {
         return;
     }
     const QString pct = QString::number(a->nearLimitThreshold * 100, 'f', 0);
-    const QString nearLimit = a->nearLimitTotal == 1   // "1 tensor", not "1 tensors"
-                                  ? tr("1 tensor near the fp16 limit (≥ %1% of 65504)").arg(pct)
-                                  : tr("%L1 tensors near the fp16 limit (≥ %2% of 65504)").arg(a->nearLimitTotal).arg(pct);
+    const QString nearLimit = a->nearLimitTotal == 1  // "1 tensor", not "1 tensors"
+        ? tr("1 tensor near the fp16 limit (≥ %1% of 65504)").arg(pct)
+        : tr("%L1 tensors near the fp16 limit (≥ %2% of 65504)").arg(a->nearLimitTotal).arg(pct);
     if (a->noData) {
         // Neither clean nor overflow: say what could not be read instead of an all-clear.
         QString reasons;
@@ -74,7 +77,8 @@ void VerdictBanner::refresh() {
                                 QString::fromStdString(a->fileWarnings[i].second).toHtmlEscaped());
         if (a->fileWarnings.size() > 3)
             reasons += tr("<br><small>… and %L1 more (see the Issues dock)</small>").arg(a->fileWarnings.size() - 3);
-        if (a->fileWarnings.empty()) reasons = tr("<br><small>No tensor file, statistic.csv or overflow record was found.</small>");
+        if (a->fileWarnings.empty())
+            reasons = tr("<br><small>No tensor file, statistic.csv or overflow record was found.</small>");
         m_label->setText(tr("<b>Nothing readable</b> in %1: no verdict.%2")
                              .arg(QString::fromStdString(ix->root).toHtmlEscaped(), reasons));
         setTone(theme::kToneMuted);
@@ -82,12 +86,16 @@ void VerdictBanner::refresh() {
     }
     if (!a->overflow || !a->firstOverflow) {
         if (a->unreadableFiles) {
-            m_label->setText(tr("<b>Clean among %L1 readable tensors</b>; %L2 file(s) could not be read (see the Issues dock). %3.")
-                                 .arg(a->readableTensors).arg(a->unreadableFiles).arg(nearLimit));
+            m_label->setText(
+                tr("<b>Clean among %L1 readable tensors</b>; %L2 file(s) could not be read (see the Issues dock). %3.")
+                    .arg(a->readableTensors)
+                    .arg(a->unreadableFiles)
+                    .arg(nearLimit));
             setTone(theme::kToneWarn);
             return;
         }
-        m_label->setText(tr("<b>Clean</b>: no fp16 overflow in %L1 tensors. %2.").arg(a->readableTensors).arg(nearLimit));
+        m_label->setText(
+            tr("<b>Clean</b>: no fp16 overflow in %L1 tensors. %2.").arg(a->readableTensors).arg(nearLimit));
         setTone(theme::kToneOk);
         return;
     }
@@ -98,19 +106,22 @@ void VerdictBanner::refresh() {
     // its nearest (most telling) components stay, the whole name in the tooltip.
     const QFontMetrics fm(m_label->font());
     const int room = m_label->width() - fm.horizontalAdvance(QStringLiteral(" · ") + nearLimit) - 12;
-    const QString scope = names.scope.isEmpty() ? QString() : fm.elidedText(names.scope, Qt::ElideLeft, std::max(room, 60));
+    const QString scope =
+        names.scope.isEmpty() ? QString() : fm.elidedText(names.scope, Qt::ElideLeft, std::max(room, 60));
     // Files that could not be read may hold an earlier overflow: the verdict says so.
     const QString unreadable = !a->unreadableFiles ? QString()
-                               : a->unreadableFiles == 1 ? tr(" · <b>1 file could not be read</b> (see Issues)")
-                                                         : tr(" · <b>%L1 files could not be read</b> (see Issues)").arg(a->unreadableFiles);
-    m_label->setText(tr("<b>First overflow</b>: <b>%1</b> <i>%2</i> on rank %3, stage %4, iteration %5 (%6, %7)%10<br>"
-                        "<small>%8%9</small>")
-                         .arg(QString::fromStdString(ix->strings.str(o.type)).toHtmlEscaped(), names.shortName.toHtmlEscaped())
-                         .arg(p.rank)
-                         .arg(p.stage < 0 ? QStringLiteral("?") : QString::number(p.stage)).arg(p.iteration)
-                         .arg(QString::fromLatin1(dl::anomalyKindName(p.kind)),
-                              QString::fromLatin1(dl::persistenceName(a->persistence)),
-                              scope.isEmpty() ? QString() : scope.toHtmlEscaped() + QStringLiteral(" · "), nearLimit, unreadable));
+        : a->unreadableFiles == 1                  ? tr(" · <b>1 file could not be read</b> (see Issues)")
+                                  : tr(" · <b>%L1 files could not be read</b> (see Issues)").arg(a->unreadableFiles);
+    m_label->setText(
+        tr("<b>First overflow</b>: <b>%1</b> <i>%2</i> on rank %3, stage %4, iteration %5 (%6, %7)%10<br>"
+           "<small>%8%9</small>")
+            .arg(QString::fromStdString(ix->strings.str(o.type)).toHtmlEscaped(), names.shortName.toHtmlEscaped())
+            .arg(p.rank)
+            .arg(p.stage < 0 ? QStringLiteral("?") : QString::number(p.stage))
+            .arg(p.iteration)
+            .arg(QString::fromLatin1(dl::anomalyKindName(p.kind)),
+                 QString::fromLatin1(dl::persistenceName(a->persistence)),
+                 scope.isEmpty() ? QString() : scope.toHtmlEscaped() + QStringLiteral(" · "), nearLimit, unreadable));
     m_label->setToolTip(names.full);
     setTone(theme::kToneAlarm);
 }

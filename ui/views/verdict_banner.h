@@ -24,9 +24,8 @@ signals:
     void jumpedToOrigin(quint32 op);
 
 public:
-
 protected:
-    void resizeEvent(QResizeEvent* e) override;   // the scope is elided to the width
+    void resizeEvent(QResizeEvent* e) override;  // the scope is elided to the width
 
 private:
     void refresh();

@@ -104,11 +104,12 @@ int runRoot(const MpiIndexOptions& opt, int size) {
         FolderFingerprint fp;
         std::string err;
         const bool ok = it != shards.end() &&
-                        deserializeIndex(reinterpret_cast<const std::uint8_t*>(it->second.data()), it->second.size(),
-                                         part, fp, err);
+            deserializeIndex(reinterpret_cast<const std::uint8_t*>(it->second.data()), it->second.size(), part, fp,
+                             err);
         if (!ok) {
             for (const auto& rel : assigned[p])
-                missing.push_back(rel + " (process " + std::to_string(p) + (it == shards.end() ? " did not answer)" : " sent a bad shard: " + err + ")"));
+                missing.push_back(rel + " (process " + std::to_string(p) +
+                                  (it == shards.end() ? " did not answer)" : " sent a bad shard: " + err + ")"));
             continue;
         }
         merged.merge(part);

@@ -9,7 +9,7 @@ namespace dl::mpi {
 
 struct MpiIndexOptions {
     std::string root;
-    std::string output;            // written by process 0 only
+    std::string output;  // written by process 0 only
     unsigned threads = 0;
     bool useCache = true;
     double timeoutSeconds = 3600;  // how long process 0 waits for the others

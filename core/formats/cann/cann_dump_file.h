@@ -14,20 +14,20 @@ namespace dl {
 struct CannTensor {
     Io io = Io::Output;
     std::uint16_t slot = 0;
-    std::uint32_t dataTypeEnum = 0;     // OutputDataType value as written
-    DType dtype = DType::Unknown;       // Unknown for types without statistics (string, complex q-types)
-    bool packed = false;                // DT_INT4 (2 per byte) / DT_UINT1 (8 per byte) / DT_INT2 / DT_UINT2
-    std::uint32_t formatEnum = 0;       // OutputFormat value
-    std::string format;                 // "NC1HWC0", "FRACTAL_NZ", "ND", ... ("FORMAT_<n>" when unknown)
-    std::vector<std::int64_t> shape;    // device (stored) shape; -1 for a dim written as >= 2^63
+    std::uint32_t dataTypeEnum = 0;           // OutputDataType value as written
+    DType dtype = DType::Unknown;             // Unknown for types without statistics (string, complex q-types)
+    bool packed = false;                      // DT_INT4 (2 per byte) / DT_UINT1 (8 per byte) / DT_INT2 / DT_UINT2
+    std::uint32_t formatEnum = 0;             // OutputFormat value
+    std::string format;                       // "NC1HWC0", "FRACTAL_NZ", "ND", ... ("FORMAT_<n>" when unknown)
+    std::vector<std::int64_t> shape;          // device (stored) shape; -1 for a dim written as >= 2^63
     std::vector<std::int64_t> originalShape;  // host/logical shape; empty when absent or dynamic
     std::int32_t subFormat = 0;
-    std::string originalOpName;         // OpOutput.original_op.name (fused graphs)
-    std::uint64_t size = 0;             // payload bytes
-    std::uint64_t offset = 0;           // first payload byte in the file
+    std::string originalOpName;  // OpOutput.original_op.name (fused graphs)
+    std::uint64_t size = 0;      // payload bytes
+    std::uint64_t offset = 0;    // first payload byte in the file
 };
 
-struct CannBlock {                      // OpBuffer / Workspace: kept for display only
+struct CannBlock {  // OpBuffer / Workspace: kept for display only
     std::uint32_t type = 0;
     std::uint64_t size = 0;
     std::uint64_t offset = 0;
@@ -40,7 +40,7 @@ struct CannDumpHeader {
     std::vector<CannTensor> inputs, outputs;
     std::vector<CannBlock> buffers, workspaces;
     std::uint64_t headerLen = 0;
-    std::uint64_t payloadEnd = 0;       // 8 + headerLen + all payload sizes
+    std::uint64_t payloadEnd = 0;  // 8 + headerLen + all payload sizes
 };
 
 // `data` must hold at least the 8-byte length and the header (`size` bytes available); payload

@@ -9,7 +9,8 @@ namespace {
 
 ProtoWriter shapeMessage(const std::vector<std::uint64_t>& dims, bool packed) {
     ProtoWriter s;
-    if (packed) s.packed(1, dims);
+    if (packed)
+        s.packed(1, dims);
     else
         for (auto d : dims) s.varint(1, d);
     return s;

@@ -12,13 +12,13 @@ namespace dl {
 
 struct CannTensorSpec {
     Io io = Io::Output;
-    std::uint32_t dataType = 1;              // OutputDataType enum (1 DT_FLOAT, 2 DT_FLOAT16, 27 DT_BF16 ...)
-    std::uint32_t format = 2;                // OutputFormat enum (2 ND, 3 NC1HWC0, 4 FRACTAL_Z, 29 FRACTAL_NZ)
-    std::vector<std::uint64_t> shape;        // device shape
+    std::uint32_t dataType = 1;        // OutputDataType enum (1 DT_FLOAT, 2 DT_FLOAT16, 27 DT_BF16 ...)
+    std::uint32_t format = 2;          // OutputFormat enum (2 ND, 3 NC1HWC0, 4 FRACTAL_Z, 29 FRACTAL_NZ)
+    std::vector<std::uint64_t> shape;  // device shape
     std::vector<std::uint64_t> originalShape;
-    std::string payload;                     // raw element bytes
-    bool packedDims = true;                  // proto3 packed Shape.dim (false: one varint field per dim)
-    std::string originalOpName;              // outputs only
+    std::string payload;         // raw element bytes
+    bool packedDims = true;      // proto3 packed Shape.dim (false: one varint field per dim)
+    std::string originalOpName;  // outputs only
 };
 
 // The whole file: u64 header length, DumpData, then input, output and buffer payloads.

@@ -17,7 +17,7 @@ struct RawFile {
     DumpFileName name;
     std::string rel;
     std::uint64_t size = 0;
-    std::int64_t stamp = 0;   // ScannedFile::stamp
+    std::int64_t stamp = 0;  // ScannedFile::stamp
     StatsJobResult result;
 };
 
@@ -35,7 +35,9 @@ public:
         runCannRawJob(job, scratch, r);
         return r;
     }
-    void apply(const StatsJob& job, StatsJobResult&& result) override { rawFiles[job.draft].result = std::move(result); }
+    void apply(const StatsJob& job, StatsJobResult&& result) override {
+        rawFiles[job.draft].result = std::move(result);
+    }
     void finish(DumpIndex&) override {
         for (RawFile& raw : rawFiles) materialize(raw);
     }
@@ -61,8 +63,8 @@ void CannRawReader::add(const ScannedFile& f, const DumpFileName& name) {
     if (auto it = s.previous.find(f.rel); it != s.previous.end()) {
         bool same = true;
         for (const TensorRecord* t : it->second)
-            same = same && s.previousIndex->side(*t).fileSize == f.size && s.previousIndex->side(*t).fileStamp == f.stamp &&
-                   (t->flags & HasData);
+            same = same && s.previousIndex->side(*t).fileSize == f.size &&
+                s.previousIndex->side(*t).fileStamp == f.stamp && (t->flags & HasData);
         if (same) {
             raw.result.ok = true;
             for (const TensorRecord* t : it->second) {
@@ -131,9 +133,8 @@ void CannRawReader::materialize(RawFile& raw) {
 }  // namespace
 
 // A folder of raw CANN files names its rank's format.
-extern const FormatReader kCannRawReader{DumpFormat::CannRaw, "CANN raw", true,
-                                         [](ShardContext& s) -> std::unique_ptr<ShardReader> {
-                                             return std::make_unique<CannRawReader>(s);
-                                         }};
+extern const FormatReader kCannRawReader{
+    DumpFormat::CannRaw, "CANN raw", true,
+    [](ShardContext& s) -> std::unique_ptr<ShardReader> { return std::make_unique<CannRawReader>(s); }};
 
 }  // namespace dl

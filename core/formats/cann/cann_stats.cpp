@@ -15,8 +15,8 @@
 namespace dl {
 namespace {
 
-constexpr std::uint64_t kWholeFile = 4u << 20;     // read small raw files in one go
-constexpr std::uint64_t kMaxUnpack = 1ull << 30;   // packed sub-byte tensors are unpacked in memory
+constexpr std::uint64_t kWholeFile = 4u << 20;    // read small raw files in one go
+constexpr std::uint64_t kMaxUnpack = 1ull << 30;  // packed sub-byte tensors are unpacked in memory
 
 // Formats that pad; DeviceLayout models the common ones, the rest keep their padding in the figures.
 bool isPaddedFormat(const std::string& f) {
@@ -32,7 +32,10 @@ public:
     ByteSource(const std::vector<std::uint8_t>* mem, int fd) : m_mem(mem), m_fd(fd) {}
     bool read(std::uint64_t offset, std::size_t n, std::uint8_t* out, std::string& error) const {
         if (m_mem) {
-            if (offset + n > m_mem->size()) { error = "file shrank while being read"; return false; }
+            if (offset + n > m_mem->size()) {
+                error = "file shrank while being read";
+                return false;
+            }
             std::memcpy(out, m_mem->data() + offset, n);
             return true;
         }
@@ -40,7 +43,10 @@ public:
         while (got < n) {
             const ssize_t r = ::pread(m_fd, out + got, n - got, off_t(offset + got));
             if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) { error = r < 0 ? std::string("read failed: ") + std::strerror(errno) : "file shrank"; return false; }
+            if (r <= 0) {
+                error = r < 0 ? std::string("read failed: ") + std::strerror(errno) : "file shrank";
+                return false;
+            }
             got += std::size_t(r);
         }
         return true;
@@ -61,7 +67,7 @@ bool statsWithoutPadding(const ByteSource& src, const CannTensor& t, std::size_t
                          StatsAccumulator& acc, std::string& error) {
     constexpr std::uint64_t kWindow = 1u << 20, kShortRun = 1024, kBatch = 1u << 18;
     std::vector<std::uint8_t> buf, batch;
-    std::uint64_t winStart = 0, winEnd = 0;   // stored elements held in buf
+    std::uint64_t winStart = 0, winEnd = 0;  // stored elements held in buf
     std::uint64_t runStart = 0, runCount = 0;
     bool ok = true;
     auto flush = [&]() {
@@ -72,7 +78,10 @@ bool statsWithoutPadding(const ByteSource& src, const CannTensor& t, std::size_t
             if (runStart < winStart || runStart + runCount > winEnd) {
                 const std::uint64_t n = std::min(std::max(runCount, kWindow / es), layout.deviceElements() - runStart);
                 buf.resize(std::size_t(n * es));
-                if (!src.read(off, buf.size(), buf.data(), error)) { ok = false; return; }
+                if (!src.read(off, buf.size(), buf.data(), error)) {
+                    ok = false;
+                    return;
+                }
                 winStart = runStart;
                 winEnd = runStart + n;
             }
@@ -90,7 +99,10 @@ bool statsWithoutPadding(const ByteSource& src, const CannTensor& t, std::size_t
         runCount = 0;
     };
     layout.forEachRun([&](std::uint64_t s, std::uint64_t n, std::uint64_t, std::uint64_t) {
-        if (runCount && runStart + runCount == s) { runCount += n; return; }
+        if (runCount && runStart + runCount == s) {
+            runCount += n;
+            return;
+        }
         flush();
         runStart = s;
         runCount = n;
@@ -132,29 +144,41 @@ void tensorStats(const StatsJob& job, const ByteSource& src, const CannTensor& t
     if (!t.originalShape.empty() && (t.originalShape != t.shape || isPaddedFormat(t.format))) p.flags |= DeviceFormat;
     std::uint64_t elems = 1;
     for (auto d : t.shape) {
-        if (d < 0) { p.note = "dynamic (unknown) dims in the stored shape: no statistics"; return; }
+        if (d < 0) {
+            p.note = "dynamic (unknown) dims in the stored shape: no statistics";
+            return;
+        }
         elems *= std::uint64_t(d);
     }
     const std::string_view typeName = cannDataTypeName(t.dataTypeEnum);
     if (t.dtype == DType::Unknown || t.dtype == DType::Complex64 || t.dtype == DType::Complex128) {
-        p.note = "no statistics for data type " + (typeName.empty() ? std::to_string(t.dataTypeEnum) : std::string(typeName));
+        p.note = "no statistics for data type " +
+            (typeName.empty() ? std::to_string(t.dataTypeEnum) : std::string(typeName));
         return;
     }
     StatsAccumulator acc;
     std::string error;
     if (t.packed) {
-        if (!statsPacked(src, t, elems, acc, error)) { p.note = error; return; }
+        if (!statsPacked(src, t, elems, acc, error)) {
+            p.note = error;
+            return;
+        }
     } else {
         const std::size_t es = dtypeSize(t.dtype);
         if (elems * es > t.size) {
-            p.note = "payload holds " + std::to_string(t.size) + " bytes, the shape needs " + std::to_string(elems * es);
+            p.note =
+                "payload holds " + std::to_string(t.size) + " bytes, the shape needs " + std::to_string(elems * es);
             return;
         }
         DeviceLayout layout;
         std::string why;
-        const bool excl = isPaddedFormat(t.format) && DeviceLayout::build(t.format, t.shape, t.originalShape, layout, why);
+        const bool excl =
+            isPaddedFormat(t.format) && DeviceLayout::build(t.format, t.shape, t.originalShape, layout, why);
         if (excl) {
-            if (!statsWithoutPadding(src, t, es, layout, acc, error)) { p.note = error; return; }
+            if (!statsWithoutPadding(src, t, es, layout, acc, error)) {
+                p.note = error;
+                return;
+            }
             p.flags |= PaddingExcluded;
         } else {
             if (isPaddedFormat(t.format)) {
@@ -164,7 +188,8 @@ void tensorStats(const StatsJob& job, const ByteSource& src, const CannTensor& t
             if (const std::uint8_t* d = src.direct(t.offset, elems * es)) {
                 acc.add(d, std::size_t(elems), t.dtype);
             } else {
-                if (!computeFileStats(job.absPath.c_str(), t.offset, elems * es, t.dtype, false, p.stats, p.hist, error)) {
+                if (!computeFileStats(job.absPath.c_str(), t.offset, elems * es, t.dtype, false, p.stats, p.hist,
+                                      error)) {
                     p.note = error;
                     return;
                 }
@@ -183,7 +208,10 @@ void tensorStats(const StatsJob& job, const ByteSource& src, const CannTensor& t
 void runCannRawJob(const StatsJob& job, std::vector<std::uint8_t>& scratch, StatsJobResult& r) {
     const int fd = openRegularFile(job.absPath, r.error);
     if (fd < 0) return;
-    std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* f) { ::close(*f); delete f; });
+    std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* f) {
+        ::close(*f);
+        delete f;
+    });
     CannDumpHeader h;
     const std::vector<std::uint8_t>* mem = nullptr;
     if (job.fileSize <= kWholeFile) {

@@ -93,18 +93,27 @@ bool DeviceLayout::build(std::string_view format, const std::vector<std::int64_t
     }
     std::vector<U> dev, orig;
     for (auto d : devShape) {
-        if (d <= 0 || d > (std::int64_t(1) << 40)) { why = "unknown or zero dims in the stored shape"; return false; }
+        if (d <= 0 || d > (std::int64_t(1) << 40)) {
+            why = "unknown or zero dims in the stored shape";
+            return false;
+        }
         dev.push_back(U(d));
     }
     for (auto d : origShape) {
-        if (d <= 0 || d > (std::int64_t(1) << 40)) { why = "unknown or zero dims in the original shape"; return false; }
+        if (d <= 0 || d > (std::int64_t(1) << 40)) {
+            why = "unknown or zero dims in the original shape";
+            return false;
+        }
         orig.push_back(U(d));
     }
     // Element counts must not wrap (the dims come from a file).
     for (const auto* v : {&dev, &orig}) {
         U n = 1;
         for (U d : *v) {
-            if (n > (U(1) << 56) / d) { why = "shape holds too many elements"; return false; }
+            if (n > (U(1) << 56) / d) {
+                why = "shape holds too many elements";
+                return false;
+            }
             n *= d;
         }
     }
@@ -122,8 +131,11 @@ bool DeviceLayout::build(std::string_view format, const std::vector<std::int64_t
         const std::vector<U> bmn{batch, M, N};
         if (product(dev, 0, nd - 4) == batch &&
             out.assemble(bmn, "BMN",
-                         {{batch, 'B', 1}, {dev[nd - 4], 'N', dev[nd - 1]}, {dev[nd - 3], 'M', dev[nd - 2]},
-                          {dev[nd - 2], 'M', 1}, {dev[nd - 1], 'N', 1}},
+                         {{batch, 'B', 1},
+                          {dev[nd - 4], 'N', dev[nd - 1]},
+                          {dev[nd - 3], 'M', dev[nd - 2]},
+                          {dev[nd - 2], 'M', 1},
+                          {dev[nd - 1], 'N', 1}},
                          -1, "ND"))
             return true;
         return fail("stored shape does not tile the original shape (..., M, N)");
@@ -131,7 +143,8 @@ bool DeviceLayout::build(std::string_view format, const std::vector<std::int64_t
     if (f == "NC1HWC0" || f == "NC1HWC0_C04") {
         if (dev.size() != 5) return fail("needs 5 stored dims (N, C1, H, W, C0)");
         if (orig.size() > 4) return fail("needs an original shape of at most 4 dims");
-        const std::vector<AxisSpec> axes{{dev[0], 'N', 1}, {dev[1], 'C', dev[4]}, {dev[2], 'H', 1}, {dev[3], 'W', 1}, {dev[4], 'C', 1}};
+        const std::vector<AxisSpec> axes{
+            {dev[0], 'N', 1}, {dev[1], 'C', dev[4]}, {dev[2], 'H', 1}, {dev[3], 'W', 1}, {dev[4], 'C', 1}};
         if (out.assemble(padChannelFirst(orig, 4), "NCHW", axes, -1, "NCHW")) return true;
         if (orig.size() == 4 && out.assemble(orig, "NHWC", axes, -1, "NHWC")) return true;
         return fail("stored shape fits neither an NCHW nor an NHWC original shape");
@@ -144,8 +157,12 @@ bool DeviceLayout::build(std::string_view format, const std::vector<std::int64_t
             const U h = o[letters.find('H')], w = o[letters.find('W')];
             if (dev[0] % (h * w)) return false;
             return out.assemble(o, letters,
-                                {{dev[0] / (h * w), 'C', dev[3]}, {h, 'H', 1}, {w, 'W', 1}, {dev[1], 'N', dev[2]},
-                                 {dev[2], 'N', 1}, {dev[3], 'C', 1}},
+                                {{dev[0] / (h * w), 'C', dev[3]},
+                                 {h, 'H', 1},
+                                 {w, 'W', 1},
+                                 {dev[1], 'N', dev[2]},
+                                 {dev[2], 'N', 1},
+                                 {dev[3], 'C', 1}},
                                 -1, letters);
         };
         if (tryReading(padChannelFirst(orig, 4), "NCHW")) return true;
@@ -169,8 +186,13 @@ bool DeviceLayout::build(std::string_view format, const std::vector<std::int64_t
             const U d = o[letters.find('D')], h = o[letters.find('H')], w = o[letters.find('W')];
             if (dev[0] % (d * h * w)) return false;
             return out.assemble(o, letters,
-                                {{d, 'D', 1}, {dev[0] / (d * h * w), 'C', dev[3]}, {h, 'H', 1}, {w, 'W', 1},
-                                 {dev[1], 'N', dev[2]}, {dev[2], 'N', 1}, {dev[3], 'C', 1}},
+                                {{d, 'D', 1},
+                                 {dev[0] / (d * h * w), 'C', dev[3]},
+                                 {h, 'H', 1},
+                                 {w, 'W', 1},
+                                 {dev[1], 'N', dev[2]},
+                                 {dev[2], 'N', 1},
+                                 {dev[3], 'C', 1}},
                                 -1, letters);
         };
         if (tryReading(padChannelFirst(orig, 5), "NCDHW")) return true;

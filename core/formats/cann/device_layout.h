@@ -55,7 +55,7 @@ private:
     };
     struct AxisSpec {
         std::uint64_t size;
-        char letter;         // original axis it tiles ('N', 'C', ...); 0 for none
+        char letter;  // original axis it tiles ('N', 'C', ...); 0 for none
         std::uint64_t scale;
     };
     // Checks that `axes` tile the original shape read as `letters` (one per dim) and keeps them.
@@ -63,8 +63,8 @@ private:
                   int diagonal, std::string_view reading);
 
     std::vector<Axis> m_axes;
-    std::vector<std::uint64_t> m_limit, m_stride;   // logical axes: size, stride in the ND tensor
-    int m_diagonal = -1;   // C1HWNCoC0: the Co axis the innermost (C0) index must equal
+    std::vector<std::uint64_t> m_limit, m_stride;  // logical axes: size, stride in the ND tensor
+    int m_diagonal = -1;                           // C1HWNCoC0: the Co axis the innermost (C0) index must equal
     std::uint64_t m_deviceElems = 0, m_valid = 0;
     std::string_view m_reading;
 };
@@ -81,7 +81,10 @@ void DeviceLayout::forEachRun(F&& f) const {
         bool ok = true;
         std::uint64_t nd = 0;
         for (std::size_t j = 0; j < m_limit.size(); ++j) {
-            if (logical[j] >= m_limit[j]) { ok = false; break; }
+            if (logical[j] >= m_limit[j]) {
+                ok = false;
+                break;
+            }
             nd += logical[j] * m_stride[j];
         }
         if (ok) {

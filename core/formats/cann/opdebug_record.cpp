@@ -16,7 +16,10 @@ using nlohmann::json;
 
 // JSON integer, "0x.." hex string (either case) or decimal string.
 bool jsonU64(const json& v, std::uint64_t& out) {
-    if (v.is_number_unsigned()) { out = v.get<std::uint64_t>(); return true; }
+    if (v.is_number_unsigned()) {
+        out = v.get<std::uint64_t>();
+        return true;
+    }
     if (v.is_number_integer()) {
         auto i = v.get<std::int64_t>();
         if (i < 0) return false;
@@ -27,7 +30,10 @@ bool jsonU64(const json& v, std::uint64_t& out) {
     const std::string& s = v.get_ref<const std::string&>();
     std::string_view sv = s;
     int base = 10;
-    if (sv.starts_with("0x") || sv.starts_with("0X")) { sv.remove_prefix(2); base = 16; }
+    if (sv.starts_with("0x") || sv.starts_with("0X")) {
+        sv.remove_prefix(2);
+        base = 16;
+    }
     if (sv.empty()) return false;
     auto [p, ec] = std::from_chars(sv.data(), sv.data() + sv.size(), out, base);
     return ec == std::errc() && p == sv.data() + sv.size();
@@ -36,15 +42,24 @@ bool jsonU64(const json& v, std::uint64_t& out) {
 bool readBlock(const json& doc, const char* name, OpdebugBlock& b, std::string& error) {
     auto it = doc.find(name);
     if (it == doc.end()) return true;
-    if (!it->is_object()) { error = fmt::format("\"{}\" is not an object", name); return false; }
-    struct Field { const char* key; std::uint64_t* dst; };
-    const Field fields[] = {{"model_id", &b.modelId}, {"stream_id", &b.streamId}, {"task_id", &b.taskId},
-                            {"task_type", &b.taskType}, {"pc_start", &b.pcStart}, {"para_base", &b.paraBase},
+    if (!it->is_object()) {
+        error = fmt::format("\"{}\" is not an object", name);
+        return false;
+    }
+    struct Field {
+        const char* key;
+        std::uint64_t* dst;
+    };
+    const Field fields[] = {{"model_id", &b.modelId},   {"stream_id", &b.streamId}, {"task_id", &b.taskId},
+                            {"task_type", &b.taskType}, {"pc_start", &b.pcStart},   {"para_base", &b.paraBase},
                             {"status", &b.status}};
     for (const Field& f : fields) {
         auto v = it->find(f.key);
         if (v == it->end()) continue;  // msaccucmp variants omit some keys
-        if (!jsonU64(*v, *f.dst)) { error = fmt::format("\"{}\".{} is not an unsigned number", name, f.key); return false; }
+        if (!jsonU64(*v, *f.dst)) {
+            error = fmt::format("\"{}\".{} is not an unsigned number", name, f.key);
+            return false;
+        }
     }
     b.present = true;
     return true;
@@ -82,11 +97,22 @@ struct ProtoReader {
     bool skip(std::uint32_t wire) {
         std::uint64_t n = 0;
         switch (wire) {
-        case 0: return varint(n);
-        case 1: if (end - p < 8) return false; p += 8; return true;
-        case 5: if (end - p < 4) return false; p += 4; return true;
-        case 2: if (!varint(n) || n > std::uint64_t(end - p)) return false; p += n; return true;
-        default: return false;
+            case 0:
+                return varint(n);
+            case 1:
+                if (end - p < 8) return false;
+                p += 8;
+                return true;
+            case 5:
+                if (end - p < 4) return false;
+                p += 4;
+                return true;
+            case 2:
+                if (!varint(n) || n > std::uint64_t(end - p)) return false;
+                p += n;
+                return true;
+            default:
+                return false;
         }
     }
 };
@@ -98,8 +124,10 @@ bool subMessageSize(const std::uint8_t* p, const std::uint8_t* end, std::uint32_
     while (r.p < r.end) {
         std::uint64_t key = 0;
         if (!r.varint(key)) return false;
-        if ((key >> 3) == sizeField && (key & 7) == 0) { if (!r.varint(size)) return false; }
-        else if (!r.skip(std::uint32_t(key & 7))) return false;
+        if ((key >> 3) == sizeField && (key & 7) == 0) {
+            if (!r.varint(size)) return false;
+        } else if (!r.skip(std::uint32_t(key & 7)))
+            return false;
     }
     return true;
 }
@@ -129,8 +157,14 @@ bool inputBytes(const std::uint8_t* p, std::size_t n, std::uint64_t& total) {
 bool parseOpdebugJson(std::string_view text, OpdebugRecord& out, std::string& error) {
     out = OpdebugRecord{};
     json doc = json::parse(text.begin(), text.end(), nullptr, false);
-    if (doc.is_discarded()) { error = "Opdebug json: not valid JSON"; return false; }
-    if (!doc.is_object()) { error = "Opdebug json: top level is not an object"; return false; }
+    if (doc.is_discarded()) {
+        error = "Opdebug json: not valid JSON";
+        return false;
+    }
+    if (!doc.is_object()) {
+        error = "Opdebug json: top level is not an object";
+        return false;
+    }
     try {
         if (!readBlock(doc, "DHA Atomic Add", out.dhaAtomic, error) ||
             !readBlock(doc, "L2 Atomic Add", out.l2Atomic, error) || !readBlock(doc, "AI Core", out.aiCore, error)) {
@@ -162,7 +196,8 @@ bool parseOpdebugJson(std::string_view text, OpdebugRecord& out, std::string& er
 bool decodeOpdebugPayload(const std::uint8_t* data, std::size_t size, OpdebugRecord& out, std::string& error) {
     out = OpdebugRecord{};
     if (!data || size < opdebug::kPayloadSize) {
-        error = fmt::format("Opdebug payload is {} bytes, expected at least {}", data ? size : 0, opdebug::kPayloadSize);
+        error =
+            fmt::format("Opdebug payload is {} bytes, expected at least {}", data ? size : 0, opdebug::kPayloadSize);
         return false;
     }
     readInfo(data + 0, out.dhaAtomic);
@@ -177,7 +212,10 @@ bool decodeOpdebugPayload(const std::uint8_t* data, std::size_t size, OpdebugRec
 }
 
 bool decodeOpdebugFile(const std::uint8_t* data, std::size_t size, OpdebugRecord& out, std::string& error) {
-    if (!data || size < 8) { error = "Opdebug file shorter than its 8-byte header length"; return false; }
+    if (!data || size < 8) {
+        error = "Opdebug file shorter than its 8-byte header length";
+        return false;
+    }
     const std::uint64_t headerLen = le64(data);
     if (headerLen > size - 8) {
         error = fmt::format("Opdebug file: header length {} exceeds the {} bytes present", headerLen, size - 8);
@@ -190,21 +228,28 @@ bool decodeOpdebugFile(const std::uint8_t* data, std::size_t size, OpdebugRecord
 
 bool readOpdebugFile(const std::string& path, OpdebugRecord& out, std::string& error) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) { error = "cannot open " + path; return false; }
+    if (!in) {
+        error = "cannot open " + path;
+        return false;
+    }
     std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     bool ok = path.ends_with(".json")
-                  ? parseOpdebugJson(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), out, error)
-                  : decodeOpdebugFile(bytes.data(), bytes.size(), out, error);
+        ? parseOpdebugJson(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), out, error)
+        : decodeOpdebugFile(bytes.data(), bytes.size(), out, error);
     if (!ok) error = path + ": " + error;
     return ok;
 }
 
 std::string_view overflowBlockName(OverflowBlock b) {
     switch (b) {
-    case OverflowBlock::None: return "none";
-    case OverflowBlock::AiCore: return "AI Core";
-    case OverflowBlock::DhaAtomic: return "DHA Atomic Add";
-    case OverflowBlock::L2Atomic: return "L2 Atomic Add";
+        case OverflowBlock::None:
+            return "none";
+        case OverflowBlock::AiCore:
+            return "AI Core";
+        case OverflowBlock::DhaAtomic:
+            return "DHA Atomic Add";
+        case OverflowBlock::L2Atomic:
+            return "L2 Atomic Add";
     }
     return "none";
 }
@@ -218,14 +263,20 @@ OverflowCulprit overflowCulprit(const OpdebugRecord& r) {
         c.modelId = std::uint32_t(b.modelId);
         c.status = b.status;
     };
-    if (r.aiCore.status != 0) take(OverflowBlock::AiCore, r.aiCore);
-    else if (r.dhaAtomic.status != 0) take(OverflowBlock::DhaAtomic, r.dhaAtomic);
-    else if (r.l2Atomic.status != 0) take(OverflowBlock::L2Atomic, r.l2Atomic);
+    if (r.aiCore.status != 0)
+        take(OverflowBlock::AiCore, r.aiCore);
+    else if (r.dhaAtomic.status != 0)
+        take(OverflowBlock::DhaAtomic, r.dhaAtomic);
+    else if (r.l2Atomic.status != 0)
+        take(OverflowBlock::L2Atomic, r.l2Atomic);
     return c;
 }
 
 std::vector<std::string> describeAiCoreStatus(std::uint64_t status) {
-    struct Bit { std::uint64_t bit; const char* words; };
+    struct Bit {
+        std::uint64_t bit;
+        const char* words;
+    };
     static constexpr Bit bits[] = {
         {opdebug::kSignedIntMinNegation, "signed integer minimum negated (overflow)"},
         {opdebug::kIntegerOverflow, "integer add/sub/mul/mac overflow"},
@@ -237,7 +288,10 @@ std::vector<std::string> describeAiCoreStatus(std::uint64_t status) {
     std::vector<std::string> out;
     std::uint64_t rest = status;
     for (const Bit& b : bits)
-        if (status & b.bit) { out.emplace_back(b.words); rest &= ~b.bit; }
+        if (status & b.bit) {
+            out.emplace_back(b.words);
+            rest &= ~b.bit;
+        }
     for (int i = 0; i < 64; ++i)
         if (rest & (std::uint64_t(1) << i)) out.push_back(fmt::format("bit {:#x}", std::uint64_t(1) << i));
     return out;
@@ -255,8 +309,8 @@ std::string describeOverflow(const OpdebugRecord& r) {
         c.block == OverflowBlock::AiCore ? describeAiCoreStatus(c.status) : describeAtomicStatus(c.status);
     std::string joined;
     for (const auto& w : words) joined += (joined.empty() ? "" : ", ") + w;
-    return fmt::format("{} task {} stream {} model {}: {} ({:#x})", overflowBlockName(c.block), c.taskId,
-                       c.streamId, c.modelId, joined, c.status);
+    return fmt::format("{} task {} stream {} model {}: {} ({:#x})", overflowBlockName(c.block), c.taskId, c.streamId,
+                       c.modelId, joined, c.status);
 }
 
 }  // namespace dl

@@ -9,7 +9,7 @@
 namespace dl {
 
 struct OpdebugBlock {
-    bool present = false;        // the block was in the JSON (always true for a decoded payload)
+    bool present = false;  // the block was in the JSON (always true for a decoded payload)
     std::uint64_t modelId = 0;
     std::uint64_t streamId = 0;
     std::uint64_t taskId = 0;
@@ -20,9 +20,9 @@ struct OpdebugBlock {
 };
 
 struct OpdebugRecord {
-    OpdebugBlock dhaAtomic;      // "DHA Atomic Add"
-    OpdebugBlock l2Atomic;       // "L2 Atomic Add"
-    OpdebugBlock aiCore;         // "AI Core"
+    OpdebugBlock dhaAtomic;        // "DHA Atomic Add"
+    OpdebugBlock l2Atomic;         // "L2 Atomic Add"
+    OpdebugBlock aiCore;           // "AI Core"
     std::uint64_t kernelCode = 0;  // AI Core only
     std::uint64_t blockIdx = 0;    // "block_idx" (MindSpore/msprobe) or "block_id" (msaccucmp)
 };

@@ -33,8 +33,14 @@ bool parseUnsigned(std::string_view s, T& out) {
 }
 
 bool parseIo(std::string_view s, Io& io) {
-    if (s == "input") { io = Io::Input; return true; }
-    if (s == "output") { io = Io::Output; return true; }
+    if (s == "input") {
+        io = Io::Input;
+        return true;
+    }
+    if (s == "output") {
+        io = Io::Output;
+        return true;
+    }
     return false;
 }
 
@@ -65,10 +71,16 @@ bool looksLikeOpName(std::string_view s) {
 // 5-field {type}.{name...}.{task}.{stream}.{ts} or 4-field {type}.{name}.{task}.{ts}.
 bool parseRawPrefix(const Tokens& p, DumpFileName& out, std::string& why) {
     const std::size_t n = p.size();
-    if (n < 4) { why = "fewer than 4 name fields before the tensor suffix"; return false; }
+    if (n < 4) {
+        why = "fewer than 4 name fields before the tensor suffix";
+        return false;
+    }
     const bool five = n >= 5 && allDigits(p[n - 3]);
     std::size_t nameEnd = five ? n - 3 : n - 2;
-    if (!five && n != 4) { why = "task id field is not a number"; return false; }
+    if (!five && n != 4) {
+        why = "task id field is not a number";
+        return false;
+    }
     std::uint64_t task = 0, stream = 0;
     if (!parseUnsigned(p[nameEnd], task) || task > std::numeric_limits<std::uint32_t>::max()) {
         why = "task id '" + std::string(p[nameEnd]) + "' is not a 32-bit number";
@@ -83,10 +95,16 @@ bool parseRawPrefix(const Tokens& p, DumpFileName& out, std::string& why) {
         why = "timestamp '" + std::string(p[n - 1]) + "' is not a number";
         return false;
     }
-    if (p[0].empty() || nameEnd <= 1) { why = "empty op type or op name"; return false; }
+    if (p[0].empty() || nameEnd <= 1) {
+        why = "empty op type or op name";
+        return false;
+    }
     out.opType = std::string(p[0]);
     out.opName = join(p, 1, nameEnd);
-    if (out.opName.empty()) { why = "empty op name"; return false; }
+    if (out.opName.empty()) {
+        why = "empty op name";
+        return false;
+    }
     out.taskId = std::uint32_t(task);
     out.streamId = std::uint32_t(stream);
     out.timestampUs = std::int64_t(ts);
@@ -123,13 +141,17 @@ bool parseTensorName(const Tokens& t, bool npy, DumpFileName& out) {
     std::size_t ioPos = 0;
     for (std::size_t back : {4u, 3u, 2u}) {
         Io io;
-        if (n > back && parseIo(t[n - back], io) && (npy || back == 4 || back == 3)) { ioPos = n - back; break; }
+        if (n > back && parseIo(t[n - back], io) && (npy || back == 4 || back == 3)) {
+            ioPos = n - back;
+            break;
+        }
     }
     if (ioPos == 0) return fail(out, "no input/output field where the name grammar puts it");
     DumpFileName r;
     parseIo(t[ioPos], r.io);
     r.hasIo = true;
-    if (!parseUnsigned(t[ioPos + 1], r.slot)) return fail(out, "slot '" + std::string(t[ioPos + 1]) + "' is not a number");
+    if (!parseUnsigned(t[ioPos + 1], r.slot))
+        return fail(out, "slot '" + std::string(t[ioPos + 1]) + "' is not a number");
     const std::size_t rest = n - ioPos - 2;  // fields after the slot
     Tokens prefix(t.begin(), t.begin() + std::ptrdiff_t(ioPos));
     std::string why;
@@ -158,13 +180,15 @@ bool parseTensorName(const Tokens& t, bool npy, DumpFileName& out) {
 bool parseOpdebug(const Tokens& t, bool json, DumpFileName& out) {
     // Opdebug.Node_OpDebug.{task}.{stream}.{ts}[.output.{slot}]
     const std::size_t want = json ? 7 : 5;
-    if (t.size() != want) return fail(out, "Opdebug name has " + std::to_string(t.size()) + " fields, expected " + std::to_string(want));
+    if (t.size() != want)
+        return fail(out, "Opdebug name has " + std::to_string(t.size()) + " fields, expected " + std::to_string(want));
     DumpFileName r;
     std::string why;
     if (!parseRawPrefix(Tokens(t.begin(), t.begin() + 5), r, why)) return fail(out, why);
     if (!r.hasStream) return fail(out, "Opdebug name without stream id");
     if (json) {
-        if (!parseIo(t[5], r.io) || !parseUnsigned(t[6], r.slot)) return fail(out, "Opdebug json name does not end in {io}.{slot}.json");
+        if (!parseIo(t[5], r.io) || !parseUnsigned(t[6], r.slot))
+            return fail(out, "Opdebug json name does not end in {io}.{slot}.json");
         r.hasIo = true;
     }
     r.kind = json ? DumpFileKind::OpdebugJson : DumpFileKind::OpdebugRaw;
@@ -174,7 +198,9 @@ bool parseOpdebug(const Tokens& t, bool json, DumpFileName& out) {
 
 bool parseCannRaw(const Tokens& t, DumpFileName& out) {
     if (t.size() != 5 && t.size() != 4)
-        return fail(out, "no extension and " + std::to_string(t.size()) + " dot fields (a CANN raw name has 5, or 4 before 1.3)");
+        return fail(
+            out,
+            "no extension and " + std::to_string(t.size()) + " dot fields (a CANN raw name has 5, or 4 before 1.3)");
     DumpFileName r;
     std::string why;
     if (!parseRawPrefix(t, r, why)) return fail(out, why);
@@ -195,10 +221,12 @@ bool parseBin(std::string_view stem, DumpFileName& out) {
     std::string_view head = stem.substr(0, sh), tail = stem.substr(sh + 7);
     DumpFileName r;
     std::size_t u = head.rfind('_');
-    if (u == std::string_view::npos || !parseUnsigned(head.substr(u + 1), r.slot)) return fail(out, ".bin name: no slot before _shape_");
+    if (u == std::string_view::npos || !parseUnsigned(head.substr(u + 1), r.slot))
+        return fail(out, ".bin name: no slot before _shape_");
     head = head.substr(0, u);
     u = head.rfind('_');
-    if (u == std::string_view::npos || !parseIo(head.substr(u + 1), r.io)) return fail(out, ".bin name: no input/output before the slot");
+    if (u == std::string_view::npos || !parseIo(head.substr(u + 1), r.io))
+        return fail(out, ".bin name: no input/output before the slot");
     r.hasIo = true;
     r.opName = std::string(head.substr(0, u));
     if (r.opName.empty()) return fail(out, ".bin name: empty op name");
@@ -229,7 +257,8 @@ bool parseBin(std::string_view stem, DumpFileName& out) {
     if (std::size_t d = shortName.rfind("--"); d != std::string_view::npos) shortName = shortName.substr(d + 2);
     std::size_t op = shortName.rfind("-op");
     r.opType = (op != std::string_view::npos && op > 0 && allDigits(shortName.substr(op + 3)))
-                   ? std::string(shortName.substr(0, op)) : std::string("Parameter");
+        ? std::string(shortName.substr(0, op))
+        : std::string("Parameter");
     r.kind = DumpFileKind::MindSporeBin;
     out = std::move(r);
     return true;
@@ -239,16 +268,26 @@ bool parseBin(std::string_view stem, DumpFileName& out) {
 
 std::string_view dumpFileKindName(DumpFileKind k) {
     switch (k) {
-    case DumpFileKind::Unknown: return "unknown";
-    case DumpFileKind::MindSporeNpy: return "mindspore-npy";
-    case DumpFileKind::ConvertedNpy: return "converted-npy";
-    case DumpFileKind::NamedRaw: return "named-raw";
-    case DumpFileKind::CannRaw: return "cann-raw";
-    case DumpFileKind::OpdebugRaw: return "opdebug-raw";
-    case DumpFileKind::OpdebugJson: return "opdebug-json";
-    case DumpFileKind::OpdebugNpy: return "opdebug-npy";
-    case DumpFileKind::MindSporeBin: return "mindspore-bin";
-    case DumpFileKind::Mapped: return "mapped";
+        case DumpFileKind::Unknown:
+            return "unknown";
+        case DumpFileKind::MindSporeNpy:
+            return "mindspore-npy";
+        case DumpFileKind::ConvertedNpy:
+            return "converted-npy";
+        case DumpFileKind::NamedRaw:
+            return "named-raw";
+        case DumpFileKind::CannRaw:
+            return "cann-raw";
+        case DumpFileKind::OpdebugRaw:
+            return "opdebug-raw";
+        case DumpFileKind::OpdebugJson:
+            return "opdebug-json";
+        case DumpFileKind::OpdebugNpy:
+            return "opdebug-npy";
+        case DumpFileKind::MindSporeBin:
+            return "mindspore-bin";
+        case DumpFileKind::Mapped:
+            return "mapped";
     }
     return "unknown";
 }
@@ -261,7 +300,10 @@ bool parseDumpFileName(std::string_view name, DumpFileName& out) {
     std::string_view stem = name;
     std::string_view ext;
     for (std::string_view e : {".npy", ".json", ".bin"})
-        if (name.size() > e.size() && name.ends_with(e)) { ext = e; stem = name.substr(0, name.size() - e.size()); }
+        if (name.size() > e.size() && name.ends_with(e)) {
+            ext = e;
+            stem = name.substr(0, name.size() - e.size());
+        }
     if (ext == ".bin") return parseBin(stem, out);
 
     Tokens t = splitDots(stem);
@@ -290,8 +332,11 @@ std::string binNameToScope(std::string_view s) {
     std::string out;
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '-' && i + 1 < s.size() && s[i + 1] == '-') { out += '/'; ++i; }
-        else out += s[i];
+        if (s[i] == '-' && i + 1 < s.size() && s[i + 1] == '-') {
+            out += '/';
+            ++i;
+        } else
+            out += s[i];
     }
     return out;
 }

@@ -15,15 +15,29 @@ using nlohmann::json;
 
 bool parseDoc(std::string_view text, json& doc, const char* what, std::string& error) {
     doc = json::parse(text.begin(), text.end(), nullptr, false);
-    if (doc.is_discarded()) { error = std::string(what) + ": not valid JSON"; return false; }
-    if (!doc.is_object()) { error = std::string(what) + ": top level is not an object"; return false; }
+    if (doc.is_discarded()) {
+        error = std::string(what) + ": not valid JSON";
+        return false;
+    }
+    if (!doc.is_object()) {
+        error = std::string(what) + ": top level is not an object";
+        return false;
+    }
     return true;
 }
 
 // Unsigned number written as a JSON number or a decimal string.
 bool asU64(const json& v, std::uint64_t& out) {
-    if (v.is_number_unsigned()) { out = v.get<std::uint64_t>(); return true; }
-    if (v.is_number_integer()) { auto i = v.get<std::int64_t>(); if (i < 0) return false; out = std::uint64_t(i); return true; }
+    if (v.is_number_unsigned()) {
+        out = v.get<std::uint64_t>();
+        return true;
+    }
+    if (v.is_number_integer()) {
+        auto i = v.get<std::int64_t>();
+        if (i < 0) return false;
+        out = std::uint64_t(i);
+        return true;
+    }
     if (!v.is_string()) return false;
     const std::string& s = v.get_ref<const std::string&>();
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
@@ -63,9 +77,12 @@ struct Fields {
     bool boolean(const char* key, std::optional<bool>& dst) const {
         const json* v = find(key);
         if (!v) return true;
-        if (v->is_boolean()) dst = v->get<bool>();
-        else if (v->is_number_integer()) dst = v->get<std::int64_t>() != 0;
-        else return bad(key, "a boolean");
+        if (v->is_boolean())
+            dst = v->get<bool>();
+        else if (v->is_number_integer())
+            dst = v->get<std::int64_t>() != 0;
+        else
+            return bad(key, "a boolean");
         return true;
     }
     bool strings(const char* key, std::vector<std::string>& dst) const {
@@ -144,8 +161,8 @@ bool groupList(const json& list, std::vector<RankTableEntry>& out, std::string& 
         for (const json& i : *inst) {
             if (!i.is_object() || !i.contains("rank_id")) continue;
             RankTableEntry e{0, field(i, "server_id"), {}, {}, {}, field(g, "group_name")};
-            if (auto devs = i.find("devices"); devs != i.end() && devs->is_array() && !devs->empty() &&
-                                                 devs->front().is_object()) {
+            if (auto devs = i.find("devices");
+                devs != i.end() && devs->is_array() && !devs->empty() && devs->front().is_object()) {
                 e.deviceId = field(devs->front(), "device_id");
                 e.deviceIp = field(devs->front(), "device_ip");
             }

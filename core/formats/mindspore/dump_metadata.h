@@ -10,28 +10,28 @@
 
 namespace dl {
 
-struct MsRunConfig {             // .dump_metadata/config.json
-    std::string deviceTarget;    // "Ascend", "GPU", "CPU"
-    std::string msVersion;       // "2.2.0"
+struct MsRunConfig {           // .dump_metadata/config.json
+    std::string deviceTarget;  // "Ascend", "GPU", "CPU"
+    std::string msVersion;     // "2.2.0"
 };
 bool parseMsRunConfig(std::string_view text, MsRunConfig& out, std::string& error);
 
-struct DumpConfig {              // data_dump.json
-    int dumpMode = -1;           // 0 all, 1 kernels list, 2 set_dump marks; -1 absent
+struct DumpConfig {     // data_dump.json
+    int dumpMode = -1;  // 0 all, 1 kernels list, 2 set_dump marks; -1 absent
     std::string path;
     std::string netName;
-    std::string iteration;       // "all", "0|5-8"; <=1.2 unsigned numbers converted to text
-    std::string savedData;       // "tensor" (default when absent), "statistic", "full"
-    int inputOutput = -1;        // 0 both, 1 inputs, 2 outputs; -1 absent
-    int opDebugMode = -1;        // from common_dump_settings, else async_dump_settings; -1 absent
-    std::string fileFormat;      // "bin", "npy"; empty when absent
+    std::string iteration;                       // "all", "0|5-8"; <=1.2 unsigned numbers converted to text
+    std::string savedData;                       // "tensor" (default when absent), "statistic", "full"
+    int inputOutput = -1;                        // 0 both, 1 inputs, 2 outputs; -1 absent
+    int opDebugMode = -1;                        // from common_dump_settings, else async_dump_settings; -1 absent
+    std::string fileFormat;                      // "bin", "npy"; empty when absent
     std::vector<std::string> statisticCategory;  // 2.3+, as written
     std::vector<std::string> kernels;
     std::vector<std::uint32_t> supportDevice;
-    std::optional<bool> e2eEnable;   // e2e_dump_settings.enable
-    std::optional<bool> transFlag;   // e2e_dump_settings.trans_flag
-    std::optional<bool> asyncEnable; // async_dump_settings.enable (<=1.x)
-    std::string statCalcMode;        // e2e_dump_settings.stat_calc_mode ("host"/"device"), 2.3+
+    std::optional<bool> e2eEnable;    // e2e_dump_settings.enable
+    std::optional<bool> transFlag;    // e2e_dump_settings.trans_flag
+    std::optional<bool> asyncEnable;  // async_dump_settings.enable (<=1.x)
+    std::string statCalcMode;         // e2e_dump_settings.stat_calc_mode ("host"/"device"), 2.3+
     bool hasAsyncSection = false;
     bool hasE2eSection = false;
 
@@ -44,11 +44,11 @@ bool parseDumpConfig(std::string_view text, DumpConfig& out, std::string& error)
 
 struct RankTableEntry {
     std::uint32_t rank = 0;
-    std::string server;          // server_id
-    std::string hostIp;          // host_nic_ip / host_ip ("reserve" kept as written)
-    std::string deviceId;        // as written ("0")
+    std::string server;    // server_id
+    std::string hostIp;    // host_nic_ip / host_ip ("reserve" kept as written)
+    std::string deviceId;  // as written ("0")
     std::string deviceIp;
-    std::string group;           // group_name of the old group_list layout; empty otherwise
+    std::string group;  // group_name of the old group_list layout; empty otherwise
 };
 // Rank table v1.x (server_list[].device[]) and the older group_list[].instance_list[] layout.
 // Entries sorted by rank. Fails when neither layout is present or a rank_id is not a number.

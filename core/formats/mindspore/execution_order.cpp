@@ -33,8 +33,10 @@ bool parseGlobalExecutionOrderCsv(std::string_view text, std::vector<std::uint32
         if (line.empty()) return;
         std::uint32_t v = 0;
         auto [p, ec] = std::from_chars(line.data(), line.data() + line.size(), v);
-        if (ec == std::errc() && p == line.data() + line.size()) iterations.push_back(v);
-        else badLines.push_back(no);
+        if (ec == std::errc() && p == line.data() + line.size())
+            iterations.push_back(v);
+        else
+            badLines.push_back(no);
     });
     if (iterations.empty() && !badLines.empty()) {
         error = "global execution order: no line is an iteration number";
@@ -47,20 +49,22 @@ std::string scopeToFileName(std::string_view name, ScopeNameForm form) {
     std::string out;
     out.reserve(name.size() + 8);
     switch (form) {
-    case ScopeNameForm::ScopedMs23:
-        for (char c : name) out += (c == '/' || c == '\\' || c == '.' || c == ' ') ? '_' : c;
-        return out;
-    case ScopeNameForm::BinMs12:
-    case ScopeNameForm::ShortMs22:
-        for (char c : name) {
-            if (c == '/') out += "--";
-            else out += c;
-        }
-        if (form == ScopeNameForm::ShortMs22) {  // GetOpNameWithoutScope: text after the last "--"
-            std::size_t p = out.rfind("--");
-            if (p != std::string::npos) out.erase(0, p + 2);
-        }
-        return out;
+        case ScopeNameForm::ScopedMs23:
+            for (char c : name) out += (c == '/' || c == '\\' || c == '.' || c == ' ') ? '_' : c;
+            return out;
+        case ScopeNameForm::BinMs12:
+        case ScopeNameForm::ShortMs22:
+            for (char c : name) {
+                if (c == '/')
+                    out += "--";
+                else
+                    out += c;
+            }
+            if (form == ScopeNameForm::ShortMs22) {  // GetOpNameWithoutScope: text after the last "--"
+                std::size_t p = out.rfind("--");
+                if (p != std::string::npos) out.erase(0, p + 2);
+            }
+            return out;
     }
     return out;
 }
@@ -77,7 +81,8 @@ void OpOrderTable::add(Tier& t, std::string key, std::int64_t pos, const std::ve
     if (key.empty()) return;
     auto [it, inserted] = t.emplace(std::move(key), pos);
     // The same kernel listed twice (control flow) keeps its first position; two kernels sharing a key do not.
-    if (!inserted && it->second != pos && (it->second == kAmbiguous || names[std::size_t(it->second)] != names[std::size_t(pos)]))
+    if (!inserted && it->second != pos &&
+        (it->second == kAmbiguous || names[std::size_t(it->second)] != names[std::size_t(pos)]))
         it->second = kAmbiguous;
 }
 

@@ -17,9 +17,9 @@ namespace dl {
 namespace {
 
 enum class NodeKind : std::uint8_t {
-    Kernel,       // a primitive with a scoped name: a kernel of the dump
-    Opaque,       // a primitive without a scoped name: nothing known flows through it
-    TupleGet,     // TupleGetItem / tuple_getitem / getitem: element (or output slot) k
+    Kernel,    // a primitive with a scoped name: a kernel of the dump
+    Opaque,    // a primitive without a scoped name: nothing known flows through it
+    TupleGet,  // TupleGetItem / tuple_getitem / getitem: element (or output slot) k
     MakeTuple,
     Depend,       // input 0 is the value, the rest only order
     Load,         // reads its parameter; the monad only orders
@@ -35,16 +35,16 @@ enum class NodeKind : std::uint8_t {
 struct Arg {
     enum class Kind : std::uint8_t { Node, Param, Graph, Monad, Const, Unknown };
     Kind kind = Kind::Const;
-    std::uint32_t id = 0;   // node index, parameter number or graph index
-    std::string text;       // a constant's text (cut), used as its label
+    std::uint32_t id = 0;  // node index, parameter number or graph index
+    std::string text;      // a constant's text (cut), used as its label
 };
 
 struct Node {
     NodeKind kind = NodeKind::Opaque;
-    std::uint32_t sub = 0;               // subgraph it is defined in
-    std::int32_t kernel = -1;            // index into IrDataflow::kernels (Kernel nodes)
-    std::uint32_t callee = 0;            // CallValue: the node called; Call: the graph called
-    std::string prim;                    // primitive name as written (Kernel/Opaque until its scope line)
+    std::uint32_t sub = 0;     // subgraph it is defined in
+    std::int32_t kernel = -1;  // index into IrDataflow::kernels (Kernel nodes)
+    std::uint32_t callee = 0;  // CallValue: the node called; Call: the graph called
+    std::string prim;          // primitive name as written (Kernel/Opaque until its scope line)
     std::vector<Arg> args;
 };
 
@@ -60,13 +60,16 @@ struct Atom {
 };
 struct Value {
     std::vector<Atom> atoms;
-    std::vector<Value> tuple;   // a MakeTuple's elements (then atoms is empty)
+    std::vector<Value> tuple;  // a MakeTuple's elements (then atoms is empty)
     bool isTuple = false;
     void add(const Value& v) {
-        if (v.isTuple && atoms.empty() && !isTuple && tuple.empty()) { *this = v; return; }
+        if (v.isTuple && atoms.empty() && !isTuple && tuple.empty()) {
+            *this = v;
+            return;
+        }
         for (const Atom& x : v.atoms)
             if (std::find(atoms.begin(), atoms.end(), x) == atoms.end()) atoms.push_back(x);
-        if (v.isTuple)   // a union of a tuple and something else: keep the elements' atoms
+        if (v.isTuple)  // a union of a tuple and something else: keep the elements' atoms
             for (const Value& e : v.tuple) add(e);
     }
 };
@@ -79,8 +82,8 @@ std::string_view stripPrefix(std::string_view p) {
 
 NodeKind kindOfPrimitive(std::string_view prim) {
     const std::string_view p = stripPrefix(prim);
-    if (p == "TupleGetItem" || p == "tuple_getitem" || p == "getitem" || p == "RealTupleGetItem" || p == "ListGetItem" ||
-        p == "list_getitem")
+    if (p == "TupleGetItem" || p == "tuple_getitem" || p == "getitem" || p == "RealTupleGetItem" ||
+        p == "ListGetItem" || p == "list_getitem")
         return NodeKind::TupleGet;
     if (p == "MakeTuple" || p == "make_tuple" || p == "RealMakeTuple" || p == "MakeList" || p == "make_list")
         return NodeKind::MakeTuple;
@@ -91,7 +94,7 @@ NodeKind kindOfPrimitive(std::string_view prim) {
     if (p == "Partial" || p == "partial") return NodeKind::Partial;
     if (p == "Switch" || p == "switch") return NodeKind::Switch;
     if (p == "SwitchLayer" || p == "switch_layer") return NodeKind::SwitchLayer;
-    return NodeKind::Opaque;   // a Kernel once its scope line names it
+    return NodeKind::Opaque;  // a Kernel once its scope line names it
 }
 
 // Splits "a, f(b, c), [d, e]" at top-level commas; brackets and quotes nest.
@@ -102,10 +105,16 @@ std::vector<std::string_view> splitArgs(std::string_view s) {
     std::size_t start = 0;
     for (std::size_t i = 0; i < s.size(); ++i) {
         const char c = s[i];
-        if (quoted) { quoted = c != '"'; continue; }
-        if (c == '"') quoted = true;
-        else if (c == '(' || c == '[' || c == '{') ++depth;
-        else if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+        if (quoted) {
+            quoted = c != '"';
+            continue;
+        }
+        if (c == '"')
+            quoted = true;
+        else if (c == '(' || c == '[' || c == '{')
+            ++depth;
+        else if ((c == ')' || c == ']' || c == '}') && depth > 0)
+            --depth;
         else if (c == ',' && depth == 0) {
             out.push_back(trim(s.substr(start, i - start)));
             start = i + 1;
@@ -122,9 +131,14 @@ std::size_t matching(std::string_view s, std::size_t open) {
     bool quoted = false;
     for (std::size_t i = open; i < s.size(); ++i) {
         const char c = s[i];
-        if (quoted) { quoted = c != '"'; continue; }
-        if (c == '"') quoted = true;
-        else if (c == '(' || c == '[' || c == '{') ++depth;
+        if (quoted) {
+            quoted = c != '"';
+            continue;
+        }
+        if (c == '"')
+            quoted = true;
+        else if (c == '(' || c == '[' || c == '{')
+            ++depth;
         else if (c == ')' || c == ']' || c == '}') {
             if (--depth == 0) return i;
         }
@@ -161,7 +175,7 @@ std::optional<std::uint32_t> indexConstant(std::string_view t) {
 // The scoped name on a trace line: "# Fullname with scope: (X)", "full_name_with_scope: (X)",
 // "# scope: (X)", "#scope: (X)".
 std::optional<std::string_view> scopeOf(std::string_view line) {
-    std::size_t key = line.find("ith scope: (");   // "Fullname with scope" (2.x), any case of the F
+    std::size_t key = line.find("ith scope: (");  // "Fullname with scope" (2.x), any case of the F
     std::size_t skip = 12;
     if (key == std::string_view::npos) {
         key = line.find("full_name_with_scope: (");
@@ -191,7 +205,10 @@ public:
         const std::string_view t = trim(raw);
         if (t.empty()) return;
         if (t.starts_with("subgraph @")) return beginSubgraph(t);
-        if (t == "}") { m_last = -1; return; }
+        if (t == "}") {
+            m_last = -1;
+            return;
+        }
         const bool assigns = t.starts_with('%') && t.find(" = ") != std::string_view::npos;
         if (t.starts_with("%para") && !assigns) return paramHeader(t);
         // Node lines outside a "subgraph @g() {" block (older excerpts) belong to one implicit graph.
@@ -211,8 +228,8 @@ public:
 private:
     struct Sub {
         std::string name;
-        std::vector<std::uint32_t> params;   // formal parameter numbers
-        std::int64_t ret = -1;               // its Return node
+        std::vector<std::uint32_t> params;  // formal parameter numbers
+        std::int64_t ret = -1;              // its Return node
     };
 
     std::uint32_t graphIndex(std::string_view name) {
@@ -263,16 +280,17 @@ private:
                 r.id = n;
                 if (!m_paramNames.count(n)) {
                     std::string_view name = a.substr(1);
-                    if (const std::size_t us = name.find('_'); us != std::string_view::npos) m_paramNames[n] = std::string(name.substr(us + 1));
+                    if (const std::size_t us = name.find('_'); us != std::string_view::npos)
+                        m_paramNames[n] = std::string(name.substr(us + 1));
                 }
                 return r;
             }
             auto it = m_local.find(key(m_cur, n));
-            if (it == m_local.end()) {   // a node not defined (yet): unknown, no edge and no constant either
+            if (it == m_local.end()) {  // a node not defined (yet): unknown, no edge and no constant either
                 r.kind = Arg::Kind::Unknown;
                 return r;
             }
-            r.kind = Arg::Kind::Node;   // an UpdateState is a monad too: finish() tells
+            r.kind = Arg::Kind::Node;  // an UpdateState is a monad too: finish() tells
             r.id = it->second;
             return r;
         }
@@ -339,7 +357,7 @@ private:
         m_nodes.push_back(std::move(node));
         m_local[key(m_cur, n)] = index;
         m_last = std::int64_t(index);
-        if (auto s = scopeOf(rhs.substr(close)); s) nameLast(*s);   // 1.x: the scope on the node line
+        if (auto s = scopeOf(rhs.substr(close)); s) nameLast(*s);  // 1.x: the scope on the node line
     }
 
     void returnLine(std::string_view t) {
@@ -382,15 +400,15 @@ private:
     std::vector<Node> m_nodes;
     std::vector<Sub> m_subs;
     std::unordered_map<std::string, std::uint32_t> m_graphIds;
-    std::unordered_map<std::uint64_t, std::uint32_t> m_local;      // (subgraph, %N) -> node
-    std::unordered_map<std::uint32_t, std::string> m_paramNames;    // %paraN -> its name
+    std::unordered_map<std::uint64_t, std::uint32_t> m_local;     // (subgraph, %N) -> node
+    std::unordered_map<std::uint32_t, std::string> m_paramNames;  // %paraN -> its name
     std::unordered_set<std::uint32_t> m_monadParams, m_formal;
     // A subgraph's formal parameter -> the arguments that bind it: (node, argument index).
     std::unordered_map<std::uint32_t, std::vector<std::pair<std::uint32_t, std::uint32_t>>> m_sites;
     std::unordered_map<std::uint32_t, Value> m_memo;
     std::unordered_set<std::uint32_t> m_busy, m_busyParams;
     std::uint32_t m_cur = 0;
-    std::int64_t m_last = -1;   // the node whose scope line may follow
+    std::int64_t m_last = -1;  // the node whose scope line may follow
 };
 
 // Closures a callee node stands for, read from the text (Partial, Switch of Partials, @g).
@@ -398,25 +416,29 @@ void FileParser::closuresOf(std::uint32_t n, std::vector<Atom>& out, int depth) 
     if (depth > 32) return;
     const Node& node = m_nodes[n];
     const auto fromArg = [&](const Arg& a) {
-        if (a.kind == Arg::Kind::Graph) out.push_back({Atom::Kind::Closure, a.id, -1, -1});
-        else if (a.kind == Arg::Kind::Node) closuresOf(a.id, out, depth + 1);
+        if (a.kind == Arg::Kind::Graph)
+            out.push_back({Atom::Kind::Closure, a.id, -1, -1});
+        else if (a.kind == Arg::Kind::Node)
+            closuresOf(a.id, out, depth + 1);
     };
     switch (node.kind) {
-    case NodeKind::Partial:
-        if (!node.args.empty() && node.args[0].kind == Arg::Kind::Graph)
-            out.push_back({Atom::Kind::Closure, node.args[0].id, -1, std::int64_t(n)});
-        break;
-    case NodeKind::Switch:
-        for (std::size_t i = 1; i < node.args.size(); ++i) fromArg(node.args[i]);
-        break;
-    case NodeKind::SwitchLayer:
-    case NodeKind::MakeTuple:
-        for (std::size_t i = node.kind == NodeKind::SwitchLayer ? 1 : 0; i < node.args.size(); ++i) fromArg(node.args[i]);
-        break;
-    case NodeKind::Depend:
-        if (!node.args.empty()) fromArg(node.args[0]);
-        break;
-    default: break;
+        case NodeKind::Partial:
+            if (!node.args.empty() && node.args[0].kind == Arg::Kind::Graph)
+                out.push_back({Atom::Kind::Closure, node.args[0].id, -1, std::int64_t(n)});
+            break;
+        case NodeKind::Switch:
+            for (std::size_t i = 1; i < node.args.size(); ++i) fromArg(node.args[i]);
+            break;
+        case NodeKind::SwitchLayer:
+        case NodeKind::MakeTuple:
+            for (std::size_t i = node.kind == NodeKind::SwitchLayer ? 1 : 0; i < node.args.size(); ++i)
+                fromArg(node.args[i]);
+            break;
+        case NodeKind::Depend:
+            if (!node.args.empty()) fromArg(node.args[0]);
+            break;
+        default:
+            break;
     }
 }
 
@@ -424,8 +446,10 @@ void FileParser::collectCallSites() {
     for (std::uint32_t n = 0; n < m_nodes.size(); ++n) {
         const Node& node = m_nodes[n];
         std::vector<Atom> callees;
-        if (node.kind == NodeKind::Call) callees.push_back({Atom::Kind::Closure, node.callee, -1, -1});
-        else if (node.kind == NodeKind::CallValue) closuresOf(node.callee, callees, 0);
+        if (node.kind == NodeKind::Call)
+            callees.push_back({Atom::Kind::Closure, node.callee, -1, -1});
+        else if (node.kind == NodeKind::CallValue)
+            closuresOf(node.callee, callees, 0);
         for (const Atom& c : callees) {
             const Sub& g = m_subs[c.a];
             std::size_t p = 0;
@@ -443,22 +467,28 @@ void FileParser::collectCallSites() {
 Value FileParser::argValue(const Arg& a) {
     Value v;
     switch (a.kind) {
-    case Arg::Kind::Node: return valueOf(a.id);
-    case Arg::Kind::Param: {
-        auto s = m_sites.find(a.id);
-        if (!m_formal.count(a.id) || s == m_sites.end()) {
-            v.atoms.push_back({Atom::Kind::Param, a.id, -1, -1});
+        case Arg::Kind::Node:
+            return valueOf(a.id);
+        case Arg::Kind::Param: {
+            auto s = m_sites.find(a.id);
+            if (!m_formal.count(a.id) || s == m_sites.end()) {
+                v.atoms.push_back({Atom::Kind::Param, a.id, -1, -1});
+                return v;
+            }
+            if (!m_busyParams.insert(a.id).second) return v;  // a recursive call: what it adds is already there
+            for (const auto& [node, arg] : s->second) v.add(argValue(m_nodes[node].args[arg]));
+            m_busyParams.erase(a.id);
             return v;
         }
-        if (!m_busyParams.insert(a.id).second) return v;   // a recursive call: what it adds is already there
-        for (const auto& [node, arg] : s->second) v.add(argValue(m_nodes[node].args[arg]));
-        m_busyParams.erase(a.id);
-        return v;
-    }
-    case Arg::Kind::Graph: v.atoms.push_back({Atom::Kind::Closure, a.id, -1, -1}); return v;
-    case Arg::Kind::Const: v.atoms.push_back({Atom::Kind::Const, 0, -1, -1}); return v;
-    case Arg::Kind::Monad:
-    case Arg::Kind::Unknown: return v;
+        case Arg::Kind::Graph:
+            v.atoms.push_back({Atom::Kind::Closure, a.id, -1, -1});
+            return v;
+        case Arg::Kind::Const:
+            v.atoms.push_back({Atom::Kind::Const, 0, -1, -1});
+            return v;
+        case Arg::Kind::Monad:
+        case Arg::Kind::Unknown:
+            return v;
     }
     return v;
 }
@@ -471,42 +501,52 @@ Value FileParser::valueOf(std::uint32_t n) {
         v.atoms.push_back({Atom::Kind::Output, std::uint32_t(node.kernel), -1, -1});
         return v;
     }
-    if (!m_busy.insert(n).second) return v;   // a cycle through recursive graphs: adds nothing new
+    if (!m_busy.insert(n).second) return v;  // a cycle through recursive graphs: adds nothing new
     const auto args = [&](std::size_t i) { return i < node.args.size() ? argValue(node.args[i]) : Value{}; };
     switch (node.kind) {
-    case NodeKind::TupleGet: {
-        const Value t = args(0);
-        const std::optional<std::uint32_t> k =
-            node.args.size() > 1 ? indexConstant(node.args[1].text) : std::nullopt;
-        if (!k) break;   // an index DumpLens cannot read: no edge rather than a guess
-        if (t.isTuple) {
-            if (*k < t.tuple.size()) v = t.tuple[*k];
-        } else {
-            for (Atom a : t.atoms)
-                if (a.kind == Atom::Kind::Output && a.slot < 0) { a.slot = std::int32_t(*k); v.atoms.push_back(a); }
+        case NodeKind::TupleGet: {
+            const Value t = args(0);
+            const std::optional<std::uint32_t> k =
+                node.args.size() > 1 ? indexConstant(node.args[1].text) : std::nullopt;
+            if (!k) break;  // an index DumpLens cannot read: no edge rather than a guess
+            if (t.isTuple) {
+                if (*k < t.tuple.size()) v = t.tuple[*k];
+            } else {
+                for (Atom a : t.atoms)
+                    if (a.kind == Atom::Kind::Output && a.slot < 0) {
+                        a.slot = std::int32_t(*k);
+                        v.atoms.push_back(a);
+                    }
+            }
+            break;
         }
-        break;
-    }
-    case NodeKind::MakeTuple:
-        v.isTuple = true;
-        for (const Arg& a : node.args) v.tuple.push_back(argValue(a));
-        break;
-    case NodeKind::Depend:
-    case NodeKind::Load:
-    case NodeKind::Return: v = args(0); break;
-    case NodeKind::Partial:
-    case NodeKind::Switch:
-    case NodeKind::SwitchLayer: closuresOf(n, v.atoms, 0); break;
-    case NodeKind::Call:
-    case NodeKind::CallValue: {
-        std::vector<Atom> callees;
-        if (node.kind == NodeKind::Call) callees.push_back({Atom::Kind::Closure, node.callee, -1, -1});
-        else closuresOf(node.callee, callees, 0);
-        for (const Atom& c : callees)
-            if (m_subs[c.a].ret >= 0) v.add(valueOf(std::uint32_t(m_subs[c.a].ret)));
-        break;
-    }
-    default: break;   // UpdateState, Opaque: no data
+        case NodeKind::MakeTuple:
+            v.isTuple = true;
+            for (const Arg& a : node.args) v.tuple.push_back(argValue(a));
+            break;
+        case NodeKind::Depend:
+        case NodeKind::Load:
+        case NodeKind::Return:
+            v = args(0);
+            break;
+        case NodeKind::Partial:
+        case NodeKind::Switch:
+        case NodeKind::SwitchLayer:
+            closuresOf(n, v.atoms, 0);
+            break;
+        case NodeKind::Call:
+        case NodeKind::CallValue: {
+            std::vector<Atom> callees;
+            if (node.kind == NodeKind::Call)
+                callees.push_back({Atom::Kind::Closure, node.callee, -1, -1});
+            else
+                closuresOf(node.callee, callees, 0);
+            for (const Atom& c : callees)
+                if (m_subs[c.a].ret >= 0) v.add(valueOf(std::uint32_t(m_subs[c.a].ret)));
+            break;
+        }
+        default:
+            break;  // UpdateState, Opaque: no data
     }
     m_busy.erase(n);
     m_memo.emplace(n, v);
@@ -547,7 +587,8 @@ void FileParser::finish() {
         // element (AddN, Concat), monads take none.
         std::uint32_t slot = 0;
         for (const Arg& a : node.args) {
-            if (a.kind == Arg::Kind::Monad || (a.kind == Arg::Kind::Node && m_nodes[a.id].kind == NodeKind::UpdateState)) {
+            if (a.kind == Arg::Kind::Monad ||
+                (a.kind == Arg::Kind::Node && m_nodes[a.id].kind == NodeKind::UpdateState)) {
                 std::vector<std::uint32_t> ctl;
                 controlKernels(a, ctl);
                 for (std::uint32_t k : ctl) m_out.controlEdges.push_back({k, to, 0, 0});
@@ -582,14 +623,16 @@ void FileParser::finish() {
                         m_out.edges.push_back({x.a, to, std::uint16_t(std::max(0, x.slot)), s});
                     else if (x.kind == Atom::Kind::Param) {
                         auto name = m_paramNames.find(x.a);
-                        m_out.sources.push_back({to, s, IrSourceInput::Kind::Parameter,
-                                                 name == m_paramNames.end() ? "%para" + std::to_string(x.a) : name->second});
+                        m_out.sources.push_back(
+                            {to, s, IrSourceInput::Kind::Parameter,
+                             name == m_paramNames.end() ? "%para" + std::to_string(x.a) : name->second});
                     } else if (x.kind == Atom::Kind::Const) {
-                        m_out.sources.push_back({to, s, IrSourceInput::Kind::Constant, a.kind == Arg::Kind::Const ? a.text : "constant"});
+                        m_out.sources.push_back(
+                            {to, s, IrSourceInput::Kind::Constant, a.kind == Arg::Kind::Const ? a.text : "constant"});
                     }
                 }
                 for (std::uint32_t k : part->isTuple ? kernelsIn(*part) : std::vector<std::uint32_t>{})
-                    m_out.edges.push_back({k, to, 0, s});   // a tuple handed in whole: its kernels feed this input
+                    m_out.edges.push_back({k, to, 0, s});  // a tuple handed in whole: its kernels feed this input
                 ++slot;
             }
         }
@@ -731,15 +774,17 @@ std::vector<std::uint32_t> IrDataflow::inEdges(std::uint32_t k) const {
 
 std::vector<const IrSourceInput*> IrDataflow::sourcesOf(std::uint32_t k) const {
     std::vector<const IrSourceInput*> r;
-    auto it = std::lower_bound(sources.begin(), sources.end(), k, [](const IrSourceInput& s, std::uint32_t v) { return s.to < v; });
+    auto it = std::lower_bound(sources.begin(), sources.end(), k,
+                               [](const IrSourceInput& s, std::uint32_t v) { return s.to < v; });
     for (; it != sources.end() && it->to == k; ++it) r.push_back(&*it);
     return r;
 }
 
-std::vector<IrEdge> IrDataflow::path(std::uint32_t from, std::uint32_t to, std::size_t maxHops, std::size_t maxVisited) const {
+std::vector<IrEdge> IrDataflow::path(std::uint32_t from, std::uint32_t to, std::size_t maxHops,
+                                     std::size_t maxVisited) const {
     if (from >= kernels.size() || to >= kernels.size() || from == to) return {};
     // Breadth first: the shortest path, each kernel reached once (through the edge that reached it).
-    std::unordered_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> via;   // kernel -> (edge, depth)
+    std::unordered_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> via;  // kernel -> (edge, depth)
     std::deque<std::uint32_t> queue{from};
     via[from] = {0xffffffffu, 0};
     while (!queue.empty() && via.size() < maxVisited) {

@@ -19,9 +19,9 @@
 namespace dl {
 
 struct IrKernel {
-    std::string name;          // full scoped name, "Gradients/Default/net-SqrtNet/gradSqrt-expand/SqrtGrad-op31"
-    std::string type;          // "SqrtGrad": from the name, else the primitive without "PrimFunc_"
-    std::uint32_t graph = 0;   // graph id of its file
+    std::string name;         // full scoped name, "Gradients/Default/net-SqrtNet/gradSqrt-expand/SqrtGrad-op31"
+    std::string type;         // "SqrtGrad": from the name, else the primitive without "PrimFunc_"
+    std::uint32_t graph = 0;  // graph id of its file
 };
 
 // Output `fromSlot` of kernel `from` is input `toSlot` of kernel `to` (indices into kernels).
@@ -37,16 +37,16 @@ struct IrSourceInput {
     std::uint32_t to = 0;
     std::uint16_t toSlot = 0;
     Kind kind = Kind::Parameter;
-    std::string label;         // "net.w", "Tensor(shape=[], dtype=Float32, value=1024)" (cut at 64 chars)
+    std::string label;  // "net.w", "Tensor(shape=[], dtype=Float32, value=1024)" (cut at 64 chars)
 };
 
 // One rank's kernels over all its graph files, with their data and control edges.
 class IrDataflow {
 public:
     std::vector<IrKernel> kernels;
-    std::vector<IrEdge> edges;             // data; sorted and unique after finish()
-    std::vector<IrEdge> controlEdges;      // ordering only (Depend, UpdateState): never data
-    std::vector<IrSourceInput> sources;    // sorted by (to, toSlot) after finish()
+    std::vector<IrEdge> edges;           // data; sorted and unique after finish()
+    std::vector<IrEdge> controlEdges;    // ordering only (Depend, UpdateState): never data
+    std::vector<IrSourceInput> sources;  // sorted by (to, toSlot) after finish()
     std::size_t filesRead = 0;
 
     // Sorts, removes duplicates and builds the lookups. Call once after the last file.
@@ -65,8 +65,11 @@ public:
 
 private:
     std::vector<std::uint32_t> m_outBegin, m_inBegin, m_inOrder;  // CSR over edges by from / by to
-    struct GraphNames { OpOrderTable table; std::vector<std::uint32_t> kernel; };  // position -> kernel
-    mutable std::unordered_map<std::uint32_t, GraphNames> m_byGraph;   // built on first look-up (not thread-safe)
+    struct GraphNames {
+        OpOrderTable table;
+        std::vector<std::uint32_t> kernel;
+    };                                                                // position -> kernel
+    mutable std::unordered_map<std::uint32_t, GraphNames> m_byGraph;  // built on first look-up (not thread-safe)
 };
 
 // Parses one file's text (tests); the file's kernels get graph id `graph`.

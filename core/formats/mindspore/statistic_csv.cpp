@@ -1,6 +1,6 @@
 #include "core/formats/mindspore/statistic_csv.h"
-#include "core/io/csv_delimiter_scanner.h"
 #include "core/formats/mindspore/statistic_csv_cells.h"
+#include "core/io/csv_delimiter_scanner.h"
 #include "core/util/read_file.h"
 #include "core/util/text.h"
 
@@ -39,16 +39,17 @@ public:
             cols_.push_back(c);
         }
         // A 2.3+ header never ends with an empty name; drop one if the header itself had a trailing comma.
-        while (!cols_.empty() && names.back().empty()) { cols_.pop_back(); names.pop_back(); }
+        while (!cols_.empty() && names.back().empty()) {
+            cols_.pop_back();
+            names.pop_back();
+        }
         mindSporePrefix_ = fixedLayouts_ && shapeCol_ == kMindSporePrefix.size() - 1 && cols_.size() > shapeCol_ &&
-                           std::equal(kMindSporePrefix.begin(), kMindSporePrefix.end(), cols_.begin());
+            std::equal(kMindSporePrefix.begin(), kMindSporePrefix.end(), cols_.begin());
         statCols_.clear();
         for (Col c : cols_) statCols_.push_back(statCol(c));
     }
     void setFixedLayouts(bool on) { fixedLayouts_ = on; }
-    bool headerUsable() const {
-        return has(Col::OpType) && has(Col::OpName) && has(Col::Io) && has(Col::Slot);
-    }
+    bool headerUsable() const { return has(Col::OpType) && has(Col::OpName) && has(Col::Io) && has(Col::Slot); }
     std::size_t shapeCol() const { return shapeCol_; }
 
     // Parses the data line starting at `pos` cell by cell as the scanner finds its commas (no
@@ -64,9 +65,9 @@ public:
 
     // The ten columns every MindSpore header (1.6-2.2 and 2.3+, formats.md 1.6) starts with, then
     // its statistics in any order.
-    static constexpr std::array<Col, 10> kMindSporePrefix{Col::OpType, Col::OpName,   Col::TaskId, Col::StreamId,
-                                                          Col::Timestamp, Col::Io, Col::Slot, Col::DataSize,
-                                                          Col::DataType, Col::Shape};
+    static constexpr std::array<Col, 10> kMindSporePrefix{Col::OpType,    Col::OpName, Col::TaskId, Col::StreamId,
+                                                          Col::Timestamp, Col::Io,     Col::Slot,   Col::DataSize,
+                                                          Col::DataType,  Col::Shape};
 
     // One cell as generalRow reads it (blanks skipped, "quoted" or, for the Shape, (parenthesised)),
     // its ',' or '\n' in `end`. False for an unclosed quote.
@@ -81,7 +82,8 @@ public:
             std::size_t at = start + 1;
             while (at < n && t[at] != close && t[at] != '\n') ++at;
             if (at >= n || t[at] != close) return false;
-            v = open == '"' ? std::string_view(t + start + 1, at - start - 1) : std::string_view(t + start, at - start + 1);
+            v = open == '"' ? std::string_view(t + start + 1, at - start - 1)
+                            : std::string_view(t + start, at - start + 1);
             end = scan.next(at + 1);
         } else {
             end = scan.next(pos);
@@ -134,8 +136,10 @@ public:
                 double d = 0;
                 const Cell c = parseDouble(v, d);
                 if (c == Cell::Bad) return false;
-                if (s.kind == StatCol::Max) mxCell = c, mx = d;
-                else if (s.kind == StatCol::Min) mnCell = c, mn = d;
+                if (s.kind == StatCol::Max)
+                    mxCell = c, mx = d;
+                else if (s.kind == StatCol::Min)
+                    mnCell = c, mn = d;
                 // As setFinite: non-finite Avg/L2 carry no usable figure.
                 else if (c == Cell::Value && std::isfinite(d) && std::fabs(d) < kDblMaxSentinel)
                     r.stats.*s.value = d, r.stats.known |= s.bit;
@@ -159,18 +163,30 @@ public:
     };
     static StatCol statCol(Col c) {
         switch (c) {
-        case Col::Max: return {StatCol::Max};
-        case Col::Min: return {StatCol::Min};
-        case Col::Avg: return {StatCol::Finite, stat::Mean, nullptr, &TensorStats::mean};
-        case Col::L2: return {StatCol::Finite, stat::L2, nullptr, &TensorStats::l2};
-        case Col::Count: return {StatCol::Count, stat::Count, &TensorStats::count};
-        case Col::NegCount: return {StatCol::Count, stat::NegCount, &TensorStats::negCount};
-        case Col::PosCount: return {StatCol::Count, stat::PosCount, &TensorStats::posCount};
-        case Col::NanCount: return {StatCol::Count, stat::NanCount, &TensorStats::nanCount};
-        case Col::NegInfCount: return {StatCol::Count, stat::NegInfCount, &TensorStats::negInfCount};
-        case Col::PosInfCount: return {StatCol::Count, stat::PosInfCount, &TensorStats::posInfCount};
-        case Col::ZeroCount: return {StatCol::Count, stat::ZeroCount, &TensorStats::zeroCount};
-        default: return {};
+            case Col::Max:
+                return {StatCol::Max};
+            case Col::Min:
+                return {StatCol::Min};
+            case Col::Avg:
+                return {StatCol::Finite, stat::Mean, nullptr, &TensorStats::mean};
+            case Col::L2:
+                return {StatCol::Finite, stat::L2, nullptr, &TensorStats::l2};
+            case Col::Count:
+                return {StatCol::Count, stat::Count, &TensorStats::count};
+            case Col::NegCount:
+                return {StatCol::Count, stat::NegCount, &TensorStats::negCount};
+            case Col::PosCount:
+                return {StatCol::Count, stat::PosCount, &TensorStats::posCount};
+            case Col::NanCount:
+                return {StatCol::Count, stat::NanCount, &TensorStats::nanCount};
+            case Col::NegInfCount:
+                return {StatCol::Count, stat::NegInfCount, &TensorStats::negInfCount};
+            case Col::PosInfCount:
+                return {StatCol::Count, stat::PosInfCount, &TensorStats::posInfCount};
+            case Col::ZeroCount:
+                return {StatCol::Count, stat::ZeroCount, &TensorStats::zeroCount};
+            default:
+                return {};
         }
     }
 
@@ -203,7 +219,8 @@ public:
                     warn(line, "unclosed quote or parenthesis");
                     return at;
                 }
-                v = open == '"' ? std::string_view(t + start + 1, at - start - 1) : std::string_view(t + start, at - start + 1);
+                v = open == '"' ? std::string_view(t + start + 1, at - start - 1)
+                                : std::string_view(t + start, at - start + 1);
                 if (i == 0) quotedFirst = true;
                 end = scan.next(at + 1);
             } else {
@@ -251,7 +268,8 @@ public:
     void add(std::uint32_t line, std::string reason, WarningSeverity severity) {
         if (warnings_.size() - firstWarning_ < maxWarnings_)
             warnings_.push_back({line, std::move(reason), severity});
-        else ++suppressed_;
+        else
+            ++suppressed_;
     }
     void finish() {
         if (suppressed_)
@@ -275,8 +293,14 @@ private:
     }
 
     static Cell parseIoCell(std::string_view v, Io& io) {
-        if (v == "input" || v == "Input") { io = Io::Input; return Cell::Value; }
-        if (v == "output" || v == "Output") { io = Io::Output; return Cell::Value; }
+        if (v == "input" || v == "Input") {
+            io = Io::Input;
+            return Cell::Value;
+        }
+        if (v == "output" || v == "Output") {
+            io = Io::Output;
+            return Cell::Value;
+        }
         return Cell::Bad;
     }
 
@@ -290,42 +314,73 @@ private:
     }
 
     // One cell into the row; the reason when it is malformed, else nullptr.
-    [[gnu::always_inline]] const char* cell(StatisticRow& r, Col c, std::string_view v, Cell& mxCell, double& mx, Cell& mnCell, double& mn) {
+    [[gnu::always_inline]] const char* cell(StatisticRow& r, Col c, std::string_view v, Cell& mxCell, double& mx,
+                                            Cell& mnCell, double& mn) {
         switch (c) {
-        case Col::Ignored: return nullptr;
-        case Col::OpType: r.opType = trimCell(v); return nullptr;
-        case Col::OpName: r.opName = trimCell(v); return nullptr;
-        case Col::TaskId: return parseInt(v, r.taskId) == Cell::Bad ? "Task ID is not a number" : nullptr;
-        case Col::StreamId: return parseInt(v, r.streamId) == Cell::Bad ? "Stream ID is not a number" : nullptr;
-        case Col::Timestamp: return parseInt(v, r.timestampUs) == Cell::Bad ? "Timestamp is not a number" : nullptr;
-        case Col::Io: return parseIoCell(trimCell(v), r.io) != Cell::Value ? "IO is not input/output" : nullptr;
-        case Col::Slot: return parseInt(v, r.slot) != Cell::Value ? "Slot is not a number" : nullptr;
-        case Col::DataSize: return parseInt(v, r.dataBytes) == Cell::Bad ? "Data Size is not a number" : nullptr;
-        case Col::DataType: setDtype(r, trimCell(v)); return nullptr;
-        case Col::Format: r.format = trimCell(v); return nullptr;
-        case Col::Shape:
-            if (isNullSpelling(trimCell(v))) return nullptr;
-            if (!parseShape(v, r.shape)) return "Shape is not a (d0,d1,...) tuple";
-            r.hasShape = true;
-            return nullptr;
-        case Col::Md5: r.md5 = trimCell(v); return nullptr;
-        case Col::Max: mxCell = parseDouble(v, mx); return mxCell == Cell::Bad ? "Max Value is not a number" : nullptr;
-        case Col::Min: mnCell = parseDouble(v, mn); return mnCell == Cell::Bad ? "Min Value is not a number" : nullptr;
-        case Col::Avg: return setFinite(v, r.stats.mean, stat::Mean, r.stats) ? nullptr : "Avg Value is not a number";
-        case Col::L2: return setFinite(v, r.stats.l2, stat::L2, r.stats) ? nullptr : "L2Norm Value is not a number";
-        case Col::Count: return setCount(v, r.stats.count, stat::Count, r.stats) ? nullptr : "Count is not a count";
-        case Col::NegCount:
-            return setCount(v, r.stats.negCount, stat::NegCount, r.stats) ? nullptr : "Negative Zero Count is not a count";
-        case Col::PosCount:
-            return setCount(v, r.stats.posCount, stat::PosCount, r.stats) ? nullptr : "Positive Zero Count is not a count";
-        case Col::NanCount:
-            return setCount(v, r.stats.nanCount, stat::NanCount, r.stats) ? nullptr : "NaN Count is not a count";
-        case Col::NegInfCount:
-            return setCount(v, r.stats.negInfCount, stat::NegInfCount, r.stats) ? nullptr : "Negative Inf Count is not a count";
-        case Col::PosInfCount:
-            return setCount(v, r.stats.posInfCount, stat::PosInfCount, r.stats) ? nullptr : "Positive Inf Count is not a count";
-        case Col::ZeroCount:
-            return setCount(v, r.stats.zeroCount, stat::ZeroCount, r.stats) ? nullptr : "Zero Count is not a count";
+            case Col::Ignored:
+                return nullptr;
+            case Col::OpType:
+                r.opType = trimCell(v);
+                return nullptr;
+            case Col::OpName:
+                r.opName = trimCell(v);
+                return nullptr;
+            case Col::TaskId:
+                return parseInt(v, r.taskId) == Cell::Bad ? "Task ID is not a number" : nullptr;
+            case Col::StreamId:
+                return parseInt(v, r.streamId) == Cell::Bad ? "Stream ID is not a number" : nullptr;
+            case Col::Timestamp:
+                return parseInt(v, r.timestampUs) == Cell::Bad ? "Timestamp is not a number" : nullptr;
+            case Col::Io:
+                return parseIoCell(trimCell(v), r.io) != Cell::Value ? "IO is not input/output" : nullptr;
+            case Col::Slot:
+                return parseInt(v, r.slot) != Cell::Value ? "Slot is not a number" : nullptr;
+            case Col::DataSize:
+                return parseInt(v, r.dataBytes) == Cell::Bad ? "Data Size is not a number" : nullptr;
+            case Col::DataType:
+                setDtype(r, trimCell(v));
+                return nullptr;
+            case Col::Format:
+                r.format = trimCell(v);
+                return nullptr;
+            case Col::Shape:
+                if (isNullSpelling(trimCell(v))) return nullptr;
+                if (!parseShape(v, r.shape)) return "Shape is not a (d0,d1,...) tuple";
+                r.hasShape = true;
+                return nullptr;
+            case Col::Md5:
+                r.md5 = trimCell(v);
+                return nullptr;
+            case Col::Max:
+                mxCell = parseDouble(v, mx);
+                return mxCell == Cell::Bad ? "Max Value is not a number" : nullptr;
+            case Col::Min:
+                mnCell = parseDouble(v, mn);
+                return mnCell == Cell::Bad ? "Min Value is not a number" : nullptr;
+            case Col::Avg:
+                return setFinite(v, r.stats.mean, stat::Mean, r.stats) ? nullptr : "Avg Value is not a number";
+            case Col::L2:
+                return setFinite(v, r.stats.l2, stat::L2, r.stats) ? nullptr : "L2Norm Value is not a number";
+            case Col::Count:
+                return setCount(v, r.stats.count, stat::Count, r.stats) ? nullptr : "Count is not a count";
+            case Col::NegCount:
+                return setCount(v, r.stats.negCount, stat::NegCount, r.stats) ? nullptr
+                                                                              : "Negative Zero Count is not a count";
+            case Col::PosCount:
+                return setCount(v, r.stats.posCount, stat::PosCount, r.stats) ? nullptr
+                                                                              : "Positive Zero Count is not a count";
+            case Col::NanCount:
+                return setCount(v, r.stats.nanCount, stat::NanCount, r.stats) ? nullptr : "NaN Count is not a count";
+            case Col::NegInfCount:
+                return setCount(v, r.stats.negInfCount, stat::NegInfCount, r.stats)
+                    ? nullptr
+                    : "Negative Inf Count is not a count";
+            case Col::PosInfCount:
+                return setCount(v, r.stats.posInfCount, stat::PosInfCount, r.stats)
+                    ? nullptr
+                    : "Positive Inf Count is not a count";
+            case Col::ZeroCount:
+                return setCount(v, r.stats.zeroCount, stat::ZeroCount, r.stats) ? nullptr : "Zero Count is not a count";
         }
         return nullptr;
     }
@@ -335,7 +390,10 @@ private:
         double d = 0;
         const Cell c = parseDouble(v, d);
         // Non-finite Avg/L2 carry no usable figure; the Max/Min cells carry the evidence.
-        if (c == Cell::Value && std::isfinite(d) && std::fabs(d) < kDblMaxSentinel) { dst = d; s.known |= bit; }
+        if (c == Cell::Value && std::isfinite(d) && std::fabs(d) < kDblMaxSentinel) {
+            dst = d;
+            s.known |= bit;
+        }
         return c != Cell::Bad;
     }
 
@@ -354,16 +412,26 @@ private:
         const bool nonEmpty = (mnOk && !std::isnan(mn) && !emptyMarker) || (s.has(stat::Count) && s.count > 0);
         const bool nonEmptyMax = (mxOk && !std::isnan(mx) && !emptyMarker) || (s.has(stat::Count) && s.count > 0);
         if (mxOk && std::isinf(mx)) {
-            if (mx > 0) r.nonFinite |= SeenPosInf;
-            else if (nonEmpty) r.nonFinite |= SeenNegInf;  // max -inf: every element is -inf
+            if (mx > 0)
+                r.nonFinite |= SeenPosInf;
+            else if (nonEmpty)
+                r.nonFinite |= SeenNegInf;  // max -inf: every element is -inf
         }
         if (mnOk && std::isinf(mn)) {
-            if (mn < 0) r.nonFinite |= SeenNegInf;
-            else if (nonEmptyMax) r.nonFinite |= SeenPosInf;
+            if (mn < 0)
+                r.nonFinite |= SeenNegInf;
+            else if (nonEmptyMax)
+                r.nonFinite |= SeenPosInf;
         }
         if (!emptyMarker) {
-            if (mxOk && std::isfinite(mx) && std::fabs(mx) < kDblMaxSentinel) { s.max = mx; s.known |= stat::Max; }
-            if (mnOk && std::isfinite(mn) && std::fabs(mn) < kDblMaxSentinel) { s.min = mn; s.known |= stat::Min; }
+            if (mxOk && std::isfinite(mx) && std::fabs(mx) < kDblMaxSentinel) {
+                s.max = mx;
+                s.known |= stat::Max;
+            }
+            if (mnOk && std::isfinite(mn) && std::fabs(mn) < kDblMaxSentinel) {
+                s.min = mn;
+                s.known |= stat::Min;
+            }
         }
         if (s.has(stat::Max | stat::Min)) {
             s.maxAbs = std::max(std::fabs(s.max), std::fabs(s.min));
@@ -390,7 +458,7 @@ private:
     std::array<bool, 32> hasCol_{};
     std::size_t shapeCol_ = SIZE_MAX;
     bool fixedLayouts_ = true;
-    bool mindSporePrefix_ = false;  // the header is a MindSpore layout: mindSporeRow first
+    bool mindSporePrefix_ = false;   // the header is a MindSpore layout: mindSporeRow first
     std::vector<StatCol> statCols_;  // per column of cols_
     StatisticRow row_;
     std::string lastDtypeRaw_ = "\x01";
@@ -447,8 +515,8 @@ bool parseStatisticCsv(std::string_view text, const std::function<void(Statistic
     while (pos < text.size()) {
         ++lineNo;
         const std::string_view rest = text.substr(pos);
-        const bool isHeader = (rest[0] == 'O' || rest[0] == '"') &&
-                              (rest.starts_with("Op Type,") || rest.starts_with("\"Op Type\","));
+        const bool isHeader =
+            (rest[0] == 'O' || rest[0] == '"') && (rest.starts_with("Op Type,") || rest.starts_with("\"Op Type\","));
         if (haveHeader && !isHeader) {  // a data line: the hot path
             pos = parser.row(text, pos, scan, lineNo) + 1;
             continue;
@@ -469,8 +537,8 @@ bool parseStatisticCsv(std::string_view text, const std::function<void(Statistic
         if (isHeader) {  // first header, or a repeated one from a concatenated file: (re)map columns
             parser.setHeader(fields, columns);
             if (!parser.headerUsable()) {
-                error = "statistic.csv line " + std::to_string(lineNo) +
-                        ": header lacks one of Op Type, Op Name, IO, Slot";
+                error =
+                    "statistic.csv line " + std::to_string(lineNo) + ": header lacks one of Op Type, Op Name, IO, Slot";
                 return false;
             }
             haveHeader = true;
@@ -508,7 +576,8 @@ std::size_t countLines(std::string_view text) {
     while (i + 16 <= text.size()) {
         __m128i acc = zero;
         for (int k = 0; k < 255 && i + 16 <= text.size(); ++k, i += 16)
-            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i)), nl));
+            acc = _mm_sub_epi8(acc,
+                               _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i)), nl));
         const __m128i sums = _mm_sad_epu8(acc, zero);
         n += std::size_t(_mm_cvtsi128_si32(sums)) + std::size_t(_mm_cvtsi128_si32(_mm_srli_si128(sums, 8)));
     }

@@ -26,25 +26,25 @@ enum NonFiniteSeen : std::uint8_t {
 // The text fields are views into the parsed text (no copy per row): they stay valid while that text
 // lives. StatisticCsvResult keeps its own copy of the text for its rows.
 struct StatisticRow {
-    std::uint32_t line = 0;          // 1-based line number in the file
+    std::uint32_t line = 0;  // 1-based line number in the file
     std::string_view opType;
-    std::string_view opName;         // as in the tensor file names of that era
+    std::string_view opName;  // as in the tensor file names of that era
     std::uint32_t taskId = 0;
     std::uint32_t streamId = 0;
     std::int64_t timestampUs = 0;
     Io io = Io::Output;
     std::uint16_t slot = 0;
-    std::uint64_t dataBytes = 0;     // "Data Size" (bytes); 0 when the column is absent
+    std::uint64_t dataBytes = 0;  // "Data Size" (bytes); 0 when the column is absent
     DType dtype = DType::Unknown;
-    std::string_view dtypeRaw;       // "float16", "FLOAT16", "unsupported(12)" ...
-    std::string_view format;         // msprobe "Format" column; empty otherwise
-    std::vector<std::int64_t> shape; // "()" -> {} (scalar)
+    std::string_view dtypeRaw;        // "float16", "FLOAT16", "unsupported(12)" ...
+    std::string_view format;          // msprobe "Format" column; empty otherwise
+    std::vector<std::int64_t> shape;  // "()" -> {} (scalar)
     bool hasShape = false;
-    std::string_view md5;            // "MD5" / "MD5 Value" when present
+    std::string_view md5;  // "MD5" / "MD5 Value" when present
     // Figures the row supports, with `known` bits. Max/Min/Avg/L2 are finite-only: a nan/inf cell
     // leaves the figure unknown and sets `nonFinite` instead. maxAbs is set when Max and Min are.
     TensorStats stats;
-    std::uint8_t nonFinite = 0;      // NonFiniteSeen bits
+    std::uint8_t nonFinite = 0;  // NonFiniteSeen bits
     // Counts in `stats` that are only lower bounds ("at least 1"): when Max/Min show a NaN/Inf and
     // the file has no column for that count, the count is set to 1 with its known bit, so
     // `nanCount + infCount() > 0` answers "has inf/nan" without a CSV-specific check. Bits are
@@ -53,23 +53,22 @@ struct StatisticRow {
 
     bool hasNan() const { return (nonFinite & SeenNan) || (stats.has(stat::NanCount) && stats.nanCount > 0); }
     bool hasInf() const {
-        return (nonFinite & (SeenPosInf | SeenNegInf)) ||
-               (stats.has(stat::PosInfCount) && stats.posInfCount > 0) ||
-               (stats.has(stat::NegInfCount) && stats.negInfCount > 0);
+        return (nonFinite & (SeenPosInf | SeenNegInf)) || (stats.has(stat::PosInfCount) && stats.posInfCount > 0) ||
+            (stats.has(stat::NegInfCount) && stats.negInfCount > 0);
     }
 };
 
 struct StatisticCsvWarning {
-    std::uint32_t line = 0;   // 1-based; 0 for file-level remarks
+    std::uint32_t line = 0;  // 1-based; 0 for file-level remarks
     std::string reason;
     WarningSeverity severity = WarningSeverity::Unreadable;  // Note: the row or file was read in full
 };
 
 struct StatisticCsvResult {
-    std::shared_ptr<const std::string> text;   // what the rows' views point into (stable across moves)
-    std::vector<std::string> columns;          // header names as read
-    std::vector<StatisticRow> rows;            // in file order
-    std::vector<StatisticCsvWarning> warnings; // malformed rows (skipped) and ignored columns
+    std::shared_ptr<const std::string> text;    // what the rows' views point into (stable across moves)
+    std::vector<std::string> columns;           // header names as read
+    std::vector<StatisticRow> rows;             // in file order
+    std::vector<StatisticCsvWarning> warnings;  // malformed rows (skipped) and ignored columns
 };
 
 // Per-row callback form, for big files: `onRow` receives each parsed row (the object is reused,

@@ -34,24 +34,67 @@ inline std::string_view trimCell(std::string_view s) {
 inline bool startsNumber(char c) { return (c >= '0' && c <= '9') || c == '-'; }
 
 enum class Col : std::uint8_t {
-    Ignored, OpType, OpName, TaskId, StreamId, Timestamp, Io, Slot, DataSize, DataType, Format, Shape,
-    Max, Min, Avg, Count, NegCount, PosCount, NanCount, NegInfCount, PosInfCount, ZeroCount, L2, Md5,
+    Ignored,
+    OpType,
+    OpName,
+    TaskId,
+    StreamId,
+    Timestamp,
+    Io,
+    Slot,
+    DataSize,
+    DataType,
+    Format,
+    Shape,
+    Max,
+    Min,
+    Avg,
+    Count,
+    NegCount,
+    PosCount,
+    NanCount,
+    NegInfCount,
+    PosInfCount,
+    ZeroCount,
+    L2,
+    Md5,
 };
 
-struct ColName { std::string_view name; Col col; };
+struct ColName {
+    std::string_view name;
+    Col col;
+};
 constexpr std::array<ColName, 29> kColumns{{
-    {"op type", Col::OpType}, {"op name", Col::OpName}, {"task id", Col::TaskId},
-    {"stream id", Col::StreamId}, {"timestamp", Col::Timestamp}, {"io", Col::Io},
-    {"input/output", Col::Io}, {"slot", Col::Slot}, {"data size", Col::DataSize},
-    {"data type", Col::DataType}, {"format", Col::Format}, {"shape", Col::Shape},
-    {"max value", Col::Max}, {"min value", Col::Min}, {"avg value", Col::Avg},
-    {"mean value", Col::Avg}, {"count", Col::Count},
+    {"op type", Col::OpType},
+    {"op name", Col::OpName},
+    {"task id", Col::TaskId},
+    {"stream id", Col::StreamId},
+    {"timestamp", Col::Timestamp},
+    {"io", Col::Io},
+    {"input/output", Col::Io},
+    {"slot", Col::Slot},
+    {"data size", Col::DataSize},
+    {"data type", Col::DataType},
+    {"format", Col::Format},
+    {"shape", Col::Shape},
+    {"max value", Col::Max},
+    {"min value", Col::Min},
+    {"avg value", Col::Avg},
+    {"mean value", Col::Avg},
+    {"count", Col::Count},
     // MindSpore's names are misleading: they count elements < 0 and > 0 (tensor_summary.cc).
-    {"negative zero count", Col::NegCount}, {"positive zero count", Col::PosCount},
-    {"nan count", Col::NanCount}, {"negative inf count", Col::NegInfCount},
-    {"positive inf count", Col::PosInfCount}, {"zero count", Col::ZeroCount},
-    {"l2norm value", Col::L2}, {"l2 value", Col::L2}, {"l2norm", Col::L2},
-    {"md5", Col::Md5}, {"md5 value", Col::Md5}, {"max", Col::Max},
+    {"negative zero count", Col::NegCount},
+    {"positive zero count", Col::PosCount},
+    {"nan count", Col::NanCount},
+    {"negative inf count", Col::NegInfCount},
+    {"positive inf count", Col::PosInfCount},
+    {"zero count", Col::ZeroCount},
+    {"l2norm value", Col::L2},
+    {"l2 value", Col::L2},
+    {"l2norm", Col::L2},
+    {"md5", Col::Md5},
+    {"md5 value", Col::Md5},
+    {"max", Col::Max},
 }};
 
 // DBL_MAX printed with 6 significant digits: MindSpore's initial max/min for empty tensors.
@@ -77,9 +120,7 @@ Col columnFor(std::string_view name) {
 
 enum class Cell { Value, Null, Bad };
 
-bool isNullSpelling(std::string_view s) {
-    return s.empty() || iequals(s, "null") || iequals(s, "none") || s == "N/A";
-}
+bool isNullSpelling(std::string_view s) { return s.empty() || iequals(s, "null") || iequals(s, "none") || s == "N/A"; }
 
 // Clinger's fast path for the short %g cells writers print ("135.061", "-1.11155", "1e-05"): at
 // most 19 digits whose value is at most 2^53 and a decimal exponent within +-22, so that the
@@ -129,8 +170,14 @@ inline bool isDigit(char c) { return unsigned(static_cast<unsigned char>(c)) - u
 [[gnu::noinline]] Cell parseDoubleGeneral(std::string_view s, double& v) {
     if (s.empty() || !startsNumber(s.front())) {  // a number starts with a digit or '-': no spelling to check
         if (isNullSpelling(s)) return Cell::Null;
-        if (iequals(s, "true")) { v = 1; return Cell::Value; }
-        if (iequals(s, "false")) { v = 0; return Cell::Value; }
+        if (iequals(s, "true")) {
+            v = 1;
+            return Cell::Value;
+        }
+        if (iequals(s, "false")) {
+            v = 0;
+            return Cell::Value;
+        }
         if (s.front() == '+') s.remove_prefix(1);
     }
 #ifdef DUMPLENS_FAST_FLOAT
@@ -166,7 +213,8 @@ inline bool eightDigits(const char* p, std::uint64_t& out) {
     v -= 0x3030303030303030ull;
     v = v * 10 + (v >> 8);
     v = ((v & 0x000000FF000000FFull) * 0x000F424000000064ull +
-         ((v >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull) >> 32;
+         ((v >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull) >>
+        32;
     out = std::uint32_t(v);
     return true;
 #else
@@ -229,8 +277,7 @@ template <class T>
 bool parseShape(std::string_view s, std::vector<std::int64_t>& dims) {
     dims.clear();
     s = trimCell(s);
-    if (s.size() < 2 || !((s.front() == '(' && s.back() == ')') || (s.front() == '[' && s.back() == ']')))
-        return false;
+    if (s.size() < 2 || !((s.front() == '(' && s.back() == ')') || (s.front() == '[' && s.back() == ']'))) return false;
     s = s.substr(1, s.size() - 2);
     std::size_t pos = 0;
     while (pos < s.size()) {

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "core/index/format_reader.h"
-#include "core/index/shard_context.h"
 #include "core/formats/mindspore/dump_metadata.h"
 #include "core/formats/mindspore/statistic_csv.h"
+#include "core/index/format_reader.h"
+#include "core/index/shard_context.h"
 
 namespace dl {
 namespace {
@@ -108,8 +108,8 @@ void StatisticCsvReader::read(const ScannedFile& f) {
         [&](StatisticRow& row) {
             anyRow = true;
             Pending& p = pending[cur];
-            p.key = s.keyFor(folder, row.opType, row.opName, row.taskId, row.streamId, row.timestampUs, row.io,
-                             row.slot);
+            p.key =
+                s.keyFor(folder, row.opType, row.opName, row.taskId, row.streamId, row.timestampUs, row.io, row.slot);
             p.hash = hashKey(p.key);
             s.prefetch(p.hash);
             p.line = row.line;
@@ -134,9 +134,8 @@ void StatisticCsvReader::read(const ScannedFile& f) {
 }  // namespace
 
 // Its rank's format: what the shard's readers recorded (ShardContext::rankFormats, fillRankInfo).
-extern const FormatReader kStatisticCsvReader{DumpFormat::MindSporeStatsOnly, "MindSpore statistic.csv", false,
-                                              [](ShardContext& s) -> std::unique_ptr<ShardReader> {
-                                                  return std::make_unique<StatisticCsvReader>(s);
-                                              }};
+extern const FormatReader kStatisticCsvReader{
+    DumpFormat::MindSporeStatsOnly, "MindSpore statistic.csv", false,
+    [](ShardContext& s) -> std::unique_ptr<ShardReader> { return std::make_unique<StatisticCsvReader>(s); }};
 
 }  // namespace dl

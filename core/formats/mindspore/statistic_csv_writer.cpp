@@ -9,7 +9,10 @@ namespace dl {
 
 namespace {
 
-struct CategoryColumn { const char* category; const char* column; };
+struct CategoryColumn {
+    const char* category;
+    const char* column;
+};
 constexpr CategoryColumn kCategories[] = {
     {"max", "Max Value"},
     {"min", "Min Value"},
@@ -31,8 +34,7 @@ const char* columnFor(const std::string& category) {
     return nullptr;
 }
 
-constexpr const char* kCommonHeader =
-    "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape";
+constexpr const char* kCommonHeader = "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape";
 
 // What TensorSummary computes; `finite*` exclude NaN/Inf (<=2.2), `all*` include them (2.3+).
 struct Summary {
@@ -51,7 +53,11 @@ Summary summarize(const std::vector<float>& values) {
     Summary s;
     for (float f : values) {
         const double v = f;
-        if (std::isnan(v)) { ++s.nan; s.anyNan = true; continue; }
+        if (std::isnan(v)) {
+            ++s.nan;
+            s.anyNan = true;
+            continue;
+        }
         s.allMax = std::max(s.allMax, v);
         s.allMin = std::min(s.allMin, v);
         s.allSum += v;
@@ -59,7 +65,10 @@ Summary summarize(const std::vector<float>& values) {
         if (v < 0) ++s.neg;
         if (v > 0) ++s.pos;
         if (v == 0) ++s.zero;
-        if (std::isinf(v)) { ++(v > 0 ? s.posInf : s.negInf); continue; }
+        if (std::isinf(v)) {
+            ++(v > 0 ? s.posInf : s.negInf);
+            continue;
+        }
         if (v < 0) ++s.negFinite;
         if (v > 0) ++s.posFinite;
         s.finiteMax = std::max(s.finiteMax, v);
@@ -86,15 +95,19 @@ StatisticCsvWriter::StatisticCsvWriter(StatCsvStyle style, std::vector<std::stri
 bool StatisticCsvWriter::valid(std::string& error) const {
     if (style_ != StatCsvStyle::Ms23Plus) return true;
     for (const auto& c : categories_)
-        if (!columnFor(c)) { error = "unknown statistic_category '" + c + "'"; return false; }
+        if (!columnFor(c)) {
+            error = "unknown statistic_category '" + c + "'";
+            return false;
+        }
     return true;
 }
 
 std::string StatisticCsvWriter::header() const {
     std::string h = kCommonHeader;
     if (style_ == StatCsvStyle::Ms16To22)
-        return h + ",Max Value,Min Value,Avg Value,Count,Negative Zero Count,Positive Zero Count,"
-                   "NaN Count,Negative Inf Count,Positive Inf Count,Zero Count";
+        return h +
+            ",Max Value,Min Value,Avg Value,Count,Negative Zero Count,Positive Zero Count,"
+            "NaN Count,Negative Inf Count,Positive Inf Count,Zero Count";
     for (const auto& c : categories_) {
         const char* col = columnFor(c);
         h += ",";
@@ -111,10 +124,9 @@ std::string StatisticCsvWriter::formatValue(double v) {
 }
 
 std::string StatisticCsvWriter::row(const StatCsvRow& m, const std::vector<float>& values) const {
-    std::string r = m.opType + "," + m.opName + "," + std::to_string(m.taskId) + "," +
-                    std::to_string(m.streamId) + "," + std::to_string(m.timestampUs) + "," +
-                    (m.isOutput ? "output" : "input") + "," + std::to_string(m.slot) + "," +
-                    std::to_string(m.dataSize) + "," + m.dataType + "," + shapeText(m.shape);
+    std::string r = m.opType + "," + m.opName + "," + std::to_string(m.taskId) + "," + std::to_string(m.streamId) +
+        "," + std::to_string(m.timestampUs) + "," + (m.isOutput ? "output" : "input") + "," + std::to_string(m.slot) +
+        "," + std::to_string(m.dataSize) + "," + m.dataType + "," + shapeText(m.shape);
     const Summary s = summarize(values);
     const auto n = std::to_string(values.size());
     if (style_ == StatCsvStyle::Ms16To22) {
@@ -123,25 +135,36 @@ std::string StatisticCsvWriter::row(const StatCsvRow& m, const std::vector<float
         r += "," + (none ? std::string("null") : formatValue(s.finiteMin));
         r += "," + (none ? std::string("null") : formatValue(s.finiteSum / double(s.finiteCount)));
         r += "," + n + "," + std::to_string(s.negFinite) + "," + std::to_string(s.posFinite) + "," +
-             std::to_string(s.nan) + "," + std::to_string(s.negInf) + "," + std::to_string(s.posInf) + "," +
-             std::to_string(s.zero);
+            std::to_string(s.nan) + "," + std::to_string(s.negInf) + "," + std::to_string(s.posInf) + "," +
+            std::to_string(s.zero);
         return r;
     }
     const bool empty = values.empty();
     const double nanV = std::numeric_limits<double>::quiet_NaN();
     for (const auto& c : categories_) {
         std::string cell;
-        if (c == "max") cell = empty ? "null" : formatValue(s.anyNan ? nanV : s.allMax);
-        else if (c == "min") cell = empty ? "null" : formatValue(s.anyNan ? nanV : s.allMin);
-        else if (c == "avg") cell = empty ? "null" : formatValue(s.anyNan ? nanV : s.allSum / double(values.size()));
-        else if (c == "count") cell = n;
-        else if (c == "negative zero count") cell = std::to_string(s.neg);
-        else if (c == "positive zero count") cell = std::to_string(s.pos);
-        else if (c == "nan count") cell = std::to_string(s.nan);
-        else if (c == "negative inf count") cell = std::to_string(s.negInf);
-        else if (c == "positive inf count") cell = std::to_string(s.posInf);
-        else if (c == "zero count") cell = std::to_string(s.zero);
-        else if (c == "l2norm") cell = formatValue(s.anyNan ? nanV : std::sqrt(s.sumSq));
+        if (c == "max")
+            cell = empty ? "null" : formatValue(s.anyNan ? nanV : s.allMax);
+        else if (c == "min")
+            cell = empty ? "null" : formatValue(s.anyNan ? nanV : s.allMin);
+        else if (c == "avg")
+            cell = empty ? "null" : formatValue(s.anyNan ? nanV : s.allSum / double(values.size()));
+        else if (c == "count")
+            cell = n;
+        else if (c == "negative zero count")
+            cell = std::to_string(s.neg);
+        else if (c == "positive zero count")
+            cell = std::to_string(s.pos);
+        else if (c == "nan count")
+            cell = std::to_string(s.nan);
+        else if (c == "negative inf count")
+            cell = std::to_string(s.negInf);
+        else if (c == "positive inf count")
+            cell = std::to_string(s.posInf);
+        else if (c == "zero count")
+            cell = std::to_string(s.zero);
+        else if (c == "l2norm")
+            cell = formatValue(s.anyNan ? nanV : std::sqrt(s.sumSq));
         // md5: left empty (allowed by the writer when not computed).
         r += "," + cell;
     }

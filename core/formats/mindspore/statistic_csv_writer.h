@@ -21,9 +21,9 @@ struct StatCsvRow {
     std::int64_t timestampUs = 0;
     bool isOutput = true;
     std::uint32_t slot = 0;
-    std::uint64_t dataSize = 0;          // bytes of the dumped payload
-    std::string dataType;                // "float16", "bfloat16", "int32", ...
-    std::vector<std::int64_t> shape;     // written as "(4,32)", scalar "()"
+    std::uint64_t dataSize = 0;       // bytes of the dumped payload
+    std::string dataType;             // "float16", "bfloat16", "int32", ...
+    std::vector<std::int64_t> shape;  // written as "(4,32)", scalar "()"
 };
 
 class StatisticCsvWriter {

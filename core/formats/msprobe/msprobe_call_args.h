@@ -12,11 +12,11 @@ namespace dl {
 struct MsprobeCallArg {
     enum class Kind { Tensor, Number, List, None, Other };
     Kind kind = Kind::Other;
-    int position = -1;             // index in input_args; -1 for a keyword argument
-    std::string keyword;           // input_kwargs key ("" for positional ones)
-    int tensorSlot = -1;           // Tensor: the tensor's slot among the entry's inputs (TensorRecord::slot)
-    std::vector<double> numbers;   // Number: one value; List: the elements (bools as 0/1)
-    std::string type;              // as dump.json says: "float", "int", "torch.Tensor", "slice", ...
+    int position = -1;            // index in input_args; -1 for a keyword argument
+    std::string keyword;          // input_kwargs key ("" for positional ones)
+    int tensorSlot = -1;          // Tensor: the tensor's slot among the entry's inputs (TensorRecord::slot)
+    std::vector<double> numbers;  // Number: one value; List: the elements (bools as 0/1)
+    std::string type;             // as dump.json says: "float", "int", "torch.Tensor", "slice", ...
 };
 
 // The arguments of entry `entryName` of the dump.json at `path`, positional ones first in order,

@@ -3,8 +3,8 @@
 // are parsed in msprobe_entry_name.cpp, values printed in msprobe_value_text.cpp.
 #include "core/formats/msprobe/msprobe_dump.h"
 
-#include "core/io/json_members.h"
 #include "core/formats/msprobe/msprobe_value_text.h"
+#include "core/io/json_members.h"
 #include "core/stats/statistic_overflow_bits.h"
 #include "core/util/parallel_for.h"
 #include "core/util/read_file.h"
@@ -22,8 +22,6 @@
 namespace dl {
 namespace {
 
-using simdjson::dom::element;
-using simdjson::dom::element_type;
 using msprobe::noneValue;
 using msprobe::numberOf;
 using msprobe::pythonShape;
@@ -31,16 +29,33 @@ using msprobe::pythonText;
 using msprobe::pythonTypeName;
 using msprobe::textValue;
 using msprobe::valueOf;
+using simdjson::dom::element;
+using simdjson::dom::element_type;
 
 void setRange(MsprobeTensor& t, bool hasMax, double mx, bool hasMin, double mn) {
     TensorStats& s = t.stats;
-    if ((hasMax && std::isnan(mx)) || (hasMin && std::isnan(mn))) { s.nanCount = 1; s.known |= stat::NanCount; }
-    if ((hasMax && mx == HUGE_VAL) || (hasMin && mn == HUGE_VAL)) { s.posInfCount = 1; s.known |= stat::PosInfCount; }
-    if ((hasMax && mx == -HUGE_VAL) || (hasMin && mn == -HUGE_VAL)) { s.negInfCount = 1; s.known |= stat::NegInfCount; }
+    if ((hasMax && std::isnan(mx)) || (hasMin && std::isnan(mn))) {
+        s.nanCount = 1;
+        s.known |= stat::NanCount;
+    }
+    if ((hasMax && mx == HUGE_VAL) || (hasMin && mn == HUGE_VAL)) {
+        s.posInfCount = 1;
+        s.known |= stat::PosInfCount;
+    }
+    if ((hasMax && mx == -HUGE_VAL) || (hasMin && mn == -HUGE_VAL)) {
+        s.negInfCount = 1;
+        s.known |= stat::NegInfCount;
+    }
     // dump.json has no counts: Max/Min say only that at least one element is NaN or Inf.
     if (s.known & (stat::NanCount | stat::PosInfCount | stat::NegInfCount)) s.known |= stat::NonFiniteLowerBound;
-    if (hasMax && std::isfinite(mx)) { s.max = mx; s.known |= stat::Max; }
-    if (hasMin && std::isfinite(mn)) { s.min = mn; s.known |= stat::Min; }
+    if (hasMax && std::isfinite(mx)) {
+        s.max = mx;
+        s.known |= stat::Max;
+    }
+    if (hasMin && std::isfinite(mn)) {
+        s.min = mn;
+        s.known |= stat::Min;
+    }
     if (s.has(stat::Max | stat::Min)) {
         s.maxAbs = std::max(std::fabs(s.max), std::fabs(s.min));
         s.known |= stat::MaxAbs;
@@ -57,75 +72,76 @@ std::string_view categoryOf(std::string_view key) {
 class EntryWalker {
 public:
     EntryWalker(MsprobeEntry& e, bool args) : m_e(e), m_args(args) {}
-    MsprobeArgState state = MsprobeArgState::Input;   // of the top-level key being walked
+    MsprobeArgState state = MsprobeArgState::Input;  // of the top-level key being walked
 
     // `path` is where the value sits in the entry, `label` the name msprobe gives it so far.
     void walk(element v, Io io, std::string& path, std::string& label) {
         switch (v.type()) {
-        case element_type::ARRAY: {
-            std::size_t i = 0;
-            const simdjson::dom::array arr = v.get_array().value_unsafe();  // named: the result temporary dies
-            for (element x : arr) {
-                const auto len = path.size(), labelLen = label.size();
-                path += '.';
-                path += std::to_string(i);
-                // op_item_parse: below a parameters_grad name a list adds no index.
-                if (m_e.kind != MsprobeEntryKind::ParamGrad) {
-                    if (!label.empty()) label += '.';
-                    label += std::to_string(i);
-                }
-                ++i;
-                walk(x, io, path, label);
-                path.resize(len);
-                label.resize(labelLen);
-            }
-            return;
-        }
-        case element_type::OBJECT: {
-            simdjson::dom::object o = v.get_object().value_unsafe();
-            element type, shape, dtype;
-            if (!o["type"].get(type) && !o["shape"].get(shape) && !o["dtype"].get(dtype)) {
-                tensor(o, io, path, label);
-                return;
-            }
-            if (m_args && !o["type"].get(type) && type.is_string()) nonTensorArg(o, type.get_string().value_unsafe(), label);
-            if (!o["type"].get(type) || !o["class_type"].get(type)) {
-                ++m_e.nonTensorArgs;
-                if (element inner; !o["tensor"].get(inner)) {  // P2POp: {"tensor", "op", "peer", "tag", ...}
-                    const auto labelLen = label.size();
-                    const std::size_t first = m_e.tensors.size();
-                    label += label.empty() ? "tensor" : ".tensor";
-                    walk(inner, io, path += ".tensor", label);
-                    label.resize(labelLen);
-                    std::string_view op;
-                    std::int64_t peer = -1, tag = -1;
-                    if (o["op"].get(op)) op = {};
-                    if (o["peer"].get(peer)) peer = -1;
-                    if (o["tag"].get(tag)) tag = -1;
-                    for (std::size_t k = first; k < m_e.tensors.size(); ++k) {
-                        m_e.tensors[k].p2pOp = std::string(op);
-                        m_e.tensors[k].p2pPeer = peer >= 0 && peer < (1 << 24) ? int(peer) : -1;
-                        m_e.tensors[k].p2pTag = tag >= 0 && tag < (1 << 24) ? int(tag) : -1;
+            case element_type::ARRAY: {
+                std::size_t i = 0;
+                const simdjson::dom::array arr = v.get_array().value_unsafe();  // named: the result temporary dies
+                for (element x : arr) {
+                    const auto len = path.size(), labelLen = label.size();
+                    path += '.';
+                    path += std::to_string(i);
+                    // op_item_parse: below a parameters_grad name a list adds no index.
+                    if (m_e.kind != MsprobeEntryKind::ParamGrad) {
+                        if (!label.empty()) label += '.';
+                        label += std::to_string(i);
                     }
+                    ++i;
+                    walk(x, io, path, label);
+                    path.resize(len);
+                    label.resize(labelLen);
                 }
                 return;
             }
-            for (auto [key, x] : o) {
-                const auto len = path.size(), labelLen = label.size();
-                path += '.';
-                path.append(key);
-                if (!label.empty()) label += '.';
-                label.append(key);
-                walk(x, io, path, label);
-                path.resize(len);
-                label.resize(labelLen);
+            case element_type::OBJECT: {
+                simdjson::dom::object o = v.get_object().value_unsafe();
+                element type, shape, dtype;
+                if (!o["type"].get(type) && !o["shape"].get(shape) && !o["dtype"].get(dtype)) {
+                    tensor(o, io, path, label);
+                    return;
+                }
+                if (m_args && !o["type"].get(type) && type.is_string())
+                    nonTensorArg(o, type.get_string().value_unsafe(), label);
+                if (!o["type"].get(type) || !o["class_type"].get(type)) {
+                    ++m_e.nonTensorArgs;
+                    if (element inner; !o["tensor"].get(inner)) {  // P2POp: {"tensor", "op", "peer", "tag", ...}
+                        const auto labelLen = label.size();
+                        const std::size_t first = m_e.tensors.size();
+                        label += label.empty() ? "tensor" : ".tensor";
+                        walk(inner, io, path += ".tensor", label);
+                        label.resize(labelLen);
+                        std::string_view op;
+                        std::int64_t peer = -1, tag = -1;
+                        if (o["op"].get(op)) op = {};
+                        if (o["peer"].get(peer)) peer = -1;
+                        if (o["tag"].get(tag)) tag = -1;
+                        for (std::size_t k = first; k < m_e.tensors.size(); ++k) {
+                            m_e.tensors[k].p2pOp = std::string(op);
+                            m_e.tensors[k].p2pPeer = peer >= 0 && peer < (1 << 24) ? int(peer) : -1;
+                            m_e.tensors[k].p2pTag = tag >= 0 && tag < (1 << 24) ? int(tag) : -1;
+                        }
+                    }
+                    return;
+                }
+                for (auto [key, x] : o) {
+                    const auto len = path.size(), labelLen = label.size();
+                    path += '.';
+                    path.append(key);
+                    if (!label.empty()) label += '.';
+                    label.append(key);
+                    walk(x, io, path, label);
+                    path.resize(len);
+                    label.resize(labelLen);
+                }
+                return;
             }
-            return;
-        }
-        default:
-            ++m_e.nonTensorArgs;  // null (unsupported object) or a bare value
-            if (m_args && v.is_null()) nullArg(label);   // op_item_parse: a row of None; bare values give none
-            return;
+            default:
+                ++m_e.nonTensorArgs;                        // null (unsupported object) or a bare value
+                if (m_args && v.is_null()) nullArg(label);  // op_item_parse: a row of None; bare values give none
+                return;
         }
     }
 
@@ -156,11 +172,17 @@ private:
             } else if (key == "Min") {
                 hasMin = numberOf(x, mn);
             } else if (key == "Mean") {
-                if (numberOf(x, d) && std::isfinite(d)) { t.stats.mean = d; t.stats.known |= stat::Mean; }
-                else if (std::isinf(d)) meanInf = true;
+                if (numberOf(x, d) && std::isfinite(d)) {
+                    t.stats.mean = d;
+                    t.stats.known |= stat::Mean;
+                } else if (std::isinf(d))
+                    meanInf = true;
             } else if (key == "Norm") {
-                if (numberOf(x, d) && std::isfinite(d)) { t.stats.l2 = d; t.stats.known |= stat::L2; }
-                else if (std::isinf(d)) l2Inf = true;
+                if (numberOf(x, d) && std::isfinite(d)) {
+                    t.stats.l2 = d;
+                    t.stats.known |= stat::L2;
+                } else if (std::isinf(d))
+                    l2Inf = true;
             } else if (key == "md5") {
                 std::string_view s;
                 if (!x.get(s)) t.md5 = std::string(s);
@@ -172,7 +194,8 @@ private:
         t.label = savedLabel(t.dataName).value_or(label);
         setRange(t, hasMax, mx, hasMin, mn);
         // An inf Mean or Norm beside finite Max and Min: the reduction overflowed, not a value.
-        if (t.stats.has(stat::Max | stat::Min) && !(t.stats.known & (stat::NanCount | stat::PosInfCount | stat::NegInfCount))) {
+        if (t.stats.has(stat::Max | stat::Min) &&
+            !(t.stats.known & (stat::NanCount | stat::PosInfCount | stat::NegInfCount))) {
             if (meanInf) t.stats.known |= stat::MeanOverflow;
             if (l2Inf) t.stats.known |= stat::L2Overflow;
         }
@@ -222,7 +245,7 @@ private:
 
     void tensorArg(simdjson::dom::object o, const MsprobeTensor& t) {
         MsprobeArg& a = newArg(t.label);
-        a.tensor = std::int32_t(m_e.tensors.size());   // pushed right after this
+        a.tensor = std::int32_t(m_e.tensors.size());  // pushed right after this
         a.dtype = t.dtypeRaw;
         a.shape = pythonShape(t.shape);
         const char* keys[4] = {"Max", "Min", "Mean", "Norm"};
@@ -242,7 +265,9 @@ private:
         const std::string valueText = hasValue ? pythonText(value) : std::string();
         const std::string_view last = std::string_view(label).substr(label.rfind('.') + 1);
         for (auto& s : a.stats) s = noneValue();
-        auto allStats = [&](const MsprobeValue& v) { for (auto& s : a.stats) s = v; };
+        auto allStats = [&](const MsprobeValue& v) {
+            for (auto& s : a.stats) s = v;
+        };
         a.dtype = std::string(type);
         a.shape = "[]";
         if (type == "torch.Size") {
@@ -285,7 +310,7 @@ void readEntry(std::string_view name, element value, MsprobeEntry& e, bool withA
     e.name = std::string(name);
     parseMsprobeEntryName(name, e);
     EntryWalker w(e, withArgs);
-    struct Sorted {   // msprobe's table order (reorder_op_name_list), stable within a state
+    struct Sorted {  // msprobe's table order (reorder_op_name_list), stable within a state
         MsprobeEntry& e;
         ~Sorted() {
             std::stable_sort(e.args.begin(), e.args.end(),
@@ -316,7 +341,7 @@ void readEntry(std::string_view name, element value, MsprobeEntry& e, bool withA
             w.walk(x, Io::Input, path, label);
         } else {  // "output", parameters_grad's {param: [tensor]}, anything newer
             w.state = e.kind == MsprobeEntryKind::ParamGrad ? MsprobeArgState::ParamGrad
-                      : e.kind == MsprobeEntryKind::Debug   ? MsprobeArgState::Input
+                : e.kind == MsprobeEntryKind::Debug         ? MsprobeArgState::Input
                                                             : MsprobeArgState::Output;
             w.walk(x, Io::Output, path, label);
         }
@@ -390,10 +415,14 @@ std::size_t neutralizeNonFiniteTokens(char* s, std::size_t n) {
 namespace {
 
 void readTopField(std::string_view key, std::string_view value, MsprobeDump& out) {
-    if (key == "task") out.task = std::string(value);
-    else if (key == "level") out.level = std::string(value);
-    else if (key == "framework") out.framework = std::string(value);
-    else if (key == "dump_data_dir") out.dumpDataDir = std::string(value);
+    if (key == "task")
+        out.task = std::string(value);
+    else if (key == "level")
+        out.level = std::string(value);
+    else if (key == "framework")
+        out.framework = std::string(value);
+    else if (key == "dump_data_dir")
+        out.dumpDataDir = std::string(value);
 }
 
 // Parses text[b, e) on its own. The bytes after e belong to the same buffer, so simdjson may read
@@ -410,7 +439,8 @@ simdjson::error_code parseSpan(simdjson::dom::parser& parser, const std::string&
 bool parseByEntries(const std::string& text, MsprobeDump& out, bool withArgs) {
     std::vector<JsonMember> top, entries;
     std::size_t end = 0;
-    if (!splitJsonObject(text, 0, top, end) || text.find_first_not_of(" \t\r\n", end) != std::string::npos) return false;
+    if (!splitJsonObject(text, 0, top, end) || text.find_first_not_of(" \t\r\n", end) != std::string::npos)
+        return false;
     const JsonMember* data = nullptr;
     simdjson::dom::parser parser;
     for (const JsonMember& m : top) {
@@ -432,7 +462,7 @@ bool parseByEntries(const std::string& text, MsprobeDump& out, bool withArgs) {
         for (std::size_t i = r.begin(); i != r.end() && ok; ++i) {
             const JsonMember& m = entries[i];
             key.assign(m.rawKey);
-            if (key.find('\\') != std::string::npos) {   // escaped name: let simdjson unescape it
+            if (key.find('\\') != std::string::npos) {  // escaped name: let simdjson unescape it
                 element k;
                 std::string_view unescaped;
                 if (local.parse("\"" + key + "\"").get(k) || k.get(unescaped)) {

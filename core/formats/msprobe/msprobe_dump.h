@@ -18,8 +18,8 @@ enum class MsprobeEntryKind : std::uint8_t { Api, Module, ParamGrad, Debug, Othe
 
 struct MsprobeTensor {
     Io io = Io::Input;
-    std::uint16_t slot = 0;        // running index among the entry's tensors of this io
-    std::string path;              // where it sat: "input_args.0", "input_kwargs.weight", "output.1", "parameters.bias"
+    std::uint16_t slot = 0;  // running index among the entry's tensors of this io
+    std::string path;        // where it sat: "input_args.0", "input_kwargs.weight", "output.1", "parameters.bias"
     // msprobe's own name for it after the entry name (full name = entry + "." + label), as its
     // compare builds it (msprobe core/compare/utils.py: read_op, op_item_parse, gen_op_item):
     // - the entry's key gives the category: input_args, input_kwargs, input -> "input"; output ->
@@ -31,12 +31,12 @@ struct MsprobeTensor {
     // - a saved tensor is named after its file (data_name without the extension), which differs
     //   for keyword arguments: msprobe saves them as "{entry}.kwargs.{key}.pt".
     std::string label;
-    std::string dtypeRaw;          // "torch.float16", "BFloat16", ...
+    std::string dtypeRaw;  // "torch.float16", "BFloat16", ...
     DType dtype = DType::Unknown;
     std::vector<std::int64_t> shape;
-    TensorStats stats;             // Max/Min/Mean/Norm as given; NaN/Inf Max/Min become counts >= 1
-    std::string md5;               // CRC-32 text (task statistics, summary_mode md5)
-    std::string dataName;          // file in dump_tensor_data/ ("" when not saved)
+    TensorStats stats;     // Max/Min/Mean/Norm as given; NaN/Inf Max/Min become counts >= 1
+    std::string md5;       // CRC-32 text (task statistics, summary_mode md5)
+    std::string dataName;  // file in dump_tensor_data/ ("" when not saved)
     // The tensor of a P2POp (batch_isend_irecv's list): its "op" ("isend", "irecv"), "peer" rank
     // and "tag" (msprobe's _analyze_p2pop); empty / -1 for every other tensor.
     std::string p2pOp;
@@ -47,8 +47,8 @@ struct MsprobeTensor {
 struct MsprobeValue {
     enum class Kind : std::uint8_t { None, Int, Float, Bool, Text };
     Kind kind = Kind::None;
-    double number = 0;             // Int and Float (NaN/Inf tokens are Float)
-    std::string text;              // Python's str(): "None", "3", "1.5", "nan", "True", the string
+    double number = 0;  // Int and Float (NaN/Inf tokens are Float)
+    std::string text;   // Python's str(): "None", "3", "1.5", "nan", "True", the string
     bool numeric() const { return kind == Kind::Int || kind == Kind::Float; }
 };
 
@@ -60,22 +60,22 @@ enum class MsprobeArgState : std::uint8_t { Input, Parameters, Output, ParamGrad
 // utils.py op_item_parse, gen_op_item): tensors, ints, floats, bools, strings, torch.Size,
 // slices, process groups, and nulls (a row of None). Read only with `withArguments`.
 struct MsprobeArg {
-    std::string label;             // as MsprobeTensor::label
+    std::string label;  // as MsprobeTensor::label
     MsprobeArgState state = MsprobeArgState::Input;
-    std::int32_t tensor = -1;      // index into MsprobeEntry::tensors; -1: not a tensor
-    std::string dtype, shape;      // as the table prints them: "torch.float16", "[8, 48, 48]", "<class 'int'>", "[]"
-    MsprobeValue stats[4];         // Max, Min, Mean, Norm (a non-tensor's value in all four)
-    std::string requiresGrad;      // "True", "False"; "" when not written
-    std::string md5;               // CRC-32 text: written by the dump, else of str(value) like msprobe
-    std::string dataName;          // "-1" when no file
+    std::int32_t tensor = -1;  // index into MsprobeEntry::tensors; -1: not a tensor
+    std::string dtype, shape;  // as the table prints them: "torch.float16", "[8, 48, 48]", "<class 'int'>", "[]"
+    MsprobeValue stats[4];     // Max, Min, Mean, Norm (a non-tensor's value in all four)
+    std::string requiresGrad;  // "True", "False"; "" when not written
+    std::string md5;           // CRC-32 text: written by the dump, else of str(value) like msprobe
+    std::string dataName;      // "-1" when no file
 };
 
 struct MsprobeEntry {
-    std::string name;              // "Functional.linear.0.forward"
+    std::string name;  // "Functional.linear.0.forward"
     MsprobeEntryKind kind = MsprobeEntryKind::Other;
-    std::string prefix;            // "Functional", "Tensor", "Torch", "Aten", "Distributed", "Module", "Cell", ...
-    std::string op;                // API name ("linear", "all_reduce", "add.Tensor") or module class ("ParallelMlp")
-    std::string modulePath;        // modules: "module.language_model.encoder.layers.0.mlp"
+    std::string prefix;      // "Functional", "Tensor", "Torch", "Aten", "Distributed", "Module", "Cell", ...
+    std::string op;          // API name ("linear", "all_reduce", "add.Tensor") or module class ("ParallelMlp")
+    std::string modulePath;  // modules: "module.language_model.encoder.layers.0.mlp"
     bool backward = false;
     std::int64_t callIndex = -1;
     std::vector<MsprobeTensor> tensors;
@@ -86,7 +86,7 @@ struct MsprobeEntry {
 
 struct MsprobeDump {
     std::string task, level, framework, dumpDataDir;
-    std::vector<MsprobeEntry> entries;   // in file order (= execution order)
+    std::vector<MsprobeEntry> entries;  // in file order (= execution order)
 };
 
 // Splits an entry name from the right (docs/formats.md 3.2, 5): API `{Prefix}.{api}.{idx}.{fwd|bwd}`,

@@ -1,9 +1,9 @@
 // msprobe dumps (docs/formats.md 3): a folder-level format. Every folder holding a dump.json is
 // read whole by MsprobeShard before the per-file pass; its saved .npy / .pt tensors are jobs.
-#include "core/index/format_reader.h"
 #include "core/formats/msprobe/msprobe_shard.h"
-#include "core/index/tensor_file_job.h"
+#include "core/index/format_reader.h"
 #include "core/index/shard_context.h"
+#include "core/index/tensor_file_job.h"
 
 namespace dl {
 namespace {

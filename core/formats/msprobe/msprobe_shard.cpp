@@ -5,9 +5,9 @@
 #include <fstream>
 #include <unordered_map>
 
+#include "core/formats/msprobe/msprobe_dump.h"
 #include "core/index/dump_layout.h"
 #include "core/index/run_framework.h"
-#include "core/formats/msprobe/msprobe_dump.h"
 
 namespace dl {
 namespace {
@@ -35,9 +35,12 @@ bool readText(const std::string& path, std::string& text) {
 
 std::string_view opTypeOf(const MsprobeEntry& e) {
     switch (e.kind) {
-    case MsprobeEntryKind::ParamGrad: return "parameters_grad";
-    case MsprobeEntryKind::Debug: return "debug";
-    default: return e.op;
+        case MsprobeEntryKind::ParamGrad:
+            return "parameters_grad";
+        case MsprobeEntryKind::Debug:
+            return "debug";
+        default:
+            return e.op;
     }
 }
 
@@ -49,7 +52,10 @@ std::string p2pScopeOf(const MsprobeEntry& e) {
     bool samePeer = true, sameTag = true;
     for (const MsprobeTensor& t : e.tensors) {
         if (t.io != Io::Input || t.p2pOp.empty()) continue;
-        if (!first) { first = &t; continue; }
+        if (!first) {
+            first = &t;
+            continue;
+        }
         if (t.p2pOp != first->p2pOp) return {};
         samePeer &= t.p2pPeer == first->p2pPeer;
         sameTag &= t.p2pTag == first->p2pTag;
@@ -237,7 +243,9 @@ void MsprobeShard::readDir(const std::string& rootAbs, const Dir& dir, const std
     }
 }
 
-void MsprobeShard::apply(const StatsJob& job, StatsJobResult&& result) { m_linked[job.draft].result = std::move(result); }
+void MsprobeShard::apply(const StatsJob& job, StatsJobResult&& result) {
+    m_linked[job.draft].result = std::move(result);
+}
 
 void MsprobeShard::finish(DumpIndex& out) {
     for (Linked& l : m_linked) {
@@ -275,7 +283,8 @@ void MsprobeShard::fillRankInfo(const std::string& shardRel, DumpIndex& out) con
         // One entry per rank: the shard's generic entry for it (folder = shardRel, from the ops)
         // is renamed; steps of the same rank find the entry already renamed.
         auto it = std::find_if(out.ranks.begin(), out.ranks.end(), [&](const RankInfo& r) {
-            return r.rank == d.rank && (r.folder == d.rankFolder || (r.folder == shardRel && r.format != DumpFormat::Msprobe));
+            return r.rank == d.rank &&
+                (r.folder == d.rankFolder || (r.folder == shardRel && r.format != DumpFormat::Msprobe));
         });
         if (it == out.ranks.end()) {
             out.ranks.push_back({});

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/model/dump_index.h"
 #include "core/index/dump_scanner.h"
 #include "core/index/stats_job.h"
+#include "core/model/dump_index.h"
 
 namespace dl {
 
@@ -23,7 +23,7 @@ public:
     // True for the files collect() consumed (json files and dump_tensor_data/ of msprobe folders).
     bool owns(const std::string& rel) const;
     void apply(const StatsJob& job, StatsJobResult&& result);  // worker threads, one slot per job
-    void finish(DumpIndex& out);                                  // writes the npy figures into the tensors
+    void finish(DumpIndex& out);                               // writes the npy figures into the tensors
     void fillRankInfo(const std::string& shardRel, DumpIndex& out) const;
 
 private:
@@ -33,7 +33,7 @@ private:
         StatsJobResult result;
     };
     struct Dir {
-        std::string rel;     // folder of dump.json ("" for the root)
+        std::string rel;  // folder of dump.json ("" for the root)
         std::uint32_t rank = 0, step = 0;
         std::string proc;        // "proc1234" when the folder names a process, not a rank
         std::string rankFolder;  // RankInfo::folder: rel without step folders ("rank1", "proc1234")

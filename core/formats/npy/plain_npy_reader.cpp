@@ -53,7 +53,7 @@ void PlainNpyReader::endScan() {
 void PlainNpyReader::add(const ScannedFile& f) {
     const std::uint32_t folder = s.folderOf(f.rel);
     s.noteFormat(folder, DumpFormat::PlainNpy);
-    s.keepEmitOrder = true;   // orderOps below sorts across folders, ties by op index
+    s.keepEmitOrder = true;  // orderOps below sorts across folders, ties by op index
     std::string stem = f.rel.substr(f.rel.rfind('/') + 1);
     stem.resize(stem.size() - 4);
     // The modification time orders the ops (np.save calls in program order); the name breaks ties.
@@ -87,9 +87,8 @@ void PlainNpyReader::orderOps(DumpIndex& out) {
 }  // namespace
 
 // A folder of plain .npy files names its rank's format (the tensors alone would say MindSpore npy).
-extern const FormatReader kPlainNpyReader{DumpFormat::PlainNpy, "plain npy", true,
-                                          [](ShardContext& s) -> std::unique_ptr<ShardReader> {
-                                              return std::make_unique<PlainNpyReader>(s);
-                                          }};
+extern const FormatReader kPlainNpyReader{
+    DumpFormat::PlainNpy, "plain npy", true,
+    [](ShardContext& s) -> std::unique_ptr<ShardReader> { return std::make_unique<PlainNpyReader>(s); }};
 
 }  // namespace dl

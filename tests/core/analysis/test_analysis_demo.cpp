@@ -39,7 +39,8 @@ protected:
         ASSERT_TRUE(r.result.firstOverflow);
         const OverflowPoint& p = *r.result.firstOverflow;
         const std::string name = r.index.strings.str(r.index.ops[p.op].name);
-        EXPECT_NE(name.find(r.info.culpritShortName.substr(r.info.culpritShortName.find("-op"))), std::string::npos) << name;
+        EXPECT_NE(name.find(r.info.culpritShortName.substr(r.info.culpritShortName.find("-op"))), std::string::npos)
+            << name;
         EXPECT_EQ(r.index.strings.str(r.index.ops[p.op].type), "SqrtGrad");
         EXPECT_EQ(int(p.rank), r.info.culpritRank);
         EXPECT_EQ(int(p.iteration), r.info.firstOverflowIteration);

@@ -12,8 +12,8 @@
 #include <deque>
 #include <fstream>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/analysis/analysis_json.h"
 #include "core/analysis/overflow_analyzer.h"
@@ -73,7 +73,9 @@ bool truthPath(const std::vector<KernelEdge>& edges, std::uint32_t from, std::ui
     return false;
 }
 
-struct Counts { std::size_t dataflow = 0, sameRank = 0; };
+struct Counts {
+    std::size_t dataflow = 0, sameRank = 0;
+};
 
 // Every same-rank hop against the simulation; the origin's inputs and neighbourhood too.
 void checkRun(DumpRun& run, Counts& c) {
@@ -108,7 +110,8 @@ void checkRun(DumpRun& run, Counts& c) {
         const std::int64_t a = pos(from.at.op), b = pos(s.at.op);
         ASSERT_GE(a, 0) << text;
         ASSERT_GE(b, 0) << text;
-        const bool want = from.at.iteration == s.at.iteration && truthPath(edgesOf(s.at.rank, s.at.iteration), std::uint32_t(a), std::uint32_t(b));
+        const bool want = from.at.iteration == s.at.iteration &&
+            truthPath(edgesOf(s.at.rank, s.at.iteration), std::uint32_t(a), std::uint32_t(b));
         EXPECT_EQ(s.via == ChainVia::Dataflow, want) << "step " << i + 1 << ": " << s.note << "\n" << text;
         if (s.via == ChainVia::Dataflow) {
             ++c.dataflow;
@@ -119,17 +122,22 @@ void checkRun(DumpRun& run, Counts& c) {
             const auto& truth = edgesOf(s.at.rank, s.at.iteration);
             for (std::size_t e = 0; e < s.path.size(); ++e) {
                 const DataflowEdge& d = s.path[e];
-                if (e) { EXPECT_EQ(d.producer, s.path[e - 1].consumer); }
-                const auto p = std::find(names.begin(), names.end(), d.producer), q = std::find(names.begin(), names.end(), d.consumer);
+                if (e) {
+                    EXPECT_EQ(d.producer, s.path[e - 1].consumer);
+                }
+                const auto p = std::find(names.begin(), names.end(), d.producer),
+                           q = std::find(names.begin(), names.end(), d.consumer);
                 ASSERT_NE(p, names.end());
                 ASSERT_NE(q, names.end());
-                const KernelEdge k{std::uint32_t(p - names.begin()), std::uint32_t(q - names.begin()), d.outputSlot, d.inputSlot};
+                const KernelEdge k{std::uint32_t(p - names.begin()), std::uint32_t(q - names.begin()), d.outputSlot,
+                                   d.inputSlot};
                 EXPECT_NE(std::find(truth.begin(), truth.end(), k), truth.end()) << d.producer << " -> " << d.consumer;
             }
             EXPECT_NE(s.note.find("graph IR data path"), std::string::npos) << s.note;
         } else {
             ++c.sameRank;
-            EXPECT_TRUE(s.note.find("no data path") != std::string::npos || s.note.find("one iteration only") != std::string::npos)
+            EXPECT_TRUE(s.note.find("no data path") != std::string::npos ||
+                        s.note.find("one iteration only") != std::string::npos)
                 << s.note;
         }
     }
@@ -168,7 +176,9 @@ void checkRun(DumpRun& run, Counts& c) {
     // JSON: a dataflow hop names its edges.
     const nlohmann::json j = toJson(idx, r);
     for (const auto& step : j["chain"])
-        if (step["via"] == "dataflow") { EXPECT_FALSE(step["via_detail"]["path"].empty()); }
+        if (step["via"] == "dataflow") {
+            EXPECT_FALSE(step["via_detail"]["path"].empty());
+        }
     EXPECT_EQ(j["first_overflow"]["inputs"].size(), r.originInputs.size());
 }
 
@@ -183,7 +193,8 @@ ClusterScenarioOptions withIr() {
 // A forward origin (stage 1's residual Add, PP4) and a backward one (SqrtGrad, PP4 x TP2).
 TEST(ChainDataflow, ClusterScenariosForwardAndTensorParallel) {
     Counts all;
-    for (ClusterScenario s : {ClusterScenario::ForwardThenBackward, ClusterScenario::TensorParallel, ClusterScenario::BackwardNextIteration}) {
+    for (ClusterScenario s : {ClusterScenario::ForwardThenBackward, ClusterScenario::TensorParallel,
+                              ClusterScenario::BackwardNextIteration}) {
         SCOPED_TRACE(clusterScenarioName(s));
         dltest::TempDir dir("dumplens_chain_dataflow_");
         DumpRun run;
@@ -204,20 +215,22 @@ TEST(ChainDataflow, AHopTheIrCannotExplainStaysSameRank) {
     DumpRun run;
     run.root = (dir.path / "run").string();
     std::string error;
-    ASSERT_TRUE(writeClusterScenario(run.root, ClusterScenario::ForwardThenBackward, withIr(), run.truth, error)) << error;
+    ASSERT_TRUE(writeClusterScenario(run.root, ClusterScenario::ForwardThenBackward, withIr(), run.truth, error))
+        << error;
     analyzeRun(run);
     // The first same-rank hop after a Receive (rank 2's first anomaly): cut the edges into it.
     const ChainStep* cut = nullptr;
     for (const ChainStep& s : run.result.chain)
-        if (s.via == ChainVia::Dataflow && s.causedBy >= 0 && run.result.chain[std::size_t(s.causedBy)].role == ChainRole::Receive) {
+        if (s.via == ChainVia::Dataflow && s.causedBy >= 0 &&
+            run.result.chain[std::size_t(s.causedBy)].role == ChainRole::Receive) {
             cut = &s;
             break;
         }
     ASSERT_NE(cut, nullptr) << toText(run.index, run.result);
     const std::uint32_t rank = cut->at.rank;
     const auto names = positions(run.root, rank);
-    const std::uint32_t target =
-        std::uint32_t(std::find(names.begin(), names.end(), run.index.strings.str(run.index.ops[cut->at.op].scope)) - names.begin());
+    const std::uint32_t target = std::uint32_t(
+        std::find(names.begin(), names.end(), run.index.strings.str(run.index.ops[cut->at.op].scope)) - names.begin());
     ASSERT_LT(target, names.size());
     std::vector<KernelSpec> kernels(names.size());
     for (std::size_t k = 0; k < names.size(); ++k) {
@@ -227,13 +240,14 @@ TEST(ChainDataflow, AHopTheIrCannotExplainStaysSameRank) {
     }
     for (auto& [key, edges] : run.truth.dataEdges) {
         if (key.first != int(rank)) continue;
-        edges.erase(std::remove_if(edges.begin(), edges.end(), [&](const KernelEdge& e) { return e.to == target; }), edges.end());
+        edges.erase(std::remove_if(edges.begin(), edges.end(), [&](const KernelEdge& e) { return e.to == target; }),
+                    edges.end());
         for (const KernelEdge& e : edges) {
             kernels[e.to].inputs = std::max<std::uint16_t>(kernels[e.to].inputs, std::uint16_t(e.toSlot + 1));
             kernels[e.from].outputs = std::max<std::uint16_t>(kernels[e.from].outputs, std::uint16_t(e.fromSlot + 1));
         }
     }
-    kernels[target].inputs = std::max<std::uint16_t>(kernels[target].inputs, 1);   // fed by a parameter now
+    kernels[target].inputs = std::max<std::uint16_t>(kernels[target].inputs, 1);  // fed by a parameter now
     dltest::writeFile(fs::path(run.root) / ("rank_" + std::to_string(rank)) / "graphs/ms_output_trace_code_graph_0.ir",
                       kernelGraphIr(0, kernels, run.truth.dataEdges.at({int(rank), 0})));
     run.index = DumpIndex{};
@@ -244,7 +258,8 @@ TEST(ChainDataflow, AHopTheIrCannotExplainStaysSameRank) {
     EXPECT_GT(c.dataflow, 0u);
     bool seen = false;
     for (const ChainStep& s : run.result.chain)
-        if (s.at.op < run.index.ops.size() && run.index.strings.str(run.index.ops[s.at.op].scope) == names[target] && s.causedBy >= 0) {
+        if (s.at.op < run.index.ops.size() && run.index.strings.str(run.index.ops[s.at.op].scope) == names[target] &&
+            s.causedBy >= 0) {
             EXPECT_EQ(s.via, ChainVia::SameRank) << s.note;
             EXPECT_NE(s.note.find("no data path from"), std::string::npos) << s.note;
             seen = true;
@@ -278,7 +293,9 @@ TEST(ChainDataflow, WithoutIrTheChainStaysSameRankAndGraphRefuses) {
     DumpRun run;
     run.root = (dir.path / "run").string();
     std::string error;
-    ASSERT_TRUE(writeClusterScenario(run.root, ClusterScenario::ForwardThenBackward, ClusterScenarioOptions{}, run.truth, error)) << error;
+    ASSERT_TRUE(writeClusterScenario(run.root, ClusterScenario::ForwardThenBackward, ClusterScenarioOptions{},
+                                     run.truth, error))
+        << error;
     analyzeRun(run);
     ASSERT_TRUE(run.result.firstOverflow);
     EXPECT_FALSE(run.result.graphIrRead);
@@ -300,12 +317,14 @@ TEST(ChainDataflow, GraphCommandJsonAndDot) {
     DumpRun run;
     run.root = (dir.path / "run").string();
     std::string error;
-    ASSERT_TRUE(writeClusterScenario(run.root, ClusterScenario::ForwardThenBackward, withIr(), run.truth, error)) << error;
+    ASSERT_TRUE(writeClusterScenario(run.root, ClusterScenario::ForwardThenBackward, withIr(), run.truth, error))
+        << error;
     analyzeRun(run);
     ASSERT_TRUE(run.result.firstOverflow);
     const OverflowPoint& o = *run.result.firstOverflow;
     const std::string origin = run.index.strings.str(run.index.ops[o.op].name);
-    const auto cli = dltest::runCli("graph " + run.root + " --no-cache --op " + origin + " --hops 1", 60, "2>/dev/null");
+    const auto cli =
+        dltest::runCli("graph " + run.root + " --no-cache --op " + origin + " --hops 1", 60, "2>/dev/null");
     ASSERT_EQ(cli.code, 0) << cli.output;
     const nlohmann::json j = nlohmann::json::parse(cli.output);
     ASSERT_FALSE(j["nodes"].empty());
@@ -319,7 +338,8 @@ TEST(ChainDataflow, GraphCommandJsonAndDot) {
     }
     std::size_t wantProducers = 0, wantConsumers = 0;
     const auto names = positions(run.root, o.rank);
-    const auto p = std::find(names.begin(), names.end(), run.index.strings.str(run.index.ops[o.op].scope)) - names.begin();
+    const auto p =
+        std::find(names.begin(), names.end(), run.index.strings.str(run.index.ops[o.op].scope)) - names.begin();
     std::set<std::uint32_t> from, to;
     for (const KernelEdge& e : run.truth.dataEdges.at({int(o.rank), int(o.iteration)})) {
         if (e.to == std::uint32_t(p)) from.insert(e.from);
@@ -333,7 +353,8 @@ TEST(ChainDataflow, GraphCommandJsonAndDot) {
         EXPECT_LT(e["from"].get<std::size_t>(), j["nodes"].size());
         EXPECT_LT(e["to"].get<std::size_t>(), j["nodes"].size());
     }
-    const auto dot = dltest::runCli("graph " + run.root + " --no-cache --op " + origin + " --format dot", 60, "2>/dev/null");
+    const auto dot =
+        dltest::runCli("graph " + run.root + " --no-cache --op " + origin + " --format dot", 60, "2>/dev/null");
     ASSERT_EQ(dot.code, 0);
     EXPECT_EQ(dot.output.rfind("digraph dumplens {", 0), 0u) << dot.output;
     EXPECT_NE(dot.output.find("rankdir=LR"), std::string::npos);

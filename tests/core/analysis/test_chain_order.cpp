@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "tests/core/analysis_test_builder.h"
-#include "core/demo/demo_dumps.h"
-#include "core/index/dump_indexer.h"
-#include "tests/core/shared_demo.h"
-#include "tests/core/temp_dir.h"
 #include "core/analysis/analysis_json.h"
 #include "core/analysis/overflow_analyzer.h"
+#include "core/demo/demo_dumps.h"
+#include "core/index/dump_indexer.h"
+#include "tests/core/analysis_test_builder.h"
+#include "tests/core/shared_demo.h"
+#include "tests/core/temp_dir.h"
 
 using namespace dl;
 using namespace dltest;
@@ -20,7 +20,6 @@ namespace {
 
 T t(Io io, TensorStats s = dataStats(2.0)) { return tensor(io, s); }
 const TensorStats kInf = dataStats(3.0, 5);
-
 
 // PP4 (rank r = stage r). Iteration 1: the origin is in rank 3's backward and only reaches the
 // head weight (ApplyMomentum); nothing bad is sent. Iteration 2: rank 3's forward uses the bad
@@ -33,40 +32,53 @@ struct BackwardNextIteration {
 
     explicit BackwardNextIteration(bool timestamps) {
         const std::string G = "Gradients/Default/network-PipelineCell/";
-        auto ts = [&](std::uint32_t rank, std::int64_t trueUs) { return timestamps ? 1700000000000000 + trueUs + kOffset[rank] : 0; };
+        auto ts = [&](std::uint32_t rank, std::int64_t trueUs) {
+            return timestamps ? 1700000000000000 + trueUs + kOffset[rank] : 0;
+        };
         for (std::uint32_t it = 1; it <= 2; ++it) {
             const std::int64_t base = std::int64_t(it) * 100000;
             const bool bad2 = it == 2;
             for (std::uint32_t r = 0; r < 4; ++r) {
                 // Forward: Receive from r-1 (r > 0), MatMul, Send to r+1 (r < 3).
-                if (r > 0) b.op(r, it, "Receive", "Receive-op1", {t(Io::Output)}, ts(r, base + 10 * r + 5),
-                                "Default/network-PipelineCell/_pipeline_receive_sr_tag_" + std::to_string(r - 1) + "/Receive-op1");
+                if (r > 0)
+                    b.op(r, it, "Receive", "Receive-op1", {t(Io::Output)}, ts(r, base + 10 * r + 5),
+                         "Default/network-PipelineCell/_pipeline_receive_sr_tag_" + std::to_string(r - 1) +
+                             "/Receive-op1");
                 const bool headBad = bad2 && r == 3;
-                b.op(r, it, "MatMul", "MatMul-op2", {t(Io::Input, headBad ? kInf : dataStats(2.0)), t(Io::Output, headBad ? kInf : dataStats(2.0))},
-                     ts(r, base + 10 * r + 6), "Default/network-PipelineCell/layer" + std::to_string(r) + "/MatMul-op2");
-                if (r < 3) b.op(r, it, "Send", "Send-op3", {t(Io::Input)}, ts(r, base + 10 * r + 7),
-                                "Default/network-PipelineCell/_pipeline_send_sr_tag_" + std::to_string(r) + "/Send-op3");
+                b.op(r, it, "MatMul", "MatMul-op2",
+                     {t(Io::Input, headBad ? kInf : dataStats(2.0)), t(Io::Output, headBad ? kInf : dataStats(2.0))},
+                     ts(r, base + 10 * r + 6),
+                     "Default/network-PipelineCell/layer" + std::to_string(r) + "/MatMul-op2");
+                if (r < 3)
+                    b.op(r, it, "Send", "Send-op3", {t(Io::Input)}, ts(r, base + 10 * r + 7),
+                         "Default/network-PipelineCell/_pipeline_send_sr_tag_" + std::to_string(r) + "/Send-op3");
             }
             // Backward, from rank 3 down: true time 1000 + 100 * (3 - r).
             for (int r = 3; r >= 0; --r) {
                 const std::uint32_t ru = std::uint32_t(r);
                 const std::int64_t tb = base + 1000 + 100 * (3 - r);
                 const bool gradBad = bad2;
-                if (r < 3) b.op(ru, it, "Receive", "Receive-op10", {t(Io::Output, gradBad ? kInf : dataStats(2.0))}, ts(ru, tb),
-                                G + "_pipeline_send_sr_tag_" + std::to_string(r) + "/gradSend/Receive-op10");
+                if (r < 3)
+                    b.op(ru, it, "Receive", "Receive-op10", {t(Io::Output, gradBad ? kInf : dataStats(2.0))},
+                         ts(ru, tb), G + "_pipeline_send_sr_tag_" + std::to_string(r) + "/gradSend/Receive-op10");
                 if (r == 3 && it == 1) {
-                    b.op(3, it, "SqrtGrad", "SqrtGrad-op11", {t(Io::Input, dataStats(0.25)), t(Io::Input, dataStats(47580.0)), t(Io::Output, kInf)},
-                                  ts(3, tb + 10), G + "NormHead/SqrtGrad-op11");
+                    b.op(3, it, "SqrtGrad", "SqrtGrad-op11",
+                         {t(Io::Input, dataStats(0.25)), t(Io::Input, dataStats(47580.0)), t(Io::Output, kInf)},
+                         ts(3, tb + 10), G + "NormHead/SqrtGrad-op11");
                 } else {
-                    b.op(ru, it, "MatMul", "MatMul-op12", {t(Io::Input, gradBad ? kInf : dataStats(2.0)), t(Io::Output, gradBad ? kInf : dataStats(2.0))},
-                         ts(ru, tb + 10), G + "layer" + std::to_string(r) + "/MatMul-op12");
+                    b.op(
+                        ru, it, "MatMul", "MatMul-op12",
+                        {t(Io::Input, gradBad ? kInf : dataStats(2.0)), t(Io::Output, gradBad ? kInf : dataStats(2.0))},
+                        ts(ru, tb + 10), G + "layer" + std::to_string(r) + "/MatMul-op12");
                 }
-                if (r > 0) b.op(ru, it, "Send", "Send-op13", {t(Io::Input, gradBad ? kInf : dataStats(2.0))}, ts(ru, tb + 20),
-                                G + "_pipeline_receive_sr_tag_" + std::to_string(r - 1) + "/gradReceive/Send-op13");
+                if (r > 0)
+                    b.op(ru, it, "Send", "Send-op13", {t(Io::Input, gradBad ? kInf : dataStats(2.0))}, ts(ru, tb + 20),
+                         G + "_pipeline_receive_sr_tag_" + std::to_string(r - 1) + "/gradReceive/Send-op13");
                 const bool momentumBad = (it == 1 && r == 3) || bad2;
                 b.op(ru, it, "ApplyMomentum", "ApplyMomentum-op14",
-                                             {t(Io::Input, momentumBad ? kInf : dataStats(2.0)), t(Io::Output, momentumBad ? kInf : dataStats(2.0))},
-                                             ts(ru, base + 5000 + r), "Default/optimizer-Momentum/ApplyMomentum-op14");
+                     {t(Io::Input, momentumBad ? kInf : dataStats(2.0)),
+                      t(Io::Output, momentumBad ? kInf : dataStats(2.0))},
+                     ts(ru, base + 5000 + r), "Default/optimizer-Momentum/ApplyMomentum-op14");
             }
         }
         b.idx.finalize();  // rank-major order: look the ops up again
@@ -75,7 +87,9 @@ struct BackwardNextIteration {
     }
     std::uint32_t find(std::uint32_t rank, std::uint32_t it, const std::string& type) const {
         for (std::uint32_t i = 0; i < b.idx.ops.size(); ++i)
-            if (b.idx.ops[i].rank == rank && b.idx.ops[i].iteration == it && b.idx.strings.str(b.idx.ops[i].type) == type) return i;
+            if (b.idx.ops[i].rank == rank && b.idx.ops[i].iteration == it &&
+                b.idx.strings.str(b.idx.ops[i].type) == type)
+                return i;
         return kNoIndex;
     }
 };
@@ -232,7 +246,8 @@ TEST(ChainOrder, RawClocksWithoutMessagesAreFlagged) {
     EXPECT_FALSE(r.chainOrderedByFlow) << "no stage map tells the data flow: raw clocks, flagged";
     EXPECT_NE(r.chain[1].note.find("raw timestamp"), std::string::npos) << r.chain[1].note;
     const auto raw = std::find_if(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
-        return w.find("raw timestamps of unsynchronised rank clocks") != std::string::npos && w.find("rank 1") != std::string::npos;
+        return w.find("raw timestamps of unsynchronised rank clocks") != std::string::npos &&
+            w.find("rank 1") != std::string::npos;
     });
     EXPECT_NE(raw, r.warnings.end()) << toText(b.idx, r);
 }

@@ -17,8 +17,8 @@
 #include "core/demo/cluster_scenario.h"
 #include "core/demo/cluster_sim.h"
 #include "core/index/dump_indexer.h"
-#include "tests/core/shared_demo.h"
 #include "tests/core/cluster_run.h"
+#include "tests/core/shared_demo.h"
 #include "tests/core/temp_dir.h"
 
 using namespace dl;
@@ -54,7 +54,8 @@ std::string reachOrder(const AnalysisResult& r) {
     std::set<std::uint32_t> seen;
     for (const ChainStep& s : r.chain) {
         std::vector<std::uint32_t> fresh;
-        for (std::uint32_t k : ranksOf(s)) if (seen.insert(k).second) fresh.push_back(k);
+        for (std::uint32_t k : ranksOf(s))
+            if (seen.insert(k).second) fresh.push_back(k);
         if (fresh.empty()) continue;
         out << "{";
         for (std::uint32_t k : fresh) out << k << " ";
@@ -104,7 +105,7 @@ protected:
     // of them in SetUpTestSuite would build every dump for every test.
     static const Case& at(std::size_t k) {
         if (!cases_.count(k)) build(k);
-        return *cases_.at(k);   // throws (a failed test) when build() stopped at an assertion
+        return *cases_.at(k);  // throws (a failed test) when build() stopped at an assertion
     }
     static void build(std::size_t k) {
         {
@@ -119,12 +120,16 @@ protected:
             o.overflowOnly = true;
             const std::string root = (dir_->path / sp.name).string();
             std::string error;
-            ASSERT_TRUE(dltest::writeAndIndexCluster(root, spec, o, c->truth, c->index, error)) << sp.name << ": " << error;
+            ASSERT_TRUE(dltest::writeAndIndexCluster(root, spec, o, c->truth, c->index, error))
+                << sp.name << ": " << error;
             c->result = analyze(c->index);
             cases_[k] = std::move(c);
         }
     }
-    static void TearDownTestSuite() { cases_.clear(); dir_.reset(); }
+    static void TearDownTestSuite() {
+        cases_.clear();
+        dir_.reset();
+    }
     static std::unique_ptr<dltest::TempDir> dir_;
     static std::map<std::size_t, std::unique_ptr<Case>> cases_;
 };
@@ -179,7 +184,10 @@ TEST_P(ChainOverflowOnly, SaysTheOrderIsInferredFromTheStages) {
     std::size_t flowPlaced = 0;
     for (std::size_t i = 0; i < r.chain.size(); ++i) {
         const ChainStep& s = r.chain[i];
-        if (i == 0) { EXPECT_EQ(s.causedBy, -1); continue; }
+        if (i == 0) {
+            EXPECT_EQ(s.causedBy, -1);
+            continue;
+        }
         ASSERT_GE(s.causedBy, 0);
         ASSERT_LT(std::size_t(s.causedBy), i) << "step " << i << " listed before the step it came from";
         const ChainStep& from = r.chain[std::size_t(s.causedBy)];
@@ -188,7 +196,8 @@ TEST_P(ChainOverflowOnly, SaysTheOrderIsInferredFromTheStages) {
             EXPECT_GE(s.alignedUs, from.alignedUs) << "step " << i;
         }
         if (s.at.rank != 0) {
-            EXPECT_TRUE(j["chain"][i]["aligned_us"].is_null()) << "rank " << s.at.rank << "'s clock is linked to nothing";
+            EXPECT_TRUE(j["chain"][i]["aligned_us"].is_null())
+                << "rank " << s.at.rank << "'s clock is linked to nothing";
         }
         if (s.via == ChainVia::ClockOnly && s.note.find("placed by the pipeline's data flow") != std::string::npos) {
             ++flowPlaced;

@@ -32,7 +32,7 @@ struct Case {
     std::int64_t maxOffsetUs;
     bool tensors = false;
     bool killed = true;
-    bool executionOrder = true;   // false: only the flattened names tell forward from backward
+    bool executionOrder = true;  // false: only the flattened names tell forward from backward
 };
 
 // The issue's table rows (4, 7, 20, 203 micro-batches on PP4 x TP2, 1F1B; fewer layers than its
@@ -43,7 +43,8 @@ const std::vector<Case>& cases() {
         {"issue_pp4_tp2_mb4", 4, 2, 1, 10, 4, PipelineSchedule::OneFOneB, 200000},
         {"issue_pp4_tp2_mb7_no_execution_order", 4, 2, 1, 6, 7, PipelineSchedule::OneFOneB, 200000, false, true, false},
         {"issue_pp4_tp2_mb20", 4, 2, 1, 3, 20, PipelineSchedule::OneFOneB, 200000},
-        {"issue_pp4_tp2_mb203_no_execution_order", 4, 2, 1, 1, 203, PipelineSchedule::OneFOneB, 200000, false, true, false},
+        {"issue_pp4_tp2_mb203_no_execution_order", 4, 2, 1, 1, 203, PipelineSchedule::OneFOneB, 200000, false, true,
+         false},
         {"gpipe_pp2_tp4_mb20", 2, 4, 1, 2, 20, PipelineSchedule::GPipe, 1000000},
         {"interleaved_pp4_tp1_mb8", 4, 1, 1, 2, 8, PipelineSchedule::Interleaved, 1000000},
         {"interleaved_pp4_tp2_mb20", 4, 2, 1, 1, 20, PipelineSchedule::Interleaved, 500000},
@@ -77,7 +78,7 @@ TEST_P(PipelineChain, MatchesTheEventLog) {
     spec.originLane = c.tp - 1;
     spec.killedIteration = c.killed ? 3 : -1;
     ClusterScenarioOptions o;
-    o.stagesInRankTable = false;   // MindSpore's own rank table: the stages come from the dump
+    o.stagesInRankTable = false;  // MindSpore's own rank table: the stages come from the dump
     o.writeTensors = c.tensors;
     o.executionOrder = c.executionOrder;
     o.rankClockOffsetUs = pipelineClockOffsets(c.pp * c.tp * c.dp, c.maxOffsetUs);
@@ -126,10 +127,15 @@ TEST_P(PipelineChain, MatchesTheEventLog) {
     std::string firstWrong;
     for (const ClusterPairTruth& t : truth.pairs) {
         const auto it = got.find({t.sendRank, t.iteration, flat(t.sendName)});
-        if (it == got.end()) { ++missing; continue; }
+        if (it == got.end()) {
+            ++missing;
+            continue;
+        }
         if (it->second != std::pair(t.recvRank, flat(t.recvName))) {
-            if (!wrong++) firstWrong = flat(t.sendName) + " on " + std::to_string(t.sendRank) + " -> " + it->second.second + " on " +
-                                       std::to_string(it->second.first) + ", truth " + flat(t.recvName) + " on " + std::to_string(t.recvRank);
+            if (!wrong++)
+                firstWrong = flat(t.sendName) + " on " + std::to_string(t.sendRank) + " -> " + it->second.second +
+                    " on " + std::to_string(it->second.first) + ", truth " + flat(t.recvName) + " on " +
+                    std::to_string(t.recvRank);
         }
     }
     EXPECT_EQ(wrong, 0u) << firstWrong;
@@ -147,7 +153,8 @@ TEST_P(PipelineChain, MatchesTheEventLog) {
         std::vector<std::uint32_t> fresh;
         std::set<std::uint32_t> ranks(s.at.peerRanks.begin(), s.at.peerRanks.end());
         ranks.insert(s.at.rank);
-        for (std::uint32_t rk : ranks) if (seen.insert(rk).second) fresh.push_back(rk);
+        for (std::uint32_t rk : ranks)
+            if (seen.insert(rk).second) fresh.push_back(rk);
         if (fresh.empty()) continue;
         reached << "{";
         for (std::uint32_t rk : fresh) reached << rk << " ";
@@ -159,14 +166,17 @@ TEST_P(PipelineChain, MatchesTheEventLog) {
         std::vector<int> f = t.firstReached;
         std::sort(f.begin(), f.end());
         truthReached << "{";
-        for (int rk : f) { truthReached << rk << " "; truthRanks.insert(rk); }
+        for (int rk : f) {
+            truthReached << rk << " ";
+            truthRanks.insert(rk);
+        }
         truthReached << "it" << t.iteration << " " << clusterViaName(t.via) << "} ";
     }
     // Every rank the damage reached is in the chain, by the true kind of hop and in the true
     // order; the analysis may list ranks the log reached by separate but simultaneous hops (the
     // two lanes' gradient AllReduces) as one step.
     EXPECT_EQ(seen.size(), truthRanks.size()) << reached.str() << "\ntruth " << truthReached.str();
-    std::map<std::uint32_t, std::pair<std::size_t, std::string>> firstStep;   // rank -> (step, via)
+    std::map<std::uint32_t, std::pair<std::size_t, std::string>> firstStep;  // rank -> (step, via)
     {
         std::set<std::uint32_t> got;
         for (std::size_t i = 0; i < r.chain.size(); ++i) {
@@ -183,13 +193,14 @@ TEST_P(PipelineChain, MatchesTheEventLog) {
         for (int rk : t.firstReached) {
             const auto f = firstStep.find(std::uint32_t(rk));
             ASSERT_NE(f, firstStep.end()) << "rank " << rk << " missing\n" << text;
-            EXPECT_EQ(f->second.second, clusterViaName(t.via)) << "rank " << rk << "\n" << reached.str() << "\ntruth " << truthReached.str();
+            EXPECT_EQ(f->second.second, clusterViaName(t.via)) << "rank " << rk << "\n"
+                                                               << reached.str() << "\ntruth " << truthReached.str();
             lo = std::min(lo, f->second.first);
             hi = std::max(hi, f->second.first);
         }
         if (t.firstReached.empty()) continue;
-        EXPECT_GE(lo, latest) << "truth step " << t.fullName << " listed before an earlier one\n" << reached.str() << "\ntruth "
-                              << truthReached.str();
+        EXPECT_GE(lo, latest) << "truth step " << t.fullName << " listed before an earlier one\n"
+                              << reached.str() << "\ntruth " << truthReached.str();
         latest = std::max(latest, hi);
     }
 
@@ -228,4 +239,6 @@ TEST_P(PipelineChain, MatchesTheEventLog) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Pipelines, PipelineChain, ::testing::Range<std::size_t>(0, cases().size()),
-                         [](const ::testing::TestParamInfo<std::size_t>& i) { return std::string(cases()[i.param].name); });
+                         [](const ::testing::TestParamInfo<std::size_t>& i) {
+                             return std::string(cases()[i.param].name);
+                         });

@@ -55,8 +55,10 @@ std::vector<Reach> chainReaches(const AnalysisResult& r) {
         Reach x;
         x.iteration = int(s.at.iteration);
         x.via = s.causedBy < 0 ? "origin" : chainViaName(s.via);
-        for (std::uint32_t rank : std::vector<std::uint32_t>{s.at.rank}) if (seen.insert(int(rank)).second) x.ranks.insert(int(rank));
-        for (std::uint32_t rank : s.at.peerRanks) if (seen.insert(int(rank)).second) x.ranks.insert(int(rank));
+        for (std::uint32_t rank : std::vector<std::uint32_t>{s.at.rank})
+            if (seen.insert(int(rank)).second) x.ranks.insert(int(rank));
+        for (std::uint32_t rank : s.at.peerRanks)
+            if (seen.insert(int(rank)).second) x.ranks.insert(int(rank));
         if (!x.ranks.empty()) out.push_back(x);
     }
     return out;
@@ -85,7 +87,10 @@ protected:
             cases_[s] = std::move(c);
         }
     }
-    static void TearDownTestSuite() { cases_.clear(); dir_.reset(); }
+    static void TearDownTestSuite() {
+        cases_.clear();
+        dir_.reset();
+    }
     static std::unique_ptr<dltest::TempDir> dir_;
     static std::map<ClusterScenario, std::unique_ptr<Case>> cases_;
 };
@@ -116,7 +121,8 @@ TEST_P(ChainScenarios, EveryStepAfterTheStepItCameFrom) {
         const ChainStep& s = c.result.chain[i];
         ASSERT_GE(s.causedBy, 0);
         ASSERT_LT(std::size_t(s.causedBy), i);
-        EXPECT_GE(s.alignedUs, c.result.chain[std::size_t(s.causedBy)].alignedUs) << "step " << i + 1 << "\n" << toText(c.index, c.result);
+        EXPECT_GE(s.alignedUs, c.result.chain[std::size_t(s.causedBy)].alignedUs) << "step " << i + 1 << "\n"
+                                                                                  << toText(c.index, c.result);
     }
 }
 

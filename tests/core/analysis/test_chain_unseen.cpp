@@ -44,7 +44,12 @@ const std::vector<Spec>& specs() {
         {"pp4_tp2_global_norm", 4, 2, ClusterOrigin::HeadSqrtGrad, true, {}},
         {"pp2_tp2_global_norm_skewed", 2, 2, ClusterOrigin::HeadSqrtGrad, true, {-2000, 2000, 0, 100}},
         {"pp4_skewed", 4, 1, ClusterOrigin::HeadSqrtGrad, false, {0, -9000, 7000, -400}},
-        {"pp8_forward_skewed", 8, 1, ClusterOrigin::ForwardResidual, false, {5000, -5000, 3000, -3000, 1000, -1000, 0, 200}},
+        {"pp8_forward_skewed",
+         8,
+         1,
+         ClusterOrigin::ForwardResidual,
+         false,
+         {5000, -5000, 3000, -3000, 1000, -1000, 0, 200}},
         {"pp4_no_timestamps", 4, 1, ClusterOrigin::HeadSqrtGrad, false, {}, false},
         {"pp8_forward_no_timestamps", 8, 1, ClusterOrigin::ForwardResidual, false, {}, false},
         {"pp4_tp2_no_timestamps", 4, 2, ClusterOrigin::HeadSqrtGrad, false, {}, false},
@@ -79,7 +84,7 @@ protected:
     // of them in SetUpTestSuite would build every dump for every test.
     static const Case& at(std::size_t k) {
         if (!cases_.count(k)) build(k);
-        return *cases_.at(k);   // throws (a failed test) when build() stopped at an assertion
+        return *cases_.at(k);  // throws (a failed test) when build() stopped at an assertion
     }
     static void build(std::size_t k) {
         {
@@ -95,7 +100,8 @@ protected:
             o.timestamps = sp.timestamps;
             const std::string root = (dir_->path / sp.name).string();
             std::string error;
-            ASSERT_TRUE(dltest::writeAndIndexCluster(root, spec, o, c->truth, c->index, error)) << sp.name << ": " << error;
+            ASSERT_TRUE(dltest::writeAndIndexCluster(root, spec, o, c->truth, c->index, error))
+                << sp.name << ": " << error;
             c->result = analyze(c->index);
             const auto& chain = c->result.chain;
             for (std::size_t i = 0; i < chain.size(); ++i) {
@@ -111,7 +117,10 @@ protected:
             cases_[k] = std::move(c);
         }
     }
-    static void TearDownTestSuite() { cases_.clear(); dir_.reset(); }
+    static void TearDownTestSuite() {
+        cases_.clear();
+        dir_.reset();
+    }
     static std::unique_ptr<dltest::TempDir> dir_;
     static std::map<std::size_t, std::unique_ptr<Case>> cases_;
 };
@@ -136,7 +145,8 @@ TEST_P(ChainUnseen, RanksAreReachedInTheTrueOrder) {
     std::set<std::uint32_t> seen;
     for (const ChainStep& s : c.result.chain) {
         std::vector<std::uint32_t> fresh;
-        for (std::uint32_t r : ranksOf(s)) if (seen.insert(r).second) fresh.push_back(r);
+        for (std::uint32_t r : ranksOf(s))
+            if (seen.insert(r).second) fresh.push_back(r);
         if (fresh.empty()) continue;
         got << "{";
         for (std::uint32_t r : fresh) got << r << " ";
@@ -236,7 +246,7 @@ TEST_P(ChainUnseen, SendStepsShowTheBadInputTheyCarried) {
         const bool nan = st.nanCount > 0 || std::isnan(st.max) || std::isnan(st.min);
         const bool inf = st.infCount() > 0 || std::isinf(st.max) || std::isinf(st.min);
         EXPECT_TRUE(nan || inf) << op;
-        EXPECT_EQ(s.at.kind, inf ? AnomalyKind::Inf : AnomalyKind::Nan) << op;   // Inf ranks above NaN
+        EXPECT_EQ(s.at.kind, inf ? AnomalyKind::Inf : AnomalyKind::Nan) << op;  // Inf ranks above NaN
     }
     const bool hops = std::any_of(c.truth.chain.begin(), c.truth.chain.end(),
                                   [](const ClusterChainStep& t) { return t.via == ClusterVia::SendReceive; });

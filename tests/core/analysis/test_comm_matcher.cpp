@@ -5,9 +5,9 @@
 #include <random>
 #include <set>
 
-#include "tests/core/analysis_test_builder.h"
 #include "core/analysis/comm_matcher.h"
 #include "core/analysis/stage_map.h"
+#include "tests/core/analysis_test_builder.h"
 
 using namespace dl;
 using namespace dltest;
@@ -64,10 +64,14 @@ TEST(CommMatcher, FifoChannelsAndShapesPairSendsWithReceives) {
 
 TEST(CommMatcher, ExplicitPeersAndTags) {
     IndexBuilder b;
-    const auto toTwo = b.op(0, 0, "Send", "Send-op1", {payload(Io::Input, {4})}, 0, "Default/Send-op1_dest_rank_2_sr_tag_7");
-    const auto toOne = b.op(0, 0, "Send", "Send-op2", {payload(Io::Input, {4})}, 0, "Default/Send-op2_dest_rank_1_sr_tag_3");
-    const auto atOne = b.op(1, 0, "Receive", "Receive-op1", {payload(Io::Output, {4})}, 0, "Default/Receive-op1_src_rank_0_sr_tag_3");
-    const auto atTwo = b.op(2, 0, "Receive", "Receive-op1", {payload(Io::Output, {4})}, 0, "Default/Receive-op1_src_rank_0_sr_tag_7");
+    const auto toTwo =
+        b.op(0, 0, "Send", "Send-op1", {payload(Io::Input, {4})}, 0, "Default/Send-op1_dest_rank_2_sr_tag_7");
+    const auto toOne =
+        b.op(0, 0, "Send", "Send-op2", {payload(Io::Input, {4})}, 0, "Default/Send-op2_dest_rank_1_sr_tag_3");
+    const auto atOne =
+        b.op(1, 0, "Receive", "Receive-op1", {payload(Io::Output, {4})}, 0, "Default/Receive-op1_src_rank_0_sr_tag_3");
+    const auto atTwo =
+        b.op(2, 0, "Receive", "Receive-op1", {payload(Io::Output, {4})}, 0, "Default/Receive-op1_src_rank_0_sr_tag_7");
     const auto comm = findCommOps(b.idx);
     EXPECT_EQ(comm[0].explicitPeer, 2);
     EXPECT_EQ(comm[0].tag, 7);
@@ -80,8 +84,10 @@ TEST(CommMatcher, StagesPairTensorParallelPositions) {
     // Two stages of two ranks: rank 0 -> 2 and rank 1 -> 3, identical shapes everywhere.
     IndexBuilder b;
     std::uint32_t send[2], recv[2];
-    for (std::uint32_t r = 0; r < 2; ++r) send[r] = b.op(r, 0, "Send", "Send-op1", {payload(Io::Input, {8})}, 0, "Default/Send-op1");
-    for (std::uint32_t r = 2; r < 4; ++r) recv[r - 2] = b.op(r, 0, "Receive", "Receive-op1", {payload(Io::Output, {8})}, 0, "Default/Receive-op1");
+    for (std::uint32_t r = 0; r < 2; ++r)
+        send[r] = b.op(r, 0, "Send", "Send-op1", {payload(Io::Input, {8})}, 0, "Default/Send-op1");
+    for (std::uint32_t r = 2; r < 4; ++r)
+        recv[r - 2] = b.op(r, 0, "Receive", "Receive-op1", {payload(Io::Output, {8})}, 0, "Default/Receive-op1");
     StageMap stages;
     std::string error;
     ASSERT_TRUE(parseStageSpec("0-1:0,2-3:1", stages, error)) << error;
@@ -118,12 +124,15 @@ TEST(CommMatcher, CollectivesGroupByOccurrence) {
 TEST(CommMatcher, GlobalNormAcrossStagesIsOneCallUnderTensorParallel) {
     IndexBuilder b;
     const char* tpName[2] = {"layer_AllReduce-op12", "layer_AllReduce-op31"};  // one scope, different results
-    const char* normName[2] = {"clip_grad-ClipByGlobalNorm_AllReduce-op78", "clip_grad-ClipByGlobalNorm_AllReduce-op183"};
+    const char* normName[2] = {"clip_grad-ClipByGlobalNorm_AllReduce-op78",
+                               "clip_grad-ClipByGlobalNorm_AllReduce-op183"};
     std::vector<std::uint32_t> tp, norm;
     for (std::uint32_t r = 0; r < 4; ++r) {
         const std::uint32_t stage = r / 2;
-        tp.push_back(b.op(r, 0, "AllReduce", tpName[stage], {tensor(Io::Input, dataStats(1.0 + r)), tensor(Io::Output, dataStats(10.0 + stage))}));
-        norm.push_back(b.op(r, 0, "AllReduce", normName[stage], {tensor(Io::Input, dataStats(1.0 + r)), tensor(Io::Output, dataStats(7.5))}));
+        tp.push_back(b.op(r, 0, "AllReduce", tpName[stage],
+                          {tensor(Io::Input, dataStats(1.0 + r)), tensor(Io::Output, dataStats(10.0 + stage))}));
+        norm.push_back(b.op(r, 0, "AllReduce", normName[stage],
+                            {tensor(Io::Input, dataStats(1.0 + r)), tensor(Io::Output, dataStats(7.5))}));
     }
     const CommMatch m = matchCommunication(b.idx, findCommOps(b.idx), StageMap{});
     ASSERT_EQ(m.groups.size(), 3u);
@@ -180,7 +189,8 @@ TEST(StageMap, LossHoldersAreTheLastBlockWithoutTopology) {
     IndexBuilder b;
     for (std::uint32_t r = 0; r < 4; ++r) b.op(r, 0, "MatMul", "MatMul-op1", {payload(Io::Output, {8})});
     b.op(4, 0, "Send", "Send-op1", {payload(Io::Input, {8})});  // a p2p op whose Receive is missing
-    for (std::uint32_t r = 5; r < 6; ++r) b.op(r, 0, "SparseSoftmaxCrossEntropyWithLogits", "Loss-op1", {payload(Io::Output, {8})});
+    for (std::uint32_t r = 5; r < 6; ++r)
+        b.op(r, 0, "SparseSoftmaxCrossEntropyWithLogits", "Loss-op1", {payload(Io::Output, {8})});
     b.op(5, 0, "MatMul", "MatMul-op1", {payload(Io::Output, {8})}, 0, "Default/network/NormHead/MatMul-op1");
     std::vector<std::string> warnings;
     StageMap m = inferStageMap(b.idx, findCommOps(b.idx), "", warnings);
@@ -193,11 +203,19 @@ TEST(StageMap, LossHoldersAreTheLastBlockWithoutTopology) {
 // give what classifyComm / isLossOrHeadOp give for that op's own strings.
 TEST(CommMatcher, PerStringAnswersEqualThePerOpTests) {
     const std::vector<std::pair<std::string, std::string>> forms = {
-        {"Send", "Send-op1"}, {"HcomReceive", "Default/pipeline_recv/Receive-op2"}, {"", "Distributed.all_reduce.0.forward"},
-        {"", "MintDistributed.broadcast.3.backward"}, {"", "AllGather-op12"}, {"Mul", "Mul-op3"},
-        {"", "Functional.send_grad.0.forward"}, {"SoftmaxCrossEntropyWithLogits", "loss-op9"},
-        {"MatMul", "Default/network/lm_head-Linear/MatMul-op4"}, {"RmsNorm", "Gradients/NormHead/RmsNorm-op5"},
-        {"Add", "Default/NLLLoss-op6"}, {"nllloss", "x"}, {"Cast", "Cast-op7"},
+        {"Send", "Send-op1"},
+        {"HcomReceive", "Default/pipeline_recv/Receive-op2"},
+        {"", "Distributed.all_reduce.0.forward"},
+        {"", "MintDistributed.broadcast.3.backward"},
+        {"", "AllGather-op12"},
+        {"Mul", "Mul-op3"},
+        {"", "Functional.send_grad.0.forward"},
+        {"SoftmaxCrossEntropyWithLogits", "loss-op9"},
+        {"MatMul", "Default/network/lm_head-Linear/MatMul-op4"},
+        {"RmsNorm", "Gradients/NormHead/RmsNorm-op5"},
+        {"Add", "Default/NLLLoss-op6"},
+        {"nllloss", "x"},
+        {"Cast", "Cast-op7"},
     };
     IndexBuilder b;
     std::mt19937 rng(11);
@@ -232,12 +250,24 @@ TEST(CommMatcher, PerStringAnswersEqualThePerOpTests) {
 // must equal the per-op search of "lower(name)|lower(scope)" (first key in order that is followed
 // by separators and digits, the name's occurrence before the scope's).
 TEST(CommMatcher, PerStringPeerAndTagEqualTheSearchOfNameAndScope) {
-    const std::vector<std::string> names = {
-        "Send-op1", "Receive-op2", "Send_dest_rank_3-op4", "Receive-SRC_RANK=5-op5", "Send-peer:7_sr_tag_2-op6",
-        "Receive-peer_rank-op7", "Send-dest_rank-x9-op8", "Receive-sr_tag:11-op9", "Send-dest_", "Send-peer"};
-    const std::vector<std::string> scopes = {
-        "", "Default/pipeline/send_dest_rank_1", "Gradients/recv/src_rank-2_sr_tag-4", "rank3_Peer=6",
-        "Default/tag_9/peer_rank:0", "Gradients/x", "rank_4/sr_tag_x", "Default/network/peer_rank_12345678"};
+    const std::vector<std::string> names = {"Send-op1",
+                                            "Receive-op2",
+                                            "Send_dest_rank_3-op4",
+                                            "Receive-SRC_RANK=5-op5",
+                                            "Send-peer:7_sr_tag_2-op6",
+                                            "Receive-peer_rank-op7",
+                                            "Send-dest_rank-x9-op8",
+                                            "Receive-sr_tag:11-op9",
+                                            "Send-dest_",
+                                            "Send-peer"};
+    const std::vector<std::string> scopes = {"",
+                                             "Default/pipeline/send_dest_rank_1",
+                                             "Gradients/recv/src_rank-2_sr_tag-4",
+                                             "rank3_Peer=6",
+                                             "Default/tag_9/peer_rank:0",
+                                             "Gradients/x",
+                                             "rank_4/sr_tag_x",
+                                             "Default/network/peer_rank_12345678"};
     // The reference: the per-op search the memo replaced.
     const auto intAfter = [](const std::string& s, const std::string& key) {
         for (std::size_t pos = s.find(key); pos != std::string::npos; pos = s.find(key, pos + 1)) {
@@ -302,8 +332,10 @@ TEST(CommMatcher, ManyIterationsMergeInOrder) {
             const std::int64_t t = 1000 * it;
             if (r == 0) sendRecv[it][0] = b.op(r, it, "Send", "Send-op3", {payload(Io::Input, {4, 8})}, t + 1);
             if (r == 1) sendRecv[it][1] = b.op(r, it, "Receive", "Receive-op4", {payload(Io::Output, {4, 8})}, t + 2);
-            calls[it][0].push_back(b.op(r, it, "AllReduce", "AllReduce-op1", {payload(Io::Input, {4}), payload(Io::Output, {4})}, t + 3));
-            calls[it][1].push_back(b.op(r, it, "AllReduce", "AllReduce-op2", {payload(Io::Input, {4}), payload(Io::Output, {4})}, t + 4));
+            calls[it][0].push_back(
+                b.op(r, it, "AllReduce", "AllReduce-op1", {payload(Io::Input, {4}), payload(Io::Output, {4})}, t + 3));
+            calls[it][1].push_back(
+                b.op(r, it, "AllReduce", "AllReduce-op2", {payload(Io::Input, {4}), payload(Io::Output, {4})}, t + 4));
         }
     const auto comm = findCommOps(b.idx);
     const CommMatch m = matchCommunication(b.idx, comm, StageMap{});

@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/overflow_analyzer.h"
-#include "core/index/dump_indexer.h"
 #include "core/formats/mindspore/execution_order.h"
 #include "core/formats/mindspore/graph_ir.h"
+#include "core/index/dump_indexer.h"
 #include "core/io/npy_writer.h"
 #include "tests/core/temp_dir.h"
 
@@ -26,7 +26,7 @@ namespace {
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
 struct Kernel {
-    std::string type, scope;   // scope = full scoped name as execution_order lists it
+    std::string type, scope;  // scope = full scoped name as execution_order lists it
     std::vector<float> output;
 };
 
@@ -90,13 +90,15 @@ std::string graphIr() {
 
 enum class Order { ExecutionOrder, GraphIr, None };
 
-// MindSpore <=1.2 GPU sync dump, outputs only: {net}/device_0/iteration_1/{scope with --}_output_0_shape_4_Float16_DefaultFormat.bin
+// MindSpore <=1.2 GPU sync dump, outputs only: {net}/device_0/iteration_1/{scope with
+// --}_output_0_shape_4_Float16_DefaultFormat.bin
 fs::path writeBin12(const fs::path& root, Order order) {
     const fs::path dev = root / "llama/device_0";
     for (const Kernel& k : kernels())
-        dltest::writeFile(dev / "iteration_1" / (scopeToFileName(k.scope, ScopeNameForm::BinMs12) +
-                                                 "_output_0_shape_4_Float16_DefaultFormat.bin"),
-                          f16Bytes(k.output));
+        dltest::writeFile(
+            dev / "iteration_1" /
+                (scopeToFileName(k.scope, ScopeNameForm::BinMs12) + "_output_0_shape_4_Float16_DefaultFormat.bin"),
+            f16Bytes(k.output));
     dltest::writeFile(dev / "iteration_1" / (std::string(kParam) + "_output_0_shape_4_Float16_DefaultFormat.bin"),
                       f16Bytes({0.1f, 0.2f, 0.3f, 0.4f}));
     if (order == Order::ExecutionOrder)
@@ -114,7 +116,8 @@ fs::path writeNpyTree(const fs::path& root, bool scoped, std::int64_t ts, std::v
     const fs::path it = root / "rank_0/llama/0/1";
     const std::string t = "0.0." + std::to_string(ts) + ".output.0.DefaultFormat" + (scoped ? ".float16" : "");
     for (const Kernel& k : kernels()) {
-        const std::string name = scopeToFileName(k.scope, scoped ? ScopeNameForm::ScopedMs23 : ScopeNameForm::ShortMs22);
+        const std::string name =
+            scopeToFileName(k.scope, scoped ? ScopeNameForm::ScopedMs23 : ScopeNameForm::ShortMs22);
         writeNpy(it / (k.type + "." + name + "." + t + ".npy"), k.output);
     }
     writeNpy(it / ("Parameter." + std::string(kParam) + "." + t + ".npy"), {0.1f, 0.2f, 0.3f, 0.4f});
@@ -138,8 +141,7 @@ DumpIndex indexOf(const fs::path& root) {
 // Op names in index order (the order the analysis walks), kernels as full scopes where known.
 std::vector<std::string> indexOrder(const DumpIndex& idx) {
     std::vector<std::string> names;
-    for (const OpRecord& op : idx.ops)
-        names.push_back(op.scope ? idx.strings.str(op.scope) : idx.strings.str(op.name));
+    for (const OpRecord& op : idx.ops) names.push_back(op.scope ? idx.strings.str(op.scope) : idx.strings.str(op.name));
     return names;
 }
 
@@ -150,8 +152,9 @@ std::vector<std::string> paramThenTrueOrder() {
 }
 
 bool warnsByFileName(const DumpIndex& idx) {
-    return std::any_of(idx.warnings.begin(), idx.warnings.end(),
-                       [](const IndexWarning& w) { return w.reason.find("ordered by file name") != std::string::npos; });
+    return std::any_of(idx.warnings.begin(), idx.warnings.end(), [](const IndexWarning& w) {
+        return w.reason.find("ordered by file name") != std::string::npos;
+    });
 }
 
 std::string firstOverflowScope(const DumpIndex& idx, AnalysisResult& r) {
@@ -184,9 +187,9 @@ TEST(OpOrderTable, MatchesEveryEraForm) {
     EXPECT_EQ(*full, mm);
     EXPECT_EQ(t.find(scopeToFileName(mm, ScopeNameForm::BinMs12)), 2);
     EXPECT_EQ(t.find(scopeToFileName(mm, ScopeNameForm::ScopedMs23)), 2);
-    EXPECT_EQ(t.find("MatMul-op21"), 2);                  // 1.3-2.2 short name
+    EXPECT_EQ(t.find("MatMul-op21"), 2);  // 1.3-2.2 short name
     EXPECT_EQ(t.find("Add-op22"), 3);
-    EXPECT_EQ(t.find("MatMul-op99"), 2);                  // renumbered: the only MatMul
+    EXPECT_EQ(t.find("MatMul-op99"), 2);  // renumbered: the only MatMul
     EXPECT_EQ(t.find("MatMul"), 2);
     EXPECT_EQ(t.find("Add-op7"), -1) << "two Adds: a renumbered Add is not placed by guess";
     EXPECT_EQ(t.find(kParam), -1);
@@ -286,7 +289,8 @@ TEST(OpOrder, CliShowsTheOrderSourceAndNamesTheMatMul) {
     dltest::TempDir tmp;
     writeBin12(tmp.path, Order::ExecutionOrder);
     auto run = [&](const std::string& sub) {
-        const std::string cmd = std::string(DUMPLENS_CLI_PATH) + " " + sub + " --json --no-cache '" + tmp.path.string() + "'";
+        const std::string cmd =
+            std::string(DUMPLENS_CLI_PATH) + " " + sub + " --json --no-cache '" + tmp.path.string() + "'";
         FILE* p = ::popen(cmd.c_str(), "r");
         std::string out;
         char buf[4096];
@@ -328,9 +332,10 @@ TEST(OpOrder, Bin12IterationFolderHoldsEveryGraphGraphByGraph) {
     // <=1.2 iteration folders have no graph level: a second graph's kernel sits among the first's.
     const std::string cast = "Default/optimizer-Momentum/Cast-op1";
     const fs::path dev = tmp.path / "llama/device_0";
-    dltest::writeFile(dev / "iteration_1" / (scopeToFileName(cast, ScopeNameForm::BinMs12) +
-                                             "_output_0_shape_4_Float16_DefaultFormat.bin"),
-                      f16Bytes({1, 1, 1, 1}));
+    dltest::writeFile(
+        dev / "iteration_1" /
+            (scopeToFileName(cast, ScopeNameForm::BinMs12) + "_output_0_shape_4_Float16_DefaultFormat.bin"),
+        f16Bytes({1, 1, 1, 1}));
     dltest::writeFile(dev / "execution_order/ms_execution_order_graph_1.csv", executionOrderCsv({cast}));
     const DumpIndex idx = indexOf(tmp.path);
     std::vector<std::string> expected = paramThenTrueOrder();

@@ -3,16 +3,18 @@
 #include <cmath>
 #include <filesystem>
 
-#include "tests/core/analysis_test_builder.h"
 #include "core/analysis/op_replay.h"
 #include "core/analysis/tensor_anomaly.h"
+#include "tests/core/analysis_test_builder.h"
 
 using namespace dl;
 using namespace dltest;
 
 namespace {
 
-ReplayTensor t(std::vector<std::int64_t> shape, std::vector<float> data) { return {std::move(shape), std::move(data), false}; }
+ReplayTensor t(std::vector<std::int64_t> shape, std::vector<float> data) {
+    return {std::move(shape), std::move(data), false};
+}
 
 std::vector<float> run(const std::string& type, const std::vector<ReplayTensor>& in,
                        const std::vector<std::vector<std::int64_t>>& outShapes = {}, std::size_t slot = 0,
@@ -27,11 +29,13 @@ std::vector<float> run(const std::string& type, const std::vector<ReplayTensor>&
 
 void expectNear(const std::vector<float>& got, const std::vector<float>& want, double tol = 1e-5) {
     ASSERT_EQ(got.size(), want.size());
-    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol * std::max(1.0, std::fabs(double(want[i])))) << i;
+    for (std::size_t i = 0; i < got.size(); ++i)
+        EXPECT_NEAR(got[i], want[i], tol * std::max(1.0, std::fabs(double(want[i])))) << i;
 }
 
 // Central differences of sum(dy * f(x)) with respect to input `which`.
-std::vector<float> numericGrad(const std::string& fwd, std::vector<ReplayTensor> in, std::size_t which, const std::vector<float>& dy) {
+std::vector<float> numericGrad(const std::string& fwd, std::vector<ReplayTensor> in, std::size_t which,
+                               const std::vector<float>& dy) {
     std::vector<float> g(in[which].data.size());
     for (std::size_t i = 0; i < g.size(); ++i) {
         const float h = 1e-2f, x0 = in[which].data[i];
@@ -57,7 +61,7 @@ TEST(OpReplay, InfOverflowHasInfiniteErrorAgainstFp32) {
     ASSERT_TRUE(r.available) << r.unavailableReason;
     ASSERT_EQ(r.results.size(), 3u);
     ASSERT_TRUE(r.results[0].overflow);
-    EXPECT_EQ(r.results[0].infCount, 1u);   // 120000 > 65504
+    EXPECT_EQ(r.results[0].infCount, 1u);  // 120000 > 65504
     EXPECT_TRUE(std::isinf(r.results[0].relErrVsFp32)) << r.results[0].relErrVsFp32;
     EXPECT_FALSE(r.results[1].overflow);
     // bf16 keeps 120000 as 119808 (8 bits of mantissa); 2 and 4 are exact.
@@ -102,7 +106,8 @@ TEST(OpReplay, Bf16TooImpreciseRecommendsFp32) {
     // 1 + 2^-9 differences vanish in bf16 (7 mantissa bits): relative error exceeds the tolerance.
     ReplayOptions o;
     o.bf16Tolerance = 1e-4;
-    ReplayResult r = replayOp("Mul", {t({2}, {300.f, 301.f}), t({2}, {300.f, 301.f})}, {{2}}, 0, nullptr, DType::Float16, o);
+    ReplayResult r =
+        replayOp("Mul", {t({2}, {300.f, 301.f}), t({2}, {300.f, 301.f})}, {{2}}, 0, nullptr, DType::Float16, o);
     ASSERT_TRUE(r.available);
     EXPECT_TRUE(r.results[0].overflow);  // 90000 > 65504
     EXPECT_FALSE(r.results[1].overflow);
@@ -111,14 +116,16 @@ TEST(OpReplay, Bf16TooImpreciseRecommendsFp32) {
 }
 
 TEST(OpReplay, NoFp16OverflowIsNotPresentedAsProof) {
-    ReplayResult r = replayOp("Add", {t({1}, {1.f}), t({1}, {2.f})}, {{1}}, 0, nullptr, DType::Float16, ReplayOptions{});
+    ReplayResult r =
+        replayOp("Add", {t({1}, {1.f}), t({1}, {2.f})}, {{1}}, 0, nullptr, DType::Float16, ReplayOptions{});
     ASSERT_TRUE(r.available);
     EXPECT_FALSE(r.reproducesOverflow);
     EXPECT_FALSE(r.recommendationFromReplay);
 }
 
 TEST(OpReplay, UnknownOpIsUnavailable) {
-    ReplayResult r = replayOp("FlashAttentionScore", {t({1}, {1.f})}, {{1}}, 0, nullptr, DType::Float16, ReplayOptions{});
+    ReplayResult r =
+        replayOp("FlashAttentionScore", {t({1}, {1.f})}, {{1}}, 0, nullptr, DType::Float16, ReplayOptions{});
     EXPECT_FALSE(r.available);
     EXPECT_TRUE(r.results.empty());
     EXPECT_NE(r.unavailableReason.find("FlashAttentionScore"), std::string::npos);
@@ -132,7 +139,8 @@ TEST(OpReplay, ElementwiseKernels) {
     expectNear(run("Div", {t({1}, {1.f}), t({1}, {8.f})}), {0.125f});
     expectNear(run("Mul", {t({2}, {3.f, -2.f}), t({2}, {5.f, 4.f})}), {15.f, -8.f});
     std::vector<std::int64_t> shape;
-    expectNear(run("Add", {t({2, 3}, {1, 2, 3, 4, 5, 6}), t({3}, {10, 20, 30})}, {}, 0, &shape), {11, 22, 33, 14, 25, 36});
+    expectNear(run("Add", {t({2, 3}, {1, 2, 3, 4, 5, 6}), t({3}, {10, 20, 30})}, {}, 0, &shape),
+               {11, 22, 33, 14, 25, 36});
     EXPECT_EQ(shape, (std::vector<std::int64_t>{2, 3}));
     expectNear(run("Sub", {t({2, 1}, {10, 20}), t({1, 2}, {1, 2})}), {9, 8, 19, 18});
     expectNear(run("Square", {t({2}, {-3.f, 0.5f})}), {9.f, 0.25f});
@@ -210,7 +218,8 @@ TEST(OpReplay, LayerNormForwardAndGrad) {
     expectNear(run("LayerNorm", {x, g, beta}, {}, 1), {2.f});
     expectNear(run("LayerNorm", {x, g, beta}, {}, 2), {float(2.0 / 3.0)});
     // Grad against central differences of the forward kernel.
-    const ReplayTensor x2 = t({2, 3}, {0.5f, -1.f, 2.f, 3.f, 1.f, -2.f}), g2 = t({3}, {1.5f, -0.5f, 2.f}), b2 = t({3}, {0, 0, 0});
+    const ReplayTensor x2 = t({2, 3}, {0.5f, -1.f, 2.f, 3.f, 1.f, -2.f}), g2 = t({3}, {1.5f, -0.5f, 2.f}),
+                       b2 = t({3}, {0, 0, 0});
     const std::vector<float> dy = {1.f, 2.f, -1.f, 0.5f, -2.f, 1.f};
     const auto mean = run("LayerNorm", {x2, g2, b2}, {}, 1), var = run("LayerNorm", {x2, g2, b2}, {}, 2);
     const auto dx = run("LayerNormGrad", {x2, t({2, 3}, dy), t({2, 1}, var), t({2, 1}, mean), g2});
@@ -229,7 +238,8 @@ TEST(OpReplay, RmsNormForwardAndGrad) {
     const auto rstd = run("RmsNorm", {x, g}, {}, 1);
     const auto dx = run("RmsNormGrad", {t({2, 3}, dy), x, t({2, 1}, rstd), g});
     expectNear(dx, numericGrad("RmsNorm", {x, g}, 0, dy), 2e-2);
-    expectNear(run("RmsNormGrad", {t({2, 3}, dy), x, t({2, 1}, rstd), g}, {}, 1), numericGrad("RmsNorm", {x, g}, 1, dy), 2e-2);
+    expectNear(run("RmsNormGrad", {t({2, 3}, dy), x, t({2, 1}, rstd), g}, {}, 1), numericGrad("RmsNorm", {x, g}, 1, dy),
+               2e-2);
 }
 
 TEST(OpReplay, KernelNames) {
@@ -238,9 +248,9 @@ TEST(OpReplay, KernelNames) {
     EXPECT_EQ(replayKernelName("RMSNormGrad"), "RmsNormGrad");
     EXPECT_EQ(replayKernelName("SoftmaxV2"), "Softmax");
     EXPECT_EQ(replayKernelName("Conv2D"), "");
-    EXPECT_EQ(replayKernelName("__truediv__"), "Div");   // msprobe's Tensor.__truediv__
+    EXPECT_EQ(replayKernelName("__truediv__"), "Div");  // msprobe's Tensor.__truediv__
     EXPECT_EQ(replayKernelName("__rmul__"), "Mul");
-    EXPECT_EQ(replayKernelName("__rsub__"), "");         // y - x: not the Sub kernel's order
+    EXPECT_EQ(replayKernelName("__rsub__"), "");  // y - x: not the Sub kernel's order
 }
 
 TEST(OpReplay, FromIndexLoadsDumpedInputs) {
@@ -262,7 +272,8 @@ TEST(OpReplay, FromIndexLoadsDumpedInputs) {
 
     // Stats-only inputs: no replay, and the advice says it is a rule of thumb.
     IndexBuilder s;
-    const std::uint32_t op2 = s.op(0, 0, "SqrtGrad", "SqrtGrad-op7", {in(0, dataStats(0.25)), in(1, dataStats(47580.0)), out(0, dataStats(3.0, 1))});
+    const std::uint32_t op2 = s.op(0, 0, "SqrtGrad", "SqrtGrad-op7",
+                                   {in(0, dataStats(0.25)), in(1, dataStats(47580.0)), out(0, dataStats(3.0, 1))});
     r = replayFromIndex(s.idx, op2, kNoIndex, ReplayOptions{});
     EXPECT_FALSE(r.available);
     EXPECT_FALSE(r.recommendationFromReplay);

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <unistd.h>
 
-#include "tests/core/analysis_test_builder.h"
 #include "core/analysis/analysis_json.h"
 #include "core/analysis/overflow_analyzer.h"
+#include "tests/core/analysis_test_builder.h"
 
 using namespace dl;
 using namespace dltest;
@@ -37,14 +37,17 @@ struct Pipeline {
         b.op(0, 10, "Send", "Send-op2", {p(Io::Input)}, 110, "Default/Send-op2");
         b.op(0, 10, "Receive", "Receive-op3", {p(Io::Output)}, 900, G + "Receive-op3");
         decoyExp = b.op(0, 10, "Exp", "Exp-op50", {p(Io::Input), p(Io::Output, kInf)}, 910, G + "layer0/Exp-op50");
-        b.op(0, 11, "MatMul", "MatMul-op1", {p(Io::Input, kInf), p(Io::Output, kInf)}, 2100, "Default/network/layer0/MatMul-op1");
+        b.op(0, 11, "MatMul", "MatMul-op1", {p(Io::Input, kInf), p(Io::Output, kInf)}, 2100,
+             "Default/network/layer0/MatMul-op1");
         // rank 1
         b.op(1, 10, "Receive", "Receive-op1", {p(Io::Output)}, 120, "Default/Receive-op1");
-        nearLimit = b.op(1, 10, "MatMul", "MatMul-op2", {p(Io::Input), p(Io::Output, dataStats(60000.0))}, 130, "Default/network/layer1/MatMul-op2");
+        nearLimit = b.op(1, 10, "MatMul", "MatMul-op2", {p(Io::Input), p(Io::Output, dataStats(60000.0))}, 130,
+                         "Default/network/layer1/MatMul-op2");
         b.op(1, 10, "Send", "Send-op3", {p(Io::Input)}, 140, "Default/Send-op3");
         b.op(1, 10, "Receive", "Receive-op4", {p(Io::Output)}, 800, G + "Receive-op4");
         b.op(1, 10, "Send", "Send-op5", {p(Io::Input)}, 810, G + "Send-op5");
-        b.op(1, 11, "MatMul", "MatMul-op2", {p(Io::Input, kInf), p(Io::Output, kInf)}, 2130, "Default/network/layer1/MatMul-op2");
+        b.op(1, 11, "MatMul", "MatMul-op2", {p(Io::Input, kInf), p(Io::Output, kInf)}, 2130,
+             "Default/network/layer1/MatMul-op2");
         // rank 2
         b.op(2, 10, "Receive", "Receive-op1", {p(Io::Output)}, 150, "Default/Receive-op1");
         b.op(2, 10, "Send", "Send-op2", {p(Io::Input)}, 160, "Default/Send-op2");
@@ -54,17 +57,21 @@ struct Pipeline {
         b.op(2, 11, "Receive", "Receive-op1", {p(Io::Output, kInf)}, 2150, "Default/Receive-op1");
         // rank 3, clock ahead
         b.op(3, 10, "Receive", "Receive-op1", {p(Io::Output)}, 170 + kAhead, "Default/Receive-op1");
-        b.op(3, 10, "SoftmaxCrossEntropyWithLogits", "SoftmaxCrossEntropyWithLogits-op2", {p(Io::Input), p(Io::Output)}, 180 + kAhead,
-             "Default/network/loss/SoftmaxCrossEntropyWithLogits-op2");
-        sqrtGrad = b.op(3, 10, "SqrtGrad", "SqrtGrad-op42", {p(Io::Input, dataStats(0.25)), p(Io::Input, dataStats(47580.0)), p(Io::Output, kInf)},
+        b.op(3, 10, "SoftmaxCrossEntropyWithLogits", "SoftmaxCrossEntropyWithLogits-op2", {p(Io::Input), p(Io::Output)},
+             180 + kAhead, "Default/network/loss/SoftmaxCrossEntropyWithLogits-op2");
+        sqrtGrad = b.op(3, 10, "SqrtGrad", "SqrtGrad-op42",
+                        {p(Io::Input, dataStats(0.25)), p(Io::Input, dataStats(47580.0)), p(Io::Output, kInf)},
                         500 + kAhead, G + "NormHead/SqrtGrad-op42");
-        b.op(3, 10, "MatMul", "MatMul-op43", {p(Io::Input, kInf), p(Io::Output, kInf)}, 510 + kAhead, G + "NormHead/MatMul-op43");
+        b.op(3, 10, "MatMul", "MatMul-op43", {p(Io::Input, kInf), p(Io::Output, kInf)}, 510 + kAhead,
+             G + "NormHead/MatMul-op43");
         b.op(3, 10, "Send", "Send-op44", {p(Io::Input, kInf)}, 600 + kAhead, G + "Send-op44");
-        b.op(3, 11, "SqrtGrad", "SqrtGrad-op42", {p(Io::Input, kInf), p(Io::Input), p(Io::Output, kInf)}, 2500 + kAhead, G + "NormHead/SqrtGrad-op42");
+        b.op(3, 11, "SqrtGrad", "SqrtGrad-op42", {p(Io::Input, kInf), p(Io::Input), p(Io::Output, kInf)}, 2500 + kAhead,
+             G + "NormHead/SqrtGrad-op42");
     }
 };
 
-bool chainHas(const AnalysisResult& r, const DumpIndex& idx, ChainRole role, std::uint32_t rank, const std::string& type) {
+bool chainHas(const AnalysisResult& r, const DumpIndex& idx, ChainRole role, std::uint32_t rank,
+              const std::string& type) {
     return std::any_of(r.chain.begin(), r.chain.end(), [&](const ChainStep& s) {
         return s.role == role && s.at.rank == rank && opType(idx, s.at.op) == type;
     });
@@ -97,7 +104,8 @@ TEST(OverflowAnalyzer, BackwardOriginOnLastStageWinsByCausality) {
     EXPECT_TRUE(chainHas(r, pl.b.idx, ChainRole::Receive, 2, "Receive"));
     EXPECT_TRUE(chainHas(r, pl.b.idx, ChainRole::Propagated, 2, "MatMul"));
     // Rank 0's independent Exp overflow in iteration 10 is linked to nothing: listed, and said so.
-    const auto exp = std::find_if(r.chain.begin(), r.chain.end(), [&](const ChainStep& s) { return s.at.op == pl.decoyExp; });
+    const auto exp =
+        std::find_if(r.chain.begin(), r.chain.end(), [&](const ChainStep& s) { return s.at.op == pl.decoyExp; });
     ASSERT_NE(exp, r.chain.end());
     EXPECT_EQ(exp->via, ChainVia::ClockOnly);
     // Stage 1 goes bad only in the next iteration, with no message in the dump that explains it.
@@ -142,7 +150,8 @@ TEST(OverflowAnalyzer, JsonContract) {
     ASSERT_TRUE(j["chain"].is_array());
     EXPECT_EQ(j["chain"][0]["role"], "origin");
     for (const auto& s : j["chain"]) {
-        for (const char* key : {"rank", "stage", "op_type", "op_name", "tensor", "timestamp_us", "role"}) EXPECT_TRUE(s.contains(key)) << key;
+        for (const char* key : {"rank", "stage", "op_type", "op_name", "tensor", "timestamp_us", "role"})
+            EXPECT_TRUE(s.contains(key)) << key;
     }
     EXPECT_TRUE(j["replay"].is_object());
     EXPECT_TRUE(j["replay"]["results"].is_array());
@@ -169,7 +178,8 @@ TEST(OverflowAnalyzer, IterationOptionAnalysesThatIteration) {
 
 TEST(OverflowAnalyzer, ForwardOriginInSaturationMode) {
     IndexBuilder b;
-    const auto exp = b.op(0, 0, "Exp", "Exp-op3", {p(Io::Input, dataStats(12.0)), p(Io::Output, kSat)}, 10, "Default/network/Exp-op3");
+    const auto exp = b.op(0, 0, "Exp", "Exp-op3", {p(Io::Input, dataStats(12.0)), p(Io::Output, kSat)}, 10,
+                          "Default/network/Exp-op3");
     b.op(0, 0, "Send", "Send-op4", {p(Io::Input, kSat)}, 20, "Default/Send-op4");
     const auto recv = b.op(1, 0, "Receive", "Receive-op1", {p(Io::Output, kSat)}, 30, "Default/Receive-op1");
     b.op(1, 0, "Mul", "Mul-op2", {p(Io::Input, kSat), p(Io::Output, kSat)}, 40, "Default/network/Mul-op2");
@@ -194,7 +204,8 @@ TEST(OverflowAnalyzer, ReceiveWithMissingSenderIsNeverAnOrigin) {
     ASSERT_TRUE(r.firstOverflow);
     ASSERT_FALSE(r.chain.empty());
     EXPECT_EQ(r.chain[0].role, ChainRole::Receive);
-    EXPECT_TRUE(std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) { return w.find("not in the dump") != std::string::npos; }));
+    EXPECT_TRUE(std::any_of(r.warnings.begin(), r.warnings.end(),
+                            [](const std::string& w) { return w.find("not in the dump") != std::string::npos; }));
 }
 
 TEST(OverflowAnalyzer, OverflowOnlyDumpFromOpdebugRecords) {
@@ -235,7 +246,8 @@ TEST(OverflowAnalyzer, CleanRunKeepsHeadroomWarning) {
     EXPECT_FALSE(r.replay);
     EXPECT_EQ(r.anomalousTensors, 0u);
     EXPECT_EQ(r.nearLimitTotal, 3u);
-    EXPECT_TRUE(std::any_of(r.nearLimit.begin(), r.nearLimit.end(), [](const NearLimitEntry& e) { return e.castToFp16; }));
+    EXPECT_TRUE(
+        std::any_of(r.nearLimit.begin(), r.nearLimit.end(), [](const NearLimitEntry& e) { return e.castToFp16; }));
     const nlohmann::json j = toJson(b.idx, r);
     EXPECT_EQ(j["verdict"], "clean");
     EXPECT_TRUE(j["first_overflow"].is_null());
@@ -259,11 +271,13 @@ TEST(OverflowAnalyzer, TransientWhenLaterIterationsRecover) {
 TEST(OverflowAnalyzer, TensorParallelPeersAreOneStep) {
     IndexBuilder b;
     const std::string G = "Gradients/Default/network/NormHead/";
-    for (std::uint32_t rank = 0; rank < 2; ++rank) b.op(rank, 0, "MatMul", "MatMul-op1", {p(Io::Input), p(Io::Output)}, 10);
+    for (std::uint32_t rank = 0; rank < 2; ++rank)
+        b.op(rank, 0, "MatMul", "MatMul-op1", {p(Io::Input), p(Io::Output)}, 10);
     std::uint32_t sg[2];
     for (std::uint32_t rank = 2; rank < 4; ++rank) {
         b.op(rank, 0, "SoftmaxCrossEntropyWithLogits", "Loss-op1", {p(Io::Output)}, 50);
-        sg[rank - 2] = b.op(rank, 0, "SqrtGrad", "SqrtGrad-op42", {p(Io::Input), p(Io::Input), p(Io::Output, kInf)}, 100 + rank, G + "SqrtGrad-op42");
+        sg[rank - 2] = b.op(rank, 0, "SqrtGrad", "SqrtGrad-op42", {p(Io::Input), p(Io::Input), p(Io::Output, kInf)},
+                            100 + rank, G + "SqrtGrad-op42");
     }
     AnalysisOptions o;
     o.stages = "0-1:0,2-3:1";
@@ -273,7 +287,9 @@ TEST(OverflowAnalyzer, TensorParallelPeersAreOneStep) {
     EXPECT_EQ(r.firstOverflow->stage, 1);
     EXPECT_EQ(r.firstOverflow->peerRanks, std::vector<std::uint32_t>{3});
     EXPECT_EQ(r.stages.source, "--stages");
-    EXPECT_EQ(std::count_if(r.chain.begin(), r.chain.end(), [](const ChainStep& s) { return s.role == ChainRole::Origin; }), 1);
+    EXPECT_EQ(
+        std::count_if(r.chain.begin(), r.chain.end(), [](const ChainStep& s) { return s.role == ChainRole::Origin; }),
+        1);
 }
 
 TEST(OverflowAnalyzer, EmptyAndMalformedIndexDoNotCrash) {
@@ -297,12 +313,15 @@ TEST(OverflowAnalyzer, SingleValueAtLimitCountsOnlyWhereProduced) {
     EXPECT_FALSE(r.overflow);
     EXPECT_GE(r.nearLimitTotal, 2u);
     IndexBuilder produced;  // inputs far from the limit, one output value pinned at 65504
-    const auto op = produced.op(0, 0, "SqrtGrad", "SqrtGrad-op1", {p(Io::Input, dataStats(0.3)), p(Io::Input, dataStats(47580.0)), p(Io::Output, one)}, 10);
+    const auto op =
+        produced.op(0, 0, "SqrtGrad", "SqrtGrad-op1",
+                    {p(Io::Input, dataStats(0.3)), p(Io::Input, dataStats(47580.0)), p(Io::Output, one)}, 10);
     r = analyze(produced.idx);
     ASSERT_TRUE(r.firstOverflow);
     EXPECT_EQ(r.firstOverflow->op, op);
     EXPECT_EQ(r.firstOverflow->kind, AnomalyKind::Saturated);
-    EXPECT_TRUE(std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) { return w.find("single value") != std::string::npos; }));
+    EXPECT_TRUE(std::any_of(r.warnings.begin(), r.warnings.end(),
+                            [](const std::string& w) { return w.find("single value") != std::string::npos; }));
 }
 
 // The classification runs in blocks of kWorkStride ops on all cores: over several blocks, the
@@ -311,12 +330,12 @@ TEST(OverflowAnalyzer, SingleValueAtLimitCountsOnlyWhereProduced) {
 TEST(OverflowAnalyzer, ClassificationOverManyBlocksKeepsOpOrder) {
     IndexBuilder b;
     constexpr std::uint32_t kCount = 3 * std::uint32_t(kWorkStride) + 211;
-    std::vector<std::uint32_t> nearTensors;   // fp16 outputs near the limit, and fp32 inputs of Casts to fp16
+    std::vector<std::uint32_t> nearTensors;  // fp16 outputs near the limit, and fp32 inputs of Casts to fp16
     std::uint64_t bad = 0;
     std::uint32_t firstBadOp = kNoIndex;
-    std::vector<std::uint32_t> skipped;       // ops pointing past the tensor table
+    std::vector<std::uint32_t> skipped;  // ops pointing past the tensor table
     double largest = 0;
-    constexpr std::uint32_t kHalf = (kCount + 1) / 2;   // rank 0, then rank 1; three iterations each
+    constexpr std::uint32_t kHalf = (kCount + 1) / 2;  // rank 0, then rank 1; three iterations each
     for (std::uint32_t i = 0; i < kCount; ++i) {
         const std::uint32_t rank = i / kHalf, iter = (i % kHalf) / 2084;
         const auto first = std::uint32_t(b.idx.tensors.size());
@@ -327,10 +346,12 @@ TEST(OverflowAnalyzer, ClassificationOverManyBlocksKeepsOpOrder) {
             b.op(rank, iter, "Cast", "Cast-op" + std::to_string(i), {wide, p(Io::Output, dataStats(2.0))}, 10 + i);
             nearTensors.push_back(first);
         } else if (i % 1000 == 17) {
-            b.op(rank, iter, "MatMul", "MatMul-op" + std::to_string(i), {p(Io::Input), p(Io::Output, dataStats(40000.0 + i))}, 10 + i);
+            b.op(rank, iter, "MatMul", "MatMul-op" + std::to_string(i),
+                 {p(Io::Input), p(Io::Output, dataStats(40000.0 + i))}, 10 + i);
             nearTensors.push_back(first + 1);
         } else if (i % 3001 == 2999) {
-            const auto op = b.op(rank, iter, "Exp", "Exp-op" + std::to_string(i), {p(Io::Input), p(Io::Output, kInf)}, 10 + i);
+            const auto op =
+                b.op(rank, iter, "Exp", "Exp-op" + std::to_string(i), {p(Io::Input), p(Io::Output, kInf)}, 10 + i);
             ++bad;
             if (firstBadOp == kNoIndex) firstBadOp = op;
         } else {
@@ -348,8 +369,9 @@ TEST(OverflowAnalyzer, ClassificationOverManyBlocksKeepsOpOrder) {
     EXPECT_EQ(r.nearLimitTensors, nearTensors);
     EXPECT_EQ(r.nearLimitTotal, nearTensors.size());
     ASSERT_EQ(r.nearLimit.size(), std::min<std::size_t>(100, nearTensors.size()));
-    EXPECT_TRUE(std::is_sorted(r.nearLimit.begin(), r.nearLimit.end(),
-                               [](const NearLimitEntry& x, const NearLimitEntry& y) { return x.headroom > y.headroom; }));
+    EXPECT_TRUE(
+        std::is_sorted(r.nearLimit.begin(), r.nearLimit.end(),
+                       [](const NearLimitEntry& x, const NearLimitEntry& y) { return x.headroom > y.headroom; }));
     EXPECT_EQ(r.nearLimit.front().maxAbs, largest);
     std::vector<std::string> skipWarnings;
     for (const std::string& w : r.warnings)

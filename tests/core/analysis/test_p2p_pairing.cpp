@@ -34,8 +34,9 @@ const std::string kBwd = "Gradients_Default_network-PipelineCell__backbone_model
 }  // namespace
 
 TEST(P2pPairing, FlattenedGradientsNamesAreBackward) {
-    EXPECT_TRUE(isBackwardName("Gradients_Default_network-PipelineCell__layers-CellList_10-LlamaDecodeLayer_gradReceive_Send-op7"));
-    EXPECT_TRUE(isBackwardName("Default_network_layers_10_gradSend_Receive-op9"));   // the prefix cut off
+    EXPECT_TRUE(isBackwardName(
+        "Gradients_Default_network-PipelineCell__layers-CellList_10-LlamaDecodeLayer_gradReceive_Send-op7"));
+    EXPECT_TRUE(isBackwardName("Default_network_layers_10_gradSend_Receive-op9"));  // the prefix cut off
     EXPECT_FALSE(isBackwardName("Default_network-PipelineCell__layers-CellList_30-LlamaDecodeLayer_Receive-op4"));
     EXPECT_FALSE(isBackwardName("Default_network_GradientsNorm-op4"));
 }
@@ -46,10 +47,13 @@ TEST(P2pPairing, BackwardSendNeverFeedsAForwardReceive) {
     IndexBuilder b;
     const TensorStats act = mb(1), grad = mb(2);
     const auto fwdSend = b.op(0, 0, "Send", kFwd + "Send-op10", {moved(Io::Input, act)});
-    const auto bwdRecv = b.op(0, 0, "Receive", kBwd + "9-LlamaDecodeLayer_gradSend_Receive-op40", {moved(Io::Output, grad)});
-    const auto fwdRecv = b.op(1, 0, "Receive", "Default_network-PipelineCell__layers-CellList_10-LlamaDecodeLayer_Receive-op5",
-                              {moved(Io::Output, act)});
-    const auto bwdSend = b.op(1, 0, "Send", kBwd + "10-LlamaDecodeLayer_gradReceive_Send-op30", {moved(Io::Input, grad)});
+    const auto bwdRecv =
+        b.op(0, 0, "Receive", kBwd + "9-LlamaDecodeLayer_gradSend_Receive-op40", {moved(Io::Output, grad)});
+    const auto fwdRecv =
+        b.op(1, 0, "Receive", "Default_network-PipelineCell__layers-CellList_10-LlamaDecodeLayer_Receive-op5",
+             {moved(Io::Output, act)});
+    const auto bwdSend =
+        b.op(1, 0, "Send", kBwd + "10-LlamaDecodeLayer_gradReceive_Send-op30", {moved(Io::Input, grad)});
     const auto comm = findCommOps(b.idx);
     ASSERT_EQ(comm.size(), 4u);
     const CommMatch m = matchCommunication(b.idx, comm, StageMap{});
@@ -79,8 +83,12 @@ TEST(P2pPairing, ChannelOrderPairsWhatStatisticsCannot) {
     IndexBuilder b;
     TensorStats nan = dataStats(1.0, 0, 16, 0, 16);
     std::vector<std::uint32_t> sends, recvs;
-    for (int k = 0; k < 6; ++k) sends.push_back(b.op(0, 0, "Send", kFwd + "Send-op" + std::to_string(10 + k), {moved(Io::Input, k < 3 ? mb(k) : nan)}));
-    for (int k = 0; k < 6; ++k) recvs.push_back(b.op(1, 0, "Receive", kFwd + "Receive-op" + std::to_string(50 + k), {moved(Io::Output, k < 3 ? mb(k) : nan)}));
+    for (int k = 0; k < 6; ++k)
+        sends.push_back(
+            b.op(0, 0, "Send", kFwd + "Send-op" + std::to_string(10 + k), {moved(Io::Input, k < 3 ? mb(k) : nan)}));
+    for (int k = 0; k < 6; ++k)
+        recvs.push_back(b.op(1, 0, "Receive", kFwd + "Receive-op" + std::to_string(50 + k),
+                             {moved(Io::Output, k < 3 ? mb(k) : nan)}));
     const CommMatch m = matchCommunication(b.idx, findCommOps(b.idx), StageMap{});
     ASSERT_EQ(m.pairs.size(), 6u);
     for (int k = 0; k < 6; ++k) EXPECT_EQ(m.partner[sends[std::size_t(k)]], std::int32_t(recvs[std::size_t(k)])) << k;
@@ -124,7 +132,8 @@ TEST(P2pPairing, AmbiguousPairsAreReportedNotHidden) {
 TEST(P2pPairing, ReplicasOfOneGraphAreSeparateCollectives) {
     IndexBuilder b;
     const std::string ar = "Default_network_layers-CellList_3-LlamaDecodeLayer_feed_forward_w2-Linear_AllReduce-op12";
-    for (std::uint32_t r = 0; r < 4; ++r) b.op(r, 0, "AllReduce", ar, {moved(Io::Input, mb(r)), moved(Io::Output, mb(r < 2 ? 20 : 21))});
+    for (std::uint32_t r = 0; r < 4; ++r)
+        b.op(r, 0, "AllReduce", ar, {moved(Io::Input, mb(r)), moved(Io::Output, mb(r < 2 ? 20 : 21))});
     const CommMatch m = matchCommunication(b.idx, findCommOps(b.idx), StageMap{});
     ASSERT_EQ(m.groups.size(), 2u);
     EXPECT_EQ(m.groups[0].ops.size(), 2u);

@@ -7,13 +7,13 @@
 
 #include <cmath>
 
-#include "tests/core/index_uncached.h"
-#include "tests/core/temp_dir.h"
 #include "core/analysis/overflow_analyzer.h"
 #include "core/compare/run_comparison.h"
 #include "core/formats/cann/cann_dump_writer.h"
 #include "core/index/dump_indexer.h"
 #include "core/io/npy_writer.h"
+#include "tests/core/index_uncached.h"
+#include "tests/core/temp_dir.h"
 
 using namespace dl;
 
@@ -29,7 +29,8 @@ std::vector<float> toNz(const std::vector<float>& x, int rows, int cols, std::ve
     shape = {std::uint64_t(n1), std::uint64_t(m1), 16, 16};
     std::vector<float> s(std::size_t(n1 * m1 * 256), kPad);
     for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) s[std::size_t(((c / 16) * m1 + r / 16) * 256 + (r % 16) * 16 + c % 16)] = x[r * cols + c];
+        for (int c = 0; c < cols; ++c)
+            s[std::size_t(((c / 16) * m1 + r / 16) * 256 + (r % 16) * 16 + c % 16)] = x[r * cols + c];
     return s;
 }
 
@@ -41,7 +42,7 @@ std::string fp16(const std::vector<float>& v) {
 
 struct Matrices {
     std::vector<float> a, b;
-    std::vector<double> y;   // exact products (double)
+    std::vector<double> y;  // exact products (double)
 };
 
 // Integers, so fp16 holds the inputs and the finite outputs exactly; row 0 of A is 200s and
@@ -67,7 +68,7 @@ void writeRun(const std::filesystem::path& root, bool nz) {
     auto spec = [&](Io io, const std::vector<float>& x, int rows, int cols) {
         CannTensorSpec s;
         s.io = io;
-        s.dataType = 2;   // DT_FLOAT16
+        s.dataType = 2;  // DT_FLOAT16
         s.originalShape = {std::uint64_t(rows), std::uint64_t(cols)};
         if (nz) {
             s.format = 29;
@@ -79,9 +80,10 @@ void writeRun(const std::filesystem::path& root, bool nz) {
         }
         return s;
     };
-    dltest::writeFile(root / "rank_0/Net/0/0/MatMul.Default_MatMul-op3.1.1.1700000000000100",
-                      buildCannDumpFile({spec(Io::Input, m.a, M, K), spec(Io::Input, m.b, K, N), spec(Io::Output, y, M, N)},
-                                        "Default/MatMul-op3"));
+    dltest::writeFile(
+        root / "rank_0/Net/0/0/MatMul.Default_MatMul-op3.1.1.1700000000000100",
+        buildCannDumpFile({spec(Io::Input, m.a, M, K), spec(Io::Input, m.b, K, N), spec(Io::Output, y, M, N)},
+                          "Default/MatMul-op3"));
 }
 
 DumpIndex indexOf(const std::filesystem::path& root) { return dltest::indexUncached(root.string(), 2); }
@@ -95,7 +97,7 @@ TEST(ReplayDeviceLayout, NzOriginReplaysToTheDumpedOverflow) {
     ASSERT_EQ(idx.ops.size(), 1u);
     const Matrices m = matrices();
     std::uint64_t overflowing = 0;
-    for (double v : m.y) overflowing += std::fabs(v) >= 65520;   // rounds to Inf in fp16
+    for (double v : m.y) overflowing += std::fabs(v) >= 65520;  // rounds to Inf in fp16
     ASSERT_EQ(overflowing, 2u);
 
     const AnalysisResult r = analyze(idx);
@@ -106,12 +108,13 @@ TEST(ReplayDeviceLayout, NzOriginReplaysToTheDumpedOverflow) {
     EXPECT_TRUE(rp.reproducesOverflow) << rp.recommendation;
     ASSERT_EQ(rp.results.size(), 3u);
     EXPECT_EQ(rp.results[0].infCount, overflowing);
-    EXPECT_TRUE(std::isnan(rp.results[0].maxAbs));                   // NaN: Inf present
-    EXPECT_FALSE(rp.results[2].overflow);                             // fp32 holds 80000
+    EXPECT_TRUE(std::isnan(rp.results[0].maxAbs));  // NaN: Inf present
+    EXPECT_FALSE(rp.results[2].overflow);           // fp32 holds 80000
     EXPECT_EQ(rp.results[2].maxAbsUnrounded, 80000.0);
-    EXPECT_EQ(rp.maxDiffVsDump, 0.0);                                 // every finite element as dumped
+    EXPECT_EQ(rp.maxDiffVsDump, 0.0);  // every finite element as dumped
     bool noted = false;
-    for (const std::string& n : rp.notes) noted = noted || n.find("FRACTAL_NZ [1,2,16,16] -> ND [20,5]") != std::string::npos;
+    for (const std::string& n : rp.notes)
+        noted = noted || n.find("FRACTAL_NZ [1,2,16,16] -> ND [20,5]") != std::string::npos;
     EXPECT_TRUE(noted);
 }
 
@@ -127,7 +130,7 @@ TEST(ReplayDeviceLayout, CompareOfNzAgainstNdFindsIdenticalData) {
     for (const TensorComparison& row : c.rows) {
         EXPECT_TRUE(row.metrics.fromData) << row.note;
         EXPECT_FALSE(row.metrics.shapeMismatch) << row.note;
-        EXPECT_EQ(row.metrics.maxAbsErr, 0.0) << row.note;   // Inf pairs excluded, finite ones equal
+        EXPECT_EQ(row.metrics.maxAbsErr, 0.0) << row.note;  // Inf pairs excluded, finite ones equal
         EXPECT_FALSE(row.diverged) << row.reason;
     }
     // The statistics of both runs agree too: the padding never entered them.

@@ -13,13 +13,13 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "tests/core/index_uncached.h"
-#include "tests/core/temp_dir.h"
 #include "core/analysis/op_replay.h"
 #include "core/analysis/overflow_analyzer.h"
 #include "core/formats/msprobe/msprobe_call_args.h"
 #include "core/formats/msprobe/msprobe_dump.h"
 #include "core/index/dump_indexer.h"
+#include "tests/core/index_uncached.h"
+#include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace dl;
@@ -57,7 +57,9 @@ float halfToFloat(std::uint16_t h) {
     return s * std::ldexp(float(m | 0x400), e - 25);
 }
 
-std::uint16_t u16(const std::string& b, std::size_t at) { return std::uint16_t(std::uint8_t(b[at]) | std::uint8_t(b[at + 1]) << 8); }
+std::uint16_t u16(const std::string& b, std::size_t at) {
+    return std::uint16_t(std::uint8_t(b[at]) | std::uint8_t(b[at + 1]) << 8);
+}
 std::uint32_t u32(const std::string& b, std::size_t at) { return u16(b, at) | std::uint32_t(u16(b, at + 2)) << 16; }
 void put32(std::string& b, std::size_t at, std::uint32_t v) {
     for (int i = 0; i < 4; ++i) b[at + i] = char(v >> (8 * i));
@@ -87,8 +89,8 @@ void rewritePayload(std::string& pt, const std::string& bytes) {
         return nameAt + len <= pt.size() && pt.substr(nameAt, len).ends_with("/data/0");
     };
     for (std::size_t p = 0; p + 46 <= pt.size(); ++p) {
-        if (u32(pt, p) == 0x04034b50 && nameEnds(p + 30, u16(pt, p + 26))) put32(pt, p + 14, crc);   // local header
-        if (u32(pt, p) == 0x02014b50 && nameEnds(p + 46, u16(pt, p + 28))) put32(pt, p + 16, crc);   // central directory
+        if (u32(pt, p) == 0x04034b50 && nameEnds(p + 30, u16(pt, p + 26))) put32(pt, p + 14, crc);  // local header
+        if (u32(pt, p) == 0x02014b50 && nameEnds(p + 46, u16(pt, p + 28))) put32(pt, p + 16, crc);  // central directory
     }
 }
 
@@ -120,7 +122,8 @@ TEST(MsprobeCallArgs, ScalarsListsTensorsAndKeywordsFromTheRealDumpJson) {
         EXPECT_EQ(args[1].kind, MsprobeCallArg::Kind::Number);
         EXPECT_EQ(args[1].position, 1);
         EXPECT_EQ(args[1].type, "float");
-        EXPECT_EQ(args[1].numbers, (std::vector<double>{entry(dumpDir(v), "Tensor.__mul__.0.forward")["input_args"][1]["value"]}));
+        EXPECT_EQ(args[1].numbers,
+                  (std::vector<double>{entry(dumpDir(v), "Tensor.__mul__.0.forward")["input_args"][1]["value"]}));
         // layer_norm(x, normalized_shape=[16], weight, bias, eps): a list, then tensors 1 and 2.
         ASSERT_TRUE(readMsprobeCallArgs(json, "Functional.layer_norm.0.forward", args, error)) << error;
         ASSERT_GE(args.size(), 4u);
@@ -149,10 +152,11 @@ TEST(MsprobeReplay, TensorTimesScalarOnTheRealCorpus) {
             const ReplayResult r = replayFromIndex(idx, opNamed(idx, name), kNoIndex, ReplayOptions{});
             ASSERT_TRUE(r.available) << r.unavailableReason;
             const nlohmann::json out = entry(dumpDir(v), name)["output"][0];
-            const double msprobeMax = std::max(std::fabs(out["Max"].get<double>()), std::fabs(out["Min"].get<double>()));
+            const double msprobeMax =
+                std::max(std::fabs(out["Max"].get<double>()), std::fabs(out["Min"].get<double>()));
             EXPECT_EQ(r.results[0].maxAbs, msprobeMax);
             EXPECT_EQ(r.maxDiffVsDump, 0.0);
-            EXPECT_FALSE(r.reproducesOverflow);   // no element passes 65504 in this corpus
+            EXPECT_FALSE(r.reproducesOverflow);  // no element passes 65504 in this corpus
             EXPECT_TRUE(noted(r, "argument 1 = 4096 (float, from dump.json)"));
         }
         // alpha != 1 is not modelled: refused with the reason, not replayed as a plain add.
@@ -188,8 +192,9 @@ TEST(MsprobeReplay, AnalyzeReproducesAScalarOverflow) {
             const bool inf = std::fabs(y) >= 65520;
             infs += inf;
             std::uint16_t h = 0;
-            if (inf) h = y > 0 ? 0x7c00 : 0xfc00;
-            else {   // exact: an fp16 value scaled by 2^15, still normal here
+            if (inf)
+                h = y > 0 ? 0x7c00 : 0xfc00;
+            else {  // exact: an fp16 value scaled by 2^15, still normal here
                 const float f = float(y);
                 std::uint32_t u;
                 std::memcpy(&u, &f, 4);
@@ -219,7 +224,7 @@ TEST(MsprobeReplay, AnalyzeReproducesAScalarOverflow) {
         EXPECT_FALSE(rp.results[2].overflow);
         double maxX = 0;
         for (float xi : x) maxX = std::max(maxX, std::fabs(double(xi)));
-        EXPECT_EQ(rp.results[2].maxAbsUnrounded, maxX * scale);   // fp32 holds every product
+        EXPECT_EQ(rp.results[2].maxAbsUnrounded, maxX * scale);  // fp32 holds every product
         EXPECT_TRUE(noted(rp, "argument 1 = 32768 (float, from dump.json)"));
     }
 }
@@ -230,12 +235,14 @@ TEST(MsprobeReplay, SoftmaxDimFromDumpJson) {
     for (const char* v : kVersions) {
         SCOPED_TRACE(v);
         const DumpIndex bad = indexOf(kCorpus + v + "/tensor_L1/softmax_bad");
-        const ReplayResult r = replayFromIndex(bad, opNamed(bad, "Functional.softmax.0.forward"), kNoIndex, ReplayOptions{});
+        const ReplayResult r =
+            replayFromIndex(bad, opNamed(bad, "Functional.softmax.0.forward"), kNoIndex, ReplayOptions{});
         EXPECT_FALSE(r.available);
         EXPECT_NE(r.unavailableReason.find("softmax over dim -2"), std::string::npos) << r.unavailableReason;
         const DumpIndex good = indexOf(kCorpus + v + "/tensor_L1/softmax_good");
-        const ReplayResult g = replayFromIndex(good, opNamed(good, "Functional.softmax.0.forward"), kNoIndex, ReplayOptions{});
+        const ReplayResult g =
+            replayFromIndex(good, opNamed(good, "Functional.softmax.0.forward"), kNoIndex, ReplayOptions{});
         ASSERT_TRUE(g.available) << g.unavailableReason;
-        EXPECT_LT(g.maxDiffVsDump, 1e-6);   // fp32 run: the fp32 replay against torch's output
+        EXPECT_LT(g.maxDiffVsDump, 1e-6);  // fp32 run: the fp32 replay against torch's output
     }
 }

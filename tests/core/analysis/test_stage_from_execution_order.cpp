@@ -30,8 +30,8 @@ void writeRank(const fs::path& root, std::uint32_t rank, int stage, int stages, 
     const std::string dir = "rank_" + std::to_string(rank);
     const std::string matmul = "MatMul-op" + std::to_string(100 * (rank + 1));
     const fs::path npy = root / dir / "net" / "0" / "1" /
-                         ("MatMul." + std::string(kScope) + "_" + matmul + ".1.2.170000000000000" + std::to_string(rank) +
-                          ".output.0.DefaultFormat.float16.npy");
+        ("MatMul." + std::string(kScope) + "_" + matmul + ".1.2.170000000000000" + std::to_string(rank) +
+         ".output.0.DefaultFormat.float16.npy");
     fs::create_directories(npy.parent_path());
     std::string bytes, error;
     ASSERT_TRUE(encodeFloats({1, 2}, DType::Float16, bytes, error)) << error;
@@ -40,16 +40,18 @@ void writeRank(const fs::path& root, std::uint32_t rank, int stage, int stages, 
     std::string order = "NodeExecutionOrder-FullNameWithScope\n";
     const std::string base = std::string(kScope) + "/";
     int op = 1000 * int(rank + 1);
-    if (stage > 0) order += base + "_pipeline_receive_sr_tag_" + std::to_string(stage - 1) + "/Receive-op" + std::to_string(op++) + "\n";
+    if (stage > 0)
+        order += base + "_pipeline_receive_sr_tag_" + std::to_string(stage - 1) + "/Receive-op" + std::to_string(op++) +
+            "\n";
     order += base + matmul + "\n";
     if (stage + 1 < stages) {
         order += base + "_pipeline_send_sr_tag_" + std::to_string(stage) + "/Send-op" + std::to_string(op++) + "\n";
         order += "Gradients/" + base + "_pipeline_send_sr_tag_" + std::to_string(stage) + "/gradSend/Receive-op" +
-                 std::to_string(op++) + "\n";
+            std::to_string(op++) + "\n";
     }
     if (stage > 0)
-        order += "Gradients/" + base + "_pipeline_receive_sr_tag_" + std::to_string(stage - 1) + "/gradReceive/Send-op" +
-                 std::to_string(op++) + "\n";
+        order += "Gradients/" + base + "_pipeline_receive_sr_tag_" + std::to_string(stage - 1) +
+            "/gradReceive/Send-op" + std::to_string(op++) + "\n";
     writeFile(root / dir / "execution_order" / "ms_execution_order_graph_0.csv", order);
 }
 
@@ -78,11 +80,14 @@ TEST(StageFromExecutionOrder, BackwardTrafficAloneStillOrdersTheStages) {
     for (const auto& [rank, stage] : truth) {
         writeRank(d.path, rank, stage, 3);
         // Keep only the Gradients/ lines: a dump of the backward pass's order.
-        const fs::path f = d.path / ("rank_" + std::to_string(rank)) / "execution_order" / "ms_execution_order_graph_0.csv";
+        const fs::path f =
+            d.path / ("rank_" + std::to_string(rank)) / "execution_order" / "ms_execution_order_graph_0.csv";
         std::string kept;
         for (const std::string& line : splitLines(dltest::readText(f)))
-            if (line.find("Send") == std::string::npos && line.find("Receive") == std::string::npos) kept += line + "\n";
-            else if (line.starts_with("Gradients/")) kept += line + "\n";
+            if (line.find("Send") == std::string::npos && line.find("Receive") == std::string::npos)
+                kept += line + "\n";
+            else if (line.starts_with("Gradients/"))
+                kept += line + "\n";
         writeFile(f, kept);
     }
     const AnalysisResult r = analyzeDump(d.path);

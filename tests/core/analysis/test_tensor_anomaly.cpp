@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "tests/core/analysis_test_builder.h"
 #include "core/analysis/tensor_anomaly.h"
+#include "tests/core/analysis_test_builder.h"
 
 using namespace dl;
 using namespace dltest;

@@ -29,13 +29,15 @@ void writeNpy(const fs::path& f, const std::vector<float>& v) {
 
 struct ExitStatus : ::testing::Test {
     TempDir tmp{"dumplens_exit_"};
-    fs::path good = tmp.path / "good", other = tmp.path / "other", empty = tmp.path / "empty",
-             junk = tmp.path / "junk", out = tmp.path / "out";
+    fs::path good = tmp.path / "good", other = tmp.path / "other", empty = tmp.path / "empty", junk = tmp.path / "junk",
+             out = tmp.path / "out";
     void SetUp() override {
-        writeNpy(good / "rank_0" / "net" / "0" / "1" / "Add.Add-op1.0.0.1700000000000001.output.0.DefaultFormat.float16.npy",
-                 {1, 2, 3});
+        writeNpy(
+            good / "rank_0" / "net" / "0" / "1" / "Add.Add-op1.0.0.1700000000000001.output.0.DefaultFormat.float16.npy",
+            {1, 2, 3});
         // Another run whose only op matches nothing of `good`.
-        writeNpy(other / "rank_0" / "net" / "0" / "1" / "Mul.Mul-op7.0.0.1700000000000001.output.0.DefaultFormat.float16.npy",
+        writeNpy(other / "rank_0" / "net" / "0" / "1" /
+                     "Mul.Mul-op7.0.0.1700000000000001.output.0.DefaultFormat.float16.npy",
                  {4, 5});
         fs::create_directories(empty);
         fs::create_directories(out);
@@ -61,9 +63,10 @@ TEST_F(ExitStatus, ReadableDumpIsSuccessInEveryCommand) {
 TEST_F(ExitStatus, NothingReadableIsStatus2InEveryCommand) {
     for (const fs::path& d : {empty, junk}) {
         SCOPED_TRACE(d.filename().string());
-        for (const std::string& cmd : {"index " + q(d), "index " + q(d) + " --json", "analyze " + q(d),
-                                       "analyze " + q(d) + " --json", "compare " + q(d) + " " + q(good),
-                                       "compare " + q(good) + " " + q(d), "compare " + q(d) + " " + q(good) + " --json"}) {
+        for (const std::string& cmd :
+             {"index " + q(d), "index " + q(d) + " --json", "analyze " + q(d), "analyze " + q(d) + " --json",
+              "compare " + q(d) + " " + q(good), "compare " + q(good) + " " + q(d),
+              "compare " + q(d) + " " + q(good) + " --json"}) {
             const CliRun r = run(cmd);
             EXPECT_EQ(r.code, 2) << cmd << "\n" << r.output;
             EXPECT_NE(r.output.find("othing readable"), std::string::npos) << cmd << "\n" << r.output;
@@ -86,12 +89,12 @@ TEST_F(ExitStatus, CompareWithoutAMatchIsStatus1) {
 }
 
 TEST_F(ExitStatus, UsageErrorsAreStatus2) {
-    EXPECT_EQ(dltest::runCli("").code, 2);                                  // no command
-    EXPECT_EQ(dltest::runCli("bogus").code, 2);                             // unknown command
-    EXPECT_EQ(dltest::runCli("index").code, 2);                             // DIR missing
-    EXPECT_EQ(run("index " + q(good) + " --threads many").code, 2);         // not a number
+    EXPECT_EQ(dltest::runCli("").code, 2);                           // no command
+    EXPECT_EQ(dltest::runCli("bogus").code, 2);                      // unknown command
+    EXPECT_EQ(dltest::runCli("index").code, 2);                      // DIR missing
+    EXPECT_EQ(run("index " + q(good) + " --threads many").code, 2);  // not a number
     EXPECT_EQ(run("compare " + q(good) + " " + q(good) + " --threshold nonsense=1").code, 2);
-    EXPECT_EQ(run("index " + q(tmp.path / "missing")).code, 2);             // unusable path
+    EXPECT_EQ(run("index " + q(tmp.path / "missing")).code, 2);  // unusable path
     EXPECT_EQ(dltest::runCli("inspect " + q(junk / "rank_0" / "net" / "0" / "1" / "statistic.csv")).code, 2);
     const CliRun help = dltest::runCli("index --help");
     EXPECT_EQ(help.code, 0);
@@ -103,7 +106,8 @@ TEST_F(ExitStatus, UsageErrorsAreStatus2) {
 // exited 0. A usage error: 2, naming it, wherever --help or options stand.
 TEST_F(ExitStatus, UnknownCommandIsStatus2AndNamed) {
     for (const char* args : {"no-such-command", "no-such-command --help", "--help no-such-command",
-                             "no-such-command " "index"}) {
+                             "no-such-command "
+                             "index"}) {
         const CliRun r = dltest::runCli(args);
         EXPECT_EQ(r.code, 2) << args << ": " << r.output;
         EXPECT_NE(r.output.find("unknown command 'no-such-command'"), std::string::npos) << args << ": " << r.output;
@@ -117,7 +121,7 @@ TEST_F(ExitStatus, UnknownCommandIsStatus2AndNamed) {
 
 TEST_F(ExitStatus, ReportFollowsTheSameRule) {
     if (dltest::runCli("--help").output.find("report") == std::string::npos) {
-        EXPECT_EQ(run("report " + q(junk) + " -o " + q(out / "r.pdf")).code, 2);   // no report command: usage error
+        EXPECT_EQ(run("report " + q(junk) + " -o " + q(out / "r.pdf")).code, 2);  // no report command: usage error
         return;
     }
     EXPECT_EQ(run("report " + q(junk) + " -o " + q(out / "r.pdf")).code, 2);

@@ -95,8 +95,9 @@ TEST_F(ExportTraceCli, NeverWritesIntoTheDump) {
 TEST_F(ExportTraceCli, NothingReadableIsStatus2AndNoFile) {
     const fs::path empty = tmp.path / "empty", junk = tmp.path / "junk";
     fs::create_directories(empty);
-    dltest::writeFile(junk / "rank_0" / "net" / "0" / "1" / "Add.Add-op1.0.0.1700000000000001.output.0.DefaultFormat.npy",
-                      "not a numpy file");
+    dltest::writeFile(
+        junk / "rank_0" / "net" / "0" / "1" / "Add.Add-op1.0.0.1700000000000001.output.0.DefaultFormat.npy",
+        "not a numpy file");
     dltest::writeFile(junk / "step0" / "rank0" / "dump.json", "{\"task\": \"statistics\", \"data\": {");
     for (const fs::path& d : {empty, junk}) {
         SCOPED_TRACE(d.filename().string());

@@ -20,8 +20,8 @@ std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
 // rank_0/net/0/1/ with one MindSpore npy: fp16 [1, 2, 3].
 void writeDump(const fs::path& root) {
-    const fs::path f = root / "rank_0" / "net" / "0" / "1" /
-                       "Add.Add-op1.0.0.1700000000000001.output.0.DefaultFormat.float16.npy";
+    const fs::path f =
+        root / "rank_0" / "net" / "0" / "1" / "Add.Add-op1.0.0.1700000000000001.output.0.DefaultFormat.float16.npy";
     fs::create_directories(f.parent_path());
     std::string bytes, error;
     ASSERT_TRUE(dl::encodeFloats({1, 2, 3}, dl::DType::Float16, bytes, error)) << error;
@@ -53,7 +53,8 @@ struct Dumps : ::testing::Test {
         const CliRun r = dltest::runCli(args + cacheFlag);
         EXPECT_EQ(r.code, 2) << r.output;
         EXPECT_NE(r.output.find("refusing to write"), std::string::npos) << r.output;
-        EXPECT_NE(r.output.find("inside the dump '" + fs::canonical(dump).string() + "'"), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("inside the dump '" + fs::canonical(dump).string() + "'"), std::string::npos)
+            << r.output;
         EXPECT_EQ(listing(a), before);
         EXPECT_EQ(listing(b).size(), before.size());
     }
@@ -89,7 +90,8 @@ TEST_F(Dumps, CompareOutputInsideEitherRunIsRefused) {
         expectRefused("compare " + q(a) + " " + q(b) + " " + fmt + " -o " + q(a / "cmp.out"), a);
         expectRefused("compare " + q(a) + " " + q(b) + " " + fmt + " -o " + q(b / "rank_0" / "cmp.out"), b);
     }
-    const CliRun r = dltest::runCli("compare " + q(a) + " " + q(b) + " --json -o " + q(outside / "cmp.json") + " --no-cache");
+    const CliRun r =
+        dltest::runCli("compare " + q(a) + " " + q(b) + " --json -o " + q(outside / "cmp.json") + " --no-cache");
     EXPECT_EQ(r.code, 0) << r.output;
     EXPECT_TRUE(fs::is_regular_file(outside / "cmp.json"));
 }
@@ -103,7 +105,7 @@ TEST_F(Dumps, MergeOutputOverAShardOrIntoItsDumpIsRefused) {
 }
 
 TEST_F(Dumps, ReportOutputInsideEitherDumpIsRefused) {
-    if (!haveReport()) {   // built without the UI: no report command, a usage error that writes nothing
+    if (!haveReport()) {  // built without the UI: no report command, a usage error that writes nothing
         EXPECT_EQ(dltest::runCli("report " + q(a) + " -o " + q(a / "report.pdf")).code, 2);
         EXPECT_EQ(listing(a), before);
         return;

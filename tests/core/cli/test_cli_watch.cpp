@@ -52,7 +52,8 @@ std::vector<json> jsonLines(const std::string& text) {
 class Background {
 public:
     Background(const std::string& args, const fs::path& outDir) : out(outDir / "stdout"), err(outDir / "stderr") {
-        const std::string cmd = "exec timeout 60 " + std::string(DUMPLENS_CLI_PATH) + " " + args + " >" + q(out) + " 2>" + q(err);
+        const std::string cmd =
+            "exec timeout 60 " + std::string(DUMPLENS_CLI_PATH) + " " + args + " >" + q(out) + " 2>" + q(err);
         std::string sh = "/bin/sh", c = "-c", line = cmd;
         char* argv[] = {sh.data(), c.data(), line.data(), nullptr};
         EXPECT_EQ(posix_spawn(&pid, "/bin/sh", nullptr, nullptr, argv, environ), 0);
@@ -124,10 +125,12 @@ TEST(CliWatch, ExecRunsOnceAndSigintEndsWithTheOverflow) {
     dltest::TempDir tmp;
     const fs::path dir = tmp.path / "dump", marker = tmp.path / "exec.txt";
     fs::create_directories(dir);
-    Background watch("watch " + q(dir) + " --json --settle-ms 100 --cache-dir " + q(tmp.path / "cache") +
-                         " --exec 'echo \"$DUMPLENS_OP|$DUMPLENS_OP_TYPE|$DUMPLENS_RANK|$DUMPLENS_ITERATION|$DUMPLENS_KIND|$DUMPLENS_DUMP\" >> " +
-                         marker.string() + "'",
-                     tmp.path);
+    Background watch(
+        "watch " + q(dir) + " --json --settle-ms 100 --cache-dir " + q(tmp.path / "cache") +
+            " --exec 'echo "
+            "\"$DUMPLENS_OP|$DUMPLENS_OP_TYPE|$DUMPLENS_RANK|$DUMPLENS_ITERATION|$DUMPLENS_KIND|$DUMPLENS_DUMP\" >> " +
+            marker.string() + "'",
+        tmp.path);
     ASSERT_TRUE(watch.waitForOutput([](const std::string& s) { return s.find("\"watching\"") != std::string::npos; }));
     dltest::ChunkedWriter writer;
     for (const auto& f : early) writer.land(dir, f.rel, f.bytes, 2ms);
@@ -161,9 +164,10 @@ TEST(CliWatch, ExecRunsOnceAndSigintEndsWithTheOverflow) {
     for (std::string line; std::getline(in, line);) runs.push_back(line);
     ASSERT_EQ(runs.size(), 1u);
     const json& first = overflows.front()["first_overflow"];
-    EXPECT_EQ(runs.front(), first["op_name"].get<std::string>() + "|" + first["op_type"].get<std::string>() + "|" +
-                                std::to_string(first["rank"].get<int>()) + "|" + std::to_string(first["iteration"].get<int>()) +
-                                "|" + first["kind"].get<std::string>() + "|" + fs::weakly_canonical(dir).string());
+    EXPECT_EQ(runs.front(),
+              first["op_name"].get<std::string>() + "|" + first["op_type"].get<std::string>() + "|" +
+                  std::to_string(first["rank"].get<int>()) + "|" + std::to_string(first["iteration"].get<int>()) + "|" +
+                  first["kind"].get<std::string>() + "|" + fs::weakly_canonical(dir).string());
 }
 
 TEST(CliWatch, SigintOnACleanRunSaysCleanSoFarAndExitsOne) {
@@ -173,17 +177,18 @@ TEST(CliWatch, SigintOnACleanRunSaysCleanSoFarAndExitsOne) {
         const fs::path dir = tmp.path / "dump";
         const auto files = dumpFiles(realDump("2.0.0", "train_fixed"));
         dltest::ChunkedWriter writer;
-        writer.landAll(dir, files, 0ms);   // already there when the watch starts
+        writer.landAll(dir, files, 0ms);  // already there when the watch starts
         Background watch("watch " + q(dir) + " --settle-ms 50 --no-cache", tmp.path);
         ASSERT_TRUE(watch.waitForOutput([&](const std::string& s) {
             return s.find(std::to_string(files.size()) + " files") != std::string::npos &&
-                   s.find(" 0 being written") != std::string::npos;
+                s.find(" 0 being written") != std::string::npos;
         })) << watch.stdoutText();
         EXPECT_EQ(watch.signal(sig), 1) << watch.stderrText();
         const std::string out = watch.stdoutText();
         const dltest::CliRun index = dltest::runCli("index --json --no-cache " + q(dir), 30, "2>/dev/null");
         const json summary = json::parse(index.output);
-        const std::string want = "stopped: clean so far: " + std::to_string(summary["tensors"].get<long>()) + " tensors, ranks 0, ";
+        const std::string want =
+            "stopped: clean so far: " + std::to_string(summary["tensors"].get<long>()) + " tensors, ranks 0, ";
         EXPECT_NE(out.find(want), std::string::npos) << out << "\nwanted: " << want;
         EXPECT_EQ(out.find("OVERFLOW"), std::string::npos) << out;
     }
@@ -195,7 +200,8 @@ TEST(CliWatch, UntilOverflowExitsAtTheFirstOverflowEvent) {
     const fs::path dir = tmp.path / "dump";
     dltest::ChunkedWriter writer;
     writer.landAll(dir, dumpFiles(realDump("2.7.0", "forward_mul")), 0ms);
-    const dltest::CliRun r = dltest::runCli("watch " + q(dir) + " --until-overflow --json --settle-ms 50 --no-cache", 30, "2>/dev/null");
+    const dltest::CliRun r =
+        dltest::runCli("watch " + q(dir) + " --until-overflow --json --settle-ms 50 --no-cache", 30, "2>/dev/null");
     ASSERT_EQ(r.code, 0) << r.output;
     const std::vector<json> lines = jsonLines(r.output);
     ASSERT_GE(lines.size(), 3u);
@@ -215,11 +221,13 @@ TEST(CliWatch, UnwritableCacheIsSaidOnceOnStderrForWatchAndIndex) {
     dltest::ChunkedWriter writer;
     writer.landAll(dir, dumpFiles(realDump("2.7.0", "forward_mul")), 0ms);
     dltest::writeFile(tmp.path / "a_file", "x");
-    const fs::path cache = tmp.path / "a_file" / "cache";   // under a regular file: never creatable
-    const dltest::CliRun w = dltest::runCli("watch " + q(dir) + " --until-overflow --json --settle-ms 50 --cache-dir " + q(cache));
+    const fs::path cache = tmp.path / "a_file" / "cache";  // under a regular file: never creatable
+    const dltest::CliRun w =
+        dltest::runCli("watch " + q(dir) + " --until-overflow --json --settle-ms 50 --cache-dir " + q(cache));
     EXPECT_EQ(w.code, 0) << w.output;
     EXPECT_EQ(count(w.output, "cache not written"), 1u) << w.output;
-    const std::string errOnly = dltest::runCli("index " + q(dir) + " --cache-dir " + q(cache), 30, "2>&1 >/dev/null").output;
+    const std::string errOnly =
+        dltest::runCli("index " + q(dir) + " --cache-dir " + q(cache), 30, "2>&1 >/dev/null").output;
     EXPECT_EQ(count(errOnly, "cache not written"), 1u) << errOnly;
     EXPECT_NE(errOnly.find(cache.string()), std::string::npos) << errOnly;
 }

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <sys/wait.h>
 
 #include "core/demo/demo_dumps.h"
@@ -65,8 +65,9 @@ TEST(NoData, EmptyFolderIsNoDataWithExitStatus2) {
 
 TEST(NoData, JunkFilesAreNoDataAndNamed) {
     TempDir d;
-    writeFile(d.path / "rank_0" / "net" / "0" / "0" / "MatMul.MatMul-op1.1.1.1700000000000001.output.0.DefaultFormat.npy",
-              "this is not a numpy file at all");
+    writeFile(
+        d.path / "rank_0" / "net" / "0" / "0" / "MatMul.MatMul-op1.1.1.1700000000000001.output.0.DefaultFormat.npy",
+        "this is not a numpy file at all");
     writeFile(d.path / "junk.npy", std::string(200, '\x7f'));
     writeFile(d.path / "notes.txt", "hello");
     const CliRun j = cli("analyze " + q(d.path) + " --json --no-cache");
@@ -95,7 +96,8 @@ TEST(NoData, PartlyUnreadableCleanRunSaysHowMuchWasRead) {
     EXPECT_GE(doc["unreadable_files"].get<int>(), 3);
     for (const std::string& e : d.emptied) {
         const bool listed = std::any_of(doc["warnings"].begin(), doc["warnings"].end(), [&](const nlohmann::json& w) {
-            return w["path"].is_string() && w["path"].get<std::string>().find(fs::path(e).filename().string()) != std::string::npos;
+            return w["path"].is_string() &&
+                w["path"].get<std::string>().find(fs::path(e).filename().string()) != std::string::npos;
         });
         EXPECT_TRUE(listed) << e << " not in " << doc["warnings"];
     }
@@ -115,7 +117,9 @@ TEST(NoData, IndexNotesAreNotUnreadableFiles) {
     TempDir d;
     const std::string half1(reinterpret_cast<const char*>("\x00\x3c\x00\x3c\x00\x3c\x00\x3c"), 8);  // four fp16 1.0
     for (const char* op : {"Default--network--MatMul-op1", "Default--network--Add-op2"})
-        writeFile(d.path / "llama" / "device_0" / "iteration_1" / (std::string(op) + "_output_0_shape_4_Float16_DefaultFormat.bin"), half1);
+        writeFile(d.path / "llama" / "device_0" / "iteration_1" /
+                      (std::string(op) + "_output_0_shape_4_Float16_DefaultFormat.bin"),
+                  half1);
     writeFile(d.path / ".metadata" / "data_dump.json",
               R"({"common_dump_settings":{"dump_mode":0,"path":"/d","net_name":"llama","iteration":1,)"
               R"("input_output":2,"kernels":[],"support_device":[0]},"e2e_dump_settings":{"enable":true}})");
@@ -127,7 +131,8 @@ TEST(NoData, IndexNotesAreNotUnreadableFiles) {
     EXPECT_EQ(doc["unreadable_files"], 0) << doc["warnings"];
     for (const auto& w : doc["warnings"]) EXPECT_EQ(w["unreadable"], false) << w;
     const bool noted = std::any_of(doc["warnings"].begin(), doc["warnings"].end(), [](const nlohmann::json& w) {
-        return w["path"].is_string() && w["reason"].get<std::string>().find("ordered by file name") != std::string::npos;
+        return w["path"].is_string() &&
+            w["reason"].get<std::string>().find("ordered by file name") != std::string::npos;
     });
     EXPECT_TRUE(noted) << doc["warnings"];
     const CliRun t = cli("analyze " + q(d.path) + " --no-cache");
@@ -162,7 +167,8 @@ TEST(NoData, EveryUnreadableKindIsCarriedThroughAnOverflow) {
         text = s.str();
     }
     const std::size_t second = text.find('\n', text.find('\n') + 1);
-    writeFile(d.path / csv, text.substr(0, second + 1) + "Add,Default_Add-op1,0,0,x,output,0,8,float16\n" + text.substr(second + 1));
+    writeFile(d.path / csv,
+              text.substr(0, second + 1) + "Add,Default_Add-op1,0,0,x,output,0,8,float16\n" + text.substr(second + 1));
     const std::string opdebug = "rank_3/Baichuan2/0/2/Opdebug.Node_OpDebug.99.0.1700000000000001.output.0.json";
     writeFile(d.path / opdebug, "{\"AI Core\": {broken");
     const CliRun j = cli("analyze " + q(d.path) + " --json --no-cache");
@@ -173,7 +179,7 @@ TEST(NoData, EveryUnreadableKindIsCarriedThroughAnOverflow) {
     for (const std::string& p : {npy, csv, opdebug}) {
         const bool listed = std::any_of(doc["warnings"].begin(), doc["warnings"].end(), [&](const nlohmann::json& w) {
             return w["path"] == p && w["unreadable"] == true && !w["reason"].get<std::string>().empty() &&
-                   w["reason"].get<std::string>().find(d.path.string()) == std::string::npos;  // named once, relative
+                w["reason"].get<std::string>().find(d.path.string()) == std::string::npos;  // named once, relative
         });
         EXPECT_TRUE(listed) << p << " not in " << doc["warnings"];
     }

@@ -13,9 +13,12 @@ inline std::vector<std::vector<std::string>> parseCsv(const std::string& s) {
     for (std::size_t i = 0; i < s.size(); ++i) {
         const char c = s[i];
         if (quoted) {
-            if (c == '"' && i + 1 < s.size() && s[i + 1] == '"') cell += '"', ++i;
-            else if (c == '"') quoted = false;
-            else cell += c;
+            if (c == '"' && i + 1 < s.size() && s[i + 1] == '"')
+                cell += '"', ++i;
+            else if (c == '"')
+                quoted = false;
+            else
+                cell += c;
         } else if (c == '"') {
             quoted = true;
         } else if (c == ',') {

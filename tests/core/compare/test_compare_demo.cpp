@@ -69,7 +69,7 @@ TEST_F(CompareDemo, TwinRunsDivergeAtNormHeadSqrtGrad) {
     EXPECT_TRUE(c.alignment.onlyOpsA.empty());
     ASSERT_FALSE(c.alignment.onlyOpsB.empty());
     for (std::uint32_t op : c.alignment.onlyOpsB) EXPECT_EQ(typeOf(s_bf16, op), "Cast");
-    EXPECT_GT(c.alignment.tolerantOps, 0u);   // later -opN numbers shifted
+    EXPECT_GT(c.alignment.tolerantOps, 0u);  // later -opN numbers shifted
     for (const OpPair& p : c.alignment.ops) {
         ASSERT_EQ(typeOf(s_fp16, p.a), typeOf(s_bf16, p.b));
         ASSERT_EQ(stripOpNumbers(s_fp16.strings.view(s_fp16.ops[p.a].scope)),
@@ -151,7 +151,8 @@ TEST_F(CompareDemo, JsonAndCsv) {
     EXPECT_EQ(fd["rank"], 3);
     EXPECT_TRUE(fd["iteration"].is_number_integer());
     EXPECT_TRUE(fd["op_type"] == "SqrtGrad" || fd["op_type"] == "Cast");
-    EXPECT_TRUE(fd["tensor"].get<std::string>().rfind("input.", 0) == 0 || fd["tensor"].get<std::string>().rfind("output.", 0) == 0);
+    EXPECT_TRUE(fd["tensor"].get<std::string>().rfind("input.", 0) == 0 ||
+                fd["tensor"].get<std::string>().rfind("output.", 0) == 0);
     EXPECT_EQ(j["matched"], c.alignment.tensors.size());
     EXPECT_EQ(j["only_in_a"], 0);
     EXPECT_GT(j["only_in_b"].get<int>(), 0);
@@ -167,7 +168,9 @@ TEST_F(CompareDemo, FixIsWithinBf16RoundingUntilTheOverflow) {
     const int overflowIteration = demo::DemoOptions{}.overflowIteration;
     const RunComparison c = compareRuns(s_fp16, s_bf16, {});
     EXPECT_EQ(c.precision, DType::BFloat16);
-    auto iterOf = [&](std::int64_t row) { return s_fp16.ops[s_fp16.tensors[c.alignment.tensors[std::size_t(row)].a].op].iteration; };
+    auto iterOf = [&](std::int64_t row) {
+        return s_fp16.ops[s_fp16.tensors[c.alignment.tensors[std::size_t(row)].a].op].iteration;
+    };
     ASSERT_GE(c.firstDifference, 0);
     EXPECT_EQ(iterOf(c.firstDifference), 0u);
     EXPECT_EQ(c.rows[std::size_t(c.firstDifference)].verdict, Verdict::Precision);
@@ -191,7 +194,8 @@ TEST_F(CompareDemo, FixIsWithinBf16RoundingUntilTheOverflow) {
         ++changed;
     }
     EXPECT_GT(changed, 0u);
-    EXPECT_NE(c.story.find("agree to bfloat16 precision until iteration " + std::to_string(overflowIteration)), std::string::npos)
+    EXPECT_NE(c.story.find("agree to bfloat16 precision until iteration " + std::to_string(overflowIteration)),
+              std::string::npos)
         << c.story;
     EXPECT_NE(c.story.find("run A overflows at SqrtGrad"), std::string::npos) << c.story;
     EXPECT_NE(compareText(c, s_fp16, s_bf16).find(c.story), std::string::npos);

@@ -44,7 +44,7 @@ TEST(CompareJson, FirstDivergenceTextShowsInfinities) {
     dltest::IndexBuilder a, b;
     a.op(0, 0, "MatMul", "MatMul-op1", {dltest::out(0, dltest::dataStats(2.0))});
     b.op(0, 0, "MatMul", "MatMul-op1", {dltest::out(0, dltest::dataStats(2.0))});
-    a.op(0, 0, "Mul", "Mul-op2", {dltest::out(0, dltest::dataStats(64256.0, 3))});   // 3 +inf beside finite 64256
+    a.op(0, 0, "Mul", "Mul-op2", {dltest::out(0, dltest::dataStats(64256.0, 3))});  // 3 +inf beside finite 64256
     b.op(0, 0, "Mul", "Mul-op2", {dltest::out(0, dltest::dataStats(2.0))});
     const dl::RunComparison c = dl::compareRuns(a.idx, b.idx, {});
     ASSERT_GE(c.firstDivergence, 0);

@@ -25,7 +25,7 @@ struct MsTensor {
     std::string dtype = "torch.float16";
     std::vector<int> shape{8, 48, 48};
     double max = 1, min = -1, mean = 0, norm = 10;
-    std::string md5;   // "" when the capture has no md5
+    std::string md5;  // "" when the capture has no md5
 };
 struct MsEntry {
     std::string name;
@@ -45,7 +45,7 @@ std::string tensorJson(const MsTensor& t) {
     std::string s = "{\"type\": \"torch.Tensor\", \"dtype\": \"" + t.dtype + "\", \"shape\": [";
     for (std::size_t i = 0; i < t.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(t.shape[i]);
     s += "], \"Max\": " + jsonNumber(t.max) + ", \"Min\": " + jsonNumber(t.min) + ", \"Mean\": " + jsonNumber(t.mean) +
-         ", \"Norm\": " + jsonNumber(t.norm) + ", \"requires_grad\": false";
+        ", \"Norm\": " + jsonNumber(t.norm) + ", \"requires_grad\": false";
     if (!t.md5.empty()) s += ", \"md5\": \"" + t.md5 + "\"";
     return s + "}";
 }
@@ -53,11 +53,13 @@ std::string tensorJson(const MsTensor& t) {
 void writeMsprobeStep(const std::string& root, int step, const std::vector<MsEntry>& entries) {
     const std::string dir = root + "/step" + std::to_string(step) + "/rank0";
     std::filesystem::create_directories(dir);
-    std::string s = std::string("{\"task\": \"statistics\", \"level\": \"L1\", \"framework\": \"pytorch\", \"dump_data_dir\": null, "
-                                "\"data\": {");
+    std::string s = std::string(
+        "{\"task\": \"statistics\", \"level\": \"L1\", \"framework\": \"pytorch\", \"dump_data_dir\": null, "
+        "\"data\": {");
     for (std::size_t e = 0; e < entries.size(); ++e) {
         const bool bwd = entries[e].name.find(".backward") != std::string::npos;
-        s += (e ? ", " : "") + std::string("\"") + entries[e].name + "\": {\"" + (bwd ? "input" : "input_args") + "\": [";
+        s += (e ? ", " : "") + std::string("\"") + entries[e].name + "\": {\"" + (bwd ? "input" : "input_args") +
+            "\": [";
         for (std::size_t i = 0; i < entries[e].in.size(); ++i) s += (i ? ", " : "") + tensorJson(entries[e].in[i]);
         s += std::string("], ") + (bwd ? "" : "\"input_kwargs\": {}, ") + "\"output\": [";
         for (std::size_t i = 0; i < entries[e].out.size(); ++i) s += (i ? ", " : "") + tensorJson(entries[e].out[i]);
@@ -67,7 +69,8 @@ void writeMsprobeStep(const std::string& root, int step, const std::vector<MsEnt
     std::ofstream(dir + "/dump.json") << s;
 }
 
-RunComparison compareDirs(const std::string& a, const std::string& b, DumpIndex& ia, DumpIndex& ib, CompareOptions o = {}) {
+RunComparison compareDirs(const std::string& a, const std::string& b, DumpIndex& ia, DumpIndex& ib,
+                          CompareOptions o = {}) {
     IndexOptions io;
     io.useCache = false;
     IndexReport report;
@@ -219,7 +222,8 @@ TEST(CompareMsprobeStatistics, ShapeChangeIsADivergence) {
     EXPECT_EQ(row.verdict, Verdict::Shape);
     EXPECT_TRUE(row.diverged);
     EXPECT_EQ(row.reason, "shapes differ: [8,48,48] vs [8,48,47]");
-    EXPECT_EQ(ia.strings.str(ia.ops[ia.tensors[c.alignment.tensors[std::size_t(c.firstDivergence)].a].op].name), a[2].name);
+    EXPECT_EQ(ia.strings.str(ia.ops[ia.tensors[c.alignment.tensors[std::size_t(c.firstDivergence)].a].op].name),
+              a[2].name);
     EXPECT_EQ(c.diverged, 1u);
     std::filesystem::remove_all(root);
 }
@@ -227,7 +231,7 @@ TEST(CompareMsprobeStatistics, ShapeChangeIsADivergence) {
 TEST(CompareMsprobeStatistics, TwoStepsMatchByNameAndSaySo) {
     const std::string root = tempRoot("steps");
     std::vector<MsEntry> s0 = msprobeRun(8), s1 = s0;
-    for (MsEntry& e : s1) e.out[0].max *= 1.5;   // the next step's figures moved
+    for (MsEntry& e : s1) e.out[0].max *= 1.5;  // the next step's figures moved
     writeMsprobeStep(root, 0, s0);
     writeMsprobeStep(root, 1, s1);
     DumpIndex ia, ib;
@@ -237,7 +241,7 @@ TEST(CompareMsprobeStatistics, TwoStepsMatchByNameAndSaySo) {
     EXPECT_EQ(c.alignment.onlyTensorsA + c.alignment.onlyTensorsB, 0u);
     ASSERT_FALSE(c.warnings.empty());
     EXPECT_NE(c.warnings[0].find("share no iteration (A: 0; B: 1)"), std::string::npos) << c.warnings[0];
-    EXPECT_EQ(c.counts[std::size_t(Verdict::Identical)], 8u);   // the inputs did not move
+    EXPECT_EQ(c.counts[std::size_t(Verdict::Identical)], 8u);  // the inputs did not move
     // Both steps in one capture: pick them by number.
     DumpIndex all;
     IndexOptions io;

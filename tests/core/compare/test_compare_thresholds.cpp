@@ -53,11 +53,14 @@ TEST(CompareThresholds, SpecRoundTrips) {
         EXPECT_EQ(thresholdSpec(back), thresholdSpec(t));
         EXPECT_EQ(describeThresholds(back), describeThresholds(t));
     }
-    EXPECT_EQ(thresholdSpec({}), "rules=precision,ulps=2,precision=auto,precision_cosine=0.0001,cosine=off,cosine_alone=off,abs_floor=0.001,"
-                                 "max_abs=off,max_rel=off,one_thousandth=off,five_thousandth=off,stats_rel=off,nan_inf=on");
+    EXPECT_EQ(
+        thresholdSpec({}),
+        "rules=precision,ulps=2,precision=auto,precision_cosine=0.0001,cosine=off,cosine_alone=off,abs_floor=0.001,"
+        "max_abs=off,max_rel=off,one_thousandth=off,five_thousandth=off,stats_rel=off,nan_inf=on");
     // msprobe's rules keep its absolute tests (and the old spelling of them).
     EXPECT_EQ(thresholdSpec(CompareThresholds::defaults(CompareRules::Msprobe)),
-              "rules=msprobe,ulps=off,precision=auto,precision_cosine=0.0001,cosine=0.99,cosine_alone=0.9,abs_floor=0.001,max_abs=1,"
+              "rules=msprobe,ulps=off,precision=auto,precision_cosine=0.0001,cosine=0.99,cosine_alone=0.9,abs_floor=0."
+              "001,max_abs=1,"
               "max_rel=off,one_thousandth=off,five_thousandth=off,stats_rel=0.001,nan_inf=on");
     // rules= resets the other keys wherever it stands; the keys around it still apply.
     CompareThresholds t;

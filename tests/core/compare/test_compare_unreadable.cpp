@@ -10,21 +10,24 @@
 #include "core/compare/run_comparison.h"
 #include "core/index/dump_indexer.h"
 #include "core/io/npy_writer.h"
-#include "tests/core/temp_dir.h"
 #include "tests/core/index_uncached.h"
+#include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace dl;
 
 namespace {
 
-const char* kMatMulOut = "rank_0/Net/0/1/MatMul.Default_MatMul-op4.0.0.1734008383770018.output.0.DefaultFormat.float16.npy";
+const char* kMatMulOut =
+    "rank_0/Net/0/1/MatMul.Default_MatMul-op4.0.0.1734008383770018.output.0.DefaultFormat.float16.npy";
 
 void writeRun(const fs::path& root) {
     const std::vector<std::pair<std::string, std::vector<float>>> files = {
-        {"rank_0/Net/0/1/MatMul.Default_MatMul-op4.0.0.1734008383770018.input.0.DefaultFormat.float16.npy", {1, 2, 3, 4, 5, 6}},
+        {"rank_0/Net/0/1/MatMul.Default_MatMul-op4.0.0.1734008383770018.input.0.DefaultFormat.float16.npy",
+         {1, 2, 3, 4, 5, 6}},
         {kMatMulOut, {10, 20, 30, 40, 50, 60}},
-        {"rank_0/Net/0/1/Add.Default_Add-op5.0.0.1734008383770118.output.0.DefaultFormat.float16.npy", {2, 4, 6, 8, 10, 12}},
+        {"rank_0/Net/0/1/Add.Default_Add-op5.0.0.1734008383770118.output.0.DefaultFormat.float16.npy",
+         {2, 4, 6, 8, 10, 12}},
     };
     for (const auto& [rel, values] : files) {
         fs::create_directories((root / rel).parent_path());
@@ -42,7 +45,7 @@ TEST(CompareUnreadable, TruncatedFileIsUnknownNotTheFirstDivergence) {
     dltest::TempDir a, b;
     writeRun(a.path);
     writeRun(b.path);
-    fs::resize_file(b.path / kMatMulOut, 100);   // inside the 128-byte npy preamble
+    fs::resize_file(b.path / kMatMulOut, 100);  // inside the 128-byte npy preamble
     const DumpIndex ia = indexOf(a.path), ib = indexOf(b.path);
     const RunComparison c = compareRuns(ia, ib, CompareOptions{});
     ASSERT_EQ(c.rows.size(), 3u);
@@ -52,7 +55,8 @@ TEST(CompareUnreadable, TruncatedFileIsUnknownNotTheFirstDivergence) {
         const bool isOut = ib.tensors[c.alignment.tensors[r].b].io == Io::Output;
         if (name == "Default_MatMul-op4" && isOut) {
             EXPECT_EQ(c.rows[r].verdict, Verdict::Unknown) << c.rows[r].reason;
-            EXPECT_NE(c.rows[r].reason.find("run B's tensor file could not be read"), std::string::npos) << c.rows[r].reason;
+            EXPECT_NE(c.rows[r].reason.find("run B's tensor file could not be read"), std::string::npos)
+                << c.rows[r].reason;
             ++unknown;
         } else {
             EXPECT_EQ(c.rows[r].verdict, Verdict::Identical) << name << ": " << c.rows[r].reason;

@@ -1,11 +1,11 @@
 // DumpLens's --format msprobe-csv against msprobe's own tables of real captures
 // (tests/data/real/msprobe, written by the mindstudio-probe 8.3.3 and 26.2.0 wheels; see its README):
 // both table generations, all four modes, both pairs, every cell.
-#include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -14,10 +14,10 @@
 #include "core/compare/compare_json.h"
 #include "core/compare/msprobe_table.h"
 #include "core/compare/run_comparison.h"
-#include "tests/core/compare/csv_cells.h"
-#include "core/index/dump_indexer.h"
 #include "core/formats/msprobe/msprobe_dump.h"
+#include "core/index/dump_indexer.h"
 #include "tests/core/cli_run.h"
+#include "tests/core/compare/csv_cells.h"
 
 namespace fs = std::filesystem;
 using namespace dl;
@@ -64,7 +64,8 @@ bool sameCell(const std::string& want, const std::string& got) {
 
 // Every row of msprobe's table is DumpLens's row at the same place, every column of msprobe's is
 // DumpLens's (and no other), and every cell equals msprobe's text (numbers within 1e-6 relative).
-void expectSameTable(const std::string& version, const std::string& mode, const std::string& npu, const std::string& bench) {
+void expectSameTable(const std::string& version, const std::string& mode, const std::string& npu,
+                     const std::string& bench) {
     SCOPED_TRACE(version + " " + mode + " " + npu + "-vs-" + bench);
     const fs::path d = kReal / "dumps" / version / mode;
     IndexOptions io;
@@ -82,7 +83,7 @@ void expectSameTable(const std::string& version, const std::string& mode, const 
     const auto want = parseCsv(readAll(expectedTable(kReal / "tables" / version / mode / (npu + "-vs-" + bench))));
     ASSERT_GT(want.size(), 100u);
     ASSERT_EQ(got.size(), want.size());
-    ASSERT_EQ(got[0], want[0]);   // the header, column for column
+    ASSERT_EQ(got[0], want[0]);  // the header, column for column
     std::size_t cells = 0, differ = 0;
     for (std::size_t i = 1; i < want.size(); ++i) {
         ASSERT_EQ(got[i].size(), want[0].size()) << "row " << i;
@@ -90,7 +91,8 @@ void expectSameTable(const std::string& version, const std::string& mode, const 
             ++cells;
             if (sameCell(want[i][k], got[i][k])) continue;
             if (++differ <= 20)
-                ADD_FAILURE() << want[i][0] << " " << want[0][k] << ": msprobe \"" << want[i][k] << "\", DumpLens \"" << got[i][k] << "\"";
+                ADD_FAILURE() << want[i][0] << " " << want[0][k] << ": msprobe \"" << want[i][k] << "\", DumpLens \""
+                              << got[i][k] << "\"";
         }
     }
     EXPECT_EQ(differ, 0u) << "of " << cells << " cells";
@@ -116,9 +118,11 @@ TEST(MsprobeReal, Md5TablesEqualMsprobe2620) { expectSameTables("26.2.0", "md5_L
 // is the same one as of the folders.
 TEST(MsprobeReal, CompareTakesDumpJsonPaths) {
     const std::string d = std::string(DUMPLENS_TEST_DATA_DIR) + "/real/msprobe/dumps/8.3.3/md5_L1/";
-    const auto byJson = dltest::runCli("compare " + d + "softmax_bad/dump.json " + d + "softmax_good/dump.json --format msprobe-csv",
-                                       60, "2>/dev/null");
-    const auto byFolder = dltest::runCli("compare " + d + "softmax_bad " + d + "softmax_good --format msprobe-csv", 60, "2>/dev/null");
+    const auto byJson =
+        dltest::runCli("compare " + d + "softmax_bad/dump.json " + d + "softmax_good/dump.json --format msprobe-csv",
+                       60, "2>/dev/null");
+    const auto byFolder =
+        dltest::runCli("compare " + d + "softmax_bad " + d + "softmax_good --format msprobe-csv", 60, "2>/dev/null");
     ASSERT_EQ(byJson.code, 0) << byJson.output;
     ASSERT_EQ(byFolder.code, 0) << byFolder.output;
     EXPECT_GT(std::count(byJson.output.begin(), byJson.output.end(), '\n'), 200);
@@ -153,11 +157,12 @@ TEST(MsprobeReal, DifferingArgumentIsTheFirstDivergence) {
             EXPECT_EQ(x.label, "input.dim");
             EXPECT_EQ(x.a, "-2");
             EXPECT_EQ(x.b, "-1");
-            EXPECT_EQ(c.argumentDiffs.size(), 2u);   // both softmax calls
+            EXPECT_EQ(c.argumentDiffs.size(), 2u);  // both softmax calls
             EXPECT_NE(c.story.find("input.dim is -2 in run A, -1 in run B"), std::string::npos) << c.story;
-            EXPECT_NE(compareText(c, a, b).find("first divergence: rank 0 iteration 0 softmax Functional.softmax.0.forward "
-                                                "input.dim [argument] -2 vs -1"),
-                      std::string::npos);
+            EXPECT_NE(
+                compareText(c, a, b).find("first divergence: rank 0 iteration 0 softmax Functional.softmax.0.forward "
+                                          "input.dim [argument] -2 vs -1"),
+                std::string::npos);
             const DumpIndex fa = indexOf(d / "fp16_overflow"), fb = indexOf(d / "fp32_fix");
             const RunComparison f = compareRuns(fa, fb, {});
             EXPECT_TRUE(f.argumentDiffs.empty());
@@ -182,14 +187,19 @@ TEST(MsprobeReal, AnalyzeNamesStatisticsThatOverflowedInFp16) {
         for (std::size_t p = json.find("\"Max\""); p != std::string::npos; p = json.find("\"Max\"", p + 1)) {
             const std::size_t end = json.find('}', p);
             const std::string t = json.substr(p, end - p);
-            const bool finiteRange = t.find("\"Max\": \"") == std::string::npos && t.find("\"Min\": \"") == std::string::npos;
-            expected += finiteRange && (t.find("\"Mean\": \"") != std::string::npos || t.find("\"Norm\": \"") != std::string::npos);
+            const bool finiteRange =
+                t.find("\"Max\": \"") == std::string::npos && t.find("\"Min\": \"") == std::string::npos;
+            expected += finiteRange &&
+                (t.find("\"Mean\": \"") != std::string::npos || t.find("\"Norm\": \"") != std::string::npos);
         }
         ASSERT_GT(expected, 0u);
-        EXPECT_NE(text.find("Statistics overflowed: " + std::to_string(expected) + " tensor(s) hold finite values"), std::string::npos)
-            << text;
-        EXPECT_NE(text.find("first __mul__ Tensor.__mul__.0.forward output.0 (float16, Mean and L2 norm inf, largest |x| 14592)"),
+        EXPECT_NE(text.find("Statistics overflowed: " + std::to_string(expected) + " tensor(s) hold finite values"),
                   std::string::npos)
+            << text;
+        EXPECT_NE(
+            text.find(
+                "first __mul__ Tensor.__mul__.0.forward output.0 (float16, Mean and L2 norm inf, largest |x| 14592)"),
+            std::string::npos)
             << text;
         const DumpIndex fix = indexOf(d / "fp32_fix");
         EXPECT_EQ(toText(fix, analyze(fix)).find("Statistics overflowed"), std::string::npos);

@@ -6,16 +6,16 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <fstream>
 #include <random>
 
 #include "core/compare/msprobe_table.h"
-#include "tests/core/compare/csv_cells.h"
-#include "core/index/dump_indexer.h"
 #include "core/formats/msprobe/msprobe_dump.h"
+#include "core/index/dump_indexer.h"
 #include "core/io/npy_writer.h"
+#include "tests/core/compare/csv_cells.h"
 #include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -30,14 +30,15 @@ namespace {
 // [REQ_GRAD_CONSIST, RESULT, ERROR_MESSAGE], MD5_COMPARE_RESULT_HEADER = BASIC_INFO + [NPU_MD5,
 // BENCH_MD5, REQ_GRAD_CONSIST] + MD5_COMPARE_INDEX); STACK and DATA_NAME are appended by
 // core/compare/acc_compare.py CreateTable.make_result_df.
-const std::vector<std::string> BASIC_INFO = {"NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape",
-                                             "Bench Tensor Shape", "NPU Requires_grad", "Bench Requires_grad"};
-const std::vector<std::string> ALL_COMPARE_INDEX = {"Cosine", "EucDist", "MaxAbsErr", "MaxRelativeErr",
-                                                    "One Thousandth Err Ratio", "Five Thousandths Err Ratio"};
-const std::vector<std::string> SUMMARY_COMPARE_INDEX = {"Max diff", "Min diff", "Mean diff", "L2norm diff",
-                                                        "MaxRelativeErr", "MinRelativeErr", "MeanRelativeErr",
-                                                        "NormRelativeErr"};
-const std::vector<std::string> SUMMARY_INFO = {"NPU max", "NPU min", "NPU mean", "NPU l2norm",
+const std::vector<std::string> BASIC_INFO = {"NPU Name",          "Bench Name",         "NPU Dtype",
+                                             "Bench Dtype",       "NPU Tensor Shape",   "Bench Tensor Shape",
+                                             "NPU Requires_grad", "Bench Requires_grad"};
+const std::vector<std::string> ALL_COMPARE_INDEX = {
+    "Cosine", "EucDist", "MaxAbsErr", "MaxRelativeErr", "One Thousandth Err Ratio", "Five Thousandths Err Ratio"};
+const std::vector<std::string> SUMMARY_COMPARE_INDEX = {"Max diff",        "Min diff",       "Mean diff",
+                                                        "L2norm diff",     "MaxRelativeErr", "MinRelativeErr",
+                                                        "MeanRelativeErr", "NormRelativeErr"};
+const std::vector<std::string> SUMMARY_INFO = {"NPU max",   "NPU min",   "NPU mean",   "NPU l2norm",
                                                "Bench max", "Bench min", "Bench mean", "Bench l2norm"};
 const std::vector<std::string> MD5_COMPARE_INDEX = {"Result"};
 const std::string REQ_GRAD_CONSIST = "Requires_grad Consistent", ACCURACY = "Accuracy Reached or Not",
@@ -107,7 +108,7 @@ std::size_t expectedRows(const fs::path& dumpJson) {
         std::ifstream in(dumpJson);
         text.assign(std::istreambuf_iterator<char>(in), {});
     }
-    neutralizeNonFiniteTokens(text.data(), text.size());   // bare NaN/Infinity become strings
+    neutralizeNonFiniteTokens(text.data(), text.size());  // bare NaN/Infinity become strings
     const auto j = nlohmann::json::parse(text);
     std::size_t n = 0;
     for (const auto& [name, entry] : j["data"].items())
@@ -126,15 +127,22 @@ std::string pct(double rel) { return pythonFloatText(rel) + "%"; }
 }  // namespace
 
 TEST(MsprobeTable, HeaderIsMsprobesColumnList) {
-    EXPECT_EQ(msprobeTableHeader(MsprobeTableMode::Tensor, false, MsprobeGeneration::V8_3),
-              cat({BASIC_INFO, ALL_COMPARE_INDEX, SUMMARY_INFO, {REQ_GRAD_CONSIST, ACCURACY, ERROR_MESSAGE}, {DATA_NAME}}));
+    EXPECT_EQ(
+        msprobeTableHeader(MsprobeTableMode::Tensor, false, MsprobeGeneration::V8_3),
+        cat({BASIC_INFO, ALL_COMPARE_INDEX, SUMMARY_INFO, {REQ_GRAD_CONSIST, ACCURACY, ERROR_MESSAGE}, {DATA_NAME}}));
     EXPECT_EQ(msprobeTableHeader(MsprobeTableMode::Tensor, true, MsprobeGeneration::V8_3),
-              cat({BASIC_INFO, ALL_COMPARE_INDEX, SUMMARY_INFO, {REQ_GRAD_CONSIST, ACCURACY, ERROR_MESSAGE}, {STACK, DATA_NAME}}));
+              cat({BASIC_INFO,
+                   ALL_COMPARE_INDEX,
+                   SUMMARY_INFO,
+                   {REQ_GRAD_CONSIST, ACCURACY, ERROR_MESSAGE},
+                   {STACK, DATA_NAME}}));
     EXPECT_EQ(msprobeTableHeader(MsprobeTableMode::Statistics, false, MsprobeGeneration::V8_3),
               cat({BASIC_INFO, SUMMARY_COMPARE_INDEX, SUMMARY_INFO, {REQ_GRAD_CONSIST, RESULT, ERROR_MESSAGE}}));
-    EXPECT_EQ(msprobeTableHeader(MsprobeTableMode::Statistics, true, MsprobeGeneration::V8_3),
-              cat({BASIC_INFO, SUMMARY_COMPARE_INDEX, SUMMARY_INFO, {REQ_GRAD_CONSIST, RESULT, ERROR_MESSAGE}, {STACK}}));
-    EXPECT_EQ(msprobeTableHeader(MsprobeTableMode::Md5, false, MsprobeGeneration::V8_3), cat({BASIC_INFO, {NPU_MD5, BENCH_MD5, REQ_GRAD_CONSIST}, MD5_COMPARE_INDEX}));
+    EXPECT_EQ(
+        msprobeTableHeader(MsprobeTableMode::Statistics, true, MsprobeGeneration::V8_3),
+        cat({BASIC_INFO, SUMMARY_COMPARE_INDEX, SUMMARY_INFO, {REQ_GRAD_CONSIST, RESULT, ERROR_MESSAGE}, {STACK}}));
+    EXPECT_EQ(msprobeTableHeader(MsprobeTableMode::Md5, false, MsprobeGeneration::V8_3),
+              cat({BASIC_INFO, {NPU_MD5, BENCH_MD5, REQ_GRAD_CONSIST}, MD5_COMPARE_INDEX}));
 }
 
 TEST(MsprobeTable, PythonTextOfFloatsAndCrc32) {
@@ -146,7 +154,7 @@ TEST(MsprobeTable, PythonTextOfFloatsAndCrc32) {
     EXPECT_EQ(pythonFloatText(-2.5), "-2.5");
     EXPECT_EQ(pythonFloatText(0.1 + 0.2), "0.30000000000000004");
     EXPECT_EQ(pythonFloatText(123456789012345.6), "123456789012345.6");
-    EXPECT_EQ(crc32Text("123456789"), "cbf43926");   // the CRC-32 check value
+    EXPECT_EQ(crc32Text("123456789"), "cbf43926");  // the CRC-32 check value
     EXPECT_EQ(crc32Text(""), "00000000");
 }
 
@@ -156,8 +164,9 @@ TEST(MsprobeTable, PythonTextOfFloatsAndCrc32) {
 TEST(MsprobeTable, SampleDumpsOneRowPerArgument) {
     const fs::path samples = fs::path(DUMPLENS_SAMPLES_DIR) / "msprobe";
     for (const MsprobeGeneration g : {MsprobeGeneration::V8_3, MsprobeGeneration::V26})
-        for (const char* name : {"layer_mapping_pytorch", "layer_mapping_mindspore", "mindspore_ut_compare_mindspore_data",
-                                 "mindspore_ut_compare_pytorch_data", "visualization_ut_input_step0_rank0"}) {
+        for (const char* name :
+             {"layer_mapping_pytorch", "layer_mapping_mindspore", "mindspore_ut_compare_mindspore_data",
+              "mindspore_ut_compare_pytorch_data", "visualization_ut_input_step0_rank0"}) {
             SCOPED_TRACE(std::string(name) + " " + msprobeGenerationName(g));
             const fs::path dir = samples / name;
             const Result r = table(dir, dir, {}, false, g);
@@ -177,7 +186,8 @@ TEST(MsprobeTable, SampleDumpsOneRowPerArgument) {
                         EXPECT_EQ(diff, "0") << row.at("NPU Name");
                         EXPECT_EQ(rel, "0") << row.at("NPU Name");
                     } else {
-                        EXPECT_TRUE(diff == "0.0" || diff == "N/A" || diff == "Nan") << row.at("NPU Name") << " " << diff;
+                        EXPECT_TRUE(diff == "0.0" || diff == "N/A" || diff == "Nan")
+                            << row.at("NPU Name") << " " << diff;
                         EXPECT_TRUE(rel == "0.0%" || rel == "N/A" || rel == "Nan") << row.at("NPU Name") << " " << rel;
                     }
                 }
@@ -192,22 +202,27 @@ TEST(MsprobeTable, SampleDumpsOneRowPerArgument) {
 namespace {
 
 struct Arg {
-    std::string json;   // the argument as dump.json holds it
+    std::string json;  // the argument as dump.json holds it
 };
 
-std::string tensorJson(const std::string& dtype, const std::vector<std::int64_t>& shape, double mx, double mn, double mean,
-                       double norm, bool reqGrad, const std::string& extra = "") {
+std::string tensorJson(const std::string& dtype, const std::vector<std::int64_t>& shape, double mx, double mn,
+                       double mean, double norm, bool reqGrad, const std::string& extra = "") {
     std::string s = "{\"type\": \"torch.Tensor\", \"dtype\": \"" + dtype + "\", \"shape\": [";
     for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    auto n = [](double v) { return std::isnan(v) ? std::string("NaN") : std::isinf(v) ? std::string(v > 0 ? "Infinity" : "-Infinity") : nlohmann::json(v).dump(); };
+    auto n = [](double v) {
+        return std::isnan(v) ? std::string("NaN")
+            : std::isinf(v)  ? std::string(v > 0 ? "Infinity" : "-Infinity")
+                             : nlohmann::json(v).dump();
+    };
     s += "], \"Max\": " + n(mx) + ", \"Min\": " + n(mn) + ", \"Mean\": " + n(mean) + ", \"Norm\": " + n(norm) +
-         ", \"requires_grad\": " + (reqGrad ? "true" : "false") + extra + "}";
+        ", \"requires_grad\": " + (reqGrad ? "true" : "false") + extra + "}";
     return s;
 }
 
 void writeDump(const fs::path& dir, const std::string& task, const std::string& framework, const std::string& data) {
-    dltest::writeFile(dir / "dump.json", "{\"task\": \"" + task + "\", \"level\": \"L1\", \"framework\": \"" + framework +
-                                             "\", \"dump_data_dir\": null, \"data\": {" + data + "}}");
+    dltest::writeFile(dir / "dump.json",
+                      "{\"task\": \"" + task + "\", \"level\": \"L1\", \"framework\": \"" + framework +
+                          "\", \"dump_data_dir\": null, \"data\": {" + data + "}}");
 }
 
 }  // namespace
@@ -219,18 +234,19 @@ TEST(MsprobeTable, StatisticsDiffsNonTensorsAndMessages) {
     const double maxA = 3.25, maxB = 3.0, minA = -1.5, minB = -1.25;
     auto data = [&](bool isA) {
         return std::string("\"Functional.linear.0.forward\": {\"input_args\": [") +
-               tensorJson("torch.float32", {4, 8}, isA ? maxA : maxB, isA ? minA : minB, 0.5, 7.0, true) +
-               ", {\"type\": \"int\", \"value\": " + (isA ? "3" : "5") + "}, {\"type\": \"float\", \"value\": 0.5}" +
-               ", {\"type\": \"bool\", \"value\": true}, null], \"input_kwargs\": {\"s\": {\"type\": \"slice\", \"value\": [0, 4, null]}" +
-               ", \"size\": {\"type\": \"torch.Size\", \"value\": [4, 8]}}, \"output\": [" +
-               tensorJson("torch.float32", {4, 4}, isA ? INFINITY : 9.0, -2.0, 1.0, 20.0, true) + ", " +
-               tensorJson("torch.float32", {4, 4}, 2.0, 0.0, 1.0, 0.0, isA) + "]}";
+            tensorJson("torch.float32", {4, 8}, isA ? maxA : maxB, isA ? minA : minB, 0.5, 7.0, true) +
+            ", {\"type\": \"int\", \"value\": " + (isA ? "3" : "5") + "}, {\"type\": \"float\", \"value\": 0.5}" +
+            ", {\"type\": \"bool\", \"value\": true}, null], \"input_kwargs\": {\"s\": {\"type\": \"slice\", "
+            "\"value\": [0, 4, null]}" +
+            ", \"size\": {\"type\": \"torch.Size\", \"value\": [4, 8]}}, \"output\": [" +
+            tensorJson("torch.float32", {4, 4}, isA ? INFINITY : 9.0, -2.0, 1.0, 20.0, true) + ", " +
+            tensorJson("torch.float32", {4, 4}, 2.0, 0.0, 1.0, 0.0, isA) + "]}";
     };
     writeDump(ta.path / "step0/rank0", "statistics", "pytorch", data(true));
     writeDump(tb.path / "step0/rank0", "statistics", "pytorch", data(false));
     const Result r = table(ta.path, tb.path);
     ASSERT_EQ(r.report.mode, MsprobeTableMode::Statistics);
-    ASSERT_EQ(r.rows.size(), 9u);   // 5 input_args (None included) + 2 kwargs + 2 outputs
+    ASSERT_EQ(r.rows.size(), 9u);  // 5 input_args (None included) + 2 kwargs + 2 outputs
     std::map<std::string, std::map<std::string, std::string>> by;
     for (const auto& row : r.rows) by[row.at("NPU Name")] = row;
     const std::string e = "Functional.linear.0.forward.";
@@ -240,7 +256,7 @@ TEST(MsprobeTable, StatisticsDiffsNonTensorsAndMessages) {
     EXPECT_EQ(t.at("MaxRelativeErr"), pct(std::fabs((maxA - maxB) / maxB * 100)));
     EXPECT_EQ(num(t.at("Min diff")), minA - minB);
     EXPECT_EQ(t.at("MinRelativeErr"), pct(std::fabs((minA - minB) / minB * 100)));
-    EXPECT_EQ(t.at("Mean diff"), "0.0");   // 8.3 subtracts equal figures too (26.x writes "0")
+    EXPECT_EQ(t.at("Mean diff"), "0.0");  // 8.3 subtracts equal figures too (26.x writes "0")
     EXPECT_EQ(t.at("MeanRelativeErr"), "0.0%");
     EXPECT_EQ(t.at("NPU Tensor Shape"), "[4, 8]");
     EXPECT_EQ(t.at("NPU Requires_grad"), "True");
@@ -269,34 +285,36 @@ TEST(MsprobeTable, StatisticsDiffsNonTensorsAndMessages) {
     EXPECT_EQ(o1.at(REQ_GRAD_CONSIST), "False");
     EXPECT_EQ(o1.at(ERROR_MESSAGE), "Requires_grad inconsistent. \nrequires_grad is inconsistent");
     EXPECT_EQ(o1.at("L2norm diff"), "0.0");
-    EXPECT_EQ(o1.at("MinRelativeErr"), "N/A");   // 8.3: the bench's figure is 0
+    EXPECT_EQ(o1.at("MinRelativeErr"), "N/A");  // 8.3: the bench's figure is 0
 }
 
 TEST(MsprobeTable, UnmatchedArgumentsAndChecksums) {
     dltest::TempDir ta, tb;
     auto entry = [](const std::string& name, const std::string& md5In, const std::string& md5Out, int shape) {
         return "\"" + name + "\": {\"input_args\": [" +
-               tensorJson("torch.float16", {2, shape}, 1, 0, 0.5, 1, false, ", \"md5\": \"" + md5In + "\"") +
-               ", {\"type\": \"int\", \"value\": 7}], \"output\": [" +
-               tensorJson("torch.float16", {2, shape}, 1, 0, 0.5, 1, false, ", \"md5\": \"" + md5Out + "\"") + "]}";
+            tensorJson("torch.float16", {2, shape}, 1, 0, 0.5, 1, false, ", \"md5\": \"" + md5In + "\"") +
+            ", {\"type\": \"int\", \"value\": 7}], \"output\": [" +
+            tensorJson("torch.float16", {2, shape}, 1, 0, 0.5, 1, false, ", \"md5\": \"" + md5Out + "\"") + "]}";
     };
     writeDump(ta.path / "step0/rank0", "statistics", "pytorch",
-              entry("Torch.add.0.forward", "0000aaaa", "0000bbbb", 3) + ", " + entry("Torch.mul.0.forward", "1111aaaa", "1111bbbb", 3));
+              entry("Torch.add.0.forward", "0000aaaa", "0000bbbb", 3) + ", " +
+                  entry("Torch.mul.0.forward", "1111aaaa", "1111bbbb", 3));
     // B: add's output checksum differs; mul's shapes differ (msprobe matches on name and shape).
     writeDump(tb.path / "step0/rank0", "statistics", "pytorch",
-              entry("Torch.add.0.forward", "0000aaaa", "ffffffff", 3) + ", " + entry("Torch.mul.0.forward", "1111aaaa", "1111bbbb", 4));
+              entry("Torch.add.0.forward", "0000aaaa", "ffffffff", 3) + ", " +
+                  entry("Torch.mul.0.forward", "1111aaaa", "1111bbbb", 4));
     const Result r = table(ta.path, tb.path);
     ASSERT_EQ(r.report.mode, MsprobeTableMode::Md5);
     EXPECT_EQ(r.header, cat({BASIC_INFO, {NPU_MD5, BENCH_MD5, REQ_GRAD_CONSIST}, MD5_COMPARE_INDEX}));
     ASSERT_EQ(r.rows.size(), 6u);
     EXPECT_EQ(r.rows[0].at(RESULT), "pass");
-    EXPECT_EQ(r.rows[1].at("NPU MD5"), crc32Text("7"));   // a non-tensor's checksum is of str(value)
+    EXPECT_EQ(r.rows[1].at("NPU MD5"), crc32Text("7"));  // a non-tensor's checksum is of str(value)
     EXPECT_EQ(r.rows[1].at(RESULT), "pass");
     EXPECT_EQ(r.rows[2].at(RESULT), "Different");
     EXPECT_EQ(r.rows[2].at(BENCH_MD5), "ffffffff");
     EXPECT_EQ(r.rows[3].at("Bench Name"), "N/A");
     EXPECT_EQ(r.rows[3].at(RESULT), "N/A");
-    EXPECT_EQ(r.rows[4].at(RESULT), "pass");   // the int argument has no shape to differ in
+    EXPECT_EQ(r.rows[4].at(RESULT), "pass");  // the int argument has no shape to differ in
     EXPECT_EQ(r.rows[5].at("Bench Name"), "N/A");
     EXPECT_EQ(r.report.matched, 4u);
 }
@@ -322,16 +340,21 @@ void writeTensorRun(const fs::path& dir, const std::vector<Tensor>& ts, bool isA
         std::string bytes;
         EXPECT_TRUE(encodeFloats(v, DType::Float32, bytes, error)) << error;
         fs::create_directories(dir / "dump_tensor_data");
-        EXPECT_TRUE(writeNpyFile((dir / "dump_tensor_data" / file).string(), DType::Float32, ts[i].shape, bytes, error)) << error;
+        EXPECT_TRUE(writeNpyFile((dir / "dump_tensor_data" / file).string(), DType::Float32, ts[i].shape, bytes, error))
+            << error;
         double mx = -INFINITY, mn = INFINITY, sum = 0, sq = 0;
         for (float x : v) mx = std::max(mx, double(x)), mn = std::min(mn, double(x)), sum += x, sq += double(x) * x;
         const std::string t = tensorJson("Float32", ts[i].shape, mx, mn, sum / double(v.size()), std::sqrt(sq), false,
                                          ", \"data_name\": \"" + file + "\"");
-        if (out) data += "], \"output\": [" + t + "]}";
-        else data += (i ? ", " : "") + t + (i == 0 ? ", {\"type\": \"int\", \"value\": 2}" : "");
+        if (out)
+            data += "], \"output\": [" + t + "]}";
+        else
+            data += (i ? ", " : "") + t + (i == 0 ? ", {\"type\": \"int\", \"value\": 2}" : "");
     }
-    dltest::writeFile(dir / "dump.json", "{\"task\": \"tensor\", \"level\": \"L1\", \"framework\": \"mindspore\", "
-                                         "\"dump_data_dir\": \"" + (dir / "dump_tensor_data").string() + "\", \"data\": {" + data + "}}");
+    dltest::writeFile(dir / "dump.json",
+                      "{\"task\": \"tensor\", \"level\": \"L1\", \"framework\": \"mindspore\", "
+                      "\"dump_data_dir\": \"" +
+                          (dir / "dump_tensor_data").string() + "\", \"data\": {" + data + "}}");
 }
 
 // msprobe's metrics in plain float64 (npy_compare.py), for the check.
@@ -364,8 +387,8 @@ TEST(MsprobeTable, TensorMetricsAgainstFloat64) {
     std::normal_distribution<float> g(0, 1);
     std::vector<Tensor> ts(3);
     ts[0].shape = {16, 32};
-    ts[1].shape = {1};          // one element: no cosine
-    ts[2].shape = {8, 64};      // the output: drifts far
+    ts[1].shape = {1};      // one element: no cosine
+    ts[2].shape = {8, 64};  // the output: drifts far
     for (std::size_t k = 0; k < ts.size(); ++k) {
         std::size_t n = 1;
         for (auto d : ts[k].shape) n *= std::size_t(d);
@@ -380,7 +403,7 @@ TEST(MsprobeTable, TensorMetricsAgainstFloat64) {
     writeTensorRun(tb.path / "rank0", ts, false);
     const Result r = table(ta.path, tb.path);
     ASSERT_EQ(r.report.mode, MsprobeTableMode::Tensor);
-    ASSERT_EQ(r.rows.size(), 4u);   // input.0, the int (input.1), input.2, output.0
+    ASSERT_EQ(r.rows.size(), 4u);  // input.0, the int (input.1), input.2, output.0
     const std::string e = "Functional.gelu.0.forward.";
     EXPECT_EQ(r.rows[0].at("NPU Name"), e + "input.0");
     EXPECT_EQ(r.rows[1].at("NPU Name"), e + "input.1");

@@ -30,15 +30,17 @@ std::string dumpJson(const std::string& outMax, const std::string& outMin) {
     return R"({"task": "statistics", "level": "L1", "framework": "pytorch", "dump_data_dir": null, "data": {
  "Functional.linear.0.forward": {
   "input_args": [{"type": "torch.Tensor", "dtype": "torch.float16", "shape": [4], "Max": 900.0, "Min": -3.0, "Mean": 1.0, "Norm": 901.0}],
-  "output": [{"type": "torch.Tensor", "dtype": "torch.float16", "shape": [4], "Max": )" + outMax + R"(, "Min": )" + outMin +
-           R"(, "Mean": NaN, "Norm": Infinity}]
+  "output": [{"type": "torch.Tensor", "dtype": "torch.float16", "shape": [4], "Max": )" +
+        outMax + R"(, "Min": )" + outMin +
+        R"(, "Mean": NaN, "Norm": Infinity}]
  }}})";
 }
 
 DumpIndex indexOf(const fs::path& root) { return dltest::indexUncached(root.string()); }
 
 const TensorRecord& outputOf(const DumpIndex& idx) {
-    const auto it = std::find_if(idx.tensors.begin(), idx.tensors.end(), [](const TensorRecord& t) { return t.io == Io::Output; });
+    const auto it =
+        std::find_if(idx.tensors.begin(), idx.tensors.end(), [](const TensorRecord& t) { return t.io == Io::Output; });
     EXPECT_NE(it, idx.tensors.end());
     return *it;
 }
@@ -51,18 +53,20 @@ TEST(NonFiniteLowerBound, MsprobeInfIsAtLeastOneNotOne) {
     const DumpIndex idx = indexOf(d.path);
     const TensorStats s = idx.stats(outputOf(idx));
     EXPECT_TRUE(s.nonFiniteCountsAreLowerBounds());
-    EXPECT_EQ(s.infCount(), 2u);   // one +Inf and one -Inf at least
+    EXPECT_EQ(s.infCount(), 2u);  // one +Inf and one -Inf at least
     EXPECT_EQ(nonFiniteCountText(s, s.infCount()), "at least 2");
     // The report's origin line.
     const AnalysisResult r = analyze(idx);
     ASSERT_TRUE(r.overflow);
     const ReportContent c = buildReportContent(idx, r);
-    const auto tensor = std::find_if(c.origin.begin(), c.origin.end(), [](const ReportField& f) { return f.label == "Tensor"; });
+    const auto tensor =
+        std::find_if(c.origin.begin(), c.origin.end(), [](const ReportField& f) { return f.label == "Tensor"; });
     ASSERT_NE(tensor, c.origin.end());
     EXPECT_NE(tensor->value.find("+ at least 2 inf"), std::string::npos) << tensor->value;
     EXPECT_EQ(tensor->value.find("+2 inf"), std::string::npos) << tensor->value;
     // Finite input: exact (no NaN/Inf count set), not a bound.
-    const auto input = std::find_if(idx.tensors.begin(), idx.tensors.end(), [](const TensorRecord& t) { return t.io == Io::Input; });
+    const auto input =
+        std::find_if(idx.tensors.begin(), idx.tensors.end(), [](const TensorRecord& t) { return t.io == Io::Input; });
     EXPECT_FALSE(idx.stats(*input).nonFiniteCountsAreLowerBounds());
 }
 
@@ -89,7 +93,8 @@ TEST(NonFiniteLowerBound, CompareJsonGivesNullAndTheBound) {
 
 TEST(NonFiniteLowerBound, StatisticCsvWithoutCountsIsABoundWithCountsExact) {
     TempDir d;
-    const std::string head = "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min Value";
+    const std::string head =
+        "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min Value";
     writeFile(d.path / "bound" / "rank_0" / "net" / "0" / "1" / "statistic.csv",
               head + "\nAdd,Add-op1,1,1,1700000000000001,output,0,8,float16,\"(4)\",inf,1\n");
     writeFile(d.path / "exact" / "rank_0" / "net" / "0" / "1" / "statistic.csv",

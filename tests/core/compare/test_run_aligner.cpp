@@ -24,7 +24,9 @@ TEST(RunAligner, StripOpNumbers) {
 TEST(RunAligner, RenumberedOpsStillAlign) {
     // A Cast around SqrtGrad in run B shifts every later -opN (no scopes: names only).
     IndexBuilder a, b;
-    auto t = [] { return std::vector<dltest::T>{dltest::in(0, dltest::dataStats(1)), dltest::out(0, dltest::dataStats(1))}; };
+    auto t = [] {
+        return std::vector<dltest::T>{dltest::in(0, dltest::dataStats(1)), dltest::out(0, dltest::dataStats(1))};
+    };
     for (const char* n : {"MatMul-op1", "Add-op2", "SqrtGrad-op3", "Mul-op4", "Mul-op5"})
         a.op(0, 0, std::string(n).substr(0, std::string(n).find('-')), n, t());
     for (const char* n : {"MatMul-op1", "Add-op2", "Cast-op3", "SqrtGrad-op4", "Cast-op5", "Mul-op6", "Mul-op7"})
@@ -72,7 +74,9 @@ TEST(RunAligner, MappingPins) {
 
     std::vector<OpNamePin> pins;
     std::string error;
-    ASSERT_TRUE(parseMappingText("name_a,name_b\n# comment\nFusedNorm-op1, RmsNorm-op1\nNope-op7,Add-op2\n", pins, error)) << error;
+    ASSERT_TRUE(
+        parseMappingText("name_a,name_b\n# comment\nFusedNorm-op1, RmsNorm-op1\nNope-op7,Add-op2\n", pins, error))
+        << error;
     ASSERT_EQ(pins.size(), 2u);
     const RunAlignment al = alignRuns(a.idx, b.idx, pins);
     ASSERT_EQ(al.ops.size(), 2u);
@@ -80,7 +84,7 @@ TEST(RunAligner, MappingPins) {
     EXPECT_EQ(al.ops[0].kind, MatchKind::Pinned);
     EXPECT_EQ(nameOf(b.idx, al.ops[0].b), "RmsNorm-op1");
     EXPECT_TRUE(al.onlyOpsA.empty());
-    ASSERT_EQ(al.warnings.size(), 1u);   // "Nope-op7" is not in run A
+    ASSERT_EQ(al.warnings.size(), 1u);  // "Nope-op7" is not in run A
     EXPECT_NE(al.warnings[0].find("Nope-op7"), std::string::npos);
 
     std::vector<OpNamePin> bad;

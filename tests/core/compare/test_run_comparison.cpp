@@ -7,8 +7,8 @@
 #include "tests/core/three_op_runs.h"
 
 using namespace dl;
-using dltest::threeOpRuns;
 using dltest::IndexBuilder;
+using dltest::threeOpRuns;
 
 TEST(RunComparison, StatisticsOnlyFindsEarliestByExecutionOrder) {
     IndexBuilder a, b;
@@ -22,7 +22,7 @@ TEST(RunComparison, StatisticsOnlyFindsEarliestByExecutionOrder) {
     std::string error;
     ASSERT_TRUE(parseThresholds("rules=msprobe,stats_rel=0.5", loose.thresholds, error));
     const RunComparison l = compareRuns(a.idx, b.idx, loose);
-    EXPECT_EQ(l.firstDivergence, 2);   // 2.5 vs 2 is within 50 %
+    EXPECT_EQ(l.firstDivergence, 2);  // 2.5 vs 2 is within 50 %
 }
 
 TEST(RunComparison, ApplyThresholdsRejudgesWithoutRecomputing) {

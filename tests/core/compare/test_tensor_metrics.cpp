@@ -28,7 +28,7 @@ TEST(TensorMetrics, HandComputedVector) {
     ASSERT_TRUE(m.fromData);
     EXPECT_NEAR(m.cosine, 34.0 / std::sqrt(30.0 * 39.0), 1e-15);
     EXPECT_DOUBLE_EQ(m.maxAbsErr, 1.0);
-    EXPECT_DOUBLE_EQ(m.maxRelErr, 0.2);        // |4 - 5| / 5
+    EXPECT_DOUBLE_EQ(m.maxRelErr, 0.2);  // |4 - 5| / 5
     EXPECT_DOUBLE_EQ(m.oneThousandthRatio, 0.75);
     EXPECT_DOUBLE_EQ(m.fiveThousandthRatio, 0.75);
     EXPECT_DOUBLE_EQ(m.eucDist, 1.0);
@@ -50,12 +50,12 @@ TEST(TensorMetrics, ZeroBenchUsesEpsilonLikeMsprobe) {
 }
 
 TEST(TensorMetrics, CosineSpecialCases) {
-    EXPECT_DOUBLE_EQ(data({0, 0, 0}, {0, 0, 0}).cosine, 1.0);      // both all zero
-    EXPECT_TRUE(std::isnan(data({0, 0, 0}, {1, 0, 0}).cosine));    // one side all zero
-    const TensorMetrics one = data({2}, {1});                       // one element: no cosine
+    EXPECT_DOUBLE_EQ(data({0, 0, 0}, {0, 0, 0}).cosine, 1.0);    // both all zero
+    EXPECT_TRUE(std::isnan(data({0, 0, 0}, {1, 0, 0}).cosine));  // one side all zero
+    const TensorMetrics one = data({2}, {1});                    // one element: no cosine
     EXPECT_TRUE(std::isnan(one.cosine));
     EXPECT_DOUBLE_EQ(one.oneThousandthRatio, 0.0);
-    const TensorMetrics scalar = data({2}, {1}, true);              // 0-d: no cosine, no ratios
+    const TensorMetrics scalar = data({2}, {1}, true);  // 0-d: no cosine, no ratios
     EXPECT_TRUE(std::isnan(scalar.cosine));
     EXPECT_TRUE(std::isnan(scalar.oneThousandthRatio));
     EXPECT_DOUBLE_EQ(scalar.maxAbsErr, 1.0);
@@ -65,7 +65,7 @@ TEST(TensorMetrics, CosineSpecialCases) {
 
 TEST(TensorMetrics, NanInfPositions) {
     const float inf = INFINITY, nan = NAN;
-    const TensorMetrics same = data({nan, 1, inf, 2}, {nan, 1, -inf, 2});   // positions agree: zeroed
+    const TensorMetrics same = data({nan, 1, inf, 2}, {nan, 1, -inf, 2});  // positions agree: zeroed
     ASSERT_TRUE(same.fromData);
     EXPECT_FALSE(same.nanInfMismatch);
     EXPECT_DOUBLE_EQ(same.maxAbsErr, 0.0);
@@ -115,7 +115,7 @@ TEST(TensorMetrics, StatisticsDifferences) {
     EXPECT_DOUBLE_EQ(m.maxDiff, -1.0);
     EXPECT_DOUBLE_EQ(m.maxRelDiff, 0.2);
     EXPECT_DOUBLE_EQ(m.minRelDiff, 0.2);
-    EXPECT_TRUE(std::isnan(m.meanRelDiff));   // bench mean is 0: N/A like msprobe
+    EXPECT_TRUE(std::isnan(m.meanRelDiff));  // bench mean is 0: N/A like msprobe
     EXPECT_FALSE(m.nanInfMismatch);
     std::string reason;
     const CompareThresholds ms = CompareThresholds::defaults(CompareRules::Msprobe);

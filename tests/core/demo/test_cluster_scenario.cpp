@@ -99,7 +99,8 @@ std::vector<int> stageOrder(const ClusterScenarioTruth& t) {
     });
     std::vector<int> stages;
     for (int r : ranks)
-        if (stages.empty() || stages.back() != t.stageOfRank[std::size_t(r)]) stages.push_back(t.stageOfRank[std::size_t(r)]);
+        if (stages.empty() || stages.back() != t.stageOfRank[std::size_t(r)])
+            stages.push_back(t.stageOfRank[std::size_t(r)]);
     return stages;
 }
 
@@ -118,7 +119,8 @@ TEST_F(ClusterScenarioTest, DumpsIndexCleanlyWithWhatTheSimulationRan) {
         SCOPED_TRACE(clusterScenarioName(s));
         const Written& w = get(s);
         const auto& t = w.truth;
-        EXPECT_TRUE(w.index.warnings.empty()) << w.index.warnings.front().path << ": " << w.index.warnings.front().reason;
+        EXPECT_TRUE(w.index.warnings.empty())
+            << w.index.warnings.front().path << ": " << w.index.warnings.front().reason;
         EXPECT_EQ(int(w.index.ranks.size()), t.ranks);
         EXPECT_EQ(t.ranks, t.pipelineStages * t.tensorParallel);
         EXPECT_EQ(w.index.meta.dumpMode, "statistic");
@@ -135,8 +137,10 @@ TEST_F(ClusterScenarioTest, DumpsIndexCleanlyWithWhatTheSimulationRan) {
         for (int r = 0; r < t.ranks; ++r)
             for (int i = 0; i < t.iterations; ++i) {
                 const auto c = counts[{std::uint32_t(r), std::uint32_t(i)}];
-                EXPECT_EQ(c.first, t.opsPerRankIteration[std::size_t(r)][std::size_t(i)]) << "rank " << r << " it " << i;
-                EXPECT_EQ(c.second, t.tensorsPerRankIteration[std::size_t(r)][std::size_t(i)]) << "rank " << r << " it " << i;
+                EXPECT_EQ(c.first, t.opsPerRankIteration[std::size_t(r)][std::size_t(i)])
+                    << "rank " << r << " it " << i;
+                EXPECT_EQ(c.second, t.tensorsPerRankIteration[std::size_t(r)][std::size_t(i)])
+                    << "rank " << r << " it " << i;
             }
         // One graph per stage: TP peers list the same ops under the same names.
         for (int r = 0; r < t.ranks; ++r) {
@@ -200,7 +204,7 @@ TEST_F(ClusterScenarioTest, TruthChainIsOrderedByTimeAndEachStepFollowsItsCause)
             for (std::size_t k = 0; k < c.ranks.size(); ++k) {
                 const auto found = std::find_if(idx.ops.begin(), idx.ops.end(), [&](const OpRecord& op) {
                     return int(op.rank) == c.ranks[k] && int(op.iteration) == c.iteration &&
-                           idx.strings.view(op.scope) == c.fullNames[k];
+                        idx.strings.view(op.scope) == c.fullNames[k];
                 });
                 ASSERT_NE(found, idx.ops.end()) << c.fullNames[k] << " on rank " << c.ranks[k];
                 EXPECT_TRUE(opIsBad(idx, *found));
@@ -231,9 +235,10 @@ TEST_F(ClusterScenarioTest, TruthChainIsOrderedByTimeAndEachStepFollowsItsCause)
         bool lie = false;
         for (const auto& c : t.chain)
             if (c.causedBy >= 0)
-                lie = lie || *std::min_element(c.rawTimestampUs.begin(), c.rawTimestampUs.end()) <
-                                 *std::min_element(t.chain[std::size_t(c.causedBy)].rawTimestampUs.begin(),
-                                                   t.chain[std::size_t(c.causedBy)].rawTimestampUs.end());
+                lie = lie ||
+                    *std::min_element(c.rawTimestampUs.begin(), c.rawTimestampUs.end()) <
+                        *std::min_element(t.chain[std::size_t(c.causedBy)].rawTimestampUs.begin(),
+                                          t.chain[std::size_t(c.causedBy)].rawTimestampUs.end());
         EXPECT_TRUE(lie);
     }
 }
@@ -303,7 +308,8 @@ TEST(ClusterScenario, TensorOptionWritesNpyWithTheSameAnomalies) {
     opt.writeTensors = true;
     ClusterScenarioTruth truth;
     std::string error;
-    ASSERT_TRUE(writeClusterScenario(dir.path.string(), ClusterScenario::ForwardThenBackward, opt, truth, error)) << error;
+    ASSERT_TRUE(writeClusterScenario(dir.path.string(), ClusterScenario::ForwardThenBackward, opt, truth, error))
+        << error;
     DumpIndex idx;
     IndexReport rep;
     IndexOptions io;
@@ -312,7 +318,8 @@ TEST(ClusterScenario, TensorOptionWritesNpyWithTheSameAnomalies) {
     ASSERT_TRUE(indexDump(dir.path.string(), io, idx, rep, error)) << error;
     EXPECT_TRUE(idx.warnings.empty()) << idx.warnings.front().path << ": " << idx.warnings.front().reason;
     EXPECT_EQ(idx.meta.dumpMode, "full");
-    EXPECT_TRUE(std::all_of(idx.tensors.begin(), idx.tensors.end(), [](const TensorRecord& t) { return t.flags & HasData; }));
+    EXPECT_TRUE(
+        std::all_of(idx.tensors.begin(), idx.tensors.end(), [](const TensorRecord& t) { return t.flags & HasData; }));
     const auto first = firstBadOps(idx);
     for (const auto& a : truth.firstAnomaly) {
         ASSERT_TRUE(first.count(std::uint32_t(a.rank)));

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "core/demo/demo_dumps.h"
-#include "core/io/npy_writer.h"
 #include "core/formats/mindspore/statistic_csv_writer.h"
+#include "core/io/npy_writer.h"
 #include "core/util/half.h"
 #include "tests/core/shared_demo.h"
 #include "tests/core/temp_dir.h"
@@ -38,7 +38,11 @@ std::vector<std::string> split(const std::string& s, char sep) {
     std::vector<std::string> out;
     std::string cur;
     for (char c : s) {
-        if (c == sep) { out.push_back(cur); cur.clear(); } else cur += c;
+        if (c == sep) {
+            out.push_back(cur);
+            cur.clear();
+        } else
+            cur += c;
     }
     out.push_back(cur);
     return out;
@@ -51,7 +55,11 @@ std::vector<std::string> csvFields(const std::string& line) {
     bool quoted = false;
     for (char c : line) {
         if (c == '"') quoted = !quoted;
-        if (c == ',' && !quoted) { out.push_back(cur); cur.clear(); } else cur += c;
+        if (c == ',' && !quoted) {
+            out.push_back(cur);
+            cur.clear();
+        } else
+            cur += c;
     }
     out.push_back(cur);
     return out;
@@ -73,18 +81,27 @@ bool parseName(const std::string& file, bool nineFields, ParsedName& p) {
     const std::size_t need = nineFields ? 10 : 9;
     if (t.size() < need || t.back() != "npy") return false;
     t.pop_back();
-    if (nineFields) { p.dtype = t.back(); t.pop_back(); }
-    p.format = t.back(); t.pop_back();
+    if (nineFields) {
+        p.dtype = t.back();
+        t.pop_back();
+    }
+    p.format = t.back();
+    t.pop_back();
     if (!allDigits(t.back())) return false;
-    p.slot = std::stoull(t.back()); t.pop_back();
-    p.io = t.back(); t.pop_back();
+    p.slot = std::stoull(t.back());
+    t.pop_back();
+    p.io = t.back();
+    t.pop_back();
     if (p.io != "input" && p.io != "output") return false;
     if (!allDigits(t.back()) || t.back().size() != 16) return false;
-    p.ts = std::stoll(t.back()); t.pop_back();
+    p.ts = std::stoll(t.back());
+    t.pop_back();
     if (!allDigits(t.back())) return false;
-    p.stream = std::stoull(t.back()); t.pop_back();
+    p.stream = std::stoull(t.back());
+    t.pop_back();
     if (!allDigits(t.back())) return false;
-    p.task = std::stoull(t.back()); t.pop_back();
+    p.task = std::stoull(t.back());
+    t.pop_back();
     p.opType = t.front();
     for (std::size_t i = 1; i < t.size(); ++i) p.opName += (i > 1 ? "." : "") + t[i];
     return !p.opName.empty();
@@ -105,14 +122,18 @@ bool readNpy(const fs::path& p, Npy& out) {
     out.headerSize = 10 + len;
     if (out.headerSize % 64 != 0 || b.size() < out.headerSize || b[out.headerSize - 1] != '\n') return false;
     const std::string dict = b.substr(10, len);
-    static const std::regex re(R"(^\{'descr': '([<|][a-z][0-9]+)', 'fortran_order': False, 'shape': \(((?:\d+,)*)\), \} *\n$)");
+    static const std::regex re(
+        R"(^\{'descr': '([<|][a-z][0-9]+)', 'fortran_order': False, 'shape': \(((?:\d+,)*)\), \} *\n$)");
     std::smatch m;
     if (!std::regex_match(dict, m, re)) return false;
     out.descr = m[1];
     out.shape.clear();
     std::size_t n = 1;
     for (const auto& d : split(m[2], ','))
-        if (!d.empty()) { out.shape.push_back(std::stoll(d)); n *= std::size_t(std::stoll(d)); }
+        if (!d.empty()) {
+            out.shape.push_back(std::stoll(d));
+            n *= std::size_t(std::stoll(d));
+        }
     const char* data = b.data() + out.headerSize;
     const std::size_t payload = b.size() - out.headerSize;
     out.v.clear();
@@ -209,15 +230,17 @@ TEST(StatisticCsvWriter, LegacyNullsAndCounts) {
               "Positive Inf Count,Zero Count");
     const float inf = std::numeric_limits<float>::infinity();
     StatCsvRow r{"Add", "Add-op1", 3, 2, 1700000000000000, true, 0, 4, "float16", {2}};
-    EXPECT_EQ(w.row(r, {inf, inf}), "Add,Add-op1,3,2,1700000000000000,output,0,4,float16,\"(2)\",null,null,null,2,0,0,0,0,2,0");
+    EXPECT_EQ(w.row(r, {inf, inf}),
+              "Add,Add-op1,3,2,1700000000000000,output,0,4,float16,\"(2)\",null,null,null,2,0,0,0,0,2,0");
     r.shape = {4};
     EXPECT_TRUE(w.row(r, {65504.f, -0.5f, 0.f, inf}).ends_with("float16,\"(4)\",65504,-0.5,21834.5,4,1,1,0,0,1,1"));
 }
 
 TEST(StatisticCsvWriter, CategoriesInUserOrderWithTrailingComma) {
     StatisticCsvWriter w(StatCsvStyle::Ms23Plus, {"max", "min", "positive zero count", "positive inf count"});
-    EXPECT_EQ(w.header(), "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,"
-                          "Max Value,Min Value,Positive Zero Count,Positive Inf Count");
+    EXPECT_EQ(w.header(),
+              "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,"
+              "Max Value,Min Value,Positive Zero Count,Positive Inf Count");
     const float inf = std::numeric_limits<float>::infinity();
     StatCsvRow r{"Add", "Default_Add-op0", 0, 0, 1733905446822806, false, 0, 4, "float16", {2}};
     EXPECT_EQ(w.row(r, {inf, inf}), "Add,Default_Add-op0,0,0,1733905446822806,input,0,4,float16,\"(2)\",inf,inf,2,2,");
@@ -229,8 +252,9 @@ TEST(StatisticCsvWriter, CategoriesInUserOrderWithTrailingComma) {
 }
 
 TEST_F(DemoDumps, SummaryNamesVariantsAndCulprit) {
-    EXPECT_EQ(summary_.variants, (std::vector<std::string>{"ms22_async_saturation", "ms22_async_infnan",
-                                                           "ms22_overflow_only", "ms24_kbk", "bf16_fix"}));
+    EXPECT_EQ(summary_.variants,
+              (std::vector<std::string>{"ms22_async_saturation", "ms22_async_infnan", "ms22_overflow_only", "ms24_kbk",
+                                        "bf16_fix"}));
     EXPECT_TRUE(std::regex_match(summary_.culpritOpName, std::regex("SqrtGrad-op[0-9]+")));
     EXPECT_EQ(summary_.firstOverflowIteration, 5);
     EXPECT_NE(summary_.notes.find("gradSqrt/SqrtGrad-op"), std::string::npos);
@@ -297,8 +321,9 @@ TEST_F(DemoDumps, StatisticCsvHeadersAndRows) {
         EXPECT_TRUE(lines.back().empty());  // file ends with '\n'
     }
     const auto kbk = split(readFile(iterDir(root_ / "ms24_kbk", 3, 5) / "statistic.csv"), '\n');
-    EXPECT_EQ(kbk[0], "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,"
-                      "Min Value,Avg Value,NaN Count,Negative Inf Count,Positive Inf Count,L2Norm Value");
+    EXPECT_EQ(kbk[0],
+              "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,"
+              "Min Value,Avg Value,NaN Count,Negative Inf Count,Positive Inf Count,L2Norm Value");
     for (std::size_t i = 1; i + 1 < kbk.size(); ++i) {
         EXPECT_EQ(csvFields(kbk[i]).size(), 18u) << kbk[i];
         EXPECT_EQ(kbk[i].back(), ',');
@@ -313,7 +338,8 @@ TEST_F(DemoDumps, SqrtGradOverflowsInIterationFiveOnly) {
             auto files = opFiles(iterDir(root_ / v, 3, it), "SqrtGrad", nine);
             ASSERT_EQ(files.size(), 3u) << v << " it " << it;
             Npy y, dy, dx;
-            ASSERT_TRUE(readNpy(files["input.0"], y) && readNpy(files["input.1"], dy) && readNpy(files["output.0"], dx));
+            ASSERT_TRUE(readNpy(files["input.0"], y) && readNpy(files["input.1"], dy) &&
+                        readNpy(files["output.0"], dx));
             EXPECT_EQ(dx.descr, "<f2");
             for (const auto* in : {&y, &dy})
                 for (float x : in->v) ASSERT_TRUE(std::isfinite(x) && std::fabs(x) < kFp16Max) << v << " it " << it;
@@ -370,7 +396,8 @@ TEST_F(DemoDumps, Bf16TwinStaysFinite) {
     }
     // The Casts around SqrtGrad shift the -opN numbers of later ops.
     const auto twinOrder = readFile(twin / "rank_3/execution_order/ms_execution_order_graph_0.csv");
-    const auto fp16Order = readFile(root_ / "ms22_async_saturation/rank_3/execution_order/ms_execution_order_graph_0.csv");
+    const auto fp16Order =
+        readFile(root_ / "ms22_async_saturation/rank_3/execution_order/ms_execution_order_graph_0.csv");
     EXPECT_NE(twinOrder, fp16Order);
     EXPECT_NE(twinOrder.find("gradSqrt/Cast-op"), std::string::npos);
 }
@@ -395,8 +422,8 @@ TEST_F(DemoDumps, RankClocksDisagreeSoRawTimestampsBreakCausality) {
     // Receive ends after the Send, but rank 2's clock lags 3 ms.
     const fs::path v = root_ / "ms22_async_saturation";
     auto ts = [&](int rank, const std::string& type) {
-        const auto order = split(readFile(v / ("rank_" + std::to_string(rank)) /
-                                          "execution_order/ms_execution_order_graph_0.csv"), '\n');
+        const auto order = split(
+            readFile(v / ("rank_" + std::to_string(rank)) / "execution_order/ms_execution_order_graph_0.csv"), '\n');
         std::string shortName;
         for (const auto& n : order)
             if (n.starts_with("Gradients/") && n.find("sr_tag_2/") != std::string::npos &&
@@ -445,8 +472,8 @@ TEST_F(DemoDumps, OverflowOnlyHoldsTheOverflowingOpsAndOpdebugRecords) {
                 EXPECT_EQ(j["AI Core"]["status"], 32);
                 const std::string code = j["AI Core"]["kernel_code"];
                 EXPECT_TRUE(std::regex_match(code, std::regex("0x[0-9a-f]+")));
-                EXPECT_TRUE(ops.count({j["AI Core"]["task_id"].get<std::uint64_t>(),
-                                       j["AI Core"]["stream_id"].get<std::uint64_t>()}));
+                EXPECT_TRUE(ops.count(
+                    {j["AI Core"]["task_id"].get<std::uint64_t>(), j["AI Core"]["stream_id"].get<std::uint64_t>()}));
             }
         }
 }
@@ -455,9 +482,12 @@ TEST_F(DemoDumps, ExecutionOrderAndMetadata) {
     const fs::path r3 = root_ / "ms22_async_saturation/rank_3";
     const auto order = split(readFile(r3 / "execution_order/ms_execution_order_graph_0.csv"), '\n');
     EXPECT_EQ(order[0], "NodeExecutionOrder-FullNameWithScope");
-    EXPECT_EQ(std::count_if(order.begin(), order.end(), [](const std::string& s) {
-                  return s.starts_with("Gradients/Default/") && s.find("lm_head-NormHead/gradSqrt/SqrtGrad-op") != std::string::npos;
-              }), 1);
+    EXPECT_EQ(std::count_if(order.begin(), order.end(),
+                            [](const std::string& s) {
+                                return s.starts_with("Gradients/Default/") &&
+                                    s.find("lm_head-NormHead/gradSqrt/SqrtGrad-op") != std::string::npos;
+                            }),
+              1);
     EXPECT_EQ(readFile(r3 / "execution_order/ms_global_execution_order_graph_0.csv"), "0\n1\n2\n3\n4\n5\n6\n7\n");
     EXPECT_EQ(readFile(r3 / ".dump_metadata/config.json"), R"({"device_target":"Ascend","ms_version":"2.2.10"})");
     EXPECT_EQ(readFile(root_ / "ms24_kbk/rank_0/.dump_metadata/config.json"),

@@ -30,7 +30,7 @@ PipelineSpec small(PipelineSchedule s, int pp, int tp, int dp, int mb) {
     p.schedule = s;
     p.layersPerStage = 1;
     p.iterations = 2;
-    p.originIteration = 5;   // no outlier: a clean run
+    p.originIteration = 5;  // no outlier: a clean run
     return p;
 }
 
@@ -135,7 +135,10 @@ TEST(PipelineSim, WrittenPairsCarryEqualStatistics) {
     std::map<std::tuple<int, int, std::string>, std::uint32_t> opOf;
     for (std::uint32_t i = 0; i < index.ops.size(); ++i)
         opOf[{int(index.ops[i].rank), int(index.ops[i].iteration), index.strings.str(index.ops[i].name)}] = i;
-    auto flat = [](std::string s) { std::replace(s.begin(), s.end(), '/', '_'); return s; };
+    auto flat = [](std::string s) {
+        std::replace(s.begin(), s.end(), '/', '_');
+        return s;
+    };
     auto statsOf = [&](std::uint32_t op, Io io) {
         const OpRecord& rec = index.ops[op];
         for (std::uint32_t k = 0; k < rec.tensorCount; ++k)

@@ -67,7 +67,10 @@ TEST(TraceEvents, DemoHasEveryRankAndItsOrigin) {
     // The bundled case (the origin on the last stage), its Inf/NaN twin (figures JSON cannot hold
     // as numbers) and the forward origin on rank 1. None of their chains leaves its origin within
     // the analysed iteration (the flows are the pipeline test's).
-    struct Variant { dl::demo::DemoScenario scenario; dl::demo::OverflowMode mode; };
+    struct Variant {
+        dl::demo::DemoScenario scenario;
+        dl::demo::OverflowMode mode;
+    };
     for (const Variant v : {Variant{dl::demo::DemoScenario::NormHeadBackward, dl::demo::OverflowMode::Saturation},
                             Variant{dl::demo::DemoScenario::NormHeadBackward, dl::demo::OverflowMode::InfNan},
                             Variant{dl::demo::DemoScenario::ForwardOrigin, dl::demo::OverflowMode::Saturation}}) {
@@ -91,7 +94,7 @@ TEST(TraceEvents, DemoHasEveryRankAndItsOrigin) {
         EXPECT_EQ(origin["args"]["rank"].get<std::uint32_t>(), x.analysis.firstOverflow->rank);
         if (v.mode == dl::demo::OverflowMode::InfNan) {
             const bool nonFinite = x.text.find("\"max_abs\":\"inf\"") != std::string::npos ||
-                                   x.text.find("\"max_abs\":\"nan\"") != std::string::npos;
+                x.text.find("\"max_abs\":\"nan\"") != std::string::npos;
             EXPECT_TRUE(nonFinite) << "no Inf/NaN figure written as a string";
         }
     }
@@ -132,7 +135,7 @@ TEST(TraceEvents, PipelineSimulatorRun) {
     EXPECT_TRUE(f.timestamps);
     EXPECT_EQ(x.summary.processes, 8u);
     EXPECT_EQ(int(x.analysis.firstOverflow->rank), truth.origin.rank);
-    EXPECT_GE(x.summary.flows, 3u);   // the damage reaches other stages and TP peers
+    EXPECT_GE(x.summary.flows, 3u);  // the damage reaches other stages and TP peers
     EXPECT_EQ(j["otherData"]["clock_aligned"], x.analysis.clocksAligned);
     // Streamed: many chunks, none much over a MiB (one event past the flush threshold).
     EXPECT_GT(x.chunks, 1u) << x.text.size() << " bytes";
@@ -149,7 +152,7 @@ TEST(TraceEvents, RealMindSporeDump) {
         ASSERT_GT(x.index.ops.size(), 0u);
         const json j = parse(x.text);
         const dltest::TraceFacts f = dltest::checkTrace(j, x.index, x.analysis, x.states);
-        EXPECT_TRUE(f.timestamps);   // MindSpore's file names carry each op's time
+        EXPECT_TRUE(f.timestamps);  // MindSpore's file names carry each op's time
         EXPECT_EQ(x.summary.slices + x.summary.opsWithoutTime, x.index.ops.size());
         EXPECT_EQ(x.summary.originMarked, x.analysis.firstOverflow.has_value());
     }
@@ -185,10 +188,13 @@ TEST(TraceEvents, NamesThatAreNotUtf8StillParse) {
     const dl::OpStates st = dl::computeOpStates(index, &a);
     std::string text, error;
     dl::TraceExportSummary sum;
-    ASSERT_TRUE(dl::writeTraceEvents(index, &a, st, {}, [&](const char* d, std::size_t n, std::string&) {
-        text.append(d, n);
-        return true;
-    }, sum, error));
+    ASSERT_TRUE(dl::writeTraceEvents(
+        index, &a, st, {},
+        [&](const char* d, std::size_t n, std::string&) {
+            text.append(d, n);
+            return true;
+        },
+        sum, error));
     const json j = parse(text);
     ASSERT_FALSE(j.is_discarded());
     bool found = false;
@@ -206,7 +212,7 @@ TEST(TraceEvents, StoppedOrFailingWriteLeavesNoFile) {
     const fs::path out = tmp.path / "run.json";
     std::string error;
     dl::TraceExportSummary sum;
-    {   // Stopped before it starts: false, cancelled, nothing at the path.
+    {  // Stopped before it starts: false, cancelled, nothing at the path.
         std::stop_source stop;
         stop.request_stop();
         dl::TraceExportOptions opt;
@@ -215,7 +221,7 @@ TEST(TraceEvents, StoppedOrFailingWriteLeavesNoFile) {
         EXPECT_TRUE(sum.cancelled);
         EXPECT_FALSE(fs::exists(out));
     }
-    {   // A sink that fails: its reason comes back.
+    {  // A sink that fails: its reason comes back.
         const dl::TraceSink full = [](const char*, std::size_t, std::string& e) {
             e = "disk full";
             return false;
@@ -223,7 +229,7 @@ TEST(TraceEvents, StoppedOrFailingWriteLeavesNoFile) {
         EXPECT_FALSE(dl::writeTraceEvents(x.index, &x.analysis, x.states, {}, full, sum, error));
         EXPECT_EQ(error, "disk full");
     }
-    {   // Written whole: the file is the sink's text.
+    {  // Written whole: the file is the sink's text.
         ASSERT_TRUE(dl::exportTraceFile(out.string(), x.index, &x.analysis, x.states, {}, sum, error)) << error;
         EXPECT_EQ(dltest::readText(out), x.text);
         std::size_t leftovers = 0;

@@ -42,7 +42,7 @@ inline bool sameFigure(double a, double b) { return (std::isnan(a) && std::isnan
 
 struct TraceFacts {
     std::size_t slices = 0, flows = 0, instants = 0;
-    std::map<std::uint32_t, std::size_t> sliceOfOp;   // op index -> position in traceEvents
+    std::map<std::uint32_t, std::size_t> sliceOfOp;  // op index -> position in traceEvents
     bool timestamps = true;
 };
 
@@ -55,28 +55,33 @@ inline TraceFacts checkTrace(const json& trace, const dl::DumpIndex& index, cons
     EXPECT_TRUE(ev.is_array());
     const json& other = trace.at("otherData");
     f.timestamps = other.at("time_base") == "timestamps";
-    {   // The same axis rule as the timeline: timestamps when 90 % of the ops have one.
+    {  // The same axis rule as the timeline: timestamps when 90 % of the ops have one.
         std::size_t with = 0;
         for (const auto& o : index.ops) with += o.startUs != 0;
         EXPECT_EQ(f.timestamps, with * 10 >= index.ops.size() * 9);
     }
 
     // Ops by the key the args give (rank, iteration, graph, exec_pos, name): unique in an index.
-    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::string>, std::uint32_t> opByKey;
+    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::string>, std::uint32_t>
+        opByKey;
     for (std::uint32_t i = 0; i < index.ops.size(); ++i) {
         const auto& o = index.ops[i];
-        EXPECT_TRUE(opByKey.emplace(std::tuple{o.rank, o.iteration, o.graph, o.execPos, index.strings.str(o.name)}, i).second);
+        EXPECT_TRUE(
+            opByKey.emplace(std::tuple{o.rank, o.iteration, o.graph, o.execPos, index.strings.str(o.name)}, i).second);
     }
 
-    std::map<std::uint32_t, std::string> processName;                 // pid -> name
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> threadName;   // (pid, tid) -> name
+    std::map<std::uint32_t, std::string> processName;                           // pid -> name
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> threadName;  // (pid, tid) -> name
     std::vector<std::uint32_t> processOrder;
     std::map<std::uint32_t, std::uint32_t> rankOfPid;
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<double, double>> lastOnThread;   // ts, end
-    std::map<std::tuple<std::uint32_t, std::uint32_t, double>, std::size_t> sliceAt;   // first X at (pid, tid, ts)
-    struct Flow { std::size_t s = ~std::size_t(0), f = ~std::size_t(0); int starts = 0, ends = 0; };
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<double, double>> lastOnThread;  // ts, end
+    std::map<std::tuple<std::uint32_t, std::uint32_t, double>, std::size_t> sliceAt;  // first X at (pid, tid, ts)
+    struct Flow {
+        std::size_t s = ~std::size_t(0), f = ~std::size_t(0);
+        int starts = 0, ends = 0;
+    };
     std::map<std::uint64_t, Flow> flows;
-    std::map<std::uint32_t, std::uint32_t> positionOfRank;   // execution-order axis: next position per rank
+    std::map<std::uint32_t, std::uint32_t> positionOfRank;  // execution-order axis: next position per rank
     std::vector<std::uint32_t> opsInOrder;
     for (std::size_t k = 0; k < ev.size(); ++k) {
         const json& e = ev[k];
@@ -144,16 +149,23 @@ inline TraceFacts checkTrace(const json& trace, const dl::DumpIndex& index, cons
             EXPECT_EQ(a.at("state"), dl::opStateName(st));
             EXPECT_EQ(a.at("overflow").get<bool>(), st >= dl::OpState::Saturated);
             EXPECT_EQ(e.contains("cname"), st != dl::OpState::Normal);
-            if (st == dl::OpState::Origin) { EXPECT_EQ(e.at("cname"), "black"); }
+            if (st == dl::OpState::Origin) {
+                EXPECT_EQ(e.at("cname"), "black");
+            }
             // Time: the op's start on the reference clock, or its position in its rank's order.
             if (f.timestamps) {
                 std::int64_t off = 0;
                 if (alignClocks)
-                    if (auto c = analysis.clockOffsetUs.find(o.rank); c != analysis.clockOffsetUs.end()) off = c->second;
+                    if (auto c = analysis.clockOffsetUs.find(o.rank); c != analysis.clockOffsetUs.end())
+                        off = c->second;
                 EXPECT_EQ(ts, double(o.startUs - off));
                 EXPECT_EQ(a.at("dump_start_us").get<std::int64_t>(), o.startUs);
-                if (o.endUs > o.startUs) { EXPECT_LE(dur, double(o.endUs - o.startUs)); }
-                if (a.at("dur_source") == "dump") { EXPECT_EQ(dur, double(o.endUs - o.startUs)); }
+                if (o.endUs > o.startUs) {
+                    EXPECT_LE(dur, double(o.endUs - o.startUs));
+                }
+                if (a.at("dur_source") == "dump") {
+                    EXPECT_EQ(dur, double(o.endUs - o.startUs));
+                }
             } else {
                 EXPECT_EQ(dur, 1);
             }
@@ -184,24 +196,33 @@ inline TraceFacts checkTrace(const json& trace, const dl::DumpIndex& index, cons
             const dl::TensorStats s = index.stats(tr);
             EXPECT_EQ(w.at("dtype"), std::string(dl::dtypeName(tr.dtype)));
             EXPECT_EQ(w.at("shape").get<std::vector<std::int64_t>>(), index.originalShape(tr));
-            if (largest) { EXPECT_TRUE(sameFigure(traceFigure(w.at("max_abs")), *largest)); }
-            const std::pair<const char*, dl::StatFigure> figs[] = {{"min", dl::StatFigure::Min}, {"max", dl::StatFigure::Max},
-                                                                   {"max_abs", dl::StatFigure::MaxAbs}, {"mean", dl::StatFigure::Mean}};
+            if (largest) {
+                EXPECT_TRUE(sameFigure(traceFigure(w.at("max_abs")), *largest));
+            }
+            const std::pair<const char*, dl::StatFigure> figs[] = {{"min", dl::StatFigure::Min},
+                                                                   {"max", dl::StatFigure::Max},
+                                                                   {"max_abs", dl::StatFigure::MaxAbs},
+                                                                   {"mean", dl::StatFigure::Mean}};
             for (const auto& [name, fig] : figs) {
                 const auto v = dl::statFigure(s, fig);
                 EXPECT_EQ(w.contains(name), v.has_value()) << name;
-                if (v && w.contains(name)) { EXPECT_TRUE(sameFigure(traceFigure(w.at(name)), *v)) << name; }
+                if (v && w.contains(name)) {
+                    EXPECT_TRUE(sameFigure(traceFigure(w.at(name)), *v)) << name;
+                }
             }
             if (auto m = dl::statFigure(s, dl::StatFigure::MaxAbs)) {
                 EXPECT_TRUE(sameFigure(traceFigure(w.at("headroom")), *m / double(dl::kFp16Max)));
             }
             EXPECT_EQ(w.contains("nan_count"), s.has(dl::stat::NanCount));
-            if (s.has(dl::stat::NanCount)) { EXPECT_EQ(w.at("nan_count").get<std::uint64_t>(), s.nanCount); }
+            if (s.has(dl::stat::NanCount)) {
+                EXPECT_EQ(w.at("nan_count").get<std::uint64_t>(), s.nanCount);
+            }
         } else if (ph == "s" || ph == "f") {
             EXPECT_EQ(e.at("cat"), "op");
             EXPECT_TRUE(e.at("id").is_number_unsigned());
             Flow& fl = flows[e.at("id").get<std::uint64_t>()];
-            if (ph == "s") ++fl.starts, fl.s = k;
+            if (ph == "s")
+                ++fl.starts, fl.s = k;
             else {
                 ++fl.ends, fl.f = k;
                 EXPECT_EQ(e.at("bp"), "e");
@@ -236,7 +257,8 @@ inline TraceFacts checkTrace(const json& trace, const dl::DumpIndex& index, cons
     // Flows: every start has its end, and both sit on a slice of their thread (same ts and cat).
     const auto opAt = [&](std::size_t k) -> std::optional<std::uint32_t> {
         const json& e = ev[k];
-        auto s = sliceAt.find({e.at("pid").get<std::uint32_t>(), e.at("tid").get<std::uint32_t>(), e.at("ts").get<double>()});
+        auto s = sliceAt.find(
+            {e.at("pid").get<std::uint32_t>(), e.at("tid").get<std::uint32_t>(), e.at("ts").get<double>()});
         if (s == sliceAt.end()) return std::nullopt;
         for (const auto& [op, pos] : f.sliceOfOp)
             if (pos == s->second) return op;
@@ -278,7 +300,7 @@ inline TraceFacts checkTrace(const json& trace, const dl::DumpIndex& index, cons
         for (const json& e : ev)
             if (e.at("ph") == "i")
                 found = e.at("pid") == x.at("pid") && e.at("tid") == x.at("tid") && e.at("ts") == x.at("ts") &&
-                        e.at("args").at("op") == x.at("name") && e.at("name") == "first overflow";
+                    e.at("args").at("op") == x.at("name") && e.at("name") == "first overflow";
         EXPECT_TRUE(found) << "origin not marked";
         if (!analysis.chain.empty() && analysis.chain[0].at.op == analysis.firstOverflow->op) {
             EXPECT_EQ(x.at("args").at("chain_role"), "origin");

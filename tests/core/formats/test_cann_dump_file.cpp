@@ -9,14 +9,14 @@
 #include <fstream>
 #include <random>
 
-#include "tests/core/temp_dir.h"
-#include "core/index/dump_indexer.h"
 #include "core/formats/cann/cann_dump_file.h"
 #include "core/formats/cann/cann_dump_writer.h"
 #include "core/formats/cann/device_layout.h"
+#include "core/index/dump_indexer.h"
 #include "core/io/npy_writer.h"
 #include "core/io/protobuf_reader.h"
 #include "core/io/protobuf_writer.h"
+#include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace dl;
@@ -84,8 +84,10 @@ TEST(ProtobufReader, RejectsTruncatedAndMalformedInput) {
     const std::uint8_t longBytes[] = {0x1a, 0x05, 'a'};
     const std::uint8_t group[] = {0x0b};
     const std::uint8_t field0[] = {0x00, 0x01};
-    for (auto [data, size] : {std::pair{truncatedVarint, sizeof truncatedVarint}, {longBytes, sizeof longBytes},
-                              {group, sizeof group}, {field0, sizeof field0}}) {
+    for (auto [data, size] : {std::pair{truncatedVarint, sizeof truncatedVarint},
+                              {longBytes, sizeof longBytes},
+                              {group, sizeof group},
+                              {field0, sizeof field0}}) {
         ProtoReader r(data, size);
         ProtoField f;
         while (r.next(f)) {}
@@ -115,7 +117,7 @@ TEST(CannDumpFile, ParsesHeaderWithInputOutputNumberingAndOffsets) {
     EXPECT_EQ(h.inputs[1].shape, (std::vector<std::int64_t>{2}));
     EXPECT_EQ(h.inputs[1].slot, 1);
     EXPECT_EQ(h.outputs[0].format, "FRACTAL_NZ");
-    EXPECT_EQ(h.outputs[0].size, 1024u);  // OpOutput.size is field 6, not 5
+    EXPECT_EQ(h.outputs[0].size, 1024u);                                       // OpOutput.size is field 6, not 5
     EXPECT_EQ(h.outputs[0].originalShape, (std::vector<std::int64_t>{3, 5}));  // field 7
     EXPECT_EQ(h.outputs[0].originalOpName, "fused_from");
     const std::uint64_t base = 8 + h.headerLen;
@@ -165,8 +167,10 @@ TEST(CannDumpFile, RejectsBadFilesWithReasons) {
 static std::vector<std::pair<std::uint64_t, std::uint64_t>> mergedRuns(const DeviceLayout& l) {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;
     l.forEachRun([&](std::uint64_t s, std::uint64_t n, std::uint64_t, std::uint64_t) {
-        if (!runs.empty() && runs.back().first + runs.back().second == s) runs.back().second += n;
-        else runs.emplace_back(s, n);
+        if (!runs.empty() && runs.back().first + runs.back().second == s)
+            runs.back().second += n;
+        else
+            runs.emplace_back(s, n);
     });
     return runs;
 }

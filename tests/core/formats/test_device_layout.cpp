@@ -9,7 +9,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "tests/core/temp_dir.h"
 #include "core/formats/cann/cann_dump_writer.h"
 #include "core/formats/cann/device_layout.h"
 #include "core/index/dump_indexer.h"
@@ -17,6 +16,7 @@
 #include "core/io/npy_file.h"
 #include "core/io/npy_writer.h"
 #include "core/stats/log2_histogram.h"
+#include "tests/core/temp_dir.h"
 
 using namespace dl;
 
@@ -117,9 +117,9 @@ TEST(DeviceLayout, RefusesShapesThatDoNotTile) {
     EXPECT_FALSE(DeviceLayout::build("FRACTAL_NZ", {2, 2, 16, 16}, {3, 20}, l, why));  // M1 should be 1
     EXPECT_FALSE(DeviceLayout::build("FRACTAL_NZ", {1, 1, 16, 16}, {}, l, why));
     EXPECT_NE(why.find("no original shape"), std::string::npos);
-    EXPECT_FALSE(DeviceLayout::build("FRACTAL_NZ", {3, 2, 1, 16, 16}, {2, 3, 17, 5}, l, why));  // batch 3 vs 6
-    EXPECT_FALSE(DeviceLayout::build("NC1HWC0", {1, 1, 2, 2, 16}, {1, 20, 2, 2}, l, why));    // C1 should be 2
-    EXPECT_FALSE(DeviceLayout::build("FRACTAL_Z", {5, 2, 16, 16}, {20, 18, 1, 2}, l, why));   // 5 is no C1*H*W
+    EXPECT_FALSE(DeviceLayout::build("FRACTAL_NZ", {3, 2, 1, 16, 16}, {2, 3, 17, 5}, l, why));   // batch 3 vs 6
+    EXPECT_FALSE(DeviceLayout::build("NC1HWC0", {1, 1, 2, 2, 16}, {1, 20, 2, 2}, l, why));       // C1 should be 2
+    EXPECT_FALSE(DeviceLayout::build("FRACTAL_Z", {5, 2, 16, 16}, {20, 18, 1, 2}, l, why));      // 5 is no C1*H*W
     EXPECT_FALSE(DeviceLayout::build("C1HWNCoC0", {2, 2, 1, 2, 16, 8}, {2, 17, 2, 1}, l, why));  // Co != C0
     EXPECT_FALSE(DeviceLayout::build("FRACTAL_Z_C04", {1, 1, 16, 16}, {2, 3, 1, 1}, l, why));
     EXPECT_NE(why.find("no layout model"), std::string::npos);
@@ -137,9 +137,11 @@ TEST(DeviceLayout, RawCannStatisticsAndValuesSkipPadding) {
         const Case& c = all[i];
         std::string bytes, error;
         ASSERT_TRUE(encodeFloats(c.storedData, DType::Float32, bytes, error)) << error;
-        CannTensorSpec out{Io::Output, 1, formatEnum(c.format), unsignedDims(c.stored), unsignedDims(c.original), bytes};
-        dltest::writeFile(dir.path / ("rank_0/Net/0/0/Conv2D.Conv2D-op" + std::to_string(i) + ".1.1." + std::to_string(100 + i)),
-                          buildCannDumpFile({out}, "Conv2D-op" + std::to_string(i)));
+        CannTensorSpec out{Io::Output, 1, formatEnum(c.format), unsignedDims(c.stored), unsignedDims(c.original),
+                           bytes};
+        dltest::writeFile(
+            dir.path / ("rank_0/Net/0/0/Conv2D.Conv2D-op" + std::to_string(i) + ".1.1." + std::to_string(100 + i)),
+            buildCannDumpFile({out}, "Conv2D-op" + std::to_string(i)));
     }
     DumpIndex idx;
     IndexReport report;
@@ -170,7 +172,7 @@ TEST(DeviceLayout, RawCannStatisticsAndValuesSkipPadding) {
         std::uint64_t inHist = h.zero + h.nan + h.posInf + h.negInf;
         for (auto n : h.exp) inHist += n;
         EXPECT_EQ(inHist, c.nd.size());
-        EXPECT_EQ(h.exp[Log2Histogram::binOf(13)], 0u);   // the bin of the 9999 padding (values stay below 2^13)
+        EXPECT_EQ(h.exp[Log2Histogram::binOf(13)], 0u);  // the bin of the 9999 padding (values stay below 2^13)
         TensorValues v;
         ASSERT_TRUE(loadTensorValues(idx, t, v, error)) << error;
         EXPECT_EQ(v.shape, c.original);

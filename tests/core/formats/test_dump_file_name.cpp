@@ -106,8 +106,9 @@ TEST(DumpFileName, AplusMAndMsprobeUpperCase) {
 }
 
 TEST(DumpFileName, MsaccucmpConverted) {
-    auto f = parse("Conv2D.Default_network-WithLossCell__backbone-AlexNet_conv3-Conv2d_Conv2D-op12.2.7.161243956333802"
-                   ".input.0.32x256x13x13.npy");
+    auto f = parse(
+        "Conv2D.Default_network-WithLossCell__backbone-AlexNet_conv3-Conv2d_Conv2D-op12.2.7.161243956333802"
+        ".input.0.32x256x13x13.npy");
     EXPECT_EQ(f.kind, DumpFileKind::ConvertedNpy);
     EXPECT_EQ(f.opType, "Conv2D");
     EXPECT_EQ(f.opName, "Default_network-WithLossCell__backbone-AlexNet_conv3-Conv2d_Conv2D-op12");
@@ -150,7 +151,8 @@ TEST(DumpFileName, Opdebug) {
 }
 
 TEST(DumpFileName, CannRaw) {
-    auto f = parse("Conv2D.Default_network-WithLossCell__backbone-AlexNet_conv3-Conv2d_Conv2D-op12.2.7.161243956333802");
+    auto f =
+        parse("Conv2D.Default_network-WithLossCell__backbone-AlexNet_conv3-Conv2d_Conv2D-op12.2.7.161243956333802");
     EXPECT_EQ(f.kind, DumpFileKind::CannRaw);
     EXPECT_EQ(f.opType, "Conv2D");
     EXPECT_EQ(f.taskId, 2u);
@@ -187,7 +189,9 @@ TEST(DumpFileName, MappedNames) {
 }
 
 TEST(DumpFileName, Bin12Names) {
-    auto f = parse("Default--network-WithLossCell--_backbone-AlexNet--conv3-Conv2d--Conv2D-op308_output_0_shape_4_4_4_4_Float32_NCHW.bin");
+    auto f = parse(
+        "Default--network-WithLossCell--_backbone-AlexNet--conv3-Conv2d--Conv2D-op308_output_0_shape_4_4_4_4_Float32_"
+        "NCHW.bin");
     EXPECT_EQ(f.kind, DumpFileKind::MindSporeBin);
     EXPECT_EQ(f.opName, "Default--network-WithLossCell--_backbone-AlexNet--conv3-Conv2d--Conv2D-op308");
     EXPECT_EQ(binNameToScope(f.opName), "Default/network-WithLossCell/_backbone-AlexNet/conv3-Conv2d/Conv2D-op308");
@@ -268,23 +272,23 @@ TEST(DumpFileName, MalformedNamesGiveReasons) {
         "statistic.csv",
         "mapping",
         "Add.json",
-        "Add.Add-op1.x.0.1623124369613540.output.0.DefaultFormat.npy",        // task not a number
-        "Add.Add-op1.0.0.1623124369613540.sideways.0.DefaultFormat.npy",      // io
-        "Add.Add-op1.0.0.1623124369613540.output.x.DefaultFormat.npy",        // slot
-        "Add.Add-op1.0.0.1623124369613540.output.0..npy",                     // empty format
-        "Add.0.0.1623124369613540.output.0.DefaultFormat.npy",                // no op name
+        "Add.Add-op1.x.0.1623124369613540.output.0.DefaultFormat.npy",    // task not a number
+        "Add.Add-op1.0.0.1623124369613540.sideways.0.DefaultFormat.npy",  // io
+        "Add.Add-op1.0.0.1623124369613540.output.x.DefaultFormat.npy",    // slot
+        "Add.Add-op1.0.0.1623124369613540.output.0..npy",                 // empty format
+        "Add.0.0.1623124369613540.output.0.DefaultFormat.npy",            // no op name
         ".npy",
         "....npy",
         "Add.Add-op1.99999999999.0.1623124369613540.output.0.DefaultFormat.npy",  // task > 32 bit
         "Add.Add-op1.0.0.99999999999999999999999.output.0.DefaultFormat.npy",     // timestamp overflow
-        "x_output_0_shape_Float32_NCHW.bin",                                   // no dims
-        "x_output_0_shape_4_Float99_NCHW.bin",                                 // unknown dtype
-        "x_output_0_shape_4_Float32_.bin",                                     // empty format
-        "_output_0_shape_4_Float32_ND.bin",                                    // empty name
+        "x_output_0_shape_Float32_NCHW.bin",                                      // no dims
+        "x_output_0_shape_4_Float99_NCHW.bin",                                    // unknown dtype
+        "x_output_0_shape_4_Float32_.bin",                                        // empty format
+        "_output_0_shape_4_Float32_ND.bin",                                       // empty name
         "x_sideways_0_shape_4_Float32_ND.bin",
         "x.bin",
         "a/b.npy",
-        "Add.Add-op1.1.2.3.4.5",                                               // 7 fields, no io
+        "Add.Add-op1.1.2.3.4.5",  // 7 fields, no io
     };
     for (const char* n : bad) {
         DumpFileName f;

@@ -32,8 +32,7 @@ TEST(DumpMetadata, EveryDumpConfigSampleParses) {
     int n = 0;
     for (const char* dir : {"mindinsight", "mindspore-docs", "mindspore-tests/st_dump"}) {
         for (const auto& e : fs::recursive_directory_iterator(fs::path(DUMPLENS_SAMPLES_DIR) / dir)) {
-            if (!e.is_regular_file() || e.path().extension() != ".json" || e.path().filename() == "hccl.json")
-                continue;
+            if (!e.is_regular_file() || e.path().extension() != ".json" || e.path().filename() == "hccl.json") continue;
             std::string text, err;
             ASSERT_TRUE(readSmallTextFile(e.path().string(), text, err)) << err;
             DumpConfig c;
@@ -95,7 +94,9 @@ TEST(DumpMetadata, Ms23Categories) {
     ASSERT_TRUE(parseDumpConfig(R"({"common_dump_settings":{"dump_mode":0,"path":"/x","net_name":"Net",
         "iteration":"0|5-8","saved_data":"statistic","input_output":0,"kernels":[],"support_device":[0],
         "op_debug_mode":3,"file_format":"npy","statistic_category":["max","min","l2norm"]},
-        "e2e_dump_settings":{"enable":true,"trans_flag":true,"stat_calc_mode":"device"}})", c, err)) << err;
+        "e2e_dump_settings":{"enable":true,"trans_flag":true,"stat_calc_mode":"device"}})",
+                                c, err))
+        << err;
     EXPECT_EQ(c.iteration, "0|5-8");
     EXPECT_EQ(c.savedData, "statistic");
     EXPECT_EQ(c.opDebugMode, 3);
@@ -105,7 +106,11 @@ TEST(DumpMetadata, Ms23Categories) {
 }
 
 TEST(DumpMetadata, BadConfigs) {
-    const char* bad[] = {"", "{", "[]", R"({"e2e_dump_settings":{}})", R"({"common_dump_settings":[]})",
+    const char* bad[] = {"",
+                         "{",
+                         "[]",
+                         R"({"e2e_dump_settings":{}})",
+                         R"({"common_dump_settings":[]})",
                          R"({"common_dump_settings":{"dump_mode":"x"}})",
                          R"({"common_dump_settings":{"kernels":"Default"}})",
                          R"({"common_dump_settings":{"support_device":[-1]}})",
@@ -141,7 +146,9 @@ TEST(DumpMetadata, RankTableVariants) {
     // Two servers, numeric ids, ranks out of order.
     ASSERT_TRUE(parseRankTable(R"({"server_list":[
         {"server_id":"10.0.0.2","host_ip":"10.0.0.2","device":[{"device_id":0,"device_ip":"a","rank_id":8}]},
-        {"server_id":"10.0.0.1","device":[{"device_id":"3","rank_id":"3"}]}]})", ranks, err)) << err;
+        {"server_id":"10.0.0.1","device":[{"device_id":"3","rank_id":"3"}]}]})",
+                               ranks, err))
+        << err;
     ASSERT_EQ(ranks.size(), 2u);
     EXPECT_EQ(ranks[0].rank, 3u);
     EXPECT_EQ(ranks[0].server, "10.0.0.1");
@@ -151,7 +158,9 @@ TEST(DumpMetadata, RankTableVariants) {
     // Old group_list layout.
     ASSERT_TRUE(parseRankTable(R"({"group_count":"1","group_list":[{"group_name":"hccl_world_group","instance_list":[
         {"devices":[{"device_id":"1","device_ip":"x"}],"rank_id":"1","server_id":"s1"},
-        {"devices":[{"device_id":"0","device_ip":"y"}],"rank_id":"0","server_id":"s1"}]}]})", ranks, err)) << err;
+        {"devices":[{"device_id":"0","device_ip":"y"}],"rank_id":"0","server_id":"s1"}]}]})",
+                               ranks, err))
+        << err;
     ASSERT_EQ(ranks.size(), 2u);
     EXPECT_EQ(ranks[0].rank, 0u);
     EXPECT_EQ(ranks[0].deviceId, "0");

@@ -8,11 +8,12 @@ using namespace dl;
 TEST(ExecutionOrder, SkipsHeaderKeepsOrder) {
     std::vector<std::string> names;
     std::string err;
-    ASSERT_TRUE(parseExecutionOrderCsv("NodeExecutionOrder-FullNameWithScope\r\n"
-                                       "Default/network-WithLossCell/_backbone-AlexNet/conv1-Conv2d/Conv2D-op12\r\n"
-                                       "\n"
-                                       "Gradients/Default/network-WithLossCell/_backbone-Net/gradSqrt/SqrtGrad-op42\n",
-                                       names, err));
+    ASSERT_TRUE(
+        parseExecutionOrderCsv("NodeExecutionOrder-FullNameWithScope\r\n"
+                               "Default/network-WithLossCell/_backbone-AlexNet/conv1-Conv2d/Conv2D-op12\r\n"
+                               "\n"
+                               "Gradients/Default/network-WithLossCell/_backbone-Net/gradSqrt/SqrtGrad-op42\n",
+                               names, err));
     ASSERT_EQ(names.size(), 2u);
     EXPECT_EQ(names[0], "Default/network-WithLossCell/_backbone-AlexNet/conv1-Conv2d/Conv2D-op12");
     EXPECT_EQ(names[1], "Gradients/Default/network-WithLossCell/_backbone-Net/gradSqrt/SqrtGrad-op42");
@@ -62,13 +63,14 @@ TEST(ExecutionOrder, GraphIdFromFileName) {
 TEST(MappingCsv, FirstRowIsDataAndLookupForms) {
     MappingTable t;
     std::vector<std::uint32_t> bad;
-    t.parse("12345,Add.Default_very_long_name-op1.0.0.1.output.0.DefaultFormat.npy\n"
-            "67890.npy,Mul.Default_x,with,commas-op2.0.0.1.output.0.ND.npy\r\n"
-            "\n"
-            "nocomma\n"
-            ",empty\n"
-            "1111,\n",
-            bad);
+    t.parse(
+        "12345,Add.Default_very_long_name-op1.0.0.1.output.0.DefaultFormat.npy\n"
+        "67890.npy,Mul.Default_x,with,commas-op2.0.0.1.output.0.ND.npy\r\n"
+        "\n"
+        "nocomma\n"
+        ",empty\n"
+        "1111,\n",
+        bad);
     EXPECT_EQ(t.size(), 2u);
     EXPECT_EQ(bad, (std::vector<std::uint32_t>{4, 5, 6}));
     ASSERT_NE(t.lookup("12345.npy"), nullptr);

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "core/formats/reader_registry.h"
 #include "core/index/dump_indexer.h"
 #include "core/index/dump_scanner.h"
 #include "core/index/index_summary.h"
-#include "core/formats/reader_registry.h"
-#include "core/index/tensor_file_reader.h"
 #include "core/index/shard_builder.h"
+#include "core/index/tensor_file_reader.h"
 #include "core/io/npy_writer.h"
 #include "core/stats/stats_accumulator.h"
 #include "tests/core/temp_dir.h"

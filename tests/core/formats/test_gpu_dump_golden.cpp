@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/index/dump_indexer.h"
 #include "core/formats/mindspore/dump_file_name.h"
+#include "core/index/dump_indexer.h"
 
 namespace fs = std::filesystem;
 using namespace dl;
@@ -43,11 +43,16 @@ std::vector<Golden> readGolden(const fs::path& p) {
         data.clear();
     };
     while (std::getline(in, line)) {
-        if (line.starts_with("node name")) out.push_back({after(line)});
-        else if (out.empty()) continue;
-        else if (line.starts_with("slot")) out.back().slot = std::stoi(after(line));
-        else if (line.starts_with("iteration")) out.back().iteration = std::stoi(after(line));
-        else if (line.starts_with("size in bytes")) out.back().bytes = std::stoull(after(line));
+        if (line.starts_with("node name"))
+            out.push_back({after(line)});
+        else if (out.empty())
+            continue;
+        else if (line.starts_with("slot"))
+            out.back().slot = std::stoi(after(line));
+        else if (line.starts_with("iteration"))
+            out.back().iteration = std::stoi(after(line));
+        else if (line.starts_with("size in bytes"))
+            out.back().bytes = std::stoull(after(line));
         else if (line.starts_with("shape")) {
             std::string v = after(line);
             std::replace(v.begin(), v.end(), ',', ' ');
@@ -113,7 +118,9 @@ void checkAgainstGolden(const std::string& dumpName, const std::string& goldenNa
 
 }  // namespace
 
-TEST(GpuDumpGolden, SyncTransFalse) { checkAgainstGolden("sync_trans_false", "sync_trans_false_read_tensors.expected"); }
+TEST(GpuDumpGolden, SyncTransFalse) {
+    checkAgainstGolden("sync_trans_false", "sync_trans_false_read_tensors.expected");
+}
 TEST(GpuDumpGolden, SyncTransTrue) { checkAgainstGolden("sync_trans_true", "sync_trans_true_read_tensors.expected"); }
 
 TEST(GpuDumpGolden, EveryFileIndexedWithItsIteration) {

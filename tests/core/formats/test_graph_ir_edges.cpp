@@ -8,13 +8,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-#include <nlohmann/json.hpp>
 
+#include "core/analysis/overflow_analyzer.h"
 #include "core/formats/mindspore/graph_ir.h"
 #include "core/formats/mindspore/graph_ir_edges.h"
-#include "core/analysis/overflow_analyzer.h"
 #include "core/index/dump_indexer.h"
 
 namespace fs = std::filesystem;
@@ -60,30 +60,34 @@ TEST(GraphIrEdges, RealTrainingStepOf200) {
     ASSERT_TRUE(readGraphIrFolder((realDir("2.0.0", "train_sqrtgrad") / "rank_0/graphs").string(), f, error)) << error;
     std::set<std::string> kernels;
     for (const IrKernel& k : f.kernels) kernels.insert(shortName(k.name) + "/" + k.type);
-    EXPECT_EQ(kernels, (std::set<std::string>{"Mul-op25/Mul", "Sqrt-op26/Sqrt", "Cast-op27/Cast", "ReduceSum-op28/ReduceSum",
-                                              "Mul-op29/Mul", "Cast-op30/Cast", "Tile-op22/Tile", "Cast-op23/Cast",
-                                              "Cast-op24/Cast", "SqrtGrad-op31/SqrtGrad", "Cast-op32/Cast", "Mul-op33/Mul",
-                                              "Mul-op34/Mul", "Sub-op35/Sub", "Assign-op36/Assign"}));
-    EXPECT_EQ(edgeSet(f), (std::set<std::string>{
-                              "Mul-op25:0->Sqrt-op26:0", "Sqrt-op26:0->Cast-op27:0", "Cast-op27:0->ReduceSum-op28:0",
-                              "ReduceSum-op28:0->Mul-op29:0", "Sqrt-op26:0->Cast-op30:0", "Tile-op22:0->Cast-op23:0",
-                              "Cast-op23:0->Cast-op24:0", "Cast-op30:0->SqrtGrad-op31:0", "Cast-op24:0->SqrtGrad-op31:1",
-                              "SqrtGrad-op31:0->Cast-op32:0", "Cast-op32:0->Mul-op33:1", "Mul-op33:0->Mul-op34:0",
-                              "Mul-op34:0->Sub-op35:1", "Sub-op35:0->Assign-op36:1"}));
-    EXPECT_EQ(sourceSet(f), (std::set<std::string>{"param net.w->Mul-op25:0", "param x->Mul-op25:1", "const->ReduceSum-op28:1",
-                                                   "const->Mul-op29:1", "const->Tile-op22:0", "const->Tile-op22:1",
-                                                   "param x->Mul-op33:0", "const->Mul-op34:1", "param net.w->Sub-op35:0",
-                                                   "param net.w->Assign-op36:0"}));
+    EXPECT_EQ(kernels,
+              (std::set<std::string>{"Mul-op25/Mul", "Sqrt-op26/Sqrt", "Cast-op27/Cast", "ReduceSum-op28/ReduceSum",
+                                     "Mul-op29/Mul", "Cast-op30/Cast", "Tile-op22/Tile", "Cast-op23/Cast",
+                                     "Cast-op24/Cast", "SqrtGrad-op31/SqrtGrad", "Cast-op32/Cast", "Mul-op33/Mul",
+                                     "Mul-op34/Mul", "Sub-op35/Sub", "Assign-op36/Assign"}));
+    EXPECT_EQ(edgeSet(f),
+              (std::set<std::string>{"Mul-op25:0->Sqrt-op26:0", "Sqrt-op26:0->Cast-op27:0",
+                                     "Cast-op27:0->ReduceSum-op28:0", "ReduceSum-op28:0->Mul-op29:0",
+                                     "Sqrt-op26:0->Cast-op30:0", "Tile-op22:0->Cast-op23:0", "Cast-op23:0->Cast-op24:0",
+                                     "Cast-op30:0->SqrtGrad-op31:0", "Cast-op24:0->SqrtGrad-op31:1",
+                                     "SqrtGrad-op31:0->Cast-op32:0", "Cast-op32:0->Mul-op33:1",
+                                     "Mul-op33:0->Mul-op34:0", "Mul-op34:0->Sub-op35:1", "Sub-op35:0->Assign-op36:1"}));
+    EXPECT_EQ(
+        sourceSet(f),
+        (std::set<std::string>{"param net.w->Mul-op25:0", "param x->Mul-op25:1", "const->ReduceSum-op28:1",
+                               "const->Mul-op29:1", "const->Tile-op22:0", "const->Tile-op22:1", "param x->Mul-op33:0",
+                               "const->Mul-op34:1", "param net.w->Sub-op35:0", "param net.w->Assign-op36:0"}));
     // UpdateState-op38 orders Mul-op25 and Sub-op35 before the Assign; never as data.
     std::set<std::string> control;
-    for (const IrEdge& e : f.controlEdges) control.insert(shortName(f.kernels[e.from].name) + "->" + shortName(f.kernels[e.to].name));
+    for (const IrEdge& e : f.controlEdges)
+        control.insert(shortName(f.kernels[e.from].name) + "->" + shortName(f.kernels[e.to].name));
     EXPECT_EQ(control, (std::set<std::string>{"Mul-op25->Assign-op36", "Sub-op35->Assign-op36"}));
     // The path from the forward Sqrt to the backward Mul, and none the other way.
     const auto sqrt = f.find(0, "Sqrt-op26"), mul = f.find(0, "Mul-op33");
     ASSERT_GE(sqrt, 0);
     ASSERT_GE(mul, 0);
     const auto p = f.path(std::uint32_t(sqrt), std::uint32_t(mul));
-    ASSERT_EQ(p.size(), 4u);   // Sqrt -> Cast-op30 -> SqrtGrad -> Cast-op32 -> Mul-op33
+    ASSERT_EQ(p.size(), 4u);  // Sqrt -> Cast-op30 -> SqrtGrad -> Cast-op32 -> Mul-op33
     EXPECT_EQ(shortName(f.kernels[p[1].to].name), "SqrtGrad-op31");
     EXPECT_EQ(p[1].toSlot, 0);
     EXPECT_TRUE(f.path(std::uint32_t(mul), std::uint32_t(sqrt)).empty());
@@ -120,7 +124,9 @@ TEST(GraphIrEdges, EveryRealEdgeCarriesTheDumpedValue) {
                 listed[std::uint32_t(g)].insert(names.begin(), names.end());
             }
             for (auto& [g, names] : listed) {
-                if (!names.empty()) { EXPECT_EQ(irKernels[g], names) << "graph " << g; }
+                if (!names.empty()) {
+                    EXPECT_EQ(irKernels[g], names) << "graph " << g;
+                }
             }
             // (iteration, graph, kernel) -> the dump op.
             std::map<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>, std::uint32_t> opOf;
@@ -151,7 +157,8 @@ TEST(GraphIrEdges, EveryRealEdgeCarriesTheDumpedValue) {
                     EXPECT_EQ(a.count, b.count) << what;
                     EXPECT_EQ(a.infCount(), b.infCount()) << what;
                     EXPECT_EQ(a.nanCount, b.nanCount) << what;
-                    EXPECT_TRUE(same(a.maxAbs, b.maxAbs) && same(a.min, b.min) && same(a.max, b.max) && same(a.mean, b.mean))
+                    EXPECT_TRUE(same(a.maxAbs, b.maxAbs) && same(a.min, b.min) && same(a.max, b.max) &&
+                                same(a.mean, b.mean))
                         << what << ": " << a.min << ".." << a.max << " vs " << b.min << ".." << b.max;
                     ++checked;
                 }
@@ -167,14 +174,17 @@ TEST(GraphIrEdges, DocsExcerptThroughPartialAndSwitch) {
     f.finish();
     std::set<std::string> kernels;
     for (const IrKernel& k : f.kernels) kernels.insert(k.name + "/" + k.type);
-    EXPECT_EQ(kernels, (std::set<std::string>{"Default/Sub-op1/Sub", "Default/Add-op1/Add", "Default/Cast-op1/Cast",
-                                              "Default/Div-op1/Div", "Default/Mul-op1/Mul"}));
-    EXPECT_EQ(edgeSet(f), (std::set<std::string>{"Sub-op1:0->Add-op1:0", "Add-op1:0->Cast-op1:0",
-                                                 // Div(%para4 = %0 Sub, %para3 = %1 Add), Mul(%para3 = Add, Div)
-                                                 "Sub-op1:0->Div-op1:0", "Add-op1:0->Div-op1:1", "Add-op1:0->Mul-op1:0",
-                                                 "Div-op1:0->Mul-op1:1"}));
-    EXPECT_EQ(sourceSet(f), (std::set<std::string>{"param x->Sub-op1:0", "const->Sub-op1:1", "param y->Add-op1:1",
-                                                   "const->Cast-op1:1"}));
+    EXPECT_EQ(kernels,
+              (std::set<std::string>{"Default/Sub-op1/Sub", "Default/Add-op1/Add", "Default/Cast-op1/Cast",
+                                     "Default/Div-op1/Div", "Default/Mul-op1/Mul"}));
+    EXPECT_EQ(edgeSet(f),
+              (std::set<std::string>{"Sub-op1:0->Add-op1:0", "Add-op1:0->Cast-op1:0",
+                                     // Div(%para4 = %0 Sub, %para3 = %1 Add), Mul(%para3 = Add, Div)
+                                     "Sub-op1:0->Div-op1:0", "Add-op1:0->Div-op1:1", "Add-op1:0->Mul-op1:0",
+                                     "Div-op1:0->Mul-op1:1"}));
+    EXPECT_EQ(
+        sourceSet(f),
+        (std::set<std::string>{"param x->Sub-op1:0", "const->Sub-op1:1", "param y->Add-op1:1", "const->Cast-op1:1"}));
 }
 
 // What the real files do not show: a multi-output kernel read through TupleGetItem (2.x
@@ -214,15 +224,19 @@ TEST(GraphIrEdges, TupleOutputsDependAndOlderSpellings) {
     parseGraphIrDataflow(older, 4, f);
     f.finish();
     EXPECT_EQ(f.kernels.size(), 6u) << "TupleGetItem, Depend, MakeTuple are not kernels";
-    EXPECT_EQ(edgeSet(f), (std::set<std::string>{"Split-op1:1->Relu-op3:0",
-                                                 // AddN(MakeTuple(Depend(Split[0], Relu), Relu, ?)): inputs 0, 1; the unknown %99 none
-                                                 "Split-op1:0->AddN-op4:0", "Relu-op3:0->AddN-op4:1", "Split-op1:1->Mul-op5:0",
-                                                 "ReLU-op7:0->Square-op8:0"}));
+    EXPECT_EQ(
+        edgeSet(f),
+        (std::set<std::string>{"Split-op1:1->Relu-op3:0",
+                               // AddN(MakeTuple(Depend(Split[0], Relu), Relu, ?)): inputs 0, 1; the unknown %99 none
+                               "Split-op1:0->AddN-op4:0", "Relu-op3:0->AddN-op4:1", "Split-op1:1->Mul-op5:0",
+                               "ReLU-op7:0->Square-op8:0"}));
     std::set<std::string> control;
-    for (const IrEdge& e : f.controlEdges) control.insert(shortName(f.kernels[e.from].name) + "->" + shortName(f.kernels[e.to].name));
+    for (const IrEdge& e : f.controlEdges)
+        control.insert(shortName(f.kernels[e.from].name) + "->" + shortName(f.kernels[e.to].name));
     EXPECT_EQ(control, (std::set<std::string>{"Relu-op3->AddN-op4"}));
-    EXPECT_EQ(sourceSet(f), (std::set<std::string>{"param x->Split-op1:0", "const->Split-op1:1", "const->Split-op1:2",
-                                                   "param x->ReLU-op7:0"}));
+    EXPECT_EQ(sourceSet(f),
+              (std::set<std::string>{"param x->Split-op1:0", "const->Split-op1:1", "const->Split-op1:2",
+                                     "param x->ReLU-op7:0"}));
     EXPECT_GE(f.find(4, "Default--network--Square-op8"), 0);
     EXPECT_EQ(f.find(3, "Default/network/Square-op8"), -1);
 }
@@ -237,9 +251,10 @@ TEST(GraphIrEdges, MissingFolderAndUnreadableFileSaySo) {
     EXPECT_FALSE(readGraphIrDataflow((dir / "nope.ir").string(), 0, f, error));
     EXPECT_NE(error.find("nope.ir"), std::string::npos) << error;
     // Truncated and garbled lines give no edge, never a crash.
-    parseGraphIrDataflow("subgraph @g() {\n  %0(x) = Mul(%para1_a, \n  %1 = (\n  %2(y) = Add(%0)\n"
-                         "      # Fullname with scope: (Default/Add-op1\n  Return(\n}\n}\n",
-                         0, f);
+    parseGraphIrDataflow(
+        "subgraph @g() {\n  %0(x) = Mul(%para1_a, \n  %1 = (\n  %2(y) = Add(%0)\n"
+        "      # Fullname with scope: (Default/Add-op1\n  Return(\n}\n}\n",
+        0, f);
     f.finish();
     EXPECT_TRUE(f.edges.empty());
     fs::remove_all(dir);

@@ -8,11 +8,11 @@
 #include <fstream>
 #include <random>
 
-#include "tests/core/temp_dir.h"
 #include "core/analysis/comm_matcher.h"
-#include "core/index/dump_indexer.h"
 #include "core/formats/msprobe/msprobe_dump.h"
+#include "core/index/dump_indexer.h"
 #include "core/io/npy_writer.h"
+#include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace dl;
@@ -122,7 +122,7 @@ TEST(MsprobeDumpJson, ParsesTensorsStatisticsAndArguments) {
     ASSERT_EQ(d.entries.size(), 5u);
     const MsprobeEntry& lin = d.entries[0];
     ASSERT_EQ(lin.tensors.size(), 4u);  // 2 positional tensors (one nested), kwarg weight, output 0
-    EXPECT_EQ(lin.nonTensorArgs, 4u);  // int, slice, float kwarg, null output
+    EXPECT_EQ(lin.nonTensorArgs, 4u);   // int, slice, float kwarg, null output
     const MsprobeTensor& x = lin.tensors[0];
     EXPECT_EQ(x.path, "input_args.0");
     EXPECT_EQ(x.dtype, DType::Float16);
@@ -175,7 +175,8 @@ TEST(MsprobeDumpJson, RejectsNonDumps) {
 TEST(MsprobeStackJson, OldAndNewForms) {
     std::unordered_map<std::string, std::string> stacks;
     std::string error;
-    std::string oldForm = R"({"Tensor.__add__.0.forward": ["File a.py, line 1, in f, \n x", "File b.py, line 2, in g, \n y"]})";
+    std::string oldForm =
+        R"({"Tensor.__add__.0.forward": ["File a.py, line 1, in f, \n x", "File b.py, line 2, in g, \n y"]})";
     ASSERT_TRUE(parseMsprobeStackJson(oldForm, stacks, error)) << error;
     EXPECT_EQ(stacks["Tensor.__add__.0.forward"], "File a.py, line 1, in f, \n x\nFile b.py, line 2, in g, \n y");
     std::string newForm = R"({"0": [["A.x.0.forward", "B.y.1.forward"], ["File c.py, line 3, in h, \n z"]]})";
@@ -189,14 +190,18 @@ TEST(MsprobeIndex, RankFolderWithLinkedTensorsStacksAndModules) {
     TempDir dir;
     const fs::path rank = dir.path / "step1/rank2";
     dltest::writeFile(rank / "dump.json", kDump);
-    dltest::writeFile(rank / "stack.json", R"({"0": [["Functional.linear.0.forward"], ["File model.py, line 7, in forward, \n y = linear x"]]})");
-    dltest::writeFile(rank / "construct.json",
-              R"({"Functional.linear.0.forward": "Cell.net.layer.Dense.forward.0", "Cell.net.layer.Dense.forward.0": "Cell.net.Net.forward.0", "Cell.net.Net.forward.0": null})");
+    dltest::writeFile(
+        rank / "stack.json",
+        R"({"0": [["Functional.linear.0.forward"], ["File model.py, line 7, in forward, \n y = linear x"]]})");
+    dltest::writeFile(
+        rank / "construct.json",
+        R"({"Functional.linear.0.forward": "Cell.net.layer.Dense.forward.0", "Cell.net.layer.Dense.forward.0": "Cell.net.Net.forward.0", "Cell.net.Net.forward.0": null})");
     std::string bytes, error;
     fs::create_directories(rank / "dump_tensor_data");
     ASSERT_TRUE(encodeFloats({1, 2, 3, 4, 5, -6}, DType::Float16, bytes, error)) << error;
-    ASSERT_TRUE(writeNpyFile((rank / "dump_tensor_data/Functional.linear.0.forward.input.0.npy").string(), DType::Float16,
-                             {2, 3}, bytes, error)) << error;
+    ASSERT_TRUE(writeNpyFile((rank / "dump_tensor_data/Functional.linear.0.forward.input.0.npy").string(),
+                             DType::Float16, {2, 3}, bytes, error))
+        << error;
     dltest::writeFile(rank / "dump_tensor_data/Functional.linear.0.forward.output.0.pt", "PK\x03\x04 not read");
     DumpIndex idx;
     IndexReport report;
@@ -227,9 +232,11 @@ TEST(MsprobeIndex, RankFolderWithLinkedTensorsStacksAndModules) {
     EXPECT_TRUE(out.flags & ReadError);
     EXPECT_FALSE(out.flags & HasData);
     bool warned = false;
-    for (const IndexWarning& w : idx.warnings) warned |= w.path.ends_with("output.0.pt") && w.reason.find("ZIP") != std::string::npos;
+    for (const IndexWarning& w : idx.warnings)
+        warned |= w.path.ends_with("output.0.pt") && w.reason.find("ZIP") != std::string::npos;
     EXPECT_TRUE(warned);
-    EXPECT_EQ(idx.strings.view(idx.side(out).file), "step1/rank2/dump_tensor_data/Functional.linear.0.forward.output.0.pt");
+    EXPECT_EQ(idx.strings.view(idx.side(out).file),
+              "step1/rank2/dump_tensor_data/Functional.linear.0.forward.output.0.pt");
     EXPECT_EQ(idx.stats(out).max, 65504);
     EXPECT_EQ(classifyComm(idx.strings.view(idx.ops[1].type), idx.strings.view(idx.ops[1].name)), CommKind::AllReduce);
     ASSERT_FALSE(report.formats.empty());

@@ -20,8 +20,8 @@
 #include "core/analysis/analysis_result.h"
 #include "core/analysis/tensor_anomaly.h"
 #include "core/compare/run_comparison.h"
-#include "core/index/dump_indexer.h"
 #include "core/formats/msprobe/msprobe_dump.h"
+#include "core/index/dump_indexer.h"
 #include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -32,40 +32,44 @@ namespace {
 // A PyTorch statistics dump in the shape of msprobe's quick start (ResNet-50, level mix), one
 // entry per naming case.
 std::string tensorJson(double max, const std::string& dataName = "") {
-    std::string s = R"({"type": "torch.Tensor", "dtype": "torch.float32", "shape": [2, 2], "Max": )" + std::to_string(max) +
-                    R"(, "Min": 0.0, "Mean": 0.5, "Norm": 1.0, "requires_grad": true)";
+    std::string s = R"({"type": "torch.Tensor", "dtype": "torch.float32", "shape": [2, 2], "Max": )" +
+        std::to_string(max) + R"(, "Min": 0.0, "Mean": 0.5, "Norm": 1.0, "requires_grad": true)";
     if (!dataName.empty()) s += R"(, "data_name": ")" + dataName + "\"";
     return s + "}";
 }
 
 std::string dumpJson(double scale = 1) {
     auto t = [&](double v, const std::string& dn = "") { return tensorJson(v * scale, dn); };
-    return std::string(R"({"task": "tensor", "level": "mix", "framework": "pytorch", "dump_data_dir": null, "data": {)") +
-           // Module forward with its parameters; the weight was saved.
-           R"("Module.conv1.Conv2d.forward.0": {"input_args": [)" + t(1) + R"(], "input_kwargs": {}, "output": [)" + t(2) +
-           R"(], "parameters": {"weight": )" + t(3, "Module.conv1.Conv2d.forward.0.parameters.weight.pt") +
-           R"(, "bias": )" + t(4) + "}}," +
-           // Parameter gradients of the same module (data_collector: "{module}.parameters_grad").
-           R"("Module.conv1.Conv2d.parameters_grad": {"weight": [)" + t(5, "Module.conv1.Conv2d.parameters_grad.weight.pt") +
-           R"(], "bias": [)" + t(6) + "]}," +
-           // An output list with nulls around its one tensor.
-           R"("Functional.max_pool2d.0.forward": {"input_args": [)" + t(7) + R"(, {"type": "int", "value": 3}], "input_kwargs": {}, "output": [null, )" +
-           t(8) + ", null]}," +
-           // Keyword-argument tensors among non-tensor keywords; one saved (msprobe's "kwargs" file).
-           R"("Functional.scaled_dot_product_attention.0.forward": {"input_args": [)" + t(9) + "," + t(10) + "," + t(11) +
-           R"(], "input_kwargs": {"attn_mask": )" + t(12) + R"(, "dropout_p": {"type": "float", "value": 0.0}, "scale": )" +
-           t(13, "Functional.scaled_dot_product_attention.0.forward.kwargs.scale.pt") + R"(}, "output": [)" + t(14) + "]}," +
-           // layer_norm(x, normalized_shape, weight, bias): the shape tuple takes index 1.
-           R"("Functional.layer_norm.0.forward": {"input_args": [)" + t(15) + R"(, [{"type": "int", "value": 2}], )" + t(16) + "," +
-           t(17) + R"(], "input_kwargs": {"eps": {"type": "float", "value": 1e-05}}, "output": [)" + t(18) + "]}," +
-           // Nested tuples: cat of a tuple with a null, and an LSTM output (out, (h, c)).
-           R"("Torch.cat.0.forward": {"input_args": [[)" + t(19) + "," + t(20) + ", null," + t(21) +
-           R"(]], "input_kwargs": {"dim": {"type": "int", "value": 0}}, "output": [)" + t(22) + "]}," +
-           R"("Module.lstm.LSTM.forward.0": {"input_args": [)" + t(23) + R"(], "input_kwargs": {}, "output": [)" + t(24) + ", [" +
-           t(25) + "," + t(26) + "]]}," +
-           // Backward: grads w.r.t. outputs in, grads w.r.t. inputs out (no grad for the bias: null).
-           R"("Functional.linear.0.backward": {"input": [)" + t(27) + R"(], "output": [null, )" + t(28) + "," + t(29) + "]}" +
-           "}}";
+    return std::string(
+               R"({"task": "tensor", "level": "mix", "framework": "pytorch", "dump_data_dir": null, "data": {)") +
+        // Module forward with its parameters; the weight was saved.
+        R"("Module.conv1.Conv2d.forward.0": {"input_args": [)" + t(1) + R"(], "input_kwargs": {}, "output": [)" + t(2) +
+        R"(], "parameters": {"weight": )" + t(3, "Module.conv1.Conv2d.forward.0.parameters.weight.pt") +
+        R"(, "bias": )" + t(4) + "}}," +
+        // Parameter gradients of the same module (data_collector: "{module}.parameters_grad").
+        R"("Module.conv1.Conv2d.parameters_grad": {"weight": [)" +
+        t(5, "Module.conv1.Conv2d.parameters_grad.weight.pt") + R"(], "bias": [)" + t(6) + "]}," +
+        // An output list with nulls around its one tensor.
+        R"("Functional.max_pool2d.0.forward": {"input_args": [)" + t(7) +
+        R"(, {"type": "int", "value": 3}], "input_kwargs": {}, "output": [null, )" + t(8) + ", null]}," +
+        // Keyword-argument tensors among non-tensor keywords; one saved (msprobe's "kwargs" file).
+        R"("Functional.scaled_dot_product_attention.0.forward": {"input_args": [)" + t(9) + "," + t(10) + "," + t(11) +
+        R"(], "input_kwargs": {"attn_mask": )" + t(12) +
+        R"(, "dropout_p": {"type": "float", "value": 0.0}, "scale": )" +
+        t(13, "Functional.scaled_dot_product_attention.0.forward.kwargs.scale.pt") + R"(}, "output": [)" + t(14) +
+        "]}," +
+        // layer_norm(x, normalized_shape, weight, bias): the shape tuple takes index 1.
+        R"("Functional.layer_norm.0.forward": {"input_args": [)" + t(15) + R"(, [{"type": "int", "value": 2}], )" +
+        t(16) + "," + t(17) + R"(], "input_kwargs": {"eps": {"type": "float", "value": 1e-05}}, "output": [)" + t(18) +
+        "]}," +
+        // Nested tuples: cat of a tuple with a null, and an LSTM output (out, (h, c)).
+        R"("Torch.cat.0.forward": {"input_args": [[)" + t(19) + "," + t(20) + ", null," + t(21) +
+        R"(]], "input_kwargs": {"dim": {"type": "int", "value": 0}}, "output": [)" + t(22) + "]}," +
+        R"("Module.lstm.LSTM.forward.0": {"input_args": [)" + t(23) + R"(], "input_kwargs": {}, "output": [)" + t(24) +
+        ", [" + t(25) + "," + t(26) + "]]}," +
+        // Backward: grads w.r.t. outputs in, grads w.r.t. inputs out (no grad for the bias: null).
+        R"("Functional.linear.0.backward": {"input": [)" + t(27) + R"(], "output": [null, )" + t(28) + "," + t(29) +
+        "]}" + "}}";
 }
 
 // entry -> its tensors' labels, in the index's order (inputs, then outputs).
@@ -132,8 +136,9 @@ TEST(MsprobeNames, IndexKeepsTheNamesAndTheirFilesThroughTheCache) {
     const fs::path rank = dir.path / "step0/rank0";
     dltest::writeFile(rank / "dump.json", dumpJson());
     // Saved tensors: the file each name maps to (contents are not read for these checks).
-    for (const char* f : {"Module.conv1.Conv2d.forward.0.parameters.weight.pt", "Module.conv1.Conv2d.parameters_grad.weight.pt",
-                          "Functional.scaled_dot_product_attention.0.forward.kwargs.scale.pt"})
+    for (const char* f :
+         {"Module.conv1.Conv2d.forward.0.parameters.weight.pt", "Module.conv1.Conv2d.parameters_grad.weight.pt",
+          "Functional.scaled_dot_product_attention.0.forward.kwargs.scale.pt"})
         dltest::writeFile(rank / "dump_tensor_data" / f, "PK\x03\x04 not a real archive");
     for (int pass = 0; pass < 2; ++pass) {  // built, then reopened from the cache
         const DumpIndex idx = indexOf(dir.path, cache.path.string());
@@ -191,7 +196,8 @@ TEST(MsprobeNames, StepRankTreeListsEachRankOnce) {
     dltest::TempDir dir;
     for (int step = 0; step < 2; ++step)
         for (int rank = 0; rank < 2; ++rank)
-            dltest::writeFile(dir.path / ("step" + std::to_string(step)) / ("rank" + std::to_string(rank)) / "dump.json", dumpJson());
+            dltest::writeFile(
+                dir.path / ("step" + std::to_string(step)) / ("rank" + std::to_string(rank)) / "dump.json", dumpJson());
     const DumpIndex idx = indexOf(dir.path);
     std::vector<std::uint32_t> ranks;
     for (const RankInfo& r : idx.ranks) {

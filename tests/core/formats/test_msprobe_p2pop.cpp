@@ -24,23 +24,25 @@ namespace {
 
 std::string tensor(const std::string& max) {
     return R"({"type": "torch.Tensor", "dtype": "torch.float16", "shape": [8], "Max": )" + max +
-           R"(, "Min": 0.0, "Mean": 1.0, "Norm": 3.0})";
+        R"(, "Min": 0.0, "Mean": 1.0, "Norm": 3.0})";
 }
 std::string p2p(const char* op, int peer, const std::string& max) {
     return R"({"class_type": "torch.distributed.P2POp", "tensor": )" + tensor(max) + R"(, "op": ")" + op +
-           R"(", "peer": )" + std::to_string(peer) + R"(, "tag": 0, "group_id": "3c8a1f20"})";
+        R"(", "peer": )" + std::to_string(peer) + R"(, "tag": 0, "group_id": "3c8a1f20"})";
 }
 std::string batch(const std::string& ops) {
-    return R"("Distributed.batch_isend_irecv.0.forward": {"input_args": [[)" + ops + R"(]], "input_kwargs": {}, "output": [[)" +
-           ops + "]]}";
+    return R"("Distributed.batch_isend_irecv.0.forward": {"input_args": [[)" + ops +
+        R"(]], "input_kwargs": {}, "output": [[)" + ops + "]]}";
 }
 std::string dumpJson(const std::string& entries) {
-    return R"({"task": "statistics", "level": "L1", "framework": "pytorch", "dump_data_dir": null, "data": {)" + entries + "}}";
+    return R"({"task": "statistics", "level": "L1", "framework": "pytorch", "dump_data_dir": null, "data": {)" +
+        entries + "}}";
 }
 
 // Rank 0 overflows in linear and sends the activation to rank 1 (stage 1), which receives it.
 void writeTwoStages(const fs::path& root, bool mixed = false) {
-    const std::string send = mixed ? p2p("isend", 1, "Infinity") + ", " + p2p("irecv", 1, "2.0") : p2p("isend", 1, "Infinity");
+    const std::string send =
+        mixed ? p2p("isend", 1, "Infinity") + ", " + p2p("irecv", 1, "2.0") : p2p("isend", 1, "Infinity");
     writeFile(root / "step0" / "rank0" / "dump.json",
               dumpJson(R"("Functional.linear.0.forward": {"input_args": [)" + tensor("900.0") + R"(], "output": [)" +
                        tensor("Infinity") + "]}, " + batch(send)));

@@ -18,14 +18,14 @@ void put64(std::vector<std::uint8_t>& b, std::size_t off, std::uint64_t v) {
 
 std::vector<std::uint8_t> samplePayload() {
     std::vector<std::uint8_t> p(opdebug::kPayloadSize, 0);
-    put64(p, 256 + 0, 514);             // AI Core model_id
-    put64(p, 256 + 8, 563);             // stream_id
-    put64(p, 256 + 16, 57);             // task_id
-    put64(p, 256 + 32, 0x1008005b0000); // pc_start
-    put64(p, 256 + 40, 0x100800297000); // para_base
-    put64(p, 1024, 0x1008005ae000);     // kernel_code
-    put64(p, 1032, 1);                  // block_idx
-    put64(p, 1040, 0x20);               // status
+    put64(p, 256 + 0, 514);              // AI Core model_id
+    put64(p, 256 + 8, 563);              // stream_id
+    put64(p, 256 + 16, 57);              // task_id
+    put64(p, 256 + 32, 0x1008005b0000);  // pc_start
+    put64(p, 256 + 40, 0x100800297000);  // para_base
+    put64(p, 1024, 0x1008005ae000);      // kernel_code
+    put64(p, 1032, 1);                   // block_idx
+    put64(p, 1040, 0x20);                // status
     return p;
 }
 
@@ -88,7 +88,8 @@ TEST(Opdebug, MsaccucmpIndentedWithBlockIdAndExtraKeys) {
 }
 
 TEST(Opdebug, AtomicOverflowIsTheCulpritWhenAiCoreIsClean) {
-    const char* text = R"({"AI Core":{"status":0,"task_id":1,"stream_id":1},"DHA Atomic Add":{"model_id":3,"status":0,"stream_id":9,"task_id":8},"L2 Atomic Add":{"model_id":3,"status":"5","stream_id":"11","task_id":"12"}})";
+    const char* text =
+        R"({"AI Core":{"status":0,"task_id":1,"stream_id":1},"DHA Atomic Add":{"model_id":3,"status":0,"stream_id":9,"task_id":8},"L2 Atomic Add":{"model_id":3,"status":"5","stream_id":"11","task_id":"12"}})";
     OpdebugRecord r;
     std::string err;
     ASSERT_TRUE(parseOpdebugJson(text, r, err)) << err;
@@ -119,9 +120,16 @@ TEST(Opdebug, StatusWords) {
 }
 
 TEST(Opdebug, MalformedJson) {
-    const char* bad[] = {"", "{", "[]", "{}", R"({"AI Core":5})", R"({"AI Core":{"status":-1}})",
-                         R"({"AI Core":{"status":"0xZZ"}})", R"({"AI Core":{"task_id":1.5}})",
-                         R"({"AI Core":{"block_idx":"x"}})", R"({"AI Core":{"pc_start":"0x"}})"};
+    const char* bad[] = {"",
+                         "{",
+                         "[]",
+                         "{}",
+                         R"({"AI Core":5})",
+                         R"({"AI Core":{"status":-1}})",
+                         R"({"AI Core":{"status":"0xZZ"}})",
+                         R"({"AI Core":{"task_id":1.5}})",
+                         R"({"AI Core":{"block_idx":"x"}})",
+                         R"({"AI Core":{"pc_start":"0x"}})"};
     for (const char* t : bad) {
         OpdebugRecord r;
         std::string err;
@@ -148,9 +156,9 @@ TEST(Opdebug, RawPayload) {
 TEST(Opdebug, RawFileWithProtobufHeaderAndInput) {
     // DumpData header: op_name (field 6) and one OpInput (field 4) with size (field 5) = 16, one
     // OpOutput (field 3) with size (field 6) = 1048. Payload: 16 input bytes, then the table.
-    std::vector<std::uint8_t> header = {0x32, 0x02, 'o', 'p',          // op_name "op"
-                                        0x22, 0x02, 0x28, 0x10,        // input { size: 16 }
-                                        0x1a, 0x03, 0x30, 0x98, 0x08}; // output { size: 1048 }
+    std::vector<std::uint8_t> header = {0x32, 0x02, 'o',  'p',          // op_name "op"
+                                        0x22, 0x02, 0x28, 0x10,         // input { size: 16 }
+                                        0x1a, 0x03, 0x30, 0x98, 0x08};  // output { size: 1048 }
     std::vector<std::uint8_t> file(8, 0);
     file[0] = std::uint8_t(header.size());
     file.insert(file.end(), header.begin(), header.end());
@@ -175,7 +183,8 @@ TEST(Opdebug, RawFileWithProtobufHeaderAndInput) {
 
 TEST(Opdebug, ReadFileJsonAndRaw) {
     const std::string dir = ::testing::TempDir();
-    const std::string json = dir + "/Opdebug.Node_OpDebug.1.2.3.output.0.json", raw = dir + "/Opdebug.Node_OpDebug.1.2.3";
+    const std::string json = dir + "/Opdebug.Node_OpDebug.1.2.3.output.0.json",
+                      raw = dir + "/Opdebug.Node_OpDebug.1.2.3";
     auto write = [](const std::string& p, const void* d, std::size_t n) {
         std::FILE* f = std::fopen(p.c_str(), "wb");
         ASSERT_NE(f, nullptr);

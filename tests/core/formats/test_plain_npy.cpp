@@ -6,9 +6,9 @@
 #include <fstream>
 #include <random>
 
-#include "tests/core/temp_dir.h"
 #include "core/index/dump_indexer.h"
 #include "core/io/npy_writer.h"
+#include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace dl;

@@ -6,18 +6,18 @@
 // first overflow, and the fixed run clean.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
-#include "core/index/dump_indexer.h"
-#include "core/formats/mindspore/graph_ir.h"
-#include "core/io/protobuf_reader.h"
 #include "core/analysis/overflow_analyzer.h"
+#include "core/formats/mindspore/graph_ir.h"
+#include "core/index/dump_indexer.h"
+#include "core/io/protobuf_reader.h"
 #include "core/report/report_content.h"
 #include "core/util/dtype.h"
 #include "tests/core/cli_run.h"
@@ -41,7 +41,10 @@ json expected(const fs::path& dir) {
 }
 
 void near(double got, const json& want, const std::string& what) {
-    if (want.is_null()) { EXPECT_TRUE(std::isnan(got)) << what << ": " << got; return; }
+    if (want.is_null()) {
+        EXPECT_TRUE(std::isnan(got)) << what << ": " << got;
+        return;
+    }
     const double w = want.get<double>();
     EXPECT_NEAR(got, w, 1e-6 * std::max(1.0, std::fabs(w))) << what;
 }
@@ -69,7 +72,8 @@ void checkTensors(const std::string& version, const std::string& net) {
     std::size_t constantNotes = 0;
     for (const auto& w : idx.warnings) {
         if (w.severity == WarningSeverity::Note && w.path.ends_with("/constants")) {
-            EXPECT_TRUE(w.reason.starts_with(std::to_string(want["constant_files"].get<std::size_t>()) + " graph constant"))
+            EXPECT_TRUE(
+                w.reason.starts_with(std::to_string(want["constant_files"].get<std::size_t>()) + " graph constant"))
                 << w.reason;
             ++constantNotes;
             continue;
@@ -116,7 +120,8 @@ void checkTensors(const std::string& version, const std::string& net) {
         firstTs[p] = e["timestamp"].get<std::int64_t>();
     }
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::uint32_t>> perGraphIteration;
-    for (std::uint32_t i = 0; i < idx.ops.size(); ++i) perGraphIteration[{idx.ops[i].graph, idx.ops[i].iteration}].push_back(i);
+    for (std::uint32_t i = 0; i < idx.ops.size(); ++i)
+        perGraphIteration[{idx.ops[i].graph, idx.ops[i].iteration}].push_back(i);
     auto opStart = [&](std::uint32_t i) {
         std::int64_t m = INT64_MAX;
         const OpRecord& o = idx.ops[i];
@@ -125,11 +130,12 @@ void checkTensors(const std::string& version, const std::string& net) {
         return m;
     };
     for (auto& [key, ops] : perGraphIteration) {
-        std::sort(ops.begin(), ops.end(), [&](std::uint32_t a, std::uint32_t b) { return idx.ops[a].execPos < idx.ops[b].execPos; });
+        std::sort(ops.begin(), ops.end(),
+                  [&](std::uint32_t a, std::uint32_t b) { return idx.ops[a].execPos < idx.ops[b].execPos; });
         for (std::size_t i = 1; i < ops.size(); ++i) {
             if (idx.strings.str(idx.ops[ops[i]].type) == "Parameter") continue;  // written after the kernels
-            EXPECT_LE(opStart(ops[i - 1]), opStart(ops[i]))
-                << "graph " << key.first << " iteration " << key.second << ": " << idx.strings.str(idx.ops[ops[i]].name);
+            EXPECT_LE(opStart(ops[i - 1]), opStart(ops[i])) << "graph " << key.first << " iteration " << key.second
+                                                            << ": " << idx.strings.str(idx.ops[ops[i]].name);
         }
     }
     for (const auto& [file, lines] : want["execution_order"].items()) {
@@ -243,7 +249,8 @@ TEST(RealMindSporeDumps, GraphIrListsTheExecutionOrderKernels) {
                 for (const std::string& s : names)
                     if (std::find(lines.begin(), lines.end(), s) != lines.end()) kernels.push_back(s);
                 EXPECT_EQ(std::set<std::string>(kernels.begin(), kernels.end()),
-                          std::set<std::string>(lines.begin(), lines.end())) << rel;
+                          std::set<std::string>(lines.begin(), lines.end()))
+                    << rel;
             }
             EXPECT_GT(irFiles, 0u);
         }
@@ -277,7 +284,8 @@ TEST(RealMindSporeDumps, ReportSummaryNamesTheOpThatMadeTheValue) {
     std::string summary;
     for (const std::string& s : c.summary) summary += s + "\n";
     EXPECT_NE(summary.find("The value was made by SqrtGrad (Gradients_Default_net-SqrtNet_Grad_Sqrt_SqrtGrad-op0)"),
-              std::string::npos) << summary;
+              std::string::npos)
+        << summary;
     EXPECT_NE(summary.find("Recommendation: keep the output of SqrtGrad"), std::string::npos) << summary;
 }
 

@@ -57,8 +57,8 @@ TEST(StatisticCsv, Ms22InfTensorNullsAndCounts) {  // docs/formats.md section 6:
     EXPECT_FALSE(s.has(stat::Min));
     EXPECT_FALSE(s.has(stat::Mean));
     EXPECT_FALSE(s.has(stat::MaxAbs));
-    const std::uint32_t counts = stat::Count | stat::NegCount | stat::PosCount | stat::NanCount |
-                                 stat::NegInfCount | stat::PosInfCount | stat::ZeroCount;
+    const std::uint32_t counts = stat::Count | stat::NegCount | stat::PosCount | stat::NanCount | stat::NegInfCount |
+        stat::PosInfCount | stat::ZeroCount;
     EXPECT_EQ(s.known, counts);
     EXPECT_EQ(s.count, 2u);
     EXPECT_EQ(s.posInfCount, 2u);
@@ -206,14 +206,14 @@ TEST(StatisticCsv, MsprobeUnquotedShapeAndFormat) {
 TEST(StatisticCsv, MalformedRowsWarnWithLineNumbersAndRestParses) {
     auto r = parseOk(std::string(kHeader22) +
                      "Add,Add-op3,0,0,1,output,0,4,float16,\"(2)\",1,0,0.5,2,0,1,0,0,0,1\n"
-                     "Add,Add-op3,0,0,1,output,0,4,float16\n"                                       // line 3
-                     "Add,Add-op3,0,0,1,sideways,0,4,float16,\"(2)\",1,0,0.5,2,0,1,0,0,0,1\n"       // line 4
-                     "Add,Add-op3,0,0,1,output,0,4,float16,\"(2,3,1,0,0.5,2,0,1,0,0,0,1\n"          // line 5
-                     "Add,Add-op3,0,0,1,output,0,4,float16,\"(2)\",abc,0,0.5,2,0,1,0,0,0,1\n"       // line 6
+                     "Add,Add-op3,0,0,1,output,0,4,float16\n"                                  // line 3
+                     "Add,Add-op3,0,0,1,sideways,0,4,float16,\"(2)\",1,0,0.5,2,0,1,0,0,0,1\n"  // line 4
+                     "Add,Add-op3,0,0,1,output,0,4,float16,\"(2,3,1,0,0.5,2,0,1,0,0,0,1\n"     // line 5
+                     "Add,Add-op3,0,0,1,output,0,4,float16,\"(2)\",abc,0,0.5,2,0,1,0,0,0,1\n"  // line 6
                      "\n"
-                     "Add,Add-op3,0,0,1,output,0,4,float16,\"(2)\",1,0,0.5,-2,0,1,0,0,0,1\n"        // line 8
-                     "Add,Add-op3,0,0,1,output,0,4,float16,\"(x)\",1,0,0.5,2,0,1,0,0,0,1\n"         // line 9
-                     "Add,,0,0,1,output,0,4,float16,\"(2)\",1,0,0.5,2,0,1,0,0,0,1\n"                // line 10
+                     "Add,Add-op3,0,0,1,output,0,4,float16,\"(2)\",1,0,0.5,-2,0,1,0,0,0,1\n"  // line 8
+                     "Add,Add-op3,0,0,1,output,0,4,float16,\"(x)\",1,0,0.5,2,0,1,0,0,0,1\n"   // line 9
+                     "Add,,0,0,1,output,0,4,float16,\"(2)\",1,0,0.5,2,0,1,0,0,0,1\n"          // line 10
                      "Add,Add-op4,0,0,1,input,1,4,float16,\"(2)\",1,0,0.5,2,0,1,0,0,0,1\n");
     ASSERT_EQ(r.rows.size(), 2u);
     EXPECT_EQ(r.rows[1].opName, "Add-op4");
@@ -282,7 +282,8 @@ TEST(StatisticCsv, WarningsAreCapped) {
     std::vector<StatisticCsvWarning> warnings;
     std::string err;
     int rows = 0;
-    ASSERT_TRUE(parseStatisticCsv(text, [&](StatisticRow&) { ++rows; }, cols, warnings, err, 10));
+    ASSERT_TRUE(parseStatisticCsv(
+        text, [&](StatisticRow&) { ++rows; }, cols, warnings, err, 10));
     EXPECT_EQ(rows, 0);
     ASSERT_EQ(warnings.size(), 11u);
     EXPECT_NE(warnings.back().reason.find("40 more"), std::string::npos);

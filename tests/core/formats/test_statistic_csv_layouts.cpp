@@ -37,14 +37,19 @@ std::string statCell(const std::string& col, std::mt19937& rng) {
     const bool isCount = col.find("Count") != std::string::npos;
     if (col == "MD5") return k == 0 ? "" : "0123456789abcdef" + std::to_string(rng() % 1000);
     switch (k) {
-    case 0: return "null";
-    case 1: return isCount ? "2.0" : "inf";
-    case 2: return isCount ? " 7 " : "-nan";
-    case 3: return isCount ? "" : "1e-05";
-    case 4: return isCount ? "12345678901234" : "1.79769e+308";
-    default:
-        if (isCount) return std::to_string(rng() % 100000);
-        return std::to_string(int(rng() % 20000) - 10000) + "." + std::to_string(rng() % 1000);
+        case 0:
+            return "null";
+        case 1:
+            return isCount ? "2.0" : "inf";
+        case 2:
+            return isCount ? " 7 " : "-nan";
+        case 3:
+            return isCount ? "" : "1e-05";
+        case 4:
+            return isCount ? "12345678901234" : "1.79769e+308";
+        default:
+            if (isCount) return std::to_string(rng() % 100000);
+            return std::to_string(int(rng() % 20000) - 10000) + "." + std::to_string(rng() % 1000);
     }
 }
 
@@ -56,24 +61,44 @@ std::string makeFile(const std::vector<std::string>& statCols, bool trailingComm
     text += trailingComma ? ",\n" : "\n";
     const char* dtypes[] = {"float16", "float32", "bfloat16", "int32"};
     for (int i = 0; i < rows; ++i) {
-        std::vector<std::string> cells = {
-            i % 5 ? "MatMul" : "\"Add\"", "Default/op" + std::to_string(i), std::to_string(rng() % 10),
-            std::to_string(rng() % 4), std::to_string(1733905458820741ull + rng() % 1000),
-            i % 2 ? "input" : "output", std::to_string(rng() % 3), std::to_string(rng() % 100000000),
-            dtypes[rng() % 4], i % 3 ? "\"(1,4096," + std::to_string(rng() % 9000) + ")\"" : "\"()\""};
+        std::vector<std::string> cells = {i % 5 ? "MatMul" : "\"Add\"",
+                                          "Default/op" + std::to_string(i),
+                                          std::to_string(rng() % 10),
+                                          std::to_string(rng() % 4),
+                                          std::to_string(1733905458820741ull + rng() % 1000),
+                                          i % 2 ? "input" : "output",
+                                          std::to_string(rng() % 3),
+                                          std::to_string(rng() % 100000000),
+                                          dtypes[rng() % 4],
+                                          i % 3 ? "\"(1,4096," + std::to_string(rng() % 9000) + ")\"" : "\"()\""};
         for (const auto& c : statCols) cells.push_back(statCell(c, rng));
         switch (i % 7 == 6 ? (i / 7) % 8 : -1) {  // the fall-backs
-        case 0: cells.pop_back(); break;                          // a cell short
-        case 1: cells.push_back("42"); break;                     // a non-blank extra cell
-        case 2: cells[2] = "x1"; break;                           // bad Task ID
-        case 3: cells[1] = "  "; break;                           // empty Op Name
-        case 4: cells[9] = "\"(1,2"; break;                       // unclosed quote
-        case 5: cells[5] = "sideways"; break;                     // bad IO
-        case 6: cells[1] = "\"a,b\""; break;                      // quoted comma, still a good row
-        case 7:  // a bad last statistic
-            if (!statCols.empty()) cells.back() = statCols.back().find("Count") != std::string::npos ? "-3" : "abc";
-            break;
-        default: break;
+            case 0:
+                cells.pop_back();
+                break;  // a cell short
+            case 1:
+                cells.push_back("42");
+                break;  // a non-blank extra cell
+            case 2:
+                cells[2] = "x1";
+                break;  // bad Task ID
+            case 3:
+                cells[1] = "  ";
+                break;  // empty Op Name
+            case 4:
+                cells[9] = "\"(1,2";
+                break;  // unclosed quote
+            case 5:
+                cells[5] = "sideways";
+                break;  // bad IO
+            case 6:
+                cells[1] = "\"a,b\"";
+                break;  // quoted comma, still a good row
+            case 7:     // a bad last statistic
+                if (!statCols.empty()) cells.back() = statCols.back().find("Count") != std::string::npos ? "-3" : "abc";
+                break;
+            default:
+                break;
         }
         for (std::size_t c = 0; c < cells.size(); ++c) text += (c ? "," : "") + cells[c];
         text += trailingComma ? ",\n" : "\n";
@@ -147,5 +172,5 @@ TEST(StatisticCsvLayouts, Ms23UserOrderedCategories) {
 
 TEST(StatisticCsvLayouts, OtherColumnsAfterTheFixedTen) {
     expectSamePaths({"Format", "Max Value"}, false);  // not a statistics column: cell() reads it
-    expectSamePaths({}, true);           // the ten fixed columns alone
+    expectSamePaths({}, true);                        // the ten fixed columns alone
 }

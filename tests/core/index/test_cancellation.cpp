@@ -21,7 +21,7 @@ using dltest::IndexBuilder;
 
 namespace {
 
-constexpr std::uint32_t kOps = 3 * kWorkStride + 17;   // three progress strides and a bit
+constexpr std::uint32_t kOps = 3 * kWorkStride + 17;  // three progress strides and a bit
 
 // kOps clean MatMuls on two ranks, the last one overflowing: only a complete analysis finds it.
 // `scale` changes every statistic, so that two runs built with different scales diverge everywhere.
@@ -57,7 +57,7 @@ struct StopAfter {
 TEST(Cancellation, AnalyzeStopsMidWayAndPublishesNothing) {
     const AnalysisResult full = analyze(runA());
     ASSERT_FALSE(full.cancelled);
-    ASSERT_TRUE(full.overflow);   // the last op: found only by a pass over every op
+    ASSERT_TRUE(full.overflow);  // the last op: found only by a pass over every op
     EXPECT_EQ(full.tensorsExamined, 2u * kOps);
 
     StopAfter stop;
@@ -66,7 +66,7 @@ TEST(Cancellation, AnalyzeStopsMidWayAndPublishesNothing) {
     opt.progress = stop.callback();
     const AnalysisResult r = analyze(runA(), opt);
     EXPECT_TRUE(r.cancelled);
-    EXPECT_EQ(stop.calls, 1);   // stopped at the first look after the stop: no further stride done
+    EXPECT_EQ(stop.calls, 1);  // stopped at the first look after the stop: no further stride done
     EXPECT_FALSE(r.overflow);
     EXPECT_FALSE(r.firstOverflow);
     EXPECT_TRUE(r.chain.empty());
@@ -101,7 +101,7 @@ TEST(Cancellation, TimelineStopsInEitherPhaseAndPublishesNothing) {
 TEST(Cancellation, CompareStopsMidWayAndLeavesEveryRowUnjudged) {
     const IndexBuilder b = bigRun(3.0);
     CompareOptions opt;
-    opt.threads = 1;   // chunks run one after another: the stop is seen by the next chunk
+    opt.threads = 1;  // chunks run one after another: the stop is seen by the next chunk
     const RunComparison full = compareRuns(runA(), b.idx, opt);
     ASSERT_FALSE(full.cancelled);
     ASSERT_EQ(full.rows.size(), full.alignment.tensors.size());
@@ -113,7 +113,7 @@ TEST(Cancellation, CompareStopsMidWayAndLeavesEveryRowUnjudged) {
     const RunComparison c = compareRuns(runA(), b.idx, opt);
     EXPECT_TRUE(c.cancelled);
     EXPECT_EQ(stop.calls, 1);
-    ASSERT_EQ(c.rows.size(), full.rows.size());   // one row per aligned tensor, as always
+    ASSERT_EQ(c.rows.size(), full.rows.size());  // one row per aligned tensor, as always
     for (const TensorComparison& row : c.rows) {
         EXPECT_EQ(row.verdict, Verdict::Unknown);
         EXPECT_FALSE(row.diverged);
@@ -129,8 +129,9 @@ void writeDump(const fs::path& root) {
     const fs::path it = root / "rank_0/Net/0/1";
     fs::create_directories(it);
     for (int i = 0; i < kFiles; ++i)
-        dltest::writeNpy(it.string(), "Add.Add-op" + std::to_string(i) + ".7.2." + std::to_string(1700000000000100 + i) +
-                                          ".output.0.DefaultFormat.npy",
+        dltest::writeNpy(it.string(),
+                         "Add.Add-op" + std::to_string(i) + ".7.2." + std::to_string(1700000000000100 + i) +
+                             ".output.0.DefaultFormat.npy",
                          DType::Float16, {4}, {1.0f, 2.0f, float(i), 0.5f});
 }
 
@@ -159,7 +160,7 @@ TEST(Cancellation, IndexStopsAfterOneFileAndWritesNoCache) {
     ASSERT_TRUE(indexDump(dump.path.string(), opt, out, report, error)) << error;
     EXPECT_TRUE(report.cancelled);
     EXPECT_EQ(calls, 1);
-    EXPECT_EQ(report.filesRead, 1u);   // the one file before the stop; every other job saw it
+    EXPECT_EQ(report.filesRead, 1u);  // the one file before the stop; every other job saw it
     EXPECT_TRUE(out.ops.empty());
     EXPECT_TRUE(out.tensors.empty());
     EXPECT_EQ(filesUnder(cache.path), 0u);

@@ -10,10 +10,10 @@
 #include <fstream>
 #include <random>
 
-#include "tests/core/temp_dir.h"
 #include "core/index/dump_indexer.h"
 #include "core/index/index_serializer.h"
 #include "core/io/npy_writer.h"
+#include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace dl;
@@ -47,11 +47,12 @@ void writeSmallDump(const fs::path& root) {
                   "Add,Add-op1,7,2,1700000000000100,output,0,8,float16,\"(4)\",65504,2.5,32878,4,0,4,0,0,0,0\n"
                   "Mul,Mul-op2,6,2,1700000000000050,output,0,8,float16,\"(4)\",3,1,2,4,0,4,0,0,0,0\n"
                   "this,row,is,broken\n");
-    writeText(it / "Opdebug.Node_OpDebug.99.2.1700000000000101.output.0.json",
-              R"({"AI Core":{"block_idx":0,"kernel_code":"0x1","model_id":1,"para_base":"0x0","pc_start":"0x0",)"
-              R"("status":32,"stream_id":2,"task_id":7,"task_type":0},"DHA Atomic Add":{"model_id":0,"para_base":"0x0",)"
-              R"("pc_start":"0x0","status":0,"stream_id":0,"task_id":0,"task_type":0},"L2 Atomic Add":{"model_id":0,)"
-              R"("para_base":"0x0","pc_start":"0x0","status":0,"stream_id":0,"task_id":0,"task_type":0}})");
+    writeText(
+        it / "Opdebug.Node_OpDebug.99.2.1700000000000101.output.0.json",
+        R"({"AI Core":{"block_idx":0,"kernel_code":"0x1","model_id":1,"para_base":"0x0","pc_start":"0x0",)"
+        R"("status":32,"stream_id":2,"task_id":7,"task_type":0},"DHA Atomic Add":{"model_id":0,"para_base":"0x0",)"
+        R"("pc_start":"0x0","status":0,"stream_id":0,"task_id":0,"task_type":0},"L2 Atomic Add":{"model_id":0,)"
+        R"("para_base":"0x0","pc_start":"0x0","status":0,"stream_id":0,"task_id":0,"task_type":0}})");
     writeText(it / "Add.Add-op3.8.2.1700000000000200.output.0.DefaultFormat.npy", "\x93NUMPY\x01\x00\x76\x00{'descr'");
     writeText(it / "Sub.Sub-op4.9.2.1700000000000300.output.0.DefaultFormat.npy", "");
     writeText(it / "not_a_dump_name.bin", "xx");
@@ -350,8 +351,8 @@ TEST(IndexSerializer, PackedAndWideStatisticsRoundTripExactly) {
 
     auto same = [](const TensorStats& a, const TensorStats& b) {
         auto eq = [](double x, double y) { return std::isnan(x) ? std::isnan(y) : x == y; };
-        return eq(a.min, b.min) && eq(a.max, b.max) && eq(a.mean, b.mean) && eq(a.l2, b.l2) &&
-               eq(a.maxAbs, b.maxAbs) && a.count == b.count && a.satCount == b.satCount && a.known == b.known;
+        return eq(a.min, b.min) && eq(a.max, b.max) && eq(a.mean, b.mean) && eq(a.l2, b.l2) && eq(a.maxAbs, b.maxAbs) &&
+            a.count == b.count && a.satCount == b.satCount && a.known == b.known;
     };
     DumpIndex shard;
     OpRecord op;
@@ -503,10 +504,12 @@ TEST(DumpIndexer, DamagedMergedCacheIsRebuiltWithTheFileAndReasonInTheNote) {
         IndexReport rep;
         ASSERT_TRUE(indexDump(dump.path.string(), opt, again, rep, error)) << error;
         ASSERT_EQ(rep.cacheNotes.size(), 1u) << reason;
-        EXPECT_NE(rep.cacheNotes[0].find("merged cache rebuilt: " + merged.string()), std::string::npos) << rep.cacheNotes[0];
+        EXPECT_NE(rep.cacheNotes[0].find("merged cache rebuilt: " + merged.string()), std::string::npos)
+            << rep.cacheNotes[0];
         EXPECT_NE(rep.cacheNotes[0].find(reason), std::string::npos) << rep.cacheNotes[0];
-        EXPECT_EQ(rep.shardsFromCache, 2u);   // the shards were still good
+        EXPECT_EQ(rep.shardsFromCache, 2u);  // the shards were still good
         EXPECT_EQ(again.tensors.size(), fresh.tensors.size());
-        EXPECT_EQ(std::memcmp(again.tensors.data(), fresh.tensors.data(), fresh.tensors.size() * sizeof(TensorRecord)), 0);
+        EXPECT_EQ(std::memcmp(again.tensors.data(), fresh.tensors.data(), fresh.tensors.size() * sizeof(TensorRecord)),
+                  0);
     }
 }

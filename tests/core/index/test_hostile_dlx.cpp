@@ -27,12 +27,16 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-template <class T> T get(const Bytes& b, std::size_t at) {
+template <class T>
+T get(const Bytes& b, std::size_t at) {
     T v;
     std::memcpy(&v, b.data() + at, sizeof v);
     return v;
 }
-template <class T> void set(Bytes& b, std::size_t at, T v) { std::memcpy(b.data() + at, &v, sizeof v); }
+template <class T>
+void set(Bytes& b, std::size_t at, T v) {
+    std::memcpy(b.data() + at, &v, sizeof v);
+}
 
 // The table layout as docs/formats.md 9.1 gives it (independent of the writer's code).
 struct Layout {
@@ -182,7 +186,7 @@ TEST(HostileDlx, TruncatedCorruptAndForeignFilesNameTheFileAndTheReason) {
         flipped[std::size_t(tensorsAt + tensorsStored / 2)] ^= 0x40;
         expectRefused(dir.path, tag + "flipped", flipped, "index section 'tensors' chunk 0: checksum mismatch");
         Bytes last = good;
-        last.back() ^= 1;   // the file ends with a section's last stored byte: under a checksum
+        last.back() ^= 1;  // the file ends with a section's last stored byte: under a checksum
         expectRefused(dir.path, tag + "last", last, "checksum mismatch");
         // 44-byte records, twice as many: the same bytes, another build's layout.
         Bytes foreign = good;
@@ -195,9 +199,9 @@ TEST(HostileDlx, TruncatedCorruptAndForeignFilesNameTheFileAndTheReason) {
         expectRefused(dir.path, tag + "unsealed", unsealed, "checksum mismatch in its section table");
         Bytes older = good;
         set<std::uint32_t>(older, 8, kIndexFormatVersion - 1);
-        expectRefused(dir.path, tag + "older",
-                      older, "index format version " + std::to_string(kIndexFormatVersion - 1) + ", this build reads " +
-                                 std::to_string(kIndexFormatVersion));
+        expectRefused(dir.path, tag + "older", older,
+                      "index format version " + std::to_string(kIndexFormatVersion - 1) + ", this build reads " +
+                          std::to_string(kIndexFormatVersion));
     }
 }
 
@@ -241,8 +245,9 @@ TEST(HostileDlx, CliRefusesLyingIndexFiles) {
     const fs::path bad = dir.path / "bad.dlx";
     dltest::writeFile(bad, lyingAt(kTensorsId, std::uint64_t(32) << 30));
     const std::string cli = DUMPLENS_CLI_PATH;
-    for (const std::string& args : {"analyze " + bad.string(), "compare " + bad.string() + " " + bad.string(),
-                                   "merge -o " + (dir.path / "out.dlx").string() + " " + bad.string() + " " + bad.string()}) {
+    for (const std::string& args :
+         {"analyze " + bad.string(), "compare " + bad.string() + " " + bad.string(),
+          "merge -o " + (dir.path / "out.dlx").string() + " " + bad.string() + " " + bad.string()}) {
         const std::string cmd = "timeout 60 " + cli + " " + args + " 2>&1";
         FILE* p = ::popen(cmd.c_str(), "r");
         ASSERT_NE(p, nullptr);
@@ -273,7 +278,7 @@ TEST(HostileDlx, CliRefusesLyingIndexFiles) {
     const fs::path good = dir.path / "good.dlx";
     ASSERT_TRUE(saveIndexFile(good.string(), idx, error)) << error;
     const std::string cmd = "timeout 60 " + cli + " merge -o " + (dir.path / "out.dlx").string() + " " + good.string() +
-                            " " + bad.string() + " 2>&1";
+        " " + bad.string() + " 2>&1";
     FILE* p = ::popen(cmd.c_str(), "r");
     ASSERT_NE(p, nullptr);
     std::string output;

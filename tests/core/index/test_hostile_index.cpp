@@ -1,7 +1,7 @@
 // Indexing dumps a bad day leaves behind (a full disk empties tensor files, many at once) under the
 // default thread count: every run succeeds with the same warnings as a one-thread run.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -18,8 +18,8 @@
 #include "core/index/dump_indexer.h"
 #include "core/io/npy_writer.h"
 #include "tests/core/cli_run.h"
-#include "tests/core/temp_dir.h"
 #include "tests/core/index_uncached.h"
+#include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace dl;
@@ -35,9 +35,7 @@ std::vector<std::pair<std::string, std::string>> warningsOf(const DumpIndex& idx
     return w;
 }
 
-DumpIndex indexOnce(const fs::path& root, unsigned threads) {
-    return dltest::indexUncached(root.string(), threads);
-}
+DumpIndex indexOnce(const fs::path& root, unsigned threads) { return dltest::indexUncached(root.string(), threads); }
 
 // A small demo dump whose rank 3, iteration 1 tensor files are all truncated to 0 bytes.
 class EmptiedDemo : public ::testing::Test {
@@ -96,8 +94,9 @@ TEST(HostileIndex, ThousandsOfEmptyNpyFilesGiveOneWarningEach) {
     fs::create_directories(it);
     constexpr int kFiles = 3000;
     for (int i = 0; i < kFiles; ++i)
-        dltest::writeFile(it / ("Add.Add-op" + std::to_string(i) + "." + std::to_string(i) + ".0.17000000" +
-                                std::to_string(10000 + i) + ".output.0.DefaultFormat.npy"),
+        dltest::writeFile(it /
+                              ("Add.Add-op" + std::to_string(i) + "." + std::to_string(i) + ".0.17000000" +
+                               std::to_string(10000 + i) + ".output.0.DefaultFormat.npy"),
                           "");
     const auto expected = warningsOf(indexOnce(dir.path, 1));
     std::size_t empties = 0;
@@ -161,10 +160,11 @@ TEST(HostileIndex, DeviceLinksAndSocketsAreSkippedWithAWarningNamingThem) {
     std::string bytes, error;
     ASSERT_TRUE(encodeFloats({1, 2, 3}, DType::Float16, bytes, error)) << error;
     ASSERT_TRUE(writeNpyFile((it / "Add.Add-op1.7.2.1700000000000100.output.0.DefaultFormat.npy").string(),
-                             DType::Float16, {3}, bytes, error)) << error;
+                             DType::Float16, {3}, bytes, error))
+        << error;
     const std::string zero = "Mul.Mul-op2.8.2.1700000000000200.output.0.DefaultFormat.npy";
     const std::string null = "Sub.Sub-op3.9.2.1700000000000300.output.0.DefaultFormat.npy";
-    fs::create_symlink("/dev/zero", it / zero);   // endless: reading it would never finish
+    fs::create_symlink("/dev/zero", it / zero);  // endless: reading it would never finish
     fs::create_symlink("/dev/null", it / null);
     const fs::path sock = it / "statistic.csv";
     const int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
@@ -208,14 +208,15 @@ TEST(HostileIndex, RelativeCacheFolderInsideTheDumpWritesNothing) {
     std::string bytes, error;
     ASSERT_TRUE(encodeFloats({1, 2, 3}, DType::Float16, bytes, error)) << error;
     ASSERT_TRUE(writeNpyFile((it / "Add.Add-op1.7.2.1700000000000100.output.0.DefaultFormat.npy").string(),
-                             DType::Float16, {3}, bytes, error)) << error;
+                             DType::Float16, {3}, bytes, error))
+        << error;
     const auto before = treeOf(dump);
     const std::string cd = "cd " + dump.string() + " && ";
-    for (const std::string& cmd : {cd + "env -u DUMPLENS_CACHE_DIR " + DUMPLENS_CLI_PATH + " index . --cache-dir .dlcache",
-                                  cd + "env -u DUMPLENS_CACHE_DIR " + DUMPLENS_CLI_PATH + " index . --cache-dir rank_0/sub/../.c",
-                                  cd + "DUMPLENS_CACHE_DIR=.dlcache " + DUMPLENS_CLI_PATH + " index .",
-                                  "cd " + it.string() + " && DUMPLENS_CACHE_DIR=../x " + DUMPLENS_CLI_PATH + " index " +
-                                      dump.string()}) {
+    for (const std::string& cmd :
+         {cd + "env -u DUMPLENS_CACHE_DIR " + DUMPLENS_CLI_PATH + " index . --cache-dir .dlcache",
+          cd + "env -u DUMPLENS_CACHE_DIR " + DUMPLENS_CLI_PATH + " index . --cache-dir rank_0/sub/../.c",
+          cd + "DUMPLENS_CACHE_DIR=.dlcache " + DUMPLENS_CLI_PATH + " index .",
+          "cd " + it.string() + " && DUMPLENS_CACHE_DIR=../x " + DUMPLENS_CLI_PATH + " index " + dump.string()}) {
         FILE* p = ::popen(("timeout 30 sh -c '" + cmd + "' 2>&1").c_str(), "r");
         ASSERT_NE(p, nullptr);
         std::string out;
@@ -256,7 +257,7 @@ TEST(HostileIndex, SameSizeSameMtimeRewriteIsReindexed) {
     std::size_t fromCache = 0;
     EXPECT_EQ(maxOf(&fromCache), 3.0);
     EXPECT_EQ(maxOf(&fromCache), 3.0);
-    EXPECT_EQ(fromCache, 1u);   // unchanged: reopened from the cache
+    EXPECT_EQ(fromCache, 1u);  // unchanged: reopened from the cache
     write({7, 8, 9});
     struct stat after {};
     // Restore the mtime; repeat until the kernel's coarse clock has moved the ctime on.
@@ -301,7 +302,7 @@ TEST(HostileIndex, StaleCacheTemporariesOfDeadWritersAreRemoved) {
     const fs::path live = shards[0].string() + ".tmp456." + std::to_string(::getpid());
     dltest::writeFile(stale, "partial");
     dltest::writeFile(live, "partial");
-    writeTensor("Add.Add-op2.8.2.1700000000000200.output.0.DefaultFormat.npy");   // the shard changes: rewritten
+    writeTensor("Add.Add-op2.8.2.1700000000000200.output.0.DefaultFormat.npy");  // the shard changes: rewritten
     IndexReport again;
     ASSERT_TRUE(indexDump(dump.string(), o, idx, again, error)) << error;
     EXPECT_EQ(again.shardsIndexed, 1u);
@@ -318,7 +319,8 @@ TEST(HostileIndex, WarningsShowControlBytesEscapedAndLongDescrsCut) {
     std::string bytes, error;
     ASSERT_TRUE(encodeFloats({1, 2, 3}, DType::Float16, bytes, error)) << error;
     ASSERT_TRUE(writeNpyFile((it / "Add.Add-op1.7.2.1700000000000100.output.0.DefaultFormat.npy").string(),
-                             DType::Float16, {3}, bytes, error)) << error;
+                             DType::Float16, {3}, bytes, error))
+        << error;
     dltest::writeFile(it / "evil\x1b[2J.bin", "xx");
     // A v1 npy header whose descr is 10,000 'x'.
     std::string header = "{'descr': '" + std::string(10000, 'x') + "', 'fortran_order': False, 'shape': (1,), }";

@@ -9,8 +9,8 @@
 #include "core/index/dump_indexer.h"
 #include "core/index/index_serializer.h"
 #include "tests/core/cli_run.h"
-#include "tests/core/temp_dir.h"
 #include "tests/core/index_uncached.h"
+#include "tests/core/temp_dir.h"
 
 using namespace dl;
 
@@ -32,7 +32,8 @@ TEST(IndexBytes, CliWritesTheSameDlxEveryRun) {
         std::vector<std::vector<std::uint8_t>> files;
         for (const char* threads : {"1", "2", "3"}) {
             const auto out = dir.path / (std::string("x") + threads + ".dlx");
-            const auto r = dltest::runCli("index '" + dump + "' --no-cache --threads " + threads + " -o '" + out.string() + "'");
+            const auto r =
+                dltest::runCli("index '" + dump + "' --no-cache --threads " + threads + " -o '" + out.string() + "'");
             ASSERT_EQ(r.code, 0) << r.output;
             files.push_back(dltest::readBytes(out));
             ASSERT_GT(files.back().size(), 40u) << out;
@@ -46,6 +47,7 @@ TEST(IndexBytes, CliWritesTheSameDlxEveryRun) {
 TEST(IndexBytes, RepeatedIndexingInOneProcessGivesTheSameBytes) {
     for (const std::string& dump : kDumps) {
         const auto first = indexBytes(dump, 1);
-        for (unsigned threads : {1u, 2u, 4u}) EXPECT_TRUE(indexBytes(dump, threads) == first) << dump << " with " << threads << " threads";
+        for (unsigned threads : {1u, 2u, 4u})
+            EXPECT_TRUE(indexBytes(dump, threads) == first) << dump << " with " << threads << " threads";
     }
 }

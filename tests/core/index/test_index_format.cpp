@@ -31,17 +31,17 @@ auto sideFields(const TensorSide& s) {
 bool sameDouble(double a, double b) { return std::isnan(a) ? std::isnan(b) : std::memcmp(&a, &b, sizeof a) == 0; }
 bool sameStats(const TensorStats& a, const TensorStats& b) {
     return sameDouble(a.min, b.min) && sameDouble(a.max, b.max) && sameDouble(a.mean, b.mean) &&
-           sameDouble(a.l2, b.l2) && sameDouble(a.maxAbs, b.maxAbs) && a.count == b.count &&
-           a.nanCount == b.nanCount && a.posInfCount == b.posInfCount && a.negInfCount == b.negInfCount &&
-           a.zeroCount == b.zeroCount && a.negCount == b.negCount && a.posCount == b.posCount &&
-           a.satCount == b.satCount && a.subnormalCount == b.subnormalCount && a.known == b.known;
+        sameDouble(a.l2, b.l2) && sameDouble(a.maxAbs, b.maxAbs) && a.count == b.count && a.nanCount == b.nanCount &&
+        a.posInfCount == b.posInfCount && a.negInfCount == b.negInfCount && a.zeroCount == b.zeroCount &&
+        a.negCount == b.negCount && a.posCount == b.posCount && a.satCount == b.satCount &&
+        a.subnormalCount == b.subnormalCount && a.known == b.known;
 }
 
 // A mixed index: statistics-only tensors (no side), npy tensors with file fields, histograms and
 // kernel counts, a device-layout tensor with its original shape, wide statistics, an overflow.
 struct Fixture {
     DumpIndex idx;
-    std::vector<TensorStats> statsOf;   // what setStats was given, per tensor in order
+    std::vector<TensorStats> statsOf;  // what setStats was given, per tensor in order
 };
 
 Fixture makeIndex() {
@@ -56,7 +56,7 @@ Fixture makeIndex() {
         op.name = idx.strings.intern("Default_net_layer" + std::to_string(k) + "-op" + std::to_string(k * 7));
         op.scope = k % 3 ? 0 : idx.strings.intern("Default/net/layer" + std::to_string(k));
         op.rank = k / 10;
-        op.graph = 1;   // ops already in (rank, iteration, graph, execPos) order: finalize() keeps it
+        op.graph = 1;  // ops already in (rank, iteration, graph, execPos) order: finalize() keeps it
         op.iteration = k / 20;
         op.net = idx.strings.intern("Baichuan2");
         op.taskId = 100 + k;
@@ -93,7 +93,7 @@ Fixture makeIndex() {
             s.posInfCount = k == 17 ? 1 : 0;
             s.zeroCount = rng() % 10;
             s.known = stat::Min | stat::Max | stat::MaxAbs | stat::Mean | stat::L2 | stat::Count | stat::NanCount |
-                      stat::PosInfCount | stat::NegInfCount | stat::ZeroCount;
+                stat::PosInfCount | stat::NegInfCount | stat::ZeroCount;
             const bool npy = k % 4 == 0;
             if (npy) {  // the kernel's figures: every count, a histogram, the file fields
                 s.negCount = rng() % 500;
@@ -102,8 +102,8 @@ Fixture makeIndex() {
                 s.subnormalCount = rng() % 9;
                 s.known |= stat::NegCount | stat::PosCount | stat::SatCount | stat::SubnormalCount;
                 t.flags |= HasData | HasHistogram;
-                idx.editSide(t).file = idx.strings.intern("rank_0/Net/0/0/t" + std::to_string(k) + "." +
-                                                          std::to_string(slot) + ".npy");
+                idx.editSide(t).file =
+                    idx.strings.intern("rank_0/Net/0/0/t" + std::to_string(k) + "." + std::to_string(slot) + ".npy");
                 idx.editSide(t).dataOffset = 128;
                 idx.editSide(t).dataBytes = s.count * 2;
                 idx.editSide(t).fileSize = s.count * 2 + 128;
@@ -212,9 +212,10 @@ void expectEveryField(const Fixture& f, const DumpIndex& b, const FolderFingerpr
 // In memory and through a file, zstd-compressed and raw: the same records.
 TEST(IndexFormat, EveryFieldSurvivesSaveAndLoad) {
     Fixture f = makeIndex();
-    f.idx.finalize();   // shares the shapes (checked through shape())
+    f.idx.finalize();  // shares the shapes (checked through shape())
     dltest::TempDir dir;
-    for (const IndexEncoding enc : {IndexEncoding{false, 3}, IndexEncoding{true, 1}, kCacheEncoding, kPortableEncoding}) {
+    for (const IndexEncoding enc :
+         {IndexEncoding{false, 3}, IndexEncoding{true, 1}, kCacheEncoding, kPortableEncoding}) {
         SCOPED_TRACE(enc.raw ? "raw" : "zstd " + std::to_string(enc.zstdLevel));
         const auto bytes = serializeIndex(f.idx, {7, 8, 9}, enc);
         DumpIndex b;
@@ -224,7 +225,7 @@ TEST(IndexFormat, EveryFieldSurvivesSaveAndLoad) {
         expectEveryField(f, b, fp);
         const std::string path = (dir.path / "x.dlx").string();
         ASSERT_TRUE(writeIndexFile(path, f.idx, {7, 8, 9}, enc, error)) << error;
-        EXPECT_EQ(dltest::readText(path), std::string(bytes.begin(), bytes.end()));   // the same bytes either way
+        EXPECT_EQ(dltest::readText(path), std::string(bytes.begin(), bytes.end()));  // the same bytes either way
         DumpIndex c;
         ASSERT_TRUE(readIndexFile(path, c, fp, error)) << error;
         expectEveryField(f, c, fp);
@@ -273,7 +274,7 @@ TEST(IndexFormat, RawSectionsAreTheArraysAtAlignedOffsets) {
 TEST(IndexFormat, ArraysOverManyChunksRoundTripAndNameTheBadChunk) {
     DumpIndex idx;
     idx.root = "/big";
-    const std::size_t n = 2 * container::kChunkBytes / sizeof(TensorRecord) + 1000;   // three chunks
+    const std::size_t n = 2 * container::kChunkBytes / sizeof(TensorRecord) + 1000;  // three chunks
     OpRecord op;
     op.tensorCount = std::uint32_t(n);
     idx.ops.push_back(op);
@@ -291,8 +292,7 @@ TEST(IndexFormat, ArraysOverManyChunksRoundTripAndNameTheBadChunk) {
         std::string error;
         ASSERT_TRUE(deserializeIndex(bytes.data(), bytes.size(), back, fp, error)) << error;
         ASSERT_EQ(back.tensors.size(), n);
-        for (std::size_t i = 0; i < n; ++i)
-            ASSERT_EQ(tensorFields(back.tensors[i]), tensorFields(idx.tensors[i])) << i;
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(tensorFields(back.tensors[i]), tensorFields(idx.tensors[i])) << i;
         // The second chunk of the tensors section: its entry in the chunk table.
         std::uint32_t sections = 0;
         std::memcpy(&sections, bytes.data() + 12, 4);
@@ -309,7 +309,7 @@ TEST(IndexFormat, ArraysOverManyChunksRoundTripAndNameTheBadChunk) {
         }
         ASSERT_NE(first, ~0u);
         const std::uint8_t* c = bytes.data() + container::kHeaderBytes + sections * container::kSectionEntryBytes +
-                                (first + 1) * container::kChunkEntryBytes;
+            (first + 1) * container::kChunkEntryBytes;
         std::uint64_t offset = 0, stored = 0;
         std::memcpy(&offset, c, 8);
         std::memcpy(&stored, c + 8, 8);

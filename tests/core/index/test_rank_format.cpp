@@ -18,7 +18,8 @@ using dltest::writeFile;
 
 namespace {
 
-const std::string kCsvHead = "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min Value\n";
+const std::string kCsvHead =
+    "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min Value\n";
 const std::string kNpyName = "Add.Add-op1.0.0.1700000000000001.output.0.DefaultFormat.float16.npy";
 
 void writeNpy(const fs::path& f) {
@@ -40,11 +41,15 @@ TEST(RankFormat, AsTheReadersRecordIt) {
     TempDir d;
     const fs::path it = fs::path("rank_0") / "net" / "0" / "1";
     writeNpy(d.path / "npy" / it / kNpyName);
-    writeFile(d.path / "csv" / it / "statistic.csv", kCsvHead + "Add,Add-op1,0,0,1700000000000001,output,0,4,float16,\"(2)\",2,1\n");
+    writeFile(d.path / "csv" / it / "statistic.csv",
+              kCsvHead + "Add,Add-op1,0,0,1700000000000001,output,0,4,float16,\"(2)\",2,1\n");
     writeNpy(d.path / "both" / it / kNpyName);
-    writeFile(d.path / "both" / it / "statistic.csv", kCsvHead + "Add,Add-op1,0,0,1700000000000001,output,0,4,float16,\"(2)\",2,1\n");
-    const std::string half2("\x00\x3c\x00\x40", 4);   // fp16 1, 2
-    writeFile(d.path / "bin" / "net" / "device_0" / "iteration_1" / "Default--Add-op1_output_0_shape_2_Float16_DefaultFormat.bin", half2);
+    writeFile(d.path / "both" / it / "statistic.csv",
+              kCsvHead + "Add,Add-op1,0,0,1700000000000001,output,0,4,float16,\"(2)\",2,1\n");
+    const std::string half2("\x00\x3c\x00\x40", 4);  // fp16 1, 2
+    writeFile(d.path / "bin" / "net" / "device_0" / "iteration_1" /
+                  "Default--Add-op1_output_0_shape_2_Float16_DefaultFormat.bin",
+              half2);
     EXPECT_EQ(rankFormat(d.path / "npy"), DumpFormat::MindSporeNpy);
     EXPECT_EQ(rankFormat(d.path / "csv"), DumpFormat::MindSporeStatsOnly);
     EXPECT_EQ(rankFormat(d.path / "both"), DumpFormat::MindSporeNpy);
@@ -56,7 +61,7 @@ TEST(RankFormat, UnreadableNpyIsStillNpyAndAnEmptyCsvNoFormat) {
     const fs::path it = fs::path("rank_0") / "net" / "0" / "1";
     writeFile(d.path / "junk" / it / kNpyName, "not a numpy file");
     writeFile(d.path / "header" / it / "statistic.csv", kCsvHead);
-    writeNpy(d.path / "header" / "rank_1" / "net" / "0" / "1" / kNpyName);   // a readable rank beside it
+    writeNpy(d.path / "header" / "rank_1" / "net" / "0" / "1" / kNpyName);  // a readable rank beside it
     EXPECT_EQ(rankFormat(d.path / "junk"), DumpFormat::MindSporeNpy);
     IndexOptions o;
     o.useCache = false;
@@ -64,5 +69,6 @@ TEST(RankFormat, UnreadableNpyIsStillNpyAndAnEmptyCsvNoFormat) {
     IndexReport report;
     std::string error;
     ASSERT_TRUE(indexDump((d.path / "header").string(), o, idx, report, error)) << error;
-    for (const RankInfo& r : idx.ranks) EXPECT_EQ(r.format, r.rank == 1 ? DumpFormat::MindSporeNpy : DumpFormat::Unknown) << r.rank;
+    for (const RankInfo& r : idx.ranks)
+        EXPECT_EQ(r.format, r.rank == 1 ? DumpFormat::MindSporeNpy : DumpFormat::Unknown) << r.rank;
 }

@@ -42,7 +42,8 @@ DumpIndex indexOf(const fs::path& root) { return dltest::indexUncached(root.stri
 
 std::string reportFramework(const DumpIndex& idx) {
     const ReportContent c = buildReportContent(idx, analyze(idx));
-    const auto it = std::find_if(c.run.begin(), c.run.end(), [](const ReportField& f) { return f.label == "Framework"; });
+    const auto it =
+        std::find_if(c.run.begin(), c.run.end(), [](const ReportField& f) { return f.label == "Framework"; });
     return it == c.run.end() ? std::string("(none)") : it->value;
 }
 
@@ -93,7 +94,8 @@ TEST(RunFramework, OldDumpJsonWithoutFrameworkSaysUnknownButKeepsTheLevel) {
 
 TEST(RunFramework, MindSporeVersionFromDumpMetadata) {
     TempDir d;
-    writeFile(d.path / "rank_0" / ".dump_metadata" / "config.json", R"({"device_target":"Ascend","ms_version":"2.3.1"})");
+    writeFile(d.path / "rank_0" / ".dump_metadata" / "config.json",
+              R"({"device_target":"Ascend","ms_version":"2.3.1"})");
     writeFile(d.path / "rank_0" / "net" / "0" / "1" / "statistic.csv",
               "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min Value\n"
               "Add,Add-op1,1,1,1700000000000001,output,0,4,float16,\"(2)\",3,1\n");

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/core/temp_dir.h"
 #include "core/index/dump_indexer.h"
+#include "tests/core/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace dl;
@@ -71,7 +71,7 @@ std::vector<std::vector<std::vector<RefOp>>> writeDump(const fs::path& root) {
                 const int id = k % 9 == 8 ? k - 4 : k;
                 op.type = types[std::size_t(id) % types.size()];
                 op.name = "Default_network-WithLossCell__backbone-Baichuan_layers_" + std::to_string(id % 40) + "_" +
-                          op.type + "-op" + std::to_string(id * 3 + r);
+                    op.type + "-op" + std::to_string(id * 3 + r);
                 op.start = ts;
                 const int inputs = 1 + k % 3, outputs = 1 + k % 2;
                 for (int io = 0; io < 2; ++io)
@@ -93,7 +93,8 @@ std::vector<std::vector<std::vector<RefOp>>> writeDump(const fs::path& root) {
                         t.nanCount = std::to_string((k + s) % 3);
                         t.l2 = cell(rng, false);
                         std::string shape = "\"(";
-                        for (std::size_t d = 0; d < t.shape.size(); ++d) shape += (d ? "," : "") + std::to_string(t.shape[d]);
+                        for (std::size_t d = 0; d < t.shape.size(); ++d)
+                            shape += (d ? "," : "") + std::to_string(t.shape[d]);
                         shape += ")\"";
                         lines.push_back(t.opType + "," + t.opName + ",0," + (op.type == "AllReduce" ? "1" : "0") + "," +
                                         std::to_string(t.ts) + "," + (t.output ? "output" : "input") + "," +
@@ -107,8 +108,8 @@ std::vector<std::vector<std::vector<RefOp>>> writeDump(const fs::path& root) {
             std::shuffle(lines.begin(), lines.end(), rng);  // A+M writes rows from several threads
             std::string text = kHeader;
             for (const auto& l : lines) text += l + "\n";
-            dltest::writeFile(root / ("rank_" + std::to_string(r)) / "Baichuan2/0" / std::to_string(it) / "statistic.csv",
-                              text);
+            dltest::writeFile(
+                root / ("rank_" + std::to_string(r)) / "Baichuan2/0" / std::to_string(it) / "statistic.csv", text);
         }
     return ops;
 }
@@ -121,8 +122,10 @@ bool finiteCell(const std::string& s, double& v) {
 }
 
 DType dtypeOf(const std::string& s) {
-    static const std::map<std::string, DType> m = {
-        {"float16", DType::Float16}, {"float32", DType::Float32}, {"bfloat16", DType::BFloat16}, {"int32", DType::Int32}};
+    static const std::map<std::string, DType> m = {{"float16", DType::Float16},
+                                                   {"float32", DType::Float32},
+                                                   {"bfloat16", DType::BFloat16},
+                                                   {"int32", DType::Int32}};
     return m.at(s);
 }
 
@@ -138,18 +141,27 @@ void expectTensor(const DumpIndex& index, const TensorRecord& t, const RefTensor
     // docs/formats.md 1.6: finite Max/Min are figures unless max < min (the empty-tensor marker);
     // inf cells are evidence, "at least one" when the file has no count column for them.
     const bool mxOk = ref.max != "null", mnOk = ref.min != "null";
-    const double mxv = mxOk ? std::strtod(ref.max.c_str(), nullptr) : 0, mnv = mnOk ? std::strtod(ref.min.c_str(), nullptr) : 0;
+    const double mxv = mxOk ? std::strtod(ref.max.c_str(), nullptr) : 0,
+                 mnv = mnOk ? std::strtod(ref.min.c_str(), nullptr) : 0;
     const bool empty = mxOk && mnOk && mxv < mnv;
     double mx = 0, mn = 0, avg = 0, l2 = 0;
     const bool hasMax = finiteCell(ref.max, mx) && !empty, hasMin = finiteCell(ref.min, mn) && !empty;
     EXPECT_EQ(s.has(stat::Max), hasMax);
     EXPECT_EQ(s.has(stat::Min), hasMin);
-    if (hasMax) { EXPECT_EQ(s.max, mx); }
-    if (hasMin) { EXPECT_EQ(s.min, mn); }
+    if (hasMax) {
+        EXPECT_EQ(s.max, mx);
+    }
+    if (hasMin) {
+        EXPECT_EQ(s.min, mn);
+    }
     EXPECT_EQ(s.has(stat::MaxAbs), hasMax && hasMin);
-    if (hasMax && hasMin) { EXPECT_EQ(s.maxAbs, std::max(std::fabs(mx), std::fabs(mn))); }
+    if (hasMax && hasMin) {
+        EXPECT_EQ(s.maxAbs, std::max(std::fabs(mx), std::fabs(mn)));
+    }
     EXPECT_EQ(s.has(stat::Mean), finiteCell(ref.avg, avg));
-    if (s.has(stat::Mean)) { EXPECT_EQ(s.mean, avg); }
+    if (s.has(stat::Mean)) {
+        EXPECT_EQ(s.mean, avg);
+    }
     ASSERT_TRUE(finiteCell(ref.l2, l2));
     EXPECT_TRUE(s.has(stat::L2));
     EXPECT_EQ(s.l2, l2);
@@ -163,8 +175,12 @@ void expectTensor(const DumpIndex& index, const TensorRecord& t, const RefTensor
     const bool negInf = (mnOk && mnv == -HUGE_VAL) || (mxOk && mxv == -HUGE_VAL && nonEmptyMin);
     EXPECT_EQ(s.has(stat::PosInfCount), posInf);
     EXPECT_EQ(s.has(stat::NegInfCount), negInf);
-    if (posInf) { EXPECT_EQ(s.posInfCount, 1u); }
-    if (negInf) { EXPECT_EQ(s.negInfCount, 1u); }
+    if (posInf) {
+        EXPECT_EQ(s.posInfCount, 1u);
+    }
+    if (negInf) {
+        EXPECT_EQ(s.negInfCount, 1u);
+    }
 }
 
 class StatisticIndex : public ::testing::Test {
@@ -246,7 +262,8 @@ TEST_F(StatisticIndex, TheThreadCountChangesNothing) {
         EXPECT_EQ(x.known, y.known) << "tensor " << i;
         EXPECT_TRUE(same(x.max, y.max) && same(x.min, y.min) && same(x.mean, y.mean) && same(x.l2, y.l2)) << i;
         EXPECT_TRUE(x.count == y.count && x.nanCount == y.nanCount && x.posInfCount == y.posInfCount &&
-                    x.negInfCount == y.negInfCount) << "tensor " << i;
+                    x.negInfCount == y.negInfCount)
+            << "tensor " << i;
         EXPECT_EQ(a.shape(a.tensors[i]), b.shape(b.tensors[i]));
     }
 }

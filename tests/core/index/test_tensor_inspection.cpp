@@ -17,7 +17,7 @@ using namespace dl;
 TEST(TensorInspection, MappedNameIsResolvedThroughMappingCsv) {
     dltest::TempDir dir;
     const std::string original = "Add.Default_net-Net_" + std::string(220, 'x') +
-                                 "_Add-op5.0.0.1734008383770118.output.0.DefaultFormat.float16.npy";
+        "_Add-op5.0.0.1734008383770118.output.0.DefaultFormat.float16.npy";
     ASSERT_GT(original.size(), 255u);
     std::string bytes, error;
     ASSERT_TRUE(encodeFloats({1, 2, 3}, DType::Float16, bytes, error)) << error;

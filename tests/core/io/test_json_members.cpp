@@ -11,7 +11,9 @@ using namespace dl;
 
 namespace {
 
-std::string valueText(const std::string& t, const JsonMember& m) { return t.substr(m.valueBegin, m.valueEnd - m.valueBegin); }
+std::string valueText(const std::string& t, const JsonMember& m) {
+    return t.substr(m.valueBegin, m.valueEnd - m.valueBegin);
+}
 
 }  // namespace
 

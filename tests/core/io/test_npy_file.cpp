@@ -60,8 +60,8 @@ std::string raw(const std::vector<T>& v) {
 NpyHeader parseOk(const std::string& bytes, DType hint = DType::Unknown) {
     NpyHeader h;
     std::string err;
-    EXPECT_TRUE(parseNpyHeader(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), bytes.size(), h,
-                               err, hint))
+    EXPECT_TRUE(
+        parseNpyHeader(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), bytes.size(), h, err, hint))
         << err;
     return h;
 }
@@ -131,11 +131,14 @@ std::vector<float> refValues(const std::string& name) {
 
 TEST(NpyFile, NumpyWrittenEveryDtypeBothEndians) {
     writeWithNumpy();
-    struct Case { std::string kind; DType type; };
-    const std::vector<Case> cases = {
-        {"i1", DType::Int8}, {"i2", DType::Int16}, {"i4", DType::Int32}, {"i8", DType::Int64},
-        {"u1", DType::UInt8}, {"u2", DType::UInt16}, {"u4", DType::UInt32}, {"u8", DType::UInt64},
-        {"f2", DType::Float16}, {"f4", DType::Float32}, {"f8", DType::Float64}};
+    struct Case {
+        std::string kind;
+        DType type;
+    };
+    const std::vector<Case> cases = {{"i1", DType::Int8},    {"i2", DType::Int16},  {"i4", DType::Int32},
+                                     {"i8", DType::Int64},   {"u1", DType::UInt8},  {"u2", DType::UInt16},
+                                     {"u4", DType::UInt32},  {"u8", DType::UInt64}, {"f2", DType::Float16},
+                                     {"f4", DType::Float32}, {"f8", DType::Float64}};
     for (const char endian : {'<', '>'}) {
         for (const Case& c : cases) {
             const std::string name = std::string(1, endian) + c.kind;
@@ -298,10 +301,8 @@ TEST(NpyFile, CorruptHeadersFailWithReasons) {
     EXPECT_NE(parseError(npyBytes(dictFor("<f4", "(2,-3)"), "")).find("negative"), std::string::npos);
     EXPECT_NE(parseError(npyBytes(dictFor("<f4", "(4294967296, 4294967296, 4294967296)"), "")).find("overflow"),
               std::string::npos);
-    EXPECT_NE(parseError(npyBytes(dictFor("<f4", "(1000000000000,)"), "")).find("header promises"),
-              std::string::npos);
-    EXPECT_NE(parseError(npyBytes(dictFor("<f8", "(4611686018427387904,)"), "")).find("overflow"),
-              std::string::npos);
+    EXPECT_NE(parseError(npyBytes(dictFor("<f4", "(1000000000000,)"), "")).find("header promises"), std::string::npos);
+    EXPECT_NE(parseError(npyBytes(dictFor("<f8", "(4611686018427387904,)"), "")).find("overflow"), std::string::npos);
     EXPECT_NE(parseError(npyBytes("{'descr': '<f4', 'fortran_order': False}", "")).find("shape"), std::string::npos);
     EXPECT_NE(parseError(npyBytes("{'shape': (1,)}", "")).find("descr"), std::string::npos);
     EXPECT_NE(parseError(npyBytes("{'descr': '<f4', 'shape': (a,)}", "")).find("non-integer"), std::string::npos);
@@ -333,8 +334,8 @@ TEST(NpyFile, FilesOnDisk) {
     EXPECT_NE(err.find("cannot open"), std::string::npos) << err;
     EXPECT_FALSE(readNpyHeader(tempDir().string(), h, err));
     // v2 header longer than the 4 KiB first read.
-    const std::string bigDict = "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), 'pad': '" +
-                                std::string(10000, 'z') + "', }";
+    const std::string bigDict =
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), 'pad': '" + std::string(10000, 'z') + "', }";
     const fs::path big = tempDir() / "bighdr.npy";
     writeBytes(big, npyBytes(bigDict, raw(std::vector<float>{1, 2, 3}), 2));
     ASSERT_TRUE(loadNpyAsFloat(big.string(), v, h, err)) << err;
@@ -351,8 +352,8 @@ TEST(NpyFile, FilesOnDisk) {
     EXPECT_FALSE(readNpyHeader((tempDir() / "trunc.npy").string(), h, err));
     EXPECT_EQ(err, "file ends at 318 bytes, header promises 328");
     EXPECT_FALSE(loadTensorAsFloat((tempDir() / "trunc.npy").string(), 128, 100, DType::Float16, false, v, err));
-    EXPECT_FALSE(loadTensorAsFloat((tempDir() / "trunc.npy").string(), 128, UINT64_MAX / 2, DType::Float16, false,
-                                   v, err));
+    EXPECT_FALSE(
+        loadTensorAsFloat((tempDir() / "trunc.npy").string(), 128, UINT64_MAX / 2, DType::Float16, false, v, err));
 }
 
 TEST(NpyFile, MsprobeSample) {

@@ -39,8 +39,8 @@ NpyHeader header(const std::string& name) {
 std::vector<float> values(const std::string& name, const NpyHeader& h) {
     std::vector<float> v;
     std::string error;
-    EXPECT_TRUE(loadTensorAsFloat((kDir / (name + ".pt")).string(), h.dataOffset, h.elementCount, h.dtype, h.bigEndian, v,
-                                  error))
+    EXPECT_TRUE(loadTensorAsFloat((kDir / (name + ".pt")).string(), h.dataOffset, h.elementCount, h.dtype, h.bigEndian,
+                                  v, error))
         << error;
     return v;
 }
@@ -83,7 +83,7 @@ TEST(TorchFile, ScalarOffsetViewLayoutsAndIntegers) {
     const NpyHeader i = header("i64");
     EXPECT_EQ(i.dtype, DType::Int64);
     EXPECT_EQ(values("i64", i), (std::vector<float>{0, 1, 2, 3, 4, 5}));
-    const NpyHeader p = header("param");   // nn.Parameter wraps the tensor
+    const NpyHeader p = header("param");  // nn.Parameter wraps the tensor
     EXPECT_EQ(p.shape, std::vector<std::int64_t>{3});
 }
 
@@ -129,9 +129,10 @@ TEST(TorchFile, RefusesWhatItCannotReadWithAReason) {
 
 TEST(PickleReader, TreeAndErrors) {
     // pickle.dumps((1, 'a', [2.5], {'k': None}), protocol=2), as Python 3.11 writes it.
-    const std::vector<std::uint8_t> q = {0x80, 0x02, 0x28, 0x4b, 0x01, 0x58, 0x01, 0x00, 0x00, 0x00, 0x61, 0x71, 0x00, 0x5d, 0x71,
-                                         0x01, 0x47, 0x40, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x61, 0x7d, 0x71, 0x02, 0x58,
-                                         0x01, 0x00, 0x00, 0x00, 0x6b, 0x71, 0x03, 0x4e, 0x73, 0x74, 0x71, 0x04, 0x2e};
+    const std::vector<std::uint8_t> q = {0x80, 0x02, 0x28, 0x4b, 0x01, 0x58, 0x01, 0x00, 0x00, 0x00, 0x61,
+                                         0x71, 0x00, 0x5d, 0x71, 0x01, 0x47, 0x40, 0x04, 0x00, 0x00, 0x00,
+                                         0x00, 0x00, 0x00, 0x61, 0x7d, 0x71, 0x02, 0x58, 0x01, 0x00, 0x00,
+                                         0x00, 0x6b, 0x71, 0x03, 0x4e, 0x73, 0x74, 0x71, 0x04, 0x2e};
     PickleTree tree;
     std::string error;
     ASSERT_TRUE(unpickle(q.data(), q.size(), tree, error)) << error;
@@ -145,10 +146,16 @@ TEST(PickleReader, TreeAndErrors) {
     EXPECT_EQ(tree.root->items[2]->items[0]->f, 2.5);
     EXPECT_EQ(tree.root->items[3]->items.size(), 2u);
     // A list appended to itself is a cycle, not a leak or a crash.
-    const std::string cyc("]q\x00h\x00" "a.", 7);
+    const std::string cyc(
+        "]q\x00h\x00"
+        "a.",
+        7);
     ASSERT_TRUE(unpickle(reinterpret_cast<const std::uint8_t*>(cyc.data()), cyc.size(), tree, error)) << error;
     EXPECT_EQ(tree.root->items[0], tree.root);
-    for (const std::string& bad : {std::string("\x80\x02K"), std::string("\x80\x02h\x05" "."), std::string("\xff."), std::string("t.")})
+    for (const std::string& bad : {std::string("\x80\x02K"),
+                                   std::string("\x80\x02h\x05"
+                                               "."),
+                                   std::string("\xff."), std::string("t.")})
         EXPECT_FALSE(unpickle(reinterpret_cast<const std::uint8_t*>(bad.data()), bad.size(), tree, error)) << bad;
 }
 
@@ -177,7 +184,7 @@ TEST(TorchFile, MsprobePyTorchDumpReadsItsPtTensors) {
     EXPECT_TRUE(in.flags & HasData);
     EXPECT_EQ(in.dtype, DType::Float16);
     EXPECT_EQ(idx.stats(in).count, 6u);
-    EXPECT_EQ(idx.stats(in).max, 1541.0);   // computed from the file
+    EXPECT_EQ(idx.stats(in).max, 1541.0);  // computed from the file
     EXPECT_EQ(idx.stats(in).min, -2178.0);
     // The strided view cannot be read: reported with the file's name, dump.json's figures kept.
     const TensorRecord& out = idx.tensors[idx.ops[0].firstTensor + 1];
@@ -195,7 +202,8 @@ namespace {
 // fp16_2x3.pt with one ZIP size field or one pickle byte string replaced (sizes stay the same, so
 // only the declared lengths lie).
 std::uint32_t le32(const std::vector<std::uint8_t>& b, std::size_t at) {
-    return std::uint32_t(b[at]) | std::uint32_t(b[at + 1]) << 8 | std::uint32_t(b[at + 2]) << 16 | std::uint32_t(b[at + 3]) << 24;
+    return std::uint32_t(b[at]) | std::uint32_t(b[at + 1]) << 8 | std::uint32_t(b[at + 2]) << 16 |
+        std::uint32_t(b[at + 3]) << 24;
 }
 void put32(std::vector<std::uint8_t>& b, std::size_t at, std::uint32_t v) {
     for (int i = 0; i < 4; ++i) b[at + std::size_t(i)] = std::uint8_t(v >> (8 * i));
@@ -208,7 +216,8 @@ std::vector<std::uint8_t> withRecordSizes(const std::string& name, std::uint32_t
     for (std::size_t p = 0; p + 46 <= b.size(); ++p) {
         if (le32(b, p) != 0x02014b50) continue;
         const std::size_t nameLen = b[p + 28] | b[p + 29] << 8;
-        if (std::string(b.begin() + std::ptrdiff_t(p + 46), b.begin() + std::ptrdiff_t(p + 46 + nameLen)) != name) continue;
+        if (std::string(b.begin() + std::ptrdiff_t(p + 46), b.begin() + std::ptrdiff_t(p + 46 + nameLen)) != name)
+            continue;
         put32(b, p + 20, compressed);
         put32(b, p + 24, size);
         const std::size_t local = le32(b, p + 42);
@@ -232,7 +241,7 @@ std::vector<std::uint8_t> withPickleBytes(const std::string& from, const std::st
 struct LyingPt {
     const char* name;
     std::vector<std::uint8_t> bytes;
-    const char* reason;   // fragment of the expected error
+    const char* reason;  // fragment of the expected error
 };
 
 std::vector<LyingPt> lyingPts() {
@@ -278,12 +287,15 @@ TEST(HostileTorch, LyingPtFilesInADumpAreReadErrorsEveryRun) {
     std::string entries;
     for (std::size_t i = 0; i < pts.size(); ++i) {
         const std::string op = "Functional.op" + std::to_string(i) + ".0.forward";
-        entries += std::string(i ? "," : "") + "\"" + op + R"(": {"input_args": [], "input_kwargs": {}, "output": [{"type": "torch.Tensor", "dtype": "torch.float16", "shape": [2, 3], "Max": 1.0, "Min": 0.0, "Mean": 0.5, "Norm": 1.0, "requires_grad": false, "data_name": ")" +
-                   op + ".output.0.pt\"}]}";
+        entries += std::string(i ? "," : "") + "\"" + op +
+            R"(": {"input_args": [], "input_kwargs": {}, "output": [{"type": "torch.Tensor", "dtype": "torch.float16", "shape": [2, 3], "Max": 1.0, "Min": 0.0, "Mean": 0.5, "Norm": 1.0, "requires_grad": false, "data_name": ")" +
+            op + ".output.0.pt\"}]}";
         dltest::writeFile(rank / "dump_tensor_data" / (op + ".output.0.pt"), pts[i].bytes);
     }
-    dltest::writeFile(rank / "dump.json", R"({"task": "tensor", "level": "L1", "framework": "pytorch", "dump_data_dir": "./step0/rank0/dump_tensor_data", "data": {)" +
-                                              entries + "}}");
+    dltest::writeFile(
+        rank / "dump.json",
+        R"({"task": "tensor", "level": "L1", "framework": "pytorch", "dump_data_dir": "./step0/rank0/dump_tensor_data", "data": {)" +
+            entries + "}}");
     std::vector<IndexWarning> first;
     for (int run = 0; run < 5; ++run) {
         DumpIndex idx;
@@ -296,7 +308,7 @@ TEST(HostileTorch, LyingPtFilesInADumpAreReadErrorsEveryRun) {
         for (std::size_t i = 0; i < pts.size(); ++i) {
             const TensorRecord& t = idx.tensors[idx.ops[i].firstTensor];
             EXPECT_TRUE(t.flags & ReadError) << pts[i].name;
-            EXPECT_EQ(idx.stats(t).max, 1.0) << pts[i].name;   // from dump.json
+            EXPECT_EQ(idx.stats(t).max, 1.0) << pts[i].name;  // from dump.json
             const std::string file = "Functional.op" + std::to_string(i) + ".0.forward.output.0.pt";
             bool named = false;
             for (const IndexWarning& w : idx.warnings)
@@ -319,13 +331,28 @@ namespace {
 // holds no copy of the pickle, so peak memory measures the reader.
 void writeStoredZipPickle(const fs::path& path, const std::string& unit, std::size_t size) {
     std::ofstream z(path, std::ios::binary);
-    auto u16 = [&](std::uint32_t v) { z.put(char(v)); z.put(char(v >> 8)); };
-    auto u32 = [&](std::uint32_t v) { u16(v & 0xffff); u16(v >> 16); };
+    auto u16 = [&](std::uint32_t v) {
+        z.put(char(v));
+        z.put(char(v >> 8));
+    };
+    auto u32 = [&](std::uint32_t v) {
+        u16(v & 0xffff);
+        u16(v >> 16);
+    };
     const std::string name = "t/data.pkl";
     const std::size_t repeats = (size - 4) / unit.size();
     const auto pickleSize = std::uint32_t(3 + repeats * unit.size() + 1);
-    u32(0x04034b50); u16(20); u16(0); u16(0); u16(0); u16(0); u32(0);
-    u32(pickleSize); u32(pickleSize); u16(std::uint16_t(name.size())); u16(0);
+    u32(0x04034b50);
+    u16(20);
+    u16(0);
+    u16(0);
+    u16(0);
+    u16(0);
+    u32(0);
+    u32(pickleSize);
+    u32(pickleSize);
+    u16(std::uint16_t(name.size()));
+    u16(0);
     z << name << std::string("\x80\x02]", 3);
     std::string chunk;
     for (std::size_t k = 0; k < 65536 && k < repeats; ++k) chunk += unit;
@@ -336,11 +363,32 @@ void writeStoredZipPickle(const fs::path& path, const std::string& unit, std::si
     }
     z << '.';
     const std::uint32_t cd = std::uint32_t(30 + name.size() + pickleSize);
-    u32(0x02014b50); u16(20); u16(20); u16(0); u16(0); u16(0); u16(0); u32(0);
-    u32(pickleSize); u32(pickleSize); u16(std::uint16_t(name.size()));
-    u16(0); u16(0); u16(0); u16(0); u32(0); u32(0);
+    u32(0x02014b50);
+    u16(20);
+    u16(20);
+    u16(0);
+    u16(0);
+    u16(0);
+    u16(0);
+    u32(0);
+    u32(pickleSize);
+    u32(pickleSize);
+    u16(std::uint16_t(name.size()));
+    u16(0);
+    u16(0);
+    u16(0);
+    u16(0);
+    u32(0);
+    u32(0);
     z << name;
-    u32(0x06054b50); u16(0); u16(0); u16(1); u16(1); u32(std::uint32_t(46 + name.size())); u32(cd); u16(0);
+    u32(0x06054b50);
+    u16(0);
+    u16(0);
+    u16(1);
+    u16(1);
+    u32(std::uint32_t(46 + name.size()));
+    u32(cd);
+    u16(0);
 }
 }  // namespace
 
@@ -349,9 +397,9 @@ void writeStoredZipPickle(const fs::path& path, const std::string& unit, std::si
 TEST(HostileTorch, LargePicklesUseBoundedMemory) {
     const std::size_t kSize = std::size_t(64) << 20;
     const std::vector<std::pair<const char*, std::string>> patterns = {
-        {"None then POP", "N0"},        // a node per 2 bytes
-        {"DUP APPEND", "2a"},           // a list appended to itself: a pointer per 2 bytes
-        {"MEMOIZE", "N\x94"},           // a node and a memo entry per 2 bytes
+        {"None then POP", "N0"},  // a node per 2 bytes
+        {"DUP APPEND", "2a"},     // a list appended to itself: a pointer per 2 bytes
+        {"MEMOIZE", "N\x94"},     // a node and a memo entry per 2 bytes
     };
     dltest::TempDir dir;
     const long before = maxRssKb();
@@ -374,11 +422,14 @@ TEST(HostileTorch, LargePicklesUseBoundedMemory) {
     std::string entries;
     for (int i = 0; i < 4; ++i) {
         const std::string op = "Functional.big" + std::to_string(i) + ".0.forward";
-        entries += std::string(i ? "," : "") + "\"" + op + R"(": {"input_args": [], "input_kwargs": {}, "output": [{"type": "torch.Tensor", "dtype": "torch.float16", "shape": [2], "Max": 1.0, "Min": 0.0, "Mean": 0.5, "Norm": 1.0, "requires_grad": false, "data_name": ")" + op + ".output.0.pt\"}]}";
+        entries += std::string(i ? "," : "") + "\"" + op +
+            R"(": {"input_args": [], "input_kwargs": {}, "output": [{"type": "torch.Tensor", "dtype": "torch.float16", "shape": [2], "Max": 1.0, "Min": 0.0, "Mean": 0.5, "Norm": 1.0, "requires_grad": false, "data_name": ")" +
+            op + ".output.0.pt\"}]}";
         fs::create_directories(rank / "dump_tensor_data");
         writeStoredZipPickle(rank / "dump_tensor_data" / (op + ".output.0.pt"), "N0", kSize / 2);
     }
-    dltest::writeFile(rank / "dump.json", R"({"task": "tensor", "level": "L1", "framework": "pytorch", "data": {)" + entries + "}}");
+    dltest::writeFile(rank / "dump.json",
+                      R"({"task": "tensor", "level": "L1", "framework": "pytorch", "data": {)" + entries + "}}");
     DumpIndex idx;
     IndexReport report;
     IndexOptions o;

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "tests/core/analysis_test_builder.h"
 #include "core/query/op_filter.h"
 #include "core/query/stat_figures.h"
 #include "core/util/op_name.h"
 #include "core/util/text.h"
+#include "tests/core/analysis_test_builder.h"
 
 using namespace dl;
 using namespace dltest;
@@ -31,8 +31,9 @@ DumpIndex makeIndex(bool uniqueNames) {
         for (std::uint32_t it = 0; it < 6; ++it)
             for (int k = 0; k < 40; ++k) {
                 const std::string& type = types[std::size_t(k) % types.size()];
-                const std::string scope = (k % 2 ? "Gradients/Default/network-Net/layer" : "Default/network-Net/layer") +
-                                          std::to_string(k % 7) + "/" + type + "-op" + std::to_string(k);
+                const std::string scope =
+                    (k % 2 ? "Gradients/Default/network-Net/layer" : "Default/network-Net/layer") +
+                    std::to_string(k % 7) + "/" + type + "-op" + std::to_string(k);
                 const std::string name = uniqueNames ? scope + "." + std::to_string(rank) + "." + std::to_string(it)
                                                      : (k % 3 ? scope : type + "-op" + std::to_string(k));
                 std::vector<T> ts;
@@ -40,12 +41,24 @@ DumpIndex makeIndex(bool uniqueNames) {
                 for (int s = 0; s < n; ++s) {
                     TensorStats st;
                     switch (rng() % 6) {
-                        case 0: st = dataStats(double(rng() % 70000), rng() % 2, 0, 0); break;
-                        case 1: st = dataStats(65504, 0, 0, 1 + rng() % 3); break;
-                        case 2: st = csvStats(-double(rng() % 100), double(rng() % 100)); break;
-                        case 3: st = TensorStats{}; break;   // nothing known
-                        case 4: st = dataStats(double(rng() % 40000) / 7.0, 0, rng() % 2); break;
-                        default: st = dataStats(double(rng() % 100)); break;
+                        case 0:
+                            st = dataStats(double(rng() % 70000), rng() % 2, 0, 0);
+                            break;
+                        case 1:
+                            st = dataStats(65504, 0, 0, 1 + rng() % 3);
+                            break;
+                        case 2:
+                            st = csvStats(-double(rng() % 100), double(rng() % 100));
+                            break;
+                        case 3:
+                            st = TensorStats{};
+                            break;  // nothing known
+                        case 4:
+                            st = dataStats(double(rng() % 40000) / 7.0, 0, rng() % 2);
+                            break;
+                        default:
+                            st = dataStats(double(rng() % 100));
+                            break;
                     }
                     T t = s + 1 < n ? in(std::uint16_t(s), st, dtypes[rng() % 3]) : out(0, st, dtypes[rng() % 3]);
                     t.shape.clear();
@@ -67,7 +80,8 @@ OpStates makeStates(const DumpIndex& idx) {
 std::vector<std::uint32_t> referenceFilter(const QueryContext& ctx, const OpFilter& f) {
     const DumpIndex& ix = ctx.index;
     std::optional<std::regex> re;
-    if (f.regex) re.emplace(f.text, std::regex::ECMAScript | (f.caseSensitive ? std::regex::flag_type{} : std::regex::icase));
+    if (f.regex)
+        re.emplace(f.text, std::regex::ECMAScript | (f.caseSensitive ? std::regex::flag_type{} : std::regex::icase));
     auto hit = [&](std::string_view s) {
         if (s.empty()) return false;
         if (re) return std::regex_search(s.begin(), s.end(), *re);
@@ -76,7 +90,8 @@ std::vector<std::uint32_t> referenceFilter(const QueryContext& ctx, const OpFilt
     std::vector<std::uint32_t> rows;
     for (std::uint32_t t = 0; t < ix.tensors.size(); ++t) {
         const OpRecord& o = ix.ops[ix.tensors[t].op];
-        if (!f.text.empty() && !hit(ix.strings.view(o.name)) && !hit(ix.strings.view(o.scope)) && !hit(ix.strings.view(o.type)))
+        if (!f.text.empty() && !hit(ix.strings.view(o.name)) && !hit(ix.strings.view(o.scope)) &&
+            !hit(ix.strings.view(o.type)))
             continue;
         if (!f.type.empty() && ix.strings.view(o.type) != f.type) continue;
         if (f.rank && o.rank != *f.rank) continue;
@@ -91,13 +106,20 @@ std::vector<std::uint32_t> referenceFilter(const QueryContext& ctx, const OpFilt
 
 std::optional<double> figure(const TensorStats& s, OpColumn c) {
     switch (c) {
-        case OpColumn::Min: return statFigure(s, StatFigure::Min);
-        case OpColumn::Max: return statFigure(s, StatFigure::Max);
-        case OpColumn::MaxAbs: return statFigure(s, StatFigure::MaxAbs);
-        case OpColumn::Mean: return statFigure(s, StatFigure::Mean);
-        case OpColumn::NanInf: return double(s.nanCount + s.infCount());
-        case OpColumn::Saturated: return double(s.satCount);
-        default: return 0.0;
+        case OpColumn::Min:
+            return statFigure(s, StatFigure::Min);
+        case OpColumn::Max:
+            return statFigure(s, StatFigure::Max);
+        case OpColumn::MaxAbs:
+            return statFigure(s, StatFigure::MaxAbs);
+        case OpColumn::Mean:
+            return statFigure(s, StatFigure::Mean);
+        case OpColumn::NanInf:
+            return double(s.nanCount + s.infCount());
+        case OpColumn::Saturated:
+            return double(s.satCount);
+        default:
+            return 0.0;
     }
 }
 
@@ -110,20 +132,29 @@ void referenceSort(const QueryContext& ctx, std::vector<std::uint32_t>& rows, Op
     auto cmp = [&](std::uint32_t a, std::uint32_t b) -> int {
         const TensorRecord &ta = ix.tensors[a], &tb = ix.tensors[b];
         switch (column) {
-            case OpColumn::Rank: return three(op(a).rank, op(b).rank);
-            case OpColumn::Stage: return three(ctx.stageOfOp(ta.op), ctx.stageOfOp(tb.op));
-            case OpColumn::Iteration: return three(op(a).iteration, op(b).iteration);
-            case OpColumn::Order: return three(ta.op, tb.op);
+            case OpColumn::Rank:
+                return three(op(a).rank, op(b).rank);
+            case OpColumn::Stage:
+                return three(ctx.stageOfOp(ta.op), ctx.stageOfOp(tb.op));
+            case OpColumn::Iteration:
+                return three(op(a).iteration, op(b).iteration);
+            case OpColumn::Order:
+                return three(ta.op, tb.op);
             case OpColumn::Op: {
                 const std::string_view na = ix.strings.view(op(a).name), nb = ix.strings.view(op(b).name);
                 const int c = three(splitOpName(na).shortName, splitOpName(nb).shortName);
                 return c ? c : three(na, nb);
             }
-            case OpColumn::Type: return three(ix.strings.view(op(a).type), ix.strings.view(op(b).type));
-            case OpColumn::Tensor: return three(std::pair(int(ta.io), ta.slot), std::pair(int(tb.io), tb.slot));
-            case OpColumn::DType: return three(int(ta.dtype), int(tb.dtype));
-            case OpColumn::Shape: return three(ix.shape(ta), ix.shape(tb));
-            case OpColumn::State: return three(shownState(ctx, a), shownState(ctx, b));
+            case OpColumn::Type:
+                return three(ix.strings.view(op(a).type), ix.strings.view(op(b).type));
+            case OpColumn::Tensor:
+                return three(std::pair(int(ta.io), ta.slot), std::pair(int(tb.io), tb.slot));
+            case OpColumn::DType:
+                return three(int(ta.dtype), int(tb.dtype));
+            case OpColumn::Shape:
+                return three(ix.shape(ta), ix.shape(tb));
+            case OpColumn::State:
+                return three(shownState(ctx, a), shownState(ctx, b));
             default: {
                 const auto x = figure(ix.stats(ta), column), y = figure(ix.stats(tb), column);
                 if (!x || !y) return bool(x) == bool(y) ? 0 : (!x ? 2 : -2);
@@ -145,7 +176,7 @@ class OpFilterTest : public ::testing::TestWithParam<bool> {};
 
 TEST_P(OpFilterTest, FiltersMatchTheRowByRowReference) {
     const DumpIndex ix = makeIndex(GetParam());
-    ASSERT_EQ(ix.strings.size() < ix.ops.size(), !GetParam());   // both matchOps paths are exercised
+    ASSERT_EQ(ix.strings.size() < ix.ops.size(), !GetParam());  // both matchOps paths are exercised
     const OpStates st = makeStates(ix);
     StageMap stages;
     for (std::uint32_t r = 0; r < 4; ++r) stages.stageOfRank[r] = int(r / 2);
@@ -153,16 +184,25 @@ TEST_P(OpFilterTest, FiltersMatchTheRowByRowReference) {
     const QueryContext ctx{ix, st, &stages};
     std::vector<OpFilter> filters(12);
     filters[1].text = "sqrtgrad";
-    filters[2].text = "SqrtGrad"; filters[2].caseSensitive = true;
-    filters[3].text = "sqrtgrad"; filters[3].caseSensitive = true;   // no hit: the names say SqrtGrad
-    filters[4].text = "^gradients/.*layer[35]/"; filters[4].regex = true;
-    filters[5].text = "-op1[0-9]$"; filters[5].regex = true; filters[5].caseSensitive = true;
+    filters[2].text = "SqrtGrad";
+    filters[2].caseSensitive = true;
+    filters[3].text = "sqrtgrad";
+    filters[3].caseSensitive = true;  // no hit: the names say SqrtGrad
+    filters[4].text = "^gradients/.*layer[35]/";
+    filters[4].regex = true;
+    filters[5].text = "-op1[0-9]$";
+    filters[5].regex = true;
+    filters[5].caseSensitive = true;
     filters[6].type = "Cast";
     filters[7].rank = 2;
-    filters[8].stage = 1; filters[8].iteration = 3;
+    filters[8].stage = 1;
+    filters[8].iteration = 3;
     filters[9].stateMask = opStateBit(OpState::InfNan) | opStateBit(OpState::Origin);
-    filters[10].stateMask = opStateBit(OpState::Saturated); filters[10].text = "layer";
-    filters[11].text = "MatMul"; filters[11].type = "MatMul"; filters[11].rank = 1;
+    filters[10].stateMask = opStateBit(OpState::Saturated);
+    filters[10].text = "layer";
+    filters[11].text = "MatMul";
+    filters[11].type = "MatMul";
+    filters[11].rank = 1;
     for (std::size_t k = 0; k < filters.size(); ++k) {
         std::vector<std::uint32_t> rows;
         std::string error;

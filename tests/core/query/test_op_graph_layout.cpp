@@ -23,7 +23,7 @@ std::uint64_t bruteCrossings(const std::vector<std::pair<int, int>>& es) {
     for (std::size_t i = 0; i < es.size(); ++i)
         for (std::size_t j = i + 1; j < es.size(); ++j)
             c += (es[i].first < es[j].first && es[i].second > es[j].second) ||
-                 (es[i].first > es[j].first && es[i].second < es[j].second);
+                (es[i].first > es[j].first && es[i].second < es[j].second);
     return c;
 }
 

@@ -47,23 +47,26 @@ Reference reference(const std::vector<double>& v) {
 
 void expectSame(std::optional<double> got, double want, const char* what) {
     ASSERT_TRUE(got.has_value()) << what;
-    if (std::isnan(want)) EXPECT_TRUE(std::isnan(*got)) << what << ": " << *got;
-    else if (std::isinf(want)) EXPECT_EQ(*got, want) << what;
-    else EXPECT_NEAR(*got, want, 1e-9 * std::max(1.0, std::fabs(want))) << what;
+    if (std::isnan(want))
+        EXPECT_TRUE(std::isnan(*got)) << what << ": " << *got;
+    else if (std::isinf(want))
+        EXPECT_EQ(*got, want) << what;
+    else
+        EXPECT_NEAR(*got, want, 1e-9 * std::max(1.0, std::fabs(want))) << what;
 }
 
 }  // namespace
 
 TEST(StatFigures, InfinitiesCountNaNIsSkippedAllNaNIsNaN) {
     const std::vector<std::vector<double>> cases = {
-        {1, -2430, 7},                 // finite only
-        {1, 2430, kInf, -3},           // +Inf: max and max|x| are inf, not 2430
-        {1, -kInf, 5},                 // -Inf: min -inf, max|x| inf, max finite
-        {kInf, -kInf, 2},              // both: mean nan (inf - inf)
-        {kNaN, 4, -9, kNaN},           // NaN skipped
-        {kNaN, kNaN, kNaN},            // all NaN
-        {kNaN, kInf},                  // NaN and +Inf only
-        {-kInf, -kInf},                // every element -inf: max is -inf
+        {1, -2430, 7},        // finite only
+        {1, 2430, kInf, -3},  // +Inf: max and max|x| are inf, not 2430
+        {1, -kInf, 5},        // -Inf: min -inf, max|x| inf, max finite
+        {kInf, -kInf, 2},     // both: mean nan (inf - inf)
+        {kNaN, 4, -9, kNaN},  // NaN skipped
+        {kNaN, kNaN, kNaN},   // all NaN
+        {kNaN, kInf},         // NaN and +Inf only
+        {-kInf, -kInf},       // every element -inf: max is -inf
     };
     for (const auto& v : cases) {
         const TensorStats s = statsOf(v);
@@ -76,9 +79,9 @@ TEST(StatFigures, InfinitiesCountNaNIsSkippedAllNaNIsNaN) {
 }
 
 TEST(StatFigures, UnknownWhenTheDumpDoesNotTell) {
-    TensorStats none;   // nothing known
+    TensorStats none;  // nothing known
     EXPECT_FALSE(statFigure(none, StatFigure::MaxAbs).has_value());
-    TensorStats csv;    // statistic.csv with Max/Min only: no max|x| column
+    TensorStats csv;  // statistic.csv with Max/Min only: no max|x| column
     csv.max = 3;
     csv.min = -1;
     csv.known = stat::Max | stat::Min;
@@ -121,16 +124,18 @@ TEST(StatFigures, TableSortPutsNaNAndInfFirstWhenDescendingAndUnknownLast) {
     for (std::uint32_t k = 0; k < values.size(); ++k) {
         if (values[k].empty()) continue;
         const double m = reference(values[k]).maxAbs;
-        if (std::isnan(m)) want.push_back(k);
-        else ranked.push_back({m, k});
+        if (std::isnan(m))
+            want.push_back(k);
+        else
+            ranked.push_back({m, k});
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](auto x, auto y) { return x.first > y.first; });
     for (const auto& r : ranked) want.push_back(r.second);
-    want.push_back(3);   // unknown last
+    want.push_back(3);  // unknown last
     sortRows(ctx, rows, OpColumn::MaxAbs, true);
     EXPECT_EQ(rows, want);
-    ASSERT_EQ(rows.front(), 2u);   // the all-NaN tensor first
-    EXPECT_EQ(rows[1], 0u);        // then the one holding +Inf (finite max 2430)
+    ASSERT_EQ(rows.front(), 2u);  // the all-NaN tensor first
+    EXPECT_EQ(rows[1], 0u);       // then the one holding +Inf (finite max 2430)
 
     // Ascending: the reverse of the known ones, unknown still last.
     sortRows(ctx, rows, OpColumn::MaxAbs, false);

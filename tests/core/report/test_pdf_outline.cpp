@@ -69,8 +69,12 @@ protected:
 TEST_F(PdfOutline, NestedOutlineReadByQpdf) {
     std::string pdf = makePdf(4);
     std::string error;
-    ASSERT_TRUE(addPdfOutline(pdf, {{"Verdict", 0, 0, 800}, {"Chain", 1, 0, NAN}, {"Boxes", 1, 1, 400},
-                                    {"Table", 2, 1, 300}, {"Warnings \xc3\xbc \xf0\x9f\x94\xa5", 3, 0, 700}},
+    ASSERT_TRUE(addPdfOutline(pdf,
+                              {{"Verdict", 0, 0, 800},
+                               {"Chain", 1, 0, NAN},
+                               {"Boxes", 1, 1, 400},
+                               {"Table", 2, 1, 300},
+                               {"Warnings \xc3\xbc \xf0\x9f\x94\xa5", 3, 0, 700}},
                               error))
         << error;
     const nlohmann::json j = qpdfJson(pdf);
@@ -129,13 +133,13 @@ TEST_F(PdfOutline, RefusesBadInputWithAReasonAndLeavesItUnchanged) {
         EXPECT_EQ(pdf, before);
     };
     refuse("hello", {}, "not a PDF");
-    refuse("%PDF-1.4\n1 0 obj\n<<>>\nendobj\n", {}, "trailer");   // nothing to rebuild an xref from
+    refuse("%PDF-1.4\n1 0 obj\n<<>>\nendobj\n", {}, "trailer");  // nothing to rebuild an xref from
     const std::string good = makePdf(2);
     refuse(good.substr(0, good.size() / 2), {}, "trailer");
     refuse(good, {{"x", 2, 0, NAN}}, "page 3 of 2");
     refuse(good, {{"x", 0, 1, NAN}}, "without a parent");
     refuse(good, {{"a", 0, 0, NAN}, {"b", 0, 2, NAN}}, "without a parent");
-    std::string noKids = good;   // the page tree lost: no page for an entry to point to
+    std::string noKids = good;  // the page tree lost: no page for an entry to point to
     noKids.replace(noKids.find("/Kids [ 3 0 R"), 13, "/Kidz [ 3 0 R");
     refuse(noKids, {{"x", 0, 0, NAN}}, "page 1 of 0");
 }
@@ -151,7 +155,7 @@ TEST_F(PdfOutline, DamagedXrefTablesAreRepaired) {
     for (std::string pdf : {badStart, badOffsets}) {
         std::string error;
         ASSERT_TRUE(addPdfOutline(pdf, {{"a", 1, 0, NAN}}, error)) << error;
-        const nlohmann::json j = qpdfJson(pdf);   // qpdf --check passes on the result
+        const nlohmann::json j = qpdfJson(pdf);  // qpdf --check passes on the result
         ASSERT_EQ(j["outlines"].size(), 1u) << j.dump();
         EXPECT_EQ(j["outlines"][0]["destpageposfrom1"], 2);
         EXPECT_EQ(j["pages"].size(), 2u);

@@ -71,7 +71,7 @@ TEST_F(ReportContentTest, MotivatingCase) {
     // Source lines come from rank_N/graphs/*.ir of the culprit's rank.
     const auto ir = [](const demo::DemoVariantInfo& info) {
         return "  %1 = SqrtGrad(%0)\n      : full_name_with_scope: (" + info.culpritFullName +
-               ")\n      # In file /models/baichuan.py:97/ w = self.weight / norm/\n";
+            ")\n      # In file /models/baichuan.py:97/ w = self.weight / norm/\n";
     };
     DemoRun withIr;
     ASSERT_NO_FATAL_FAILURE(load(withIr, "kbk_ir", o, ir));

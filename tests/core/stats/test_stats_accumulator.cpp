@@ -25,16 +25,34 @@ struct Reference {
         double sum = 0, sumSq = 0, mn = INFINITY, mx = -INFINITY, ma = 0;
         std::uint64_t finite = 0;
         for (double x : v) {
-            if (std::isnan(x)) { ++s.nanCount; ++h.nan; continue; }
+            if (std::isnan(x)) {
+                ++s.nanCount;
+                ++h.nan;
+                continue;
+            }
             if (std::isinf(x)) {
-                if (x > 0) { ++s.posInfCount; ++s.posCount; ++h.posInf; }
-                else { ++s.negInfCount; ++s.negCount; ++h.negInf; }
+                if (x > 0) {
+                    ++s.posInfCount;
+                    ++s.posCount;
+                    ++h.posInf;
+                } else {
+                    ++s.negInfCount;
+                    ++s.negCount;
+                    ++h.negInf;
+                }
                 continue;
             }
             ++finite;
-            sum += x; sumSq += x * x;
-            mn = std::min(mn, x); mx = std::max(mx, x); ma = std::max(ma, std::fabs(x));
-            if (x == 0) { ++s.zeroCount; ++h.zero; continue; }
+            sum += x;
+            sumSq += x * x;
+            mn = std::min(mn, x);
+            mx = std::max(mx, x);
+            ma = std::max(ma, std::fabs(x));
+            if (x == 0) {
+                ++s.zeroCount;
+                ++h.zero;
+                continue;
+            }
             (x < 0 ? s.negCount : s.posCount)++;
             if (std::fabs(x) >= 65504) ++s.satCount;
             if (std::fabs(x) < std::ldexp(1.0, -14)) ++s.subnormalCount;
@@ -44,7 +62,12 @@ struct Reference {
         }
         s.count = v.size();
         s.l2 = std::sqrt(sumSq);
-        if (finite) { s.min = mn; s.max = mx; s.mean = sum / double(finite); s.maxAbs = ma; }
+        if (finite) {
+            s.min = mn;
+            s.max = mx;
+            s.mean = sum / double(finite);
+            s.maxAbs = ma;
+        }
     }
 };
 
@@ -88,14 +111,22 @@ std::vector<std::uint16_t> randomHalves(std::size_t n, bool specials, std::uint3
     std::vector<std::uint16_t> out(n);
     for (auto& h : out) {
         const unsigned pick = rng() % 100;
-        if (pick < 70) h = floatToHalf(normal(rng));
-        else if (pick < 78) h = std::uint16_t(rng() % 0x400) | std::uint16_t(rng() & 0x8000);  // subnormal/zero
-        else if (pick < 82) h = rng() & 1 ? 0x7bff : 0xfbff;                                      // +-65504
-        else if (pick < 90) h = floatToHalf(std::ldexp(rng() & 1 ? 1.0f : -1.0f, int(rng() % 40) - 24));
-        else if (pick < 93) h = rng() & 1 ? 0x0000 : 0x8000;
-        else if (specials && pick < 96) h = std::uint16_t(0x7c01 + rng() % 0x3ff) | std::uint16_t(rng() & 0x8000);
-        else if (specials) h = rng() & 1 ? 0x7c00 : 0xfc00;
-        else h = std::uint16_t(rng());  // any pattern...
+        if (pick < 70)
+            h = floatToHalf(normal(rng));
+        else if (pick < 78)
+            h = std::uint16_t(rng() % 0x400) | std::uint16_t(rng() & 0x8000);  // subnormal/zero
+        else if (pick < 82)
+            h = rng() & 1 ? 0x7bff : 0xfbff;  // +-65504
+        else if (pick < 90)
+            h = floatToHalf(std::ldexp(rng() & 1 ? 1.0f : -1.0f, int(rng() % 40) - 24));
+        else if (pick < 93)
+            h = rng() & 1 ? 0x0000 : 0x8000;
+        else if (specials && pick < 96)
+            h = std::uint16_t(0x7c01 + rng() % 0x3ff) | std::uint16_t(rng() & 0x8000);
+        else if (specials)
+            h = rng() & 1 ? 0x7c00 : 0xfc00;
+        else
+            h = std::uint16_t(rng());                          // any pattern...
         if (!specials && (h & 0x7c00) == 0x7c00) h &= 0xbfff;  // ...but finite
     }
     return out;
@@ -167,11 +198,16 @@ TEST_P(BothPaths, Float32IncludingSubnormalsAndUnalignedData) {
         std::vector<float> v(20000);
         for (auto& x : v) {
             const unsigned pick = rng() % 10;
-            if (pick < 6) x = normal(rng);
-            else if (pick < 7) x = std::bit_cast<float>(std::uint32_t(rng() % 0x800000));  // f32 subnormal
-            else if (pick < 8) x = std::ldexp(1.0f, int(rng() % 250) - 125);
-            else if (pick < 9) x = 65504.0f;
-            else x = specials ? (rng() & 1 ? NAN : -INFINITY) : 0.0f;
+            if (pick < 6)
+                x = normal(rng);
+            else if (pick < 7)
+                x = std::bit_cast<float>(std::uint32_t(rng() % 0x800000));  // f32 subnormal
+            else if (pick < 8)
+                x = std::ldexp(1.0f, int(rng() % 250) - 125);
+            else if (pick < 9)
+                x = 65504.0f;
+            else
+                x = specials ? (rng() & 1 ? NAN : -INFINITY) : 0.0f;
         }
         std::vector<double> values(v.begin(), v.end());
         StatsAccumulator acc;
@@ -304,8 +340,7 @@ TEST(StatsAccumulator, AllFp16PatternsPowersOfTwoExact) {
 namespace {
 
 std::string writeTemp(const std::string& name, const void* data, std::size_t n, std::size_t prefix) {
-    const auto path = std::filesystem::temp_directory_path() /
-                      ("dl_stats_" + std::to_string(::getpid()) + "_" + name);
+    const auto path = std::filesystem::temp_directory_path() / ("dl_stats_" + std::to_string(::getpid()) + "_" + name);
     std::ofstream f(path, std::ios::binary);
     const std::string pad(prefix, 'x');
     f.write(pad.data(), std::streamsize(pad.size()));

@@ -13,7 +13,7 @@
 
 namespace {
 
-constexpr std::int64_t kEpoch = 1'700'000'000'300'963;   // µs, the timestamp of the reported freeze
+constexpr std::int64_t kEpoch = 1'700'000'000'300'963;  // µs, the timestamp of the reported freeze
 
 // Checks the invariants every ruler must keep, returns the tick count (negative: which one broke).
 int checkTicks(const dl::RulerTicks& t, double from, double to, double minStep, int maxTicks) {
@@ -22,7 +22,7 @@ int checkTicks(const dl::RulerTicks& t, double from, double to, double minStep, 
     for (int i = 0; i < t.count; ++i) {
         const double v = t.at(i);
         if (v < from - 1e-9 * std::abs(from) || v > to + 1e-9 * std::abs(to)) return -3;
-        if (i > 0 && !(v > t.at(i - 1))) return -4;       // distinct, increasing: progress guaranteed
+        if (i > 0 && !(v > t.at(i - 1))) return -4;  // distinct, increasing: progress guaranteed
         const double k = v / t.step;
         if (std::abs(k - std::round(k)) > 1e-6 + 1e-12 * std::abs(k)) return -5;  // on multiples of the step
     }
@@ -52,17 +52,18 @@ INSTANTIATE_TEST_SUITE_P(Cases, TimeAxisMapping,
                                            MappingCase{"right_edge", 0, 1000, 100, 500, 1000, 600},
                                            MappingCase{"middle", 0, 1000, 100, 500, 500, 350},
                                            MappingCase{"left_of_view", 200, 300, 0, 1000, 100, -1000},
-                                           MappingCase{"epoch_microseconds", 1.7e15, 1.7e15 + 2e6, 96, 1504, 1.7e15 + 1e6, 848},
+                                           MappingCase{"epoch_microseconds", 1.7e15, 1.7e15 + 2e6, 96, 1504,
+                                                       1.7e15 + 1e6, 848},
                                            MappingCase{"sub_unit_zoom", 10, 11, 0, 1000, 10.25, 250}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // Item times are absolute; xOf subtracts the origin exactly, so 1 ns per pixel at 1.7e15 µs works.
 TEST(TimeAxis, EpochMappingAtNanosecondZoom) {
-    const double width = 1000, rel = 3.6e9;   // an hour into the dump
+    const double width = 1000, rel = 3.6e9;  // an hour into the dump
     const dl::TimeAxis a(rel, rel + width * 1e-3, 96, width, kEpoch);
     EXPECT_DOUBLE_EQ(a.timePerPixel(), (width * 1e-3) / width);
     EXPECT_LT(std::abs(a.xOf(kEpoch + 3'600'000'000) - 96), 1e-3);
-    EXPECT_LT(std::abs(a.xOf(kEpoch + 3'600'000'001) - (96 + 1000)), 1e-3);   // 1 µs = 1000 px
+    EXPECT_LT(std::abs(a.xOf(kEpoch + 3'600'000'001) - (96 + 1000)), 1e-3);  // 1 µs = 1000 px
     EXPECT_LT(std::abs(a.toTime(596) - (rel + 0.5)), 1e-6);
     // The same window in absolute doubles cannot even tell the pixels apart.
     const double abs0 = static_cast<double>(kEpoch) + rel;
@@ -125,15 +126,23 @@ TEST(Ruler, Degenerate) {
     // A minimum step of 0, NaN or far too small never yields more than maxTicks.
     for (double m : {0.0, -1.0, static_cast<double>(NAN), 1e-300})
         EXPECT_EQ(checkTicks(dl::rulerTicks(0, 1e9, m, 100), 0, 1e9, 0, 100), 100) << m;
-    const dl::RulerTicks inv = dl::rulerTicks(10, 0, 1);   // inverted window is ordered
+    const dl::RulerTicks inv = dl::rulerTicks(10, 0, 1);  // inverted window is ordered
     EXPECT_EQ(checkTicks(inv, 0, 10, 1, 256), 11);
 }
 
 TEST(Ruler, Labels) {
-    const struct { double us, step; const char* text; } cases[] = {
-        {0.0, 1.0, "0 µs"},          {1500.0, 100.0, "1.5 ms"},     {123456.7, 0.1, "123.4567 ms"},
-        {3.6e9 + 0.001, 0.001, "3600.000000001 s"},                 {-3.0, 1.0, "-3 µs"},
-        {0.25, 0.05, "250 ns"},      {2.5, 0.0, "2.5 µs"},          {-1e-12, 1.0, "0 µs"},
+    const struct {
+        double us, step;
+        const char* text;
+    } cases[] = {
+        {0.0, 1.0, "0 µs"},
+        {1500.0, 100.0, "1.5 ms"},
+        {123456.7, 0.1, "123.4567 ms"},
+        {3.6e9 + 0.001, 0.001, "3600.000000001 s"},
+        {-3.0, 1.0, "-3 µs"},
+        {0.25, 0.05, "250 ns"},
+        {2.5, 0.0, "2.5 µs"},
+        {-1e-12, 1.0, "0 µs"},
     };
     for (const auto& c : cases) EXPECT_EQ(dl::formatTimeOffset(c.us, c.step), c.text) << c.us << " step " << c.step;
 }
@@ -146,12 +155,15 @@ TEST(OffsetRuler, OnePrecisionPerRuler) {
     const double from = 5506608, to = 5508608;
     const dl::OffsetRuler r = dl::offsetRuler(from, to, from, 300, false);
     ASSERT_GT(r.ticks.count, 3);
-    EXPECT_DOUBLE_EQ(r.ticks.at(0), 0.0);   // the first tick is the reference itself
+    EXPECT_DOUBLE_EQ(r.ticks.at(0), 0.0);  // the first tick is the reference itself
     std::set<std::size_t> decimals;
     std::set<std::string> units;
     for (int i = 0; i < r.ticks.count; ++i) {
         const std::string l = r.label(i);
-        if (i == 0) { EXPECT_EQ(l, "0"); continue; }
+        if (i == 0) {
+            EXPECT_EQ(l, "0");
+            continue;
+        }
         EXPECT_EQ(l[0], '+') << l;
         const std::size_t sp = l.find(' ');
         ASSERT_NE(sp, std::string::npos) << l;
@@ -186,7 +198,7 @@ TEST(OffsetRuler, ExecutionOrderHasWholeSteps) {
 
 TEST(TimelineViewport, ZeroSpanAtEpoch) {
     dl::TimelineViewport v;
-    v.setDataRange(kEpoch, kEpoch);   // t1 == t0 is widened to one unit
+    v.setDataRange(kEpoch, kEpoch);  // t1 == t0 is widened to one unit
     EXPECT_EQ(v.origin(), kEpoch);
     EXPECT_DOUBLE_EQ(v.fullFrom(), 0.0);
     EXPECT_DOUBLE_EQ(v.fullTo(), 1.0);
@@ -195,21 +207,24 @@ TEST(TimelineViewport, ZeroSpanAtEpoch) {
     EXPECT_LE(v.span() / 100, 1e-3 * (1 + 1e-9));  // 1 ns per pixel reachable on 100 px
     v.pan(1e18);
     EXPECT_DOUBLE_EQ(v.to(), 1.0);
-    v.setWindow(NAN, 3);                          // ignored, never poisons the window
+    v.setWindow(NAN, 3);  // ignored, never poisons the window
     EXPECT_TRUE(std::isfinite(v.from()) && std::isfinite(v.to()));
-    v.setFullRange(0, 0.01);                      // a range below the minimum span still clamps
+    v.setFullRange(0, 0.01);  // a range below the minimum span still clamps
     v.zoomAt(0.005, 0.1);
     EXPECT_TRUE(v.span() > 0 && v.span() <= 0.01);
 }
 
 TEST(TimeAxis, Degenerate) {
-    const dl::TimeAxis a(5, 5, 0, 0);   // empty range and width are widened, never divide by zero
+    const dl::TimeAxis a(5, 5, 0, 0);  // empty range and width are widened, never divide by zero
     EXPECT_TRUE(std::isfinite(a.toX(6)));
     EXPECT_TRUE(std::isfinite(a.toTime(3)));
 }
 
 TEST(TimelineViewport, Zoom) {
-    const struct { const char* name; double anchor, factor, from, to; } cases[] = {
+    const struct {
+        const char* name;
+        double anchor, factor, from, to;
+    } cases[] = {
         {"zoom in at centre", 500, 0.5, 250, 750},
         {"zoom in at left edge", 0, 0.1, 0, 100},
         {"zoom in at right edge", 1000, 0.25, 750, 1000},
@@ -246,7 +261,7 @@ TEST(TimelineViewport, DataRangeWithMargin) {
     EXPECT_EQ(vp.origin(), 1'700'000'000'000'000);
     EXPECT_DOUBLE_EQ(vp.fullFrom(), -10000.0);
     EXPECT_DOUBLE_EQ(vp.fullTo(), 210000.0);
-    vp.zoomTo(199000, 201000);   // centred on the last time
+    vp.zoomTo(199000, 201000);  // centred on the last time
     EXPECT_DOUBLE_EQ((vp.from() + vp.to()) / 2, 200000.0);
     // A single time: half a unit either side at least.
     vp.setDataRange(5, 5, 0.05);

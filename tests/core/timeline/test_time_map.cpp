@@ -11,7 +11,7 @@ TEST(TimeMap, MonotoneThroughMatchedPoints) {
     m.build({{10, 20}, {30, 60}, {20, 40}, {25, 5}, {40, 80}}, 0, 50, 0, 100);
     EXPECT_DOUBLE_EQ(m.toB(10), 20);
     EXPECT_DOUBLE_EQ(m.toB(15), 30);
-    EXPECT_DOUBLE_EQ(m.toB(25), 50);   // not pulled to 5
+    EXPECT_DOUBLE_EQ(m.toB(25), 50);  // not pulled to 5
     EXPECT_DOUBLE_EQ(m.toA(70), 35);
     EXPECT_DOUBLE_EQ(m.toB(0), 0);
     EXPECT_DOUBLE_EQ(m.toB(50), 100);

@@ -46,7 +46,8 @@ DumpIndex tinyIndex(bool timestamps) {
             s.maxAbs = (r == 1 && k == 2) ? 65504 : (k == 1 ? 40000 : 3);
             s.satCount = (r == 1 && k == 2) ? 100 : 0;
             s.count = 1000;
-            s.known = stat::MaxAbs | stat::SatCount | stat::Count | stat::NanCount | stat::PosInfCount | stat::NegInfCount;
+            s.known =
+                stat::MaxAbs | stat::SatCount | stat::Count | stat::NanCount | stat::PosInfCount | stat::NegInfCount;
             ix.setStats(t, s);
             ix.tensors.push_back(t);
             ix.ops.push_back(o);
@@ -226,14 +227,14 @@ TEST(TimelineViewport, ZoomPanClampUndo) {
 TEST(TimelineViewport, SetWindowFollowsWithoutUndo) {
     TimelineViewport v;
     v.setFullRange(0, 1000);
-    v.setWindow(700, 300);   // ordered
+    v.setWindow(700, 300);  // ordered
     EXPECT_DOUBLE_EQ(v.from(), 300);
     EXPECT_DOUBLE_EQ(v.to(), 700);
     EXPECT_FALSE(v.canUndo());
     v.setWindow(900, 1400);  // clamped into the range, span kept
     EXPECT_DOUBLE_EQ(v.to(), 1000);
     EXPECT_DOUBLE_EQ(v.span(), 500);
-    v.setWindow(5, 5);       // at least the minimum span
+    v.setWindow(5, 5);  // at least the minimum span
     EXPECT_GE(v.span(), v.minSpan());
 }
 

@@ -50,7 +50,7 @@ TEST(TimelineSlices, RunToTheNextOpAndCapIdleGaps) {
         EXPECT_EQ(items[k].end - items[k].start, std::min<std::int64_t>(gap, 40)) << k;
         EXPECT_EQ(items[k].endCapped, gap > 40) << k;
     }
-    EXPECT_EQ(items.back().end, items.back().start);   // nothing follows: no duration
+    EXPECT_EQ(items.back().end, items.back().start);  // nothing follows: no duration
 }
 
 TEST(TimelineSlices, OpsWithEndTimesKeepThem) {
@@ -76,7 +76,7 @@ TEST(TimelineSlices, AreaSummaryCountsOpsTensorsAndStates) {
     EXPECT_EQ(s.states[static_cast<std::size_t>(dl::OpState::Normal)], 2u);
     EXPECT_EQ(s.firstStart, 1010);
     EXPECT_EQ(s.lastEnd, 1040);
-    EXPECT_EQ(d.summarizeArea(ix, 0, 0, 32, 15).ops, 3u);   // either direction
+    EXPECT_EQ(d.summarizeArea(ix, 0, 0, 32, 15).ops, 3u);  // either direction
     // The details panel lists the same ops, in start order, capped.
     EXPECT_EQ(d.opsInArea(0, 0, 15, 32, 100), (std::vector<std::uint32_t>{1, 2, 3}));
     EXPECT_EQ(d.opsInArea(0, 0, 32, 15, 2), (std::vector<std::uint32_t>{1, 2}));
@@ -84,7 +84,7 @@ TEST(TimelineSlices, AreaSummaryCountsOpsTensorsAndStates) {
 
 TEST(Log2HistogramCsv, OneRowPerNonEmptyBinThenSpecials) {
     dl::Log2Histogram h;
-    h.exp[dl::Log2Histogram::binOf(0)] = 5;     // 1 <= |x| < 2
+    h.exp[dl::Log2Histogram::binOf(0)] = 5;  // 1 <= |x| < 2
     h.exp[dl::Log2Histogram::binOf(-3)] = 2;
     h.nan = 1;
     h.posInf = 3;

@@ -52,7 +52,7 @@ struct HeldJob {
 
     LatestJob::Job job(int value, int* out) const {
         return [release = release, sawStop = sawStop, started = started, value, out](std::stop_token stop,
-                                                                                      const LatestJob::Post& post) {
+                                                                                     const LatestJob::Post& post) {
             started->set_value();
             release->wait();
             post([out, value] { *out = value; });
@@ -73,7 +73,7 @@ TEST(LatestJob, PostsOfTheCurrentJobRunOnlyWhenTheOwnerDrainsThem) {
         done.set_value();
     });
     done.get_future().wait();
-    EXPECT_EQ(shown, 0);   // posted, not yet run: nothing runs on a job's thread
+    EXPECT_EQ(shown, 0);  // posted, not yet run: nothing runs on a job's thread
     EXPECT_EQ(box.drain(), 1u);
     EXPECT_EQ(shown, 1000LL * 1001 / 2);
     dl::waitForJobThreads();
@@ -86,7 +86,7 @@ TEST(LatestJob, SupersedingDoesNotWaitForTheOldJobAndDropsItsPosts) {
     int shown = 0;
     HeldJob old;
     jobs.start(old.job(1, &shown));
-    old.started->get_future().wait();   // the old job is inside its body, held by the latch
+    old.started->get_future().wait();  // the old job is inside its body, held by the latch
     EXPECT_TRUE(jobs.isRunning());
 
     std::promise<void> newDone;
@@ -102,8 +102,8 @@ TEST(LatestJob, SupersedingDoesNotWaitForTheOldJobAndDropsItsPosts) {
     EXPECT_EQ(shown, 2);
 
     old.release->count_down();
-    EXPECT_TRUE(oldResult.get());   // the superseded job was asked to stop
-    EXPECT_EQ(box.drain(), 1u);     // its post reached the owner's queue and was dropped there
+    EXPECT_TRUE(oldResult.get());  // the superseded job was asked to stop
+    EXPECT_EQ(box.drain(), 1u);    // its post reached the owner's queue and was dropped there
     EXPECT_EQ(shown, 2);
     dl::waitForJobThreads();
     EXPECT_FALSE(jobs.isRunning());
@@ -117,19 +117,19 @@ TEST(LatestJob, DestroyingTheRunnerStopsItsJobAndRunsNothingItPosted) {
     std::promise<void> posted;
     std::promise<bool> sawStop;
     jobs->start([&, release](std::stop_token stop, const LatestJob::Post& post) {
-        post([&shown] { shown = 1; });   // queued while the runner is alive
+        post([&shown] { shown = 1; });  // queued while the runner is alive
         posted.set_value();
         release->wait();
-        post([&shown] { shown = 2; });   // after the runner is gone: not even queued
+        post([&shown] { shown = 2; });  // after the runner is gone: not even queued
         sawStop.set_value(stop.stop_requested());
     });
     posted.get_future().wait();
-    jobs.reset();   // returns at once: the job is still held
+    jobs.reset();  // returns at once: the job is still held
     auto result = sawStop.get_future();
     EXPECT_EQ(result.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
     release->count_down();
     EXPECT_TRUE(result.get());
-    EXPECT_EQ(box.drain(), 1u);   // the post queued before the destruction, dropped when it ran
+    EXPECT_EQ(box.drain(), 1u);  // the post queued before the destruction, dropped when it ran
     EXPECT_EQ(shown, 0);
     dl::waitForJobThreads();
 }
@@ -144,7 +144,7 @@ TEST(LatestJob, RapidRestartsShowOnlyTheLastJob) {
     constexpr int kJobs = 64;
     for (int i = 0; i < kJobs; ++i) {
         jobs.start([i, &shown, &runs, &lastHash](std::stop_token stop, const LatestJob::Post& post) {
-            std::uint64_t h = 1469598103934665603ull;   // some work between the stop checks
+            std::uint64_t h = 1469598103934665603ull;  // some work between the stop checks
             for (int k = 0; k < 20000 && !stop.stop_requested(); ++k) h = (h ^ std::uint64_t(k)) * 1099511628211ull;
             post([i, h, &shown, &runs, &lastHash] {
                 shown = i;
@@ -152,7 +152,7 @@ TEST(LatestJob, RapidRestartsShowOnlyTheLastJob) {
                 ++runs;
             });
         });
-        if (i % 8 == 0) box.drain();   // the owner runs its queue now and then, as an event loop does
+        if (i % 8 == 0) box.drain();  // the owner runs its queue now and then, as an event loop does
     }
     dl::waitForJobThreads();
     box.drain();

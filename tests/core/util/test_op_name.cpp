@@ -44,7 +44,7 @@ const Scoped kScopes[] = {
 
 TEST(OpName, SlashJoinedFullScope) {
     for (const Scoped& s : kScopes) {
-        const std::string full = s.full();   // the parts are views into it
+        const std::string full = s.full();  // the parts are views into it
         const OpNameParts p = splitOpName(full);
         EXPECT_EQ(p.shortName, s.op) << full;
         EXPECT_EQ(p.scope, s.scope) << full;
@@ -59,7 +59,8 @@ TEST(OpName, UnderscoreJoinedKernelByKernelNames) {
         EXPECT_EQ(p.scope, fileKernelName23(s.scope)) << name;
     }
     // The form from formats.md, sec. 1.5 and the msprobe test name.
-    EXPECT_EQ(splitOpName("Default_network-WithLossCell__backbone-AlexNet_conv3-Conv2d_Conv2D-op12").shortName, "Conv2D-op12");
+    EXPECT_EQ(splitOpName("Default_network-WithLossCell__backbone-AlexNet_conv3-Conv2d_Conv2D-op12").shortName,
+              "Conv2D-op12");
     EXPECT_EQ(splitOpName("Default_Add-op0").scope, "Default");
 }
 
@@ -116,7 +117,7 @@ TEST(OpName, MsprobeModuleAndApiNames) {
     const OpDisplayName d = opDisplayName("Functional.linear.3.forward", scope);
     EXPECT_EQ(d.shortName, "Functional.linear.3.forward");
     EXPECT_EQ(d.scope, chain);
-    EXPECT_EQ(d.full, "Functional.linear.3.forward");   // msprobe's own key, what dump.json holds
+    EXPECT_EQ(d.full, "Functional.linear.3.forward");  // msprobe's own key, what dump.json holds
 }
 
 TEST(OpName, DegenerateNames) {
@@ -137,13 +138,13 @@ TEST(OpName, SliceLabels) {
     EXPECT_EQ(sliceLabel("Functional.conv2d.12.backward"), "conv2d");
     EXPECT_EQ(sliceLabel("Tensor.__add__.3.forward"), "__add__");
     EXPECT_EQ(sliceLabel("Distributed.all_reduce.0.forward"), "all_reduce");
-    EXPECT_EQ(sliceLabel("RMSNorm.forward.0"), "RMSNorm");   // a module call's short name
+    EXPECT_EQ(sliceLabel("RMSNorm.forward.0"), "RMSNorm");  // a module call's short name
     EXPECT_EQ(sliceLabel(splitOpName("Module.layers.0.RMSNorm.forward.0").shortName), "RMSNorm");
-    EXPECT_EQ(sliceLabel("Module.head.Linear.parameters_grad.0"), "Linear");   // its weight gradients
+    EXPECT_EQ(sliceLabel("Module.head.Linear.parameters_grad.0"), "Linear");  // its weight gradients
     // Not msprobe keys: kept whole.
     EXPECT_EQ(sliceLabel("SqrtGrad-op520"), "SqrtGrad-op520");
-    EXPECT_EQ(sliceLabel("Conv2D.1.forward"), "Conv2D.1.forward");   // no kind before the API
-    EXPECT_EQ(sliceLabel("a.b.x.forward"), "a.b.x.forward");         // no call number
+    EXPECT_EQ(sliceLabel("Conv2D.1.forward"), "Conv2D.1.forward");  // no kind before the API
+    EXPECT_EQ(sliceLabel("a.b.x.forward"), "a.b.x.forward");        // no call number
     EXPECT_EQ(sliceLabel("trans_Cast_12"), "trans_Cast_12");
     EXPECT_EQ(sliceLabel(""), "");
     EXPECT_EQ(sliceLabel(".forward"), ".forward");

@@ -27,7 +27,9 @@ TEST(Printable, EscapesControlsAndKeepsText) {
     EXPECT_EQ(printable("x\ny\tz"), "x\\x0ay\\x09z");
     EXPECT_EQ(printable("x\ny\tz", true), "x\ny\tz");
     // U+009B (CSI as one character) is C2 9B in UTF-8; other UTF-8 passes unchanged.
-    EXPECT_EQ(printable("a\xc2\x9b" "31mb"), "a\\u009b31mb");
+    EXPECT_EQ(printable("a\xc2\x9b"
+                        "31mb"),
+              "a\\u009b31mb");
     EXPECT_EQ(printable("caf\xc3\xa9 \xe4\xb8\xad \xc2\xa0"), "caf\xc3\xa9 \xe4\xb8\xad \xc2\xa0");
     // The JSON reading of the escaped text is the original character.
     EXPECT_EQ(nlohmann::json::parse("\"" + printable("\xc2\x9b\x7f") + "\"").get<std::string>(), "\xc2\x9b\x7f");
@@ -37,13 +39,15 @@ TEST(Printable, PiecesSplitInsideAC1ControlAreJoined) {
     std::string out;
     const std::string_view first("ab\xc2", 3);
     const std::size_t used = appendPrintable(first, false, out);
-    EXPECT_EQ(used, 2u);   // the lead byte waits for its partner
+    EXPECT_EQ(used, 2u);  // the lead byte waits for its partner
     EXPECT_EQ(out, "ab");
-    const std::string rest = std::string(first.substr(used)) + "\x9b" "c";
+    const std::string rest = std::string(first.substr(used)) +
+        "\x9b"
+        "c";
     EXPECT_EQ(appendPrintable(rest, true, out), rest.size());
     EXPECT_EQ(out, "ab\\u009bc");
     out.clear();
-    EXPECT_EQ(appendPrintable("z\xc2", true, out), 2u);   // at the end it is passed as it is
+    EXPECT_EQ(appendPrintable("z\xc2", true, out), 2u);  // at the end it is passed as it is
     EXPECT_EQ(out, "z\xc2");
 }
 
@@ -58,7 +62,8 @@ std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 bool terminalSafe(const std::string& s, std::string& where) {
     for (std::size_t i = 0; i < s.size(); ++i) {
         const auto c = static_cast<unsigned char>(s[i]);
-        const bool c1 = c == 0xc2 && i + 1 < s.size() && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9f;
+        const bool c1 =
+            c == 0xc2 && i + 1 < s.size() && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9f;
         if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f || c1) {
             where = s.substr(i >= 40 ? i - 40 : 0, 80);
             return false;
@@ -73,7 +78,9 @@ bool terminalSafe(const std::string& s, std::string& where) {
 // index, analyze, compare (text, CSV, JSON), inspect, merge and the error paths print them escaped.
 TEST(Printable, EveryCliOutputEscapesHostileNames) {
     dltest::TempDir dir("dumplens_printable_");
-    const std::string evil = "\x1b[2J\x1b]0;owned\x07\xc2\x9b" "31m";
+    const std::string evil =
+        "\x1b[2J\x1b]0;owned\x07\xc2\x9b"
+        "31m";
     const fs::path dump = dir.path / ("dump" + evil), it = dump / "rank_0/Net/0/0";
     fs::create_directories(it);
     std::string bytes, error;

@@ -24,14 +24,19 @@ namespace dltest {
 
 struct Landing {
     std::filesystem::path source;
-    std::string rel;   // where it lands under the watched folder
+    std::string rel;  // where it lands under the watched folder
 };
 
 // The files of `dump` in execution order: configs, graphs and execution order first (a job
 // writes them at start), then tensor files by their timestamp (the writer's clock), rank by rank
 // or interleaved across ranks.
 inline std::vector<Landing> executionOrder(const std::filesystem::path& dump, bool interleaveRanks) {
-    struct Item { int phase; std::string rank; std::int64_t ts; Landing l; };
+    struct Item {
+        int phase;
+        std::string rank;
+        std::int64_t ts;
+        Landing l;
+    };
     std::vector<Item> items;
     for (const auto& e : std::filesystem::recursive_directory_iterator(dump)) {
         if (!e.is_regular_file()) continue;
@@ -70,7 +75,8 @@ public:
         }
         ::close(fd);
     }
-    void landAll(const std::filesystem::path& root, const std::vector<Landing>& files, std::chrono::milliseconds pause) {
+    void landAll(const std::filesystem::path& root, const std::vector<Landing>& files,
+                 std::chrono::milliseconds pause) {
         for (const Landing& f : files) land(root, f.rel, readText(f.source), pause);
     }
     bool complete(const std::string& rel) const {

@@ -100,7 +100,7 @@ TEST(DumpWatch, RealTrainingRunOverflowIsNamedOnceItsFileIsComplete) {
         // Everything indexed: the answer can no longer move.
         ASSERT_TRUE(watch.waitFor([&](const dl::WatchEvent& e) {
             return e.kind == dl::WatchEventKind::Progress && e.json["files"] == files.size() &&
-                   e.json["files_being_written"] == 0;
+                e.json["files_being_written"] == 0;
         }));
         const dl::WatchSummary s = watch.stop();
         EXPECT_EQ(earlyEvents.load(), 0);
@@ -116,8 +116,10 @@ TEST(DumpWatch, RealTrainingRunOverflowIsNamedOnceItsFileIsComplete) {
         // Positions in an index (tensor_index, op_index) are the watcher's index at that moment, which
         // later files may shift: present, but not compared with the finished dump's.
         for (const auto& [key, value] : finished.items())
-            if (key.ends_with("_index")) EXPECT_TRUE(fo.contains(key)) << key;
-            else EXPECT_EQ(fo[key], value) << key;
+            if (key.ends_with("_index"))
+                EXPECT_TRUE(fo.contains(key)) << key;
+            else
+                EXPECT_EQ(fo[key], value) << key;
         EXPECT_EQ(fo.size(), finished.size());
         EXPECT_TRUE(overflows.back().json["chain"].is_array());
         for (const auto& e : watch.events()) EXPECT_FALSE(unreadableWarning(e)) << e.json.dump();
@@ -144,9 +146,10 @@ TEST(DumpWatch, CleanRunGivesNoOverflowAndKeepsWatching) {
     const auto files = dumpFiles(source, false);
     writer.landAll(dir, files, 2ms);
     ASSERT_TRUE(watch.waitFor([&](const dl::WatchEvent& e) {
-        return e.kind == dl::WatchEventKind::Progress && e.json["files"] == files.size() && e.json["files_being_written"] == 0;
+        return e.kind == dl::WatchEventKind::Progress && e.json["files"] == files.size() &&
+            e.json["files_being_written"] == 0;
     }));
-    EXPECT_FALSE(watch.finished());   // still watching after the last file
+    EXPECT_FALSE(watch.finished());  // still watching after the last file
     // More files of a clean run still give nothing: a later iteration's files land.
     writer.land(dir, "rank_0/extra_note.txt", "not a dump file\n", 1ms);
     ASSERT_TRUE(watch.waitFor([&](const dl::WatchEvent& e) {
@@ -185,7 +188,8 @@ TEST(DumpWatch, LateRankMovesTheFirstOverflowEarlier) {
     const auto late = dltest::rankFiles(1, dltest::kLateRankBadIteration);
     for (const auto& f : early) writer.land(dir, f.rel, f.bytes, 2ms);
     ASSERT_TRUE(watch.waitFor([&](const dl::WatchEvent& e) {
-        return e.kind == dl::WatchEventKind::Progress && e.json["files"] == early.size() && e.json["files_being_written"] == 0;
+        return e.kind == dl::WatchEventKind::Progress && e.json["files"] == early.size() &&
+            e.json["files_being_written"] == 0;
     }));
     const auto before = watch.events(dl::WatchEventKind::Overflow);
     ASSERT_EQ(before.size(), 1u);
@@ -193,7 +197,7 @@ TEST(DumpWatch, LateRankMovesTheFirstOverflowEarlier) {
     EXPECT_EQ(firstSeen["rank"], 0);
     EXPECT_EQ(firstSeen["iteration"], dltest::kEarlyRankBadIteration);
     EXPECT_EQ(firstSeen["op_name"], "Mul-op2");
-    EXPECT_EQ(firstSeen["op_name"], finishedFirstOverflow(dir)["op_name"]);   // what analyze says of these files
+    EXPECT_EQ(firstSeen["op_name"], finishedFirstOverflow(dir)["op_name"]);  // what analyze says of these files
     EXPECT_TRUE(before.back().json["moved_from"].is_null());
     for (const auto& f : late) writer.land(dir, f.rel, f.bytes, 2ms);
     ASSERT_TRUE(watch.waitFor([&](const dl::WatchEvent& e) {
@@ -201,18 +205,19 @@ TEST(DumpWatch, LateRankMovesTheFirstOverflowEarlier) {
     }));
     ASSERT_TRUE(watch.waitFor([&](const dl::WatchEvent& e) {
         return e.kind == dl::WatchEventKind::Progress && e.json["files"] == early.size() + late.size() &&
-               e.json["files_being_written"] == 0;
+            e.json["files_being_written"] == 0;
     }));
     watch.stop();
     const auto overflows = watch.events(dl::WatchEventKind::Overflow);
-    ASSERT_EQ(overflows.size(), 2u);   // the late rank's later iterations do not move it again
+    ASSERT_EQ(overflows.size(), 2u);  // the late rank's later iterations do not move it again
     const json& moved = overflows.back().json;
     EXPECT_EQ(moved["first_overflow"]["iteration"], dltest::kLateRankBadIteration);
     EXPECT_EQ(moved["first_overflow"]["op_name"], "Mul-op2");
     EXPECT_EQ(moved["moved_from"]["rank"], 0);
     EXPECT_EQ(moved["moved_from"]["iteration"], dltest::kEarlyRankBadIteration);
     const json finished = finishedFirstOverflow(dir);
-    for (const char* key : {"op_name", "rank", "iteration", "tensor", "kind"}) EXPECT_EQ(moved["first_overflow"][key], finished[key]) << key;
+    for (const char* key : {"op_name", "rank", "iteration", "tensor", "kind"})
+        EXPECT_EQ(moved["first_overflow"][key], finished[key]) << key;
     for (const auto& e : watch.events()) EXPECT_FALSE(unreadableWarning(e)) << e.json.dump();
 }
 
@@ -221,7 +226,7 @@ TEST(DumpWatch, LateRankMovesTheFirstOverflowEarlier) {
 TEST(DumpWatch, InterleavedRanksEndOnTheFinishedDumpsAnswer) {
     for (const bool kbk : {false}) {
         SCOPED_TRACE(kbk ? "MindSpore 2.4 kernel by kernel" : "MindSpore 2.2 A+M");
-        dl::demo::DemoOptions o;   // three iterations, the overflow in the last: ~1,700 files
+        dl::demo::DemoOptions o;  // three iterations, the overflow in the last: ~1,700 files
         o.iterations = 3;
         o.overflowIteration = 2;
         o.decoyIteration = 1;
@@ -238,14 +243,16 @@ TEST(DumpWatch, InterleavedRanksEndOnTheFinishedDumpsAnswer) {
         const auto files = dumpFiles(source, true);
         writer.landAll(dir, files, 0ms);
         const bool settled = watch.waitFor([&](const dl::WatchEvent& e) {
-            return e.kind == dl::WatchEventKind::Progress && e.json["files"] == files.size() && e.json["files_being_written"] == 0;
+            return e.kind == dl::WatchEventKind::Progress && e.json["files"] == files.size() &&
+                e.json["files_being_written"] == 0;
         });
-        if (!settled) {   // say where it stopped: the last progress and every warning or note
+        if (!settled) {  // say where it stopped: the last progress and every warning or note
             const auto progress = watch.events(dl::WatchEventKind::Progress);
             ADD_FAILURE() << files.size() << " files landed; last progress: "
                           << (progress.empty() ? std::string("none") : progress.back().json.dump());
             for (const auto& e : watch.events())
-                if (e.kind == dl::WatchEventKind::Warning || e.kind == dl::WatchEventKind::Note) ADD_FAILURE() << e.json.dump();
+                if (e.kind == dl::WatchEventKind::Warning || e.kind == dl::WatchEventKind::Note)
+                    ADD_FAILURE() << e.json.dump();
             return;
         }
         watch.stop();
@@ -261,12 +268,12 @@ TEST(DumpWatch, FolderCreatedAfterTheWatchStarts) {
     const fs::path source = realDump("2.10.0", "forward_mul");
     const json want = numpyVerdict(source);
     dltest::TempDir tmp;
-    const fs::path dir = tmp.path / "later" / "dump";   // neither folder exists yet
+    const fs::path dir = tmp.path / "later" / "dump";  // neither folder exists yet
     dltest::WatchSession watch(optionsFor(dir, tmp.path / "cache"));
     ASSERT_TRUE(watch.waitForKind(dl::WatchEventKind::Note));
     EXPECT_NE(watch.events().front().text.find("waiting for"), std::string::npos);
     EXPECT_TRUE(watch.events(dl::WatchEventKind::Watching).empty());
-    EXPECT_FALSE(fs::exists(tmp.path / "later"));   // the watch made nothing
+    EXPECT_FALSE(fs::exists(tmp.path / "later"));  // the watch made nothing
     fs::create_directories(tmp.path / "later");
     // The job makes its whole tree as it goes: rank_0/, then the net and iteration folders.
     dltest::ChunkedWriter writer;
@@ -290,7 +297,7 @@ TEST(DumpWatch, MsprobeDumpJsonLandsAfterItsTensors) {
     dl::IndexReport report;
     std::string error;
     ASSERT_TRUE(dl::indexDump(source.string(), io, finished, report, error)) << error;
-    ASSERT_TRUE(finishedFirstOverflow(source).is_null());   // msprobe's corpus run is clean
+    ASSERT_TRUE(finishedFirstOverflow(source).is_null());  // msprobe's corpus run is clean
     std::vector<dltest::Landing> tensors, tables;
     for (const auto& e : fs::recursive_directory_iterator(source))
         if (e.is_regular_file()) {
@@ -306,13 +313,14 @@ TEST(DumpWatch, MsprobeDumpJsonLandsAfterItsTensors) {
     dltest::ChunkedWriter writer;
     writer.landAll(dir, tensors, 0ms);
     ASSERT_TRUE(watch.waitFor([&](const dl::WatchEvent& e) {
-        return e.kind == dl::WatchEventKind::Progress && e.json["files"] == tensors.size() && e.json["files_being_written"] == 0;
+        return e.kind == dl::WatchEventKind::Progress && e.json["files"] == tensors.size() &&
+            e.json["files_being_written"] == 0;
     }));
     for (const auto& e : watch.events(dl::WatchEventKind::Progress)) EXPECT_EQ(e.json["tensors"], 0) << e.json.dump();
     writer.landAll(dir, tables, 20ms);
     ASSERT_TRUE(watch.waitFor([&](const dl::WatchEvent& e) {
         return e.kind == dl::WatchEventKind::Progress && e.json["files"] == tensors.size() + tables.size() &&
-               e.json["files_being_written"] == 0;
+            e.json["files_being_written"] == 0;
     }));
     const dl::WatchSummary s = watch.stop();
     EXPECT_EQ(s.tensors, finished.tensors.size());

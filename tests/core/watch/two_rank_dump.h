@@ -27,7 +27,7 @@ inline std::vector<DumpFile> rankFiles(int rank, int badIteration) {
     long long ts = 1700000000000000LL + 1000000LL * rank;
     const auto name = [&](int it, const char* type, const char* op, const char* io) {
         return "rank_" + std::to_string(rank) + "/Net/0/" + std::to_string(it) + "/" + type + "." + op + ".0.0." +
-               std::to_string(ts++) + "." + io + ".0.DefaultFormat.npy";
+            std::to_string(ts++) + "." + io + ".0.DefaultFormat.npy";
     };
     for (int it = 0; it < 4; ++it) {
         out.push_back({name(it, "Add", "Add-op1", "input"), fp16Npy({1, 2, 3, 4})});

@@ -37,7 +37,8 @@ public:
     ~WatchSession() { stop(); }
 
     // True when an event satisfying `pred` arrived (false: the watch ended or the ceiling passed).
-    bool waitFor(const std::function<bool(const dl::WatchEvent&)>& pred, std::chrono::seconds ceiling = std::chrono::seconds(60)) {
+    bool waitFor(const std::function<bool(const dl::WatchEvent&)>& pred,
+                 std::chrono::seconds ceiling = std::chrono::seconds(60)) {
         std::unique_lock lock(m_mutex);
         std::size_t seen = 0;
         const auto until = std::chrono::steady_clock::now() + ceiling;

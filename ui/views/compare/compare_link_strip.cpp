@@ -6,14 +6,14 @@
 #include "core/timeline/timeline_data.h"
 #include "ui/models/compare_session.h"
 #include "ui/style/state_colors.h"
+#include "ui/style/theme.h"
 #include "ui/views/timeline/timeline_painter.h"
 #include "ui/views/timeline/timeline_widget.h"
-#include "ui/style/theme.h"
 
 namespace dlui {
 
 namespace {
-constexpr double kMinGap = 6;   // pixels between thinned links
+constexpr double kMinGap = 6;  // pixels between thinned links
 }
 
 CompareLinkStrip::CompareLinkStrip(CompareSession* session, TimelineWidget* a, TimelineWidget* b, QWidget* parent)
@@ -59,7 +59,7 @@ void CompareLinkStrip::paintEvent(QPaintEvent*) {
     const dl::TimeAxis axis = TimelinePainter::axisFor(m_a->rect(), vp);
     std::size_t selLane = SIZE_MAX, selItem = 0;
     if (m_session->currentOpA() != dl::kNoIndex) da->locate(m_session->currentOpA(), selLane, selItem);
-    std::vector<std::pair<double, quint32>> diverged;   // (x in A, op)
+    std::vector<std::pair<double, quint32>> diverged;  // (x in A, op)
     for (std::size_t l = 0; l < da->lanes.size(); ++l) {
         const auto& items = da->lanes[l].items;
         const auto rel = [&](std::int64_t t) { return double(t - vp.origin()); };
@@ -67,7 +67,7 @@ void CompareLinkStrip::paintEvent(QPaintEvent*) {
                                    [&](const dl::TimelineItem& x, double v) { return rel(x.start) < v; });
         double lastX = -1e9;
         for (; it != items.end() && rel(it->start) <= vp.to(); ++it) {
-            const dl::CompareState s = ov->stateA(it->op);   // items may carry overflow states
+            const dl::CompareState s = ov->stateA(it->op);  // items may carry overflow states
             const double x = axis.xOf(it->start);
             if (s >= dl::CompareState::Diverged) {
                 diverged.emplace_back(x, it->op);
@@ -75,7 +75,8 @@ void CompareLinkStrip::paintEvent(QPaintEvent*) {
             }
             if (l != selLane || s == dl::CompareState::Unmatched) continue;
             if (x - lastX < kMinGap) continue;
-            if (draw(it->op, QPen(colors.dark ? theme::mix(theme::kLinkLine, Qt::white, 0.3) : theme::kLinkLine, 1))) lastX = x;
+            if (draw(it->op, QPen(colors.dark ? theme::mix(theme::kLinkLine, Qt::white, 0.3) : theme::kLinkLine, 1)))
+                lastX = x;
         }
     }
     // Diverged pairs over the agreeing ones, thinned globally by their x in A.
@@ -83,7 +84,9 @@ void CompareLinkStrip::paintEvent(QPaintEvent*) {
     std::sort(diverged.begin(), diverged.end());
     for (const auto& [x, op] : diverged) {
         if (x - lastX < kMinGap / 2) continue;
-        if (draw(op, QPen(compareColor(ov->stateA(op)), ov->stateA(op) == dl::CompareState::FirstDivergence ? 2.2 : 1.4))) lastX = x;
+        if (draw(op,
+                 QPen(compareColor(ov->stateA(op)), ov->stateA(op) == dl::CompareState::FirstDivergence ? 2.2 : 1.4)))
+            lastX = x;
     }
     if (m_session->currentOpA() != dl::kNoIndex) draw(m_session->currentOpA(), QPen(colors.selection, 2.6));
 }

@@ -1,8 +1,8 @@
 #include "ui/views/compare/compare_summary_bar.h"
 
 #include <QFont>
-#include <QGuiApplication>
 #include <QGridLayout>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -17,7 +17,11 @@
 namespace dlui {
 
 CompareSummaryBar::CompareSummaryBar(CompareSession* session, QWidget* parent)
-    : QFrame(parent), m_session(session), m_story(new QLabel(this)), m_classes(new QLabel(this)), m_label(new QLabel(this)),
+    : QFrame(parent),
+      m_session(session),
+      m_story(new QLabel(this)),
+      m_classes(new QLabel(this)),
+      m_label(new QLabel(this)),
       m_detailsBox(new QWidget(this)) {
     m_reason = new QLabel(m_detailsBox);
     m_counts = new QLabel(m_detailsBox);
@@ -50,8 +54,10 @@ CompareSummaryBar::CompareSummaryBar(CompareSession* session, QWidget* parent)
     m_details->setCheckable(true);
     m_details->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_details->setToolTip(tr("Show or hide why, the match counts and the divergence thresholds"));
-    m_threshold->setToolTip(tr("Divergence tests, as for dumplens-cli compare --threshold: ulps, precision, cosine, cosine_alone, abs_floor, max_abs, max_rel, "
-                               "one_thousandth, five_thousandth, stats_rel (a number or off), nan_inf (on/off)"));
+    m_threshold->setToolTip(
+        tr("Divergence tests, as for dumplens-cli compare --threshold: ulps, precision, cosine, cosine_alone, "
+           "abs_floor, max_abs, max_rel, "
+           "one_thousandth, five_thousandth, stats_rel (a number or off), nan_inf (on/off)"));
     QPalette errorPalette = m_thresholdError->palette();
     errorPalette.setColor(QPalette::WindowText, theme::textFor(theme::kTextError, palette()));
     m_thresholdError->setPalette(errorPalette);
@@ -90,8 +96,8 @@ CompareSummaryBar::CompareSummaryBar(CompareSession* session, QWidget* parent)
 }
 
 QString CompareSummaryBar::text() const {
-    return m_story->text() + QLatin1Char('\n') + m_label->text() + QLatin1Char('\n') + m_reason->text() + QLatin1Char('\n') +
-           m_counts->text();
+    return m_story->text() + QLatin1Char('\n') + m_label->text() + QLatin1Char('\n') + m_reason->text() +
+        QLatin1Char('\n') + m_counts->text();
 }
 
 bool CompareSummaryBar::detailsShown() const { return m_details->isChecked(); }
@@ -110,12 +116,14 @@ QString CompareSummaryBar::classCounts() const {
     QStringList parts;
     if (c)
         for (int v = 0; v < dl::kVerdictCount; ++v)
-            if (c->counts[std::size_t(v)]) parts << QStringLiteral("%1 %L2").arg(verdictText(dl::Verdict(v))).arg(c->counts[std::size_t(v)]);
+            if (c->counts[std::size_t(v)])
+                parts << QStringLiteral("%1 %L2").arg(verdictText(dl::Verdict(v))).arg(c->counts[std::size_t(v)]);
     return parts.join(QStringLiteral(" · "));
 }
 
 void CompareSummaryBar::setTone(const QString& bg, const QString& border) {
-    setStyleSheet(theme::toneStyle(QStringLiteral("compareSummary"), {QColor::fromString(bg), QColor::fromString(border)}, QGuiApplication::palette()));
+    setStyleSheet(theme::toneStyle(QStringLiteral("compareSummary"),
+                                   {QColor::fromString(bg), QColor::fromString(border)}, QGuiApplication::palette()));
 }
 
 void CompareSummaryBar::showError(const QString& message) {
@@ -161,27 +169,33 @@ void CompareSummaryBar::refresh() {
         const dl::TensorComparison& r = c->rows[std::size_t(c->firstDivergence)];
         setTone(theme::css(theme::kToneAlarm.background), theme::css(theme::kToneAlarm.border));
         m_label->setText(tr("<b>First divergence</b> [%4]: %1 · %2 (B: %3)")
-                             .arg(m_session->opLabel(false, ta.op).toHtmlEscaped(), QString::fromStdString(a.tensorLabel(ta)),
+                             .arg(m_session->opLabel(false, ta.op).toHtmlEscaped(),
+                                  QString::fromStdString(a.tensorLabel(ta)),
                                   QString::fromStdString(b.strings.str(b.ops[b.tensors[p.b].op].name)).toHtmlEscaped(),
                                   verdictText(r.verdict)));
         m_reason->setText(tr("<small>%1 · %2</small>")
-                              .arg(QString::fromStdString(r.reason).toHtmlEscaped(), QString::fromStdString(c->orderEvidence).toHtmlEscaped()));
+                              .arg(QString::fromStdString(r.reason).toHtmlEscaped(),
+                                   QString::fromStdString(c->orderEvidence).toHtmlEscaped()));
         m_jump->setEnabled(true);
     } else if (c->rows.empty()) {
         // Nothing compared is no agreement (the CLI fails on it): a warning, with why.
         setTone(theme::css(theme::kToneWarn.background), theme::css(theme::kToneWarn.border));
         const auto& al = c->alignment;
         QString why = al.ops.empty()
-                          ? tr("no op of run A could be matched with run B (A has %L1 ops, B has %L2)")
-                                .arg(a.ops.size()).arg(b.ops.size())
-                          : tr("%L1 ops matched, but none of their tensors pair up (%L2 tensors of A and %L3 of B "
-                               "without a counterpart)")
-                                .arg(al.ops.size()).arg(al.onlyTensorsA).arg(al.onlyTensorsB);
+            ? tr("no op of run A could be matched with run B (A has %L1 ops, B has %L2)")
+                  .arg(a.ops.size())
+                  .arg(b.ops.size())
+            : tr("%L1 ops matched, but none of their tensors pair up (%L2 tensors of A and %L3 of B "
+                 "without a counterpart)")
+                  .arg(al.ops.size())
+                  .arg(al.onlyTensorsA)
+                  .arg(al.onlyTensorsB);
         QStringList notes;
         for (std::size_t i = 0; i < c->warnings.size() && i < 3; ++i)
             notes << QString::fromStdString(c->warnings[i]).toHtmlEscaped();
         m_label->setText(tr("<b>Nothing was compared</b>: %1.").arg(why.toHtmlEscaped()));
-        m_reason->setText(notes.isEmpty() ? QString() : QStringLiteral("<small>%1</small>").arg(notes.join(QStringLiteral(" · "))));
+        m_reason->setText(notes.isEmpty() ? QString()
+                                          : QStringLiteral("<small>%1</small>").arg(notes.join(QStringLiteral(" · "))));
         m_jump->setEnabled(false);
     } else {
         setTone(theme::css(theme::kToneOk.background), theme::css(theme::kToneOk.border));
@@ -191,13 +205,23 @@ void CompareSummaryBar::refresh() {
     }
     const auto& al = c->alignment;
     // Small print: the story and the classes above say what matters; this is the bookkeeping.
-    m_counts->setText(tr("<small>%L1 matched tensors (%L2 from data, %L3 from statistics) · <b>%L4 diverged</b> · ops: %L5 matched "
-                         "(%L6 exact, %L7 tolerant, %L8 pinned), <b>%L9 only in A, %L10 only in B</b> · tensors without a "
-                         "counterpart: %L11 in A, %L12 in B · tests: %13</small>")
-                          .arg(c->rows.size()).arg(c->fromData).arg(c->fromStats).arg(c->diverged).arg(al.ops.size())
-                          .arg(al.exactOps).arg(al.tolerantOps).arg(al.pinnedOps).arg(al.onlyOpsA.size())
-                          .arg(al.onlyOpsB.size()).arg(al.onlyTensorsA).arg(al.onlyTensorsB)
-                          .arg(QString::fromStdString(dl::describeThresholds(c->thresholds)).toHtmlEscaped()));
+    m_counts->setText(
+        tr("<small>%L1 matched tensors (%L2 from data, %L3 from statistics) · <b>%L4 diverged</b> · ops: %L5 matched "
+           "(%L6 exact, %L7 tolerant, %L8 pinned), <b>%L9 only in A, %L10 only in B</b> · tensors without a "
+           "counterpart: %L11 in A, %L12 in B · tests: %13</small>")
+            .arg(c->rows.size())
+            .arg(c->fromData)
+            .arg(c->fromStats)
+            .arg(c->diverged)
+            .arg(al.ops.size())
+            .arg(al.exactOps)
+            .arg(al.tolerantOps)
+            .arg(al.pinnedOps)
+            .arg(al.onlyOpsA.size())
+            .arg(al.onlyOpsB.size())
+            .arg(al.onlyTensorsA)
+            .arg(al.onlyTensorsB)
+            .arg(QString::fromStdString(dl::describeThresholds(c->thresholds)).toHtmlEscaped()));
 }
 
 void CompareSummaryBar::applyThresholds() {
@@ -206,7 +230,7 @@ void CompareSummaryBar::applyThresholds() {
     if (!dl::parseThresholds(m_threshold->text().trimmed().toStdString(), t, error)) {
         m_thresholdError->setText(QString::fromStdString(error));
         m_thresholdError->setVisible(true);
-        setDetailsShown(true);   // where the field and its error are
+        setDetailsShown(true);  // where the field and its error are
         return;
     }
     m_session->setThresholds(t);

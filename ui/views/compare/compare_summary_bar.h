@@ -40,9 +40,9 @@ private:
     CompareSession* m_session;
     QLabel* m_story;
     QLabel* m_classes;
-    QLabel* m_label;     // the first divergence (or the agreement) in one line
-    QLabel* m_reason;    // details: why, and the order evidence
-    QLabel* m_counts;    // details: the match bookkeeping
+    QLabel* m_label;   // the first divergence (or the agreement) in one line
+    QLabel* m_reason;  // details: why, and the order evidence
+    QLabel* m_counts;  // details: the match bookkeeping
     QToolButton* m_details;
     QWidget* m_detailsBox;
     QLineEdit* m_threshold;

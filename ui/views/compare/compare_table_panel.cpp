@@ -6,9 +6,9 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QIcon>
-#include <QPixmap>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPixmap>
 #include <QSignalBlocker>
 #include <QTableView>
 #include <QTimer>
@@ -24,9 +24,16 @@
 namespace dlui {
 
 CompareTablePanel::CompareTablePanel(CompareSession* session, QWidget* parent)
-    : QWidget(parent), m_session(session), m_model(new CompareTableModel(session, this)), m_view(new QTableView(this)),
-      m_text(new QLineEdit(this)), m_diverged(new QCheckBox(tr("Diverged only"), this)), m_rank(new QComboBox(this)),
-      m_class(new QComboBox(this)), m_count(new QLabel(this)), m_debounce(new QTimer(this)) {
+    : QWidget(parent),
+      m_session(session),
+      m_model(new CompareTableModel(session, this)),
+      m_view(new QTableView(this)),
+      m_text(new QLineEdit(this)),
+      m_diverged(new QCheckBox(tr("Diverged only"), this)),
+      m_rank(new QComboBox(this)),
+      m_class(new QComboBox(this)),
+      m_count(new QLabel(this)),
+      m_debounce(new QTimer(this)) {
     m_class->setObjectName(QStringLiteral("classFilter"));
     m_class->setToolTip(tr("Show one verdict class only"));
     m_class->addItem(tr("All classes"), QVariant());
@@ -67,7 +74,8 @@ CompareTablePanel::CompareTablePanel(CompareSession* session, QWidget* parent)
     int figureW = 0;
     for (const char* widest : {"-0.000123457", "-1.23457e+38", "-1.23457e-05"})
         figureW = std::max(figureW, fm.horizontalAdvance(QLatin1String(widest)));
-    for (int c = CompareTableModel::MaxA; c <= CompareTableModel::FiveThousandth; ++c) m_view->setColumnWidth(c, figureW + 14);
+    for (int c = CompareTableModel::MaxA; c <= CompareTableModel::FiveThousandth; ++c)
+        m_view->setColumnWidth(c, figureW + 14);
     // Class sits next to Status, ahead of the statistics, so it is on screen at 1366 px.
     m_view->horizontalHeader()->moveSection(CompareTableModel::Class, CompareTableModel::DType + 1);
 
@@ -115,7 +123,10 @@ void CompareTablePanel::applyFilter() {
 
 void CompareTablePanel::updateCount() {
     const dl::RunComparison* c = m_session->comparison();
-    m_count->setText(c ? tr("%L1 of %L2 matched tensors · %L3 diverged").arg(m_model->rowCount()).arg(c->rows.size()).arg(c->diverged)
+    m_count->setText(c ? tr("%L1 of %L2 matched tensors · %L3 diverged")
+                             .arg(m_model->rowCount())
+                             .arg(c->rows.size())
+                             .arg(c->diverged)
                        : QString());
 }
 

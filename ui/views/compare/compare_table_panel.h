@@ -41,7 +41,7 @@ private:
     QComboBox* m_class;
     QLabel* m_count;
     QTimer* m_debounce;
-    bool m_following = false;   // selecting the session's row: do not feed it back
+    bool m_following = false;  // selecting the session's row: do not feed it back
 };
 
 }  // namespace dlui

@@ -18,7 +18,9 @@ const QColor kRunA(0x1f, 0x77, 0xb4), kRunB(0xe0, 0x7b, 0x00);
 
 QString num(double v) { return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'g', 6); }
 
-QString statCell(const dl::TensorStats& s, std::uint32_t bit, double v) { return s.has(bit) ? num(v) : QStringLiteral("–"); }
+QString statCell(const dl::TensorStats& s, std::uint32_t bit, double v) {
+    return s.has(bit) ? num(v) : QStringLiteral("–");
+}
 
 QString shapeText(const dl::DumpIndex& ix, const dl::TensorRecord& t) {
     QStringList dims;
@@ -31,8 +33,10 @@ QString row(const QString& label, const QString& a, const QString& b) {
     const bool diff = a != b;
     const auto cell = [diff](const QString& v) { return diff ? QStringLiteral("<b>%1</b>").arg(v) : v; };
     // Padded apart: A's "inf" and B's "1198.76" read as one number "inf1198.76" at 1366x768.
-    return QStringLiteral("<tr><td>%1</td><td align=right style='padding-left:10px'>%2</td>"
-                          "<td align=right style='padding-left:10px'>%3</td></tr>").arg(label, cell(a), cell(b));
+    return QStringLiteral(
+               "<tr><td>%1</td><td align=right style='padding-left:10px'>%2</td>"
+               "<td align=right style='padding-left:10px'>%3</td></tr>")
+        .arg(label, cell(a), cell(b));
 }
 
 }  // namespace
@@ -61,9 +65,11 @@ void CompareTensorPanel::show() {
     if (!c || r < 0) {
         QString h = tr("<i>Select a tensor in the aligned table or an op on either timeline.</i>");
         if (c && m_session->currentOpA() != dl::kNoIndex && m_session->currentOpB() == dl::kNoIndex)
-            h = tr("<b>%1</b> exists only in run A.").arg(m_session->opLabel(false, m_session->currentOpA()).toHtmlEscaped());
+            h = tr("<b>%1</b> exists only in run A.")
+                    .arg(m_session->opLabel(false, m_session->currentOpA()).toHtmlEscaped());
         else if (c && m_session->currentOpB() != dl::kNoIndex && m_session->currentOpA() == dl::kNoIndex)
-            h = tr("<b>%1</b> exists only in run B.").arg(m_session->opLabel(true, m_session->currentOpB()).toHtmlEscaped());
+            h = tr("<b>%1</b> exists only in run B.")
+                    .arg(m_session->opLabel(true, m_session->currentOpB()).toHtmlEscaped());
         m_header->setText(h);
         m_plot->showEmpty(tr("No tensor selected"));
         return;
@@ -79,9 +85,13 @@ void CompareTensorPanel::show() {
                          m_session->opLabel(false, ta.op).toHtmlEscaped(), kRunB.name(),
                          m_session->opLabel(true, tb.op).toHtmlEscaped());
     QString verdict;
-    if (r == c->firstDivergence) verdict = tr("<b style='color:%1'>First divergence</b>").arg(compareColor(dl::CompareState::FirstDivergence).name());
-    else if (row_.diverged) verdict = tr("<b style='color:%1'>Diverged</b>").arg(compareColor(dl::CompareState::Diverged).name());
-    else verdict = tr("<b>Agrees</b>");
+    if (r == c->firstDivergence)
+        verdict =
+            tr("<b style='color:%1'>First divergence</b>").arg(compareColor(dl::CompareState::FirstDivergence).name());
+    else if (row_.diverged)
+        verdict = tr("<b style='color:%1'>Diverged</b>").arg(compareColor(dl::CompareState::Diverged).name());
+    else
+        verdict = tr("<b>Agrees</b>");
     if (!row_.reason.empty()) verdict += QStringLiteral(": ") + QString::fromStdString(row_.reason).toHtmlEscaped();
     h += verdict + QStringLiteral("<br>");
     h += m.fromData ? tr("cosine %1 · max abs err %2 · max rel err %3 · one-thousandth %4 · five-thousandth %5")
@@ -90,9 +100,13 @@ void CompareTensorPanel::show() {
                     : tr("statistics only: relative differences max %1 · min %2 · mean %3 · L2 %4")
                           .arg(num(m.maxRelDiff), num(m.minRelDiff), num(m.meanRelDiff), num(m.l2RelDiff));
     const dl::TensorStats sa = a.stats(ta), sb = b.stats(tb);
-    h += QStringLiteral("<table cellspacing=0 cellpadding=1><tr><th></th><th align=right style='color:%1; padding-left:10px'>A</th>"
-                        "<th align=right style='color:%2; padding-left:10px'>B</th></tr>").arg(kRunA.name(), kRunB.name());
-    h += row(tr("dtype"), QString::fromLatin1(dl::dtypeName(ta.dtype).data()), QString::fromLatin1(dl::dtypeName(tb.dtype).data()));
+    h +=
+        QStringLiteral(
+            "<table cellspacing=0 cellpadding=1><tr><th></th><th align=right style='color:%1; padding-left:10px'>A</th>"
+            "<th align=right style='color:%2; padding-left:10px'>B</th></tr>")
+            .arg(kRunA.name(), kRunB.name());
+    h += row(tr("dtype"), QString::fromLatin1(dl::dtypeName(ta.dtype).data()),
+             QString::fromLatin1(dl::dtypeName(tb.dtype).data()));
     h += row(tr("shape"), shapeText(a, ta), shapeText(b, tb));
     // Shown figures count infinities (a tensor holding +Inf peaks at inf), as in the main window.
     for (const auto& [label, f] : {std::pair(tr("max"), dl::StatFigure::Max), std::pair(tr("min"), dl::StatFigure::Min),

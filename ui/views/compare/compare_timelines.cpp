@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ui/models/compare_session.h"
 #include "ui/jobs/background_task.h"
+#include "ui/models/compare_session.h"
 #include "ui/style/state_colors.h"
 #include "ui/views/compare/compare_link_strip.h"
 #include "ui/views/state_legend.h"
@@ -38,17 +38,27 @@ QLabel* runLabel(QWidget* parent) {
 }  // namespace
 
 CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
-    : QWidget(parent), m_session(session), m_bar(new TimelineToolbar(this)),
-      m_lock(new QCheckBox(tr("Lock zoom and pan"), this)), m_colour(new QComboBox(this)), m_compareLegend(makeStateLegend(StatePalette::comparison(), this)),
+    : QWidget(parent),
+      m_session(session),
+      m_bar(new TimelineToolbar(this)),
+      m_lock(new QCheckBox(tr("Lock zoom and pan"), this)),
+      m_colour(new QComboBox(this)),
+      m_compareLegend(makeStateLegend(StatePalette::comparison(), this)),
       m_overflowLegend(makeStateLegend(StatePalette::overflow(), this)),
-      m_labelA(runLabel(this)), m_labelB(runLabel(this)), m_a(new TimelineWidget(this)), m_b(new TimelineWidget(this)),
-      m_links(new CompareLinkStrip(session, m_a, m_b, this)), m_builder(new BackgroundTask(this)) {
+      m_labelA(runLabel(this)),
+      m_labelB(runLabel(this)),
+      m_a(new TimelineWidget(this)),
+      m_b(new TimelineWidget(this)),
+      m_links(new CompareLinkStrip(session, m_a, m_b, this)),
+      m_builder(new BackgroundTask(this)) {
     setObjectName(QStringLiteral("compareTimelines"));
     m_lock->setChecked(true);
-    m_lock->setToolTip(tr("Zooming or panning one run shows the matching part of the other (mapped through matched ops)"));
+    m_lock->setToolTip(
+        tr("Zooming or panning one run shows the matching part of the other (mapped through matched ops)"));
     m_colour->addItem(tr("Colour by comparison"));
     m_colour->addItem(tr("Colour by overflow state"));
-    m_colour->setToolTip(tr("Comparison states, or each run's own overflow analysis (where the fp16 run overflows and the fix does not)"));
+    m_colour->setToolTip(tr(
+        "Comparison states, or each run's own overflow analysis (where the fp16 run overflows and the fix does not)"));
     m_overflowLegend->hide();
     for (TimelineWidget* w : {m_a, m_b}) {
         w->setPalette(&StatePalette::comparison());
@@ -56,7 +66,8 @@ CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
         w->setRangeMargin(0);
         // Overview, ruler and two lanes: more would over-fill a 768 px screen, whose layout then
         // lays the strip over timeline A and cuts timeline B off (the lanes scroll instead).
-        w->setMinimumHeight(TimelinePainter::kOverviewHeight + TimelinePainter::kRulerHeight + 2 * TimelinePainter::kLaneHeight);
+        w->setMinimumHeight(TimelinePainter::kOverviewHeight + TimelinePainter::kRulerHeight +
+                            2 * TimelinePainter::kLaneHeight);
     }
     m_a->setTooltipExtra([this](quint32 op) { return tooltipExtra(false, op); });
     m_b->setTooltipExtra([this](quint32 op) { return tooltipExtra(true, op); });
@@ -79,7 +90,9 @@ CompareTimelines::CompareTimelines(CompareSession* session, QWidget* parent)
     connect(m_session, &CompareSession::selectionChanged, this, &CompareTimelines::onSelection);
     connect(m_bar, &TimelineToolbar::optionsChanged, this, &CompareTimelines::rebuild);
     connect(m_colour, &QComboBox::currentIndexChanged, this, &CompareTimelines::rebuild);
-    connect(m_lock, &QCheckBox::toggled, this, [this](bool on) { if (on) follow(m_a); });
+    connect(m_lock, &QCheckBox::toggled, this, [this](bool on) {
+        if (on) follow(m_a);
+    });
     connect(m_bar, &TimelineToolbar::fitRequested, m_a, &TimelineWidget::fitAll);
     connect(m_a, &TimelineWidget::viewChanged, this, [this] { follow(m_a); });
     connect(m_b, &TimelineWidget::viewChanged, this, [this] { follow(m_b); });
@@ -138,7 +151,7 @@ void CompareTimelines::rebuild() {
         // The overflow chain's arrows belong to the overflow colours, not to the comparison's.
         built->a = buildRunTimeline(*runs->a, *built->statesA, opt, stop, overflowColours);
         built->b = buildRunTimeline(*runs->b, *built->statesB, opt, stop, overflowColours);
-        if (built->a->cancelled || built->b->cancelled) return;   // superseded: the newer build posts
+        if (built->a->cancelled || built->b->cancelled) return;  // superseded: the newer build posts
         built->map = dl::timeMapBetween(*built->a, *built->b, *ov);
         post([this, built] {
             if (built->overlay == m_session->overlayPtr()) onBuilt(built);
@@ -164,7 +177,8 @@ void CompareTimelines::onBuilt(const std::shared_ptr<const Built>& built) {
     // the ruler and the diverging rank 3 scrolled off); the docks below give way, more lanes scroll.
     for (TimelineWidget* w : {m_a, m_b}) {
         const int lanes = std::min(4, std::max(2, static_cast<int>(w->timeline() ? w->timeline()->lanes.size() : 2)));
-        w->setMinimumHeight(TimelinePainter::kOverviewHeight + TimelinePainter::kRulerHeight + lanes * TimelinePainter::kLaneHeight + 2);
+        w->setMinimumHeight(TimelinePainter::kOverviewHeight + TimelinePainter::kRulerHeight +
+                            lanes * TimelinePainter::kLaneHeight + 2);
     }
     m_syncing = false;
     onSelection();
@@ -219,9 +233,11 @@ QString CompareTimelines::tooltipExtra(bool runB, quint32 op) const {
     if (!ov || !c) return {};
     const auto& partners = runB ? ov->partnerB : ov->partnerA;
     if (op >= partners.size()) return {};
-    if (partners[op] == dl::kNoIndex) return tr("<br><b>only in run %1</b>").arg(runB ? QStringLiteral("B") : QStringLiteral("A"));
+    if (partners[op] == dl::kNoIndex)
+        return tr("<br><b>only in run %1</b>").arg(runB ? QStringLiteral("B") : QStringLiteral("A"));
     QString s = tr("<br>matched with <b>%1</b> in run %2")
-                    .arg(m_session->opLabel(!runB, partners[op]).toHtmlEscaped(), runB ? QStringLiteral("A") : QStringLiteral("B"));
+                    .arg(m_session->opLabel(!runB, partners[op]).toHtmlEscaped(),
+                         runB ? QStringLiteral("A") : QStringLiteral("B"));
     const dl::DumpIndex* ix = runB ? m_session->indexB() : m_session->indexA();
     const auto& rowOf = runB ? ov->rowOfTensorB : ov->rowOfTensorA;
     const dl::OpRecord& o = ix->ops[op];
@@ -233,7 +249,8 @@ QString CompareTimelines::tooltipExtra(bool runB, quint32 op) const {
                                 : tr("max rel diff %1").arg(num(r.metrics.maxRelDiff));
         if (r.diverged)
             s += tr(" · <span style='%1'>diverged: %2</span>")
-                     .arg(theme::cssColor(theme::forBackground(theme::kTextError, palette())), QString::fromStdString(r.reason).toHtmlEscaped());
+                     .arg(theme::cssColor(theme::forBackground(theme::kTextError, palette())),
+                          QString::fromStdString(r.reason).toHtmlEscaped());
     }
     return s;
 }

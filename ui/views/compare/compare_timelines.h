@@ -57,10 +57,10 @@ private:
     TimelineWidget* m_b;
     CompareLinkStrip* m_links;
     struct Built {
-        ComparedRunsPtr runs;   // keeps both indexes alive while the widgets point into them
+        ComparedRunsPtr runs;  // keeps both indexes alive while the widgets point into them
         std::shared_ptr<const dl::CompareOverlay> overlay;
-        bool overflowColours = false;   // each run's overflow states instead of comparison states
-        const dl::OpStates* statesA = nullptr;   // owned by runs or overlay
+        bool overflowColours = false;           // each run's overflow states instead of comparison states
+        const dl::OpStates* statesA = nullptr;  // owned by runs or overlay
         const dl::OpStates* statesB = nullptr;
         std::shared_ptr<const dl::TimelineData> a, b;
         dl::TimeMap map;

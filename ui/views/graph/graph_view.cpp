@@ -25,7 +25,8 @@ namespace dlui {
 // running, hence the lock).
 struct GraphFlow {
     explicit GraphFlow(LoadedDumpPtr d)
-        : dump(std::move(d)), flow(dump->dataflow ? dump->dataflow : std::make_shared<dl::RankDataflow>(*dump->index)) {}
+        : dump(std::move(d)),
+          flow(dump->dataflow ? dump->dataflow : std::make_shared<dl::RankDataflow>(*dump->index)) {}
     LoadedDumpPtr dump;
     std::mutex lock;
     std::shared_ptr<dl::RankDataflow> flow;
@@ -34,7 +35,7 @@ struct GraphFlow {
 namespace {
 
 constexpr double kNodeW = 156, kNodeH = 40, kLayerGap = 220, kRowGap = 58;
-constexpr int kNodeRole = 0;   // QGraphicsItem::data key: the node's index in the graph
+constexpr int kNodeRole = 0;  // QGraphicsItem::data key: the node's index in the graph
 
 QPointF scenePos(const dl::OpGraphPoint& p) { return {p.x * kLayerGap, p.y * kRowGap}; }
 
@@ -44,7 +45,9 @@ QString shortName(const std::string& scoped) {
     return slash < 0 ? s : s.mid(slash + 1);
 }
 
-bool darkFill(dl::OpState s) { return s == dl::OpState::Origin || s == dl::OpState::InfNan || s == dl::OpState::Saturated; }
+bool darkFill(dl::OpState s) {
+    return s == dl::OpState::Origin || s == dl::OpState::InfNan || s == dl::OpState::Saturated;
+}
 
 struct Built {
     bool ok = false;
@@ -57,8 +60,12 @@ struct Built {
 }  // namespace
 
 GraphView::GraphView(DumpSession* session, QWidget* parent)
-    : QWidget(parent), m_session(session), m_task(new BackgroundTask(this)), m_message(new QLabel(this)),
-      m_view(new QGraphicsView(this)), m_scene(new QGraphicsScene(this)) {
+    : QWidget(parent),
+      m_session(session),
+      m_task(new BackgroundTask(this)),
+      m_message(new QLabel(this)),
+      m_view(new QGraphicsView(this)),
+      m_scene(new QGraphicsScene(this)) {
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     m_message->setObjectName(QStringLiteral("graphMessage"));
@@ -98,11 +105,12 @@ void GraphView::onDumpChanged() {
     m_wanted = dl::kNoIndex;
     const LoadedDumpPtr d = m_session->dump();
     m_flow = d && d->index ? std::make_shared<GraphFlow>(d) : nullptr;
-    if (!d || !d->index) return showMessage(tr("Open a dump with MindSpore's graph IR to see an op's producers and consumers."));
+    if (!d || !d->index)
+        return showMessage(tr("Open a dump with MindSpore's graph IR to see an op's producers and consumers."));
     if (!d->analysis || d->statesPending()) return showMessage(tr("The graph shows once the analysis has run…"));
     const quint32 op = m_session->currentOp() != dl::kNoIndex ? m_session->currentOp()
-                       : d->analysis->firstOverflow   ? d->analysis->firstOverflow->op
-                                                      : dl::kNoIndex;
+        : d->analysis->firstOverflow                          ? d->analysis->firstOverflow->op
+                                                              : dl::kNoIndex;
     if (op == dl::kNoIndex) return showMessage(tr("Select an op to see its producers and consumers in the graph IR."));
     build(op);
 }
@@ -112,7 +120,7 @@ void GraphView::onSelection(quint32 op) {
     if (op == dl::kNoIndex) return highlight(op);
     if (m_building && op == m_wanted) return;
     for (const dl::OpGraphNode& n : m_graph.nodes)
-        if (n.op == op && !m_building) return highlight(op);   // already in view: follow it there
+        if (n.op == op && !m_building) return highlight(op);  // already in view: follow it there
     build(op);
 }
 
@@ -128,7 +136,8 @@ void GraphView::build(quint32 op) {
             if (stop.stop_requested()) return;
             const LoadedDump& d = *flow->dump;
             std::string error;
-            b->ok = dl::buildOpGraph(*d.index, d.analysis.get(), *d.states, *flow->flow, op, kDefaultHops, b->graph, error);
+            b->ok =
+                dl::buildOpGraph(*d.index, d.analysis.get(), *d.states, *flow->flow, op, kDefaultHops, b->graph, error);
             b->error = QString::fromStdString(error);
         }
         if (b->ok) {
@@ -136,21 +145,24 @@ void GraphView::build(quint32 op) {
             const dl::DumpIndex& ix = *flow->dump->index;
             for (const dl::OpGraphNode& n : b->graph.nodes)
                 b->tips << QStringLiteral("%1\n%2 · %3 · %4")
-                               .arg(QString::fromStdString(n.name), QString::fromStdString(n.opType.empty() ? n.kind : n.opType),
-                                    stateText(n.state), QString::fromStdString(dl::opGraphFigure(ix, n)));
+                               .arg(QString::fromStdString(n.name),
+                                    QString::fromStdString(n.opType.empty() ? n.kind : n.opType), stateText(n.state),
+                                    QString::fromStdString(dl::opGraphFigure(ix, n)));
         }
         post([this, b, op, gen] {
-            if (gen != m_generation || op != m_wanted) return;   // a newer dump or selection took over
+            if (gen != m_generation || op != m_wanted) return;  // a newer dump or selection took over
             m_building = false;
             if (!b->ok)
                 return showMessage(tr("No graph for this op: %1 (the graph view needs MindSpore's graph IR, "
-                                      "rank_N/graphs/*.ir).").arg(b->error));
+                                      "rank_N/graphs/*.ir).")
+                                       .arg(b->error));
             m_graph = std::move(b->graph);
             m_layout = std::move(b->layout);
             showGraph(m_graph, m_layout, op);
             const QStringList tips = b->tips;
             for (QGraphicsItem* it : m_scene->items())
-                if (it->data(kNodeRole).isValid() && !it->parentItem()) it->setToolTip(tips.value(it->data(kNodeRole).toInt()));
+                if (it->data(kNodeRole).isValid() && !it->parentItem())
+                    it->setToolTip(tips.value(it->data(kNodeRole).toInt()));
         });
     });
 }
@@ -163,10 +175,12 @@ void GraphView::showGraph(const dl::OpGraph& g, const dl::OpGraphLayout& l, quin
     // Edges first, under the nodes: a curve through each dummy, leaving a node on the side it heads to.
     for (std::size_t e = 0; e < g.edges.size(); ++e) {
         const auto& route = l.route[e];
-        if (route.size() < 2 || g.edges[e].from == g.edges[e].to) continue;   // a self loop: not drawn
+        if (route.size() < 2 || g.edges[e].from == g.edges[e].to) continue;  // a self loop: not drawn
         QPainterPath path;
         QPointF prev = scenePos(route[0]);
-        const auto side = [](QPointF at, double towardsX) { return at + QPointF(towardsX >= at.x() ? kNodeW / 2 : -kNodeW / 2, 0); };
+        const auto side = [](QPointF at, double towardsX) {
+            return at + QPointF(towardsX >= at.x() ? kNodeW / 2 : -kNodeW / 2, 0);
+        };
         prev = side(prev, scenePos(route[1]).x());
         path.moveTo(prev);
         for (std::size_t i = 1; i < route.size(); ++i) {
@@ -213,7 +227,8 @@ void GraphView::showGraph(const dl::OpGraph& g, const dl::OpGraphLayout& l, quin
         auto* t2 = new QGraphicsSimpleTextItem(fm.elidedText(sub, Qt::ElideMiddle, int(kNodeW) - 10), node);
         t2->setBrush(ink);
         t2->setPos(r.left() + 6, r.top() + 3 + fmb.height());
-        for (QGraphicsItem* t : {static_cast<QGraphicsItem*>(t1), static_cast<QGraphicsItem*>(t2)}) t->setData(kNodeRole, int(i));
+        for (QGraphicsItem* t : {static_cast<QGraphicsItem*>(t1), static_cast<QGraphicsItem*>(t2)})
+            t->setData(kNodeRole, int(i));
     }
     m_scene->setSceneRect(m_scene->itemsBoundingRect().adjusted(-30, -30, 30, 30));
     // The whole neighbourhood when it fits at a readable size, else as much of it as does (it scrolls).
@@ -225,7 +240,7 @@ void GraphView::showGraph(const dl::OpGraph& g, const dl::OpGraphLayout& l, quin
 
 void GraphView::highlight(quint32 op) {
     for (QGraphicsItem* it : m_scene->items()) {
-        if (it->data(kNodeRole).isValid() && it->data(kNodeRole + 1).toBool()) delete it;   // the old frame
+        if (it->data(kNodeRole).isValid() && it->data(kNodeRole + 1).toBool()) delete it;  // the old frame
     }
     for (std::size_t i = 0; i < m_graph.nodes.size(); ++i) {
         if (op == dl::kNoIndex || m_graph.nodes[i].op != op) continue;

@@ -29,7 +29,7 @@ public:
     static constexpr int kDefaultHops = 2;
     const dl::OpGraph& graph() const { return m_graph; }
     const dl::OpGraphLayout& layout() const { return m_layout; }
-    quint32 centreOp() const { return m_centreOp; }   // the op the shown graph is built around
+    quint32 centreOp() const { return m_centreOp; }  // the op the shown graph is built around
     bool isBuilding() const { return m_building; }
     // The one-line message shown instead of the graph (no IR, no op), empty while a graph shows.
     QString message() const;
@@ -48,16 +48,16 @@ private:
 
     DumpSession* m_session;
     BackgroundTask* m_task;
-    std::shared_ptr<GraphFlow> m_flow;   // the open dump's IR, read on first use by the worker
+    std::shared_ptr<GraphFlow> m_flow;  // the open dump's IR, read on first use by the worker
     QLabel* m_message;
     QGraphicsView* m_view;
     QGraphicsScene* m_scene;
     dl::OpGraph m_graph;
     dl::OpGraphLayout m_layout;
     quint32 m_centreOp = dl::kNoIndex;
-    quint32 m_wanted = dl::kNoIndex;   // the op of the build under way
+    quint32 m_wanted = dl::kNoIndex;  // the op of the build under way
     bool m_building = false;
-    quint64 m_generation = 0;          // drops the result of a build for an older dump
+    quint64 m_generation = 0;  // drops the result of a build for an older dump
 };
 
 }  // namespace dlui

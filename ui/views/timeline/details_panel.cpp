@@ -29,13 +29,16 @@ void DetailsModel::setRows(std::vector<Row> rows) {
     endResetModel();
 }
 
-int DetailsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_rows.size()); }
+int DetailsModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
 
 int DetailsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant DetailsModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* names[] = {"", "Op", "Type", "Rank", "Iteration", "Start", "Duration", "State", "max|x|", "Tensors"};
+    static const char* names[] = {"",      "Op",       "Type",  "Rank",   "Iteration",
+                                  "Start", "Duration", "State", "max|x|", "Tensors"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
@@ -52,14 +55,18 @@ QVariant DetailsModel::data(const QModelIndex& index, int role) const {
     const dl::TimelineItem* it = d && d->locate(row.op, lane, item) ? &d->lanes[lane].items[item] : nullptr;
     const dl::OpStates* st = m_session->states();
     switch (index.column()) {
-        case Relation: return row.relation;
+        case Relation:
+            return row.relation;
         case Op: {
             const OpNames n = opNames(*ix, o);
             return role == Qt::ToolTipRole ? n.full : n.shortName;
         }
-        case Type: return QString::fromStdString(ix->strings.str(o.type));
-        case Rank: return o.rank;
-        case Iteration: return o.iteration;
+        case Type:
+            return QString::fromStdString(ix->strings.str(o.type));
+        case Rank:
+            return o.rank;
+        case Iteration:
+            return o.iteration;
         case Start:
             if (!it) return {};
             if (role == kSortRole) return static_cast<qlonglong>(it->start);
@@ -69,7 +76,8 @@ QVariant DetailsModel::data(const QModelIndex& index, int role) const {
             const double dur = static_cast<double>(it->end - it->start);
             if (role == kSortRole) return dur;
             if (d->base == dl::TimeBase::ExecutionOrder) return QString();
-            return QString::fromStdString(dl::formatTimeOffset(dur)) + (it->inferredEnd ? tr(" (inferred)") : QString());
+            return QString::fromStdString(dl::formatTimeOffset(dur)) +
+                (it->inferredEnd ? tr(" (inferred)") : QString());
         }
         case State:
             if (!st || row.op >= st->op.size()) return {};
@@ -84,17 +92,24 @@ QVariant DetailsModel::data(const QModelIndex& index, int role) const {
             if (role == kSortRole) return m;
             return m < 0 ? QString() : QString::number(m, 'g', 6);
         }
-        case Tensors: return o.tensorCount;
-        default: return {};
+        case Tensors:
+            return o.tensorCount;
+        default:
+            return {};
     }
 }
 
 DetailsPanel::DetailsPanel(DumpSession* session, TimelinePanel* timeline, QWidget* parent)
-    : QWidget(parent), m_session(session), m_timeline(timeline), m_summary(new QLabel(this)), m_table(new QTableView(this)),
-      m_model(new DetailsModel(session, timeline, this)), m_proxy(new QSortFilterProxyModel(this)) {
+    : QWidget(parent),
+      m_session(session),
+      m_timeline(timeline),
+      m_summary(new QLabel(this)),
+      m_table(new QTableView(this)),
+      m_model(new DetailsModel(session, timeline, this)),
+      m_proxy(new QSortFilterProxyModel(this)) {
     setObjectName(QStringLiteral("detailsPanel"));
     m_summary->setObjectName(QStringLiteral("detailsSummary"));
-    m_summary->setWordWrap(true);   // the whole summary, wrapped, never elided
+    m_summary->setWordWrap(true);  // the whole summary, wrapped, never elided
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_proxy->setSourceModel(m_model);
@@ -123,8 +138,10 @@ DetailsPanel::DetailsPanel(DumpSession* session, TimelinePanel* timeline, QWidge
     });
     TimelineWidget* w = m_timeline->timelineWidget();
     connect(w, &TimelineWidget::areaChanged, this, [this] {
-        if (m_timeline->timelineWidget()->hasArea()) showArea();
-        else if (m_shows == Shows::Area) showSelection(m_session->currentOp());
+        if (m_timeline->timelineWidget()->hasArea())
+            showArea();
+        else if (m_shows == Shows::Area)
+            showSelection(m_session->currentOp());
     });
     connect(m_timeline, &TimelinePanel::matchesChanged, this, &DetailsPanel::showSearch);
     showNothing();
@@ -135,7 +152,8 @@ QString DetailsPanel::summary() const { return m_summary->text(); }
 void DetailsPanel::showNothing() {
     m_shows = Shows::Nothing;
     m_model->setRows({});
-    m_summary->setText(tr("Select an op, drag over an area (Ctrl+drag, or on the ruler) or filter the table: the details show here."));
+    m_summary->setText(
+        tr("Select an op, drag over an area (Ctrl+drag, or on the ruler) or filter the table: the details show here."));
 }
 
 void DetailsPanel::showSelection(quint32 op) {
@@ -150,7 +168,10 @@ void DetailsPanel::showSelection(quint32 op) {
     if (const dl::TimelineData* d = m_timeline->timeline()) {
         for (const dl::TimelineFlow& f : d->flowsFor(op)) {
             const quint32 other = f.fromOp == op ? f.toOp : f.fromOp;
-            rows.push_back({other, f.collective ? tr("collective member") : f.fromOp == op ? tr("its Receive") : tr("its Send")});
+            rows.push_back({other,
+                            f.collective         ? tr("collective member")
+                                : f.fromOp == op ? tr("its Receive")
+                                                 : tr("its Send")});
         }
         for (const dl::TimelineArrow& a : d->arrows) {
             if (a.toOp == op) rows.push_back({a.fromOp, tr("chain: from")});
@@ -158,9 +179,14 @@ void DetailsPanel::showSelection(quint32 op) {
         }
     }
     const OpNames n = opNames(*ix, ix->ops[op]);
-    m_summary->setText(rows.size() == 1 ? tr("Selected: %1 (rank %2, iteration %3)").arg(n.full).arg(ix->ops[op].rank).arg(ix->ops[op].iteration)
-                                        : tr("Selected: %1 (rank %2, iteration %3), with %L4 related ops")
-                                              .arg(n.full).arg(ix->ops[op].rank).arg(ix->ops[op].iteration).arg(rows.size() - 1));
+    m_summary->setText(
+        rows.size() == 1
+            ? tr("Selected: %1 (rank %2, iteration %3)").arg(n.full).arg(ix->ops[op].rank).arg(ix->ops[op].iteration)
+            : tr("Selected: %1 (rank %2, iteration %3), with %L4 related ops")
+                  .arg(n.full)
+                  .arg(ix->ops[op].rank)
+                  .arg(ix->ops[op].iteration)
+                  .arg(rows.size() - 1));
     m_model->setRows(std::move(rows));
 }
 
@@ -172,7 +198,8 @@ void DetailsPanel::showArea() {
     const TimelinePaintState& st = w->paintState();
     const double shift = static_cast<double>(w->viewport().origin() - d->t0);
     const std::vector<std::uint32_t> ops =
-        d->opsInArea(static_cast<std::size_t>(st.areaLaneFrom), static_cast<std::size_t>(st.areaLaneTo), st.areaFrom + shift, st.areaTo + shift, kMaxRows);
+        d->opsInArea(static_cast<std::size_t>(st.areaLaneFrom), static_cast<std::size_t>(st.areaLaneTo),
+                     st.areaFrom + shift, st.areaTo + shift, kMaxRows);
     std::vector<DetailsModel::Row> rows;
     rows.reserve(ops.size());
     for (std::uint32_t op : ops) rows.push_back({op, tr("in area")});
@@ -191,8 +218,10 @@ void DetailsPanel::showSearch() {
     m_shows = Shows::Search;
     std::vector<DetailsModel::Row> rows;
     for (std::size_t i = 0; i < order.size() && i < kMaxRows; ++i) rows.push_back({order[i], tr("match")});
-    m_summary->setText(order.size() == 1 ? tr("Search: 1 matching op on this timeline (Enter / F3: next, Shift: previous)")
-                                         : tr("Search: %L1 matching ops on this timeline (Enter / F3: next, Shift: previous)").arg(order.size()));
+    m_summary->setText(
+        order.size() == 1
+            ? tr("Search: 1 matching op on this timeline (Enter / F3: next, Shift: previous)")
+            : tr("Search: %L1 matching ops on this timeline (Enter / F3: next, Shift: previous)").arg(order.size()));
     m_model->setRows(std::move(rows));
 }
 

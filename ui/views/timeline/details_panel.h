@@ -46,10 +46,10 @@ public:
     enum class Shows { Nothing, Selection, Area, Search };
     DetailsPanel(DumpSession* session, TimelinePanel* timeline, QWidget* parent = nullptr);
     Shows shows() const { return m_shows; }
-    QString summary() const;        // the line above the table (never elided: it wraps)
+    QString summary() const;  // the line above the table (never elided: it wraps)
     QTableView* table() const { return m_table; }
     DetailsModel* model() const { return m_model; }
-    static constexpr std::size_t kMaxRows = 100000;   // an area over a 10M-op dump lists its first ones
+    static constexpr std::size_t kMaxRows = 100000;  // an area over a 10M-op dump lists its first ones
 
 private:
     void showSelection(quint32 op);
@@ -64,7 +64,7 @@ private:
     DetailsModel* m_model;
     QSortFilterProxyModel* m_proxy;
     Shows m_shows = Shows::Nothing;
-    bool m_picking = false;   // a row of this panel is being selected: keep the list
+    bool m_picking = false;  // a row of this panel is being selected: keep the list
 };
 
 }  // namespace dlui

@@ -132,8 +132,10 @@ void TimelinePainter::relayout() {
 }
 
 void TimelinePainter::setStageCollapsed(int stage, bool collapsed) {
-    if (collapsed) m_collapsed.insert(stage);
-    else m_collapsed.erase(stage);
+    if (collapsed)
+        m_collapsed.insert(stage);
+    else
+        m_collapsed.erase(stage);
     relayout();
 }
 
@@ -241,7 +243,8 @@ void TimelinePainter::paint(QPainter& p, const QRect& r, const dl::TimelineViewp
     p.restore();
 }
 
-void TimelinePainter::paintHeaders(QPainter& p, const QRect& r, const dl::TimeAxis& axis, const TimelinePaintState& st) {
+void TimelinePainter::paintHeaders(QPainter& p, const QRect& r, const dl::TimeAxis& axis,
+                                   const TimelinePaintState& st) {
     const QRect lr = lanesRect(r);
     // Every header in the bold of the painter's own font (the widget's, or the report's), restored
     // after: a default QFont for all but the first set them in two sizes in the PDF.
@@ -266,9 +269,9 @@ void TimelinePainter::paintHeaders(QPainter& p, const QRect& r, const dl::TimeAx
         p.setFont(bold);
         p.setPen(m_colors.laneHeaderText);
         // Folded, the name shares the row with the lanes' summary: the label column only.
-        const QString name = h.stage < 0    ? QObject::tr("Stage unknown")
-                             : folded       ? QObject::tr("Stage %1").arg(h.stage)
-                                            : QObject::tr("Pipeline stage %1").arg(h.stage);
+        const QString name = h.stage < 0 ? QObject::tr("Stage unknown")
+            : folded                     ? QObject::tr("Stage %1").arg(h.stage)
+                                         : QObject::tr("Pipeline stage %1").arg(h.stage);
         // ▸ folded, ▾ open: a click on the header toggles it.
         const QString text = m_foldable ? (folded ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + name : name;
         const int w = folded ? kLabelWidth - 8 : 300;
@@ -302,7 +305,8 @@ void TimelinePainter::paintLane(QPainter& p, std::size_t laneIdx, const dl::Time
         m_scratch.clear();
         lane.lod.queryRelative(level, from, to, m_scratch);
         for (const dl::LodBucket& b : m_scratch)
-            if (rel(axis, b.end) >= from && rel(axis, b.start) <= to) runs.add(axis.xOf(b.start), axis.xOf(b.end), b.worst, b.count);
+            if (rel(axis, b.end) >= from && rel(axis, b.start) <= to)
+                runs.add(axis.xOf(b.start), axis.xOf(b.end), b.worst, b.count);
         runs.flush();
         m_lastDrawn += m_scratch.size();
         if (!labels) return;
@@ -331,7 +335,8 @@ void TimelinePainter::paintLane(QPainter& p, std::size_t laneIdx, const dl::Time
             const QRectF box(group.a + 1, top, group.b - group.a - 2, height);
             QString text = QObject::tr("%L1 ops").arg(group.count);
             if (fm.horizontalAdvance(text) > box.width()) text = QStringLiteral("%L1").arg(group.count);
-            if (fm.horizontalAdvance(text) <= box.width()) m_labels.push_back({SliceLabel::kNoOp, box, text, group.count, group.worst});
+            if (fm.horizontalAdvance(text) <= box.width())
+                m_labels.push_back({SliceLabel::kNoOp, box, text, group.count, group.worst});
         }
         group = Group{};
     };
@@ -350,7 +355,8 @@ void TimelinePainter::paintLane(QPainter& p, std::size_t laneIdx, const dl::Time
         const double a = std::max(x0, left), b = std::max(a + 1, std::min(x1, right));
         QString text;
         if (m_index && it->op < m_index->ops.size() && b - a >= kMinLabelWidth) {
-            const QString name = fromView(dl::sliceLabel(opNames(*m_index, m_index->ops[it->op]).shortName.toStdString()));
+            const QString name =
+                fromView(dl::sliceLabel(opNames(*m_index, m_index->ops[it->op]).shortName.toStdString()));
             text = elideToSlice(fm, name, static_cast<int>(b - a - 4));
         }
         if (!text.isEmpty()) {
@@ -438,7 +444,7 @@ void TimelinePainter::paintLabels(QPainter& p, const QRect& r, int scrollY) {
 void TimelinePainter::paintRuler(QPainter& p, const QRect& r, const dl::TimeAxis& axis, const TimelinePaintState& st) {
     const QRect rr = rulerRect(r);
     p.fillRect(QRect(r.left(), rr.top(), r.width(), rr.height()), m_colors.ruler);
-    if (st.areaActive) {   // the area's time span on the ruler, where a drag on it makes one
+    if (st.areaActive) {  // the area's time span on the ruler, where a drag on it makes one
         const double a = axis.toX(std::min(st.areaFrom, st.areaTo)), b = axis.toX(std::max(st.areaFrom, st.areaTo));
         p.fillRect(QRectF(a, rr.top(), std::max(1.0, b - a), rr.height()), m_colors.selectionBand);
     }
@@ -452,12 +458,14 @@ void TimelinePainter::paintRuler(QPainter& p, const QRect& r, const dl::TimeAxis
     dl::OffsetRuler ru = dl::offsetRuler(axis.from(), axis.to(), ref, tpp * 90, exec);
     const auto labelOf = [&](int i) { return QString::fromStdString(ru.label(i)); };
     if (ru.ticks.count > 0) {
-        const int widest = std::max(fm.horizontalAdvance(labelOf(0)), fm.horizontalAdvance(labelOf(ru.ticks.count - 1)));
-        if (widest + 12 > ru.ticks.step / tpp) ru = dl::offsetRuler(axis.from(), axis.to(), ref, tpp * (widest + 12), exec);
+        const int widest =
+            std::max(fm.horizontalAdvance(labelOf(0)), fm.horizontalAdvance(labelOf(ru.ticks.count - 1)));
+        if (widest + 12 > ru.ticks.step / tpp)
+            ru = dl::offsetRuler(axis.from(), axis.to(), ref, tpp * (widest + 12), exec);
     }
     m_rulerLabels.clear();
     p.setPen(m_colors.axisText);
-    int labelEnd = std::numeric_limits<int>::min();   // right end of the last label drawn
+    int labelEnd = std::numeric_limits<int>::min();  // right end of the last label drawn
     for (int i = 0; i < ru.ticks.count; ++i) {
         const double t = ref + ru.ticks.at(i);
         // A tick at the very end maps to one past the ruler's last pixel: drawn on that pixel.
@@ -470,18 +478,20 @@ void TimelinePainter::paintRuler(QPainter& p, const QRect& r, const dl::TimeAxis
         int left = x + 3;
         if (left + w > rr.right()) left = x - 3 - w;
         if (left < labelEnd + 6 || left < rr.left()) continue;
-        p.drawText(QRect(left, rr.top(), w, rr.height() - 4), Qt::AlignVCenter | (left > x ? Qt::AlignLeft : Qt::AlignRight), label);
+        p.drawText(QRect(left, rr.top(), w, rr.height() - 4),
+                   Qt::AlignVCenter | (left > x ? Qt::AlignLeft : Qt::AlignRight), label);
         m_rulerLabels << label;
         labelEnd = left + w;
     }
     // What the offsets count from: the view's start or the mark, as a time of the run.
     const double step = ru.ticks.count ? ru.ticks.step : tpp * 90;
-    const QString at = exec ? QStringLiteral("#%1").arg(std::llround(ref))
-                            : QString::fromStdString(dl::formatTime(ref, dl::timeFormatFor(ref, std::min(step, std::max(tpp, 1e-3)))));
+    const QString at = exec
+        ? QStringLiteral("#%1").arg(std::llround(ref))
+        : QString::fromStdString(dl::formatTime(ref, dl::timeFormatFor(ref, std::min(step, std::max(tpp, 1e-3)))));
     m_rulerRef = st.markActive ? QObject::tr("mark %1").arg(at) : at;
     const QRect cell(r.left() + 4, rr.top(), kLabelWidth - 8, rr.height());
     p.drawText(cell, Qt::AlignVCenter, fm.elidedText(m_rulerRef, Qt::ElideRight, cell.width()));
-    if (st.markActive) {   // the mark's place on the ruler
+    if (st.markActive) {  // the mark's place on the ruler
         const double x = axis.toX(st.markAt);
         if (x >= rr.left() && x <= rr.right()) {
             QPolygonF tri;
@@ -540,7 +550,8 @@ void TimelinePainter::paintArrows(QPainter& p, const QRect& r, const dl::TimeAxi
         const auto& y = m_data->lanes[lb].items[ib];
         const QPointF s(axis.xOf(x.end), laneCenterY(r, static_cast<int>(la), scrollY));
         const QPointF e(axis.xOf(y.start), laneCenterY(r, static_cast<int>(lb), scrollY));
-        paintArrow(p, s, e, QPen(m_colors.chainArrow, 1.6, a.via == dl::ChainVia::WeightUpdate ? Qt::DashLine : Qt::SolidLine));
+        paintArrow(p, s, e,
+                   QPen(m_colors.chainArrow, 1.6, a.via == dl::ChainVia::WeightUpdate ? Qt::DashLine : Qt::SolidLine));
         ++m_arrowsDrawn;
     }
     p.setRenderHint(QPainter::Antialiasing, false);
@@ -556,11 +567,13 @@ void TimelinePainter::paintFlows(QPainter& p, const QRect& r, const dl::TimeAxis
         if (!m_data->locate(f.fromOp, la, ia) || !m_data->locate(f.toOp, lb, ib)) continue;
         const auto& x = m_data->lanes[la].items[ia];
         const auto& y = m_data->lanes[lb].items[ib];
-        const double ya = laneCenterY(r, static_cast<int>(la), st.scrollY), yb = laneCenterY(r, static_cast<int>(lb), st.scrollY);
+        const double ya = laneCenterY(r, static_cast<int>(la), st.scrollY),
+                     yb = laneCenterY(r, static_cast<int>(lb), st.scrollY);
         if (f.collective) {
             // Members of one collective: a dotted line between the two (no direction).
             p.setPen(QPen(m_colors.flow, 1.4, Qt::DotLine));
-            p.drawLine(QPointF((axis.xOf(x.start) + axis.xOf(x.end)) / 2, ya), QPointF((axis.xOf(y.start) + axis.xOf(y.end)) / 2, yb));
+            p.drawLine(QPointF((axis.xOf(x.start) + axis.xOf(x.end)) / 2, ya),
+                       QPointF((axis.xOf(y.start) + axis.xOf(y.end)) / 2, yb));
             paintMarker(p, r, axis, f.toOp, st.scrollY, m_colors.flow);
         } else {
             paintArrow(p, QPointF(axis.xOf(x.end), ya), QPointF(axis.xOf(y.start), yb), QPen(m_colors.flow, 1.6));
@@ -592,8 +605,10 @@ void TimelinePainter::paintArea(QPainter& p, const QRect& r, const dl::TimeAxis&
     const int la = std::clamp(std::min(st.areaLaneFrom, st.areaLaneTo), 0, static_cast<int>(m_laneY.size()) - 1);
     const int lb = std::clamp(std::max(st.areaLaneFrom, st.areaLaneTo), 0, static_cast<int>(m_laneY.size()) - 1);
     const double a = axis.toX(std::min(st.areaFrom, st.areaTo)), b = axis.toX(std::max(st.areaFrom, st.areaTo));
-    const double top = laneCenterY(r, la, st.scrollY) - (m_laneShown[std::size_t(la)] ? kLaneHeight : kHeaderHeight) / 2.0;
-    const double bottom = laneCenterY(r, lb, st.scrollY) + (m_laneShown[std::size_t(lb)] ? kLaneHeight : kHeaderHeight) / 2.0;
+    const double top =
+        laneCenterY(r, la, st.scrollY) - (m_laneShown[std::size_t(la)] ? kLaneHeight : kHeaderHeight) / 2.0;
+    const double bottom =
+        laneCenterY(r, lb, st.scrollY) + (m_laneShown[std::size_t(lb)] ? kLaneHeight : kHeaderHeight) / 2.0;
     const QRectF band(std::clamp(a, -1e6, 1e6), top, std::clamp(b - a, 1.0, 2e6), bottom - top);
     p.fillRect(band, m_colors.selectionBand);
     p.setPen(QPen(m_colors.selection, 1, Qt::DashLine));
@@ -601,14 +616,16 @@ void TimelinePainter::paintArea(QPainter& p, const QRect& r, const dl::TimeAxis&
     p.drawRect(band);
 }
 
-void TimelinePainter::paintMarker(QPainter& p, const QRect& r, const dl::TimeAxis& axis, quint32 op, int scrollY, QColor c) {
+void TimelinePainter::paintMarker(QPainter& p, const QRect& r, const dl::TimeAxis& axis, quint32 op, int scrollY,
+                                  QColor c) {
     std::size_t lane = 0, item = 0;
     if (!m_data->locate(op, lane, item)) return;
     const auto& it = m_data->lanes[lane].items[item];
     const bool shown = m_laneShown[lane];
     const int h = shown ? kLaneHeight : kHeaderHeight;
     const int top = laneCenterY(r, static_cast<int>(lane), scrollY) - h / 2;
-    const double x0 = std::clamp(axis.xOf(it.start), -1e6, 1e6), x1 = std::clamp(std::max(x0 + 3, axis.xOf(it.end)), -1e6, 1e6);
+    const double x0 = std::clamp(axis.xOf(it.start), -1e6, 1e6),
+                 x1 = std::clamp(std::max(x0 + 3, axis.xOf(it.end)), -1e6, 1e6);
     p.setPen(QPen(c, 2));
     p.setBrush(Qt::NoBrush);
     p.drawRect(QRectF(x0 - 1, top + 1, x1 - x0 + 2, h - 2));

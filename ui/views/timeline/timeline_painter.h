@@ -24,13 +24,13 @@ namespace dlui {
 struct TimelinePaintState {
     quint32 selectedOp = 0xffffffffu;
     quint32 hoveredOp = 0xffffffffu;
-    bool rangeActive = false;     // zoom band being dragged
+    bool rangeActive = false;  // zoom band being dragged
     double rangeFrom = 0, rangeTo = 0;
-    bool areaActive = false;      // area selection (time window over lanes), kept until cleared
+    bool areaActive = false;  // area selection (time window over lanes), kept until cleared
     double areaFrom = 0, areaTo = 0;
     int areaLaneFrom = 0, areaLaneTo = 0;
     int scrollY = 0;
-    bool markActive = false;      // the ruler counts from this time (a mark the user set), else from the view start
+    bool markActive = false;  // the ruler counts from this time (a mark the user set), else from the view start
     double markAt = 0;
 };
 
@@ -40,8 +40,8 @@ struct SliceLabel {
     static constexpr quint32 kNoOp = 0xffffffffu;
     quint32 op = kNoOp;
     QRectF rect;
-    QString text;   // elided to the slice
-    std::uint32_t count = 1;   // ops the slice or run holds
+    QString text;             // elided to the slice
+    std::uint32_t count = 1;  // ops the slice or run holds
     dl::OpState state = dl::OpState::Normal;
 };
 
@@ -49,17 +49,20 @@ class TimelinePainter {
 public:
     static constexpr int kLabelWidth = 96, kOverviewHeight = 30, kRulerHeight = 22;
     static constexpr int kLaneHeight = 24, kHeaderHeight = 18;
-    static constexpr int kNoHeader = -1000;   // headerAt: no header there
+    static constexpr int kNoHeader = -1000;  // headerAt: no header there
 
     void setData(std::shared_ptr<const dl::TimelineData> data, const dl::DumpIndex* index);
     const dl::TimelineData* data() const { return m_data.get(); }
     // Colours of the item states (overflow states by default; the compare view uses its own).
-    void setPalette(const StatePalette* palette) { m_palette = palette; m_paletteFor = nullptr; }
+    void setPalette(const StatePalette* palette) {
+        m_palette = palette;
+        m_paletteFor = nullptr;
+    }
     const StatePalette& palette() const { return *m_palette; }
     // Surfaces and marks (the widget's palette; the report keeps the light print colours).
     void setColors(const theme::ViewColors& c) {
         m_colors = c;
-        m_paletteFor = nullptr;   // state fills re-derived at the next paint
+        m_paletteFor = nullptr;  // state fills re-derived at the next paint
     }
     // A state's fill as drawn: the palette's colour, lightened on a dark background so it stands out.
     QColor stateColor(dl::OpState s) const {
@@ -81,8 +84,12 @@ public:
     void setMatches(const std::vector<quint32>& ops);
     std::size_t matchCount() const { return m_matchCount; }
 
-    static QRect overviewRect(const QRect& r) { return {r.left() + kLabelWidth, r.top(), r.width() - kLabelWidth, kOverviewHeight}; }
-    static QRect rulerRect(const QRect& r) { return {r.left() + kLabelWidth, r.top() + kOverviewHeight, r.width() - kLabelWidth, kRulerHeight}; }
+    static QRect overviewRect(const QRect& r) {
+        return {r.left() + kLabelWidth, r.top(), r.width() - kLabelWidth, kOverviewHeight};
+    }
+    static QRect rulerRect(const QRect& r) {
+        return {r.left() + kLabelWidth, r.top() + kOverviewHeight, r.width() - kLabelWidth, kRulerHeight};
+    }
     static QRect lanesRect(const QRect& r) {
         return QRect(r.left() + kLabelWidth, r.top() + kOverviewHeight + kRulerHeight, r.width() - kLabelWidth,
                      r.height() - kOverviewHeight - kRulerHeight);
@@ -101,7 +108,7 @@ public:
     // Buckets/items drawn in the last paint (for the benchmark and tests).
     std::size_t lastDrawn() const { return m_lastDrawn; }
     const std::vector<SliceLabel>& lastLabels() const { return m_labels; }
-    std::size_t lastArrowsDrawn() const { return m_arrowsDrawn; }   // chain hops drawn in the last paint
+    std::size_t lastArrowsDrawn() const { return m_arrowsDrawn; }  // chain hops drawn in the last paint
     // The ruler's labels in the last paint, left to right, and what it counts from (its left cell).
     const QStringList& lastRulerLabels() const { return m_rulerLabels; }
     const QString& lastRulerReference() const { return m_rulerRef; }
@@ -117,7 +124,7 @@ private:
     void paintHeaders(QPainter& p, const QRect& r, const dl::TimeAxis& axis, const TimelinePaintState& st);
     void paintLanes(QPainter& p, const QRect& r, const dl::TimeAxis& axis, const TimelinePaintState& st);
     void paintLane(QPainter& p, std::size_t laneIdx, const dl::TimeAxis& axis, int top, int height, bool labels);
-    void paintSliceLabels(QPainter& p);   // after the flows, so no line strikes through a name
+    void paintSliceLabels(QPainter& p);  // after the flows, so no line strikes through a name
     void paintMark(QPainter& p, const QRect& r, const dl::TimeAxis& axis, const TimelinePaintState& st);
     void paintMatches(QPainter& p, std::size_t laneIdx, const dl::TimeAxis& axis, int top);
     void paintLabels(QPainter& p, const QRect& r, int scrollY);
@@ -133,15 +140,15 @@ private:
     std::shared_ptr<const dl::TimelineData> m_data;
     const dl::DumpIndex* m_index = nullptr;
     const StatePalette* m_palette = &StatePalette::overflow();
-    const StatePalette* m_paletteFor = nullptr;   // m_fills were derived from it
-    StatePalette m_fills;                         // stateColor() of each state
+    const StatePalette* m_paletteFor = nullptr;  // m_fills were derived from it
+    StatePalette m_fills;                        // stateColor() of each state
     theme::ViewColors m_colors = theme::ViewColors::print();
     bool m_compact = false;
     bool m_foldable = false;
     std::set<int> m_collapsed;
-    std::vector<int> m_laneY;            // top of each lane in content coordinates
-    std::vector<bool> m_laneShown;       // false: its stage is folded
-    std::vector<int> m_headerOfLane;     // index into m_headers, -1 in compact mode
+    std::vector<int> m_laneY;         // top of each lane in content coordinates
+    std::vector<bool> m_laneShown;    // false: its stage is folded
+    std::vector<int> m_headerOfLane;  // index into m_headers, -1 in compact mode
     struct Header {
         int y, stage;
         std::size_t firstLane, lastLane;
@@ -154,8 +161,8 @@ private:
     QStringList m_rulerLabels;
     QString m_rulerRef;
     std::vector<dl::LodBucket> m_scratch;
-    std::vector<quint32> m_originOps;   // drawn with a marker so they stand out at any zoom
-    std::vector<std::vector<std::uint32_t>> m_matchItems;   // per lane: matched item indices, ascending
+    std::vector<quint32> m_originOps;                      // drawn with a marker so they stand out at any zoom
+    std::vector<std::vector<std::uint32_t>> m_matchItems;  // per lane: matched item indices, ascending
     std::size_t m_matchCount = 0;
 };
 

@@ -4,8 +4,8 @@
 #include <QComboBox>
 #include <QVBoxLayout>
 
-#include "ui/models/dump_session.h"
 #include "ui/jobs/background_task.h"
+#include "ui/models/dump_session.h"
 #include "ui/views/state_legend.h"
 #include "ui/views/timeline/timeline_toolbar.h"
 #include "ui/views/timeline/timeline_widget.h"
@@ -13,8 +13,12 @@
 namespace dlui {
 
 TimelinePanel::TimelinePanel(DumpSession* session, QWidget* parent)
-    : QWidget(parent), m_session(session), m_bar(new TimelineToolbar(this)), m_widget(new TimelineWidget(this)),
-      m_perStream(new QCheckBox(tr("Lane per stream"), this)), m_builder(new BackgroundTask(this)) {
+    : QWidget(parent),
+      m_session(session),
+      m_bar(new TimelineToolbar(this)),
+      m_widget(new TimelineWidget(this)),
+      m_perStream(new QCheckBox(tr("Lane per stream"), this)),
+      m_builder(new BackgroundTask(this)) {
     setObjectName(QStringLiteral("timelinePanel"));
     m_bar->addControl(m_perStream);
     m_bar->addLegend(makeStateLegend(StatePalette::overflow(), this));
@@ -58,7 +62,7 @@ void TimelinePanel::onDumpChanged() {
 void TimelinePanel::rebuild() {
     LoadedDumpPtr dump = m_session->dump();
     if (!dump || !dump->index || !dump->states) return;
-    if (dump->statesPending()) {   // its colours are the states: built once, with the verdict
+    if (dump->statesPending()) {  // its colours are the states: built once, with the verdict
         m_bar->setInfo(tr("The timeline follows the analysis…"));
         return;
     }
@@ -69,7 +73,7 @@ void TimelinePanel::rebuild() {
     // The job holds the dump, so the index it reads outlives a newer dump being opened meanwhile.
     m_builder->start([this, dump, opt](std::stop_token stop, const BackgroundTask::Post& post) {
         auto data = buildRunTimeline(*dump, *dump->states, opt, stop);
-        if (data->cancelled) return;   // superseded by a newer build, which posts instead
+        if (data->cancelled) return;  // superseded by a newer build, which posts instead
         post([this, dump, data] {
             if (dump == m_session->dump()) onBuilt(dump, data);
         });
@@ -78,20 +82,22 @@ void TimelinePanel::rebuild() {
 
 void TimelinePanel::onBuilt(LoadedDumpPtr dump, std::shared_ptr<const dl::TimelineData> data) {
     m_building = false;
-    m_shown = std::move(dump);   // keeps the index the widget points into alive
+    m_shown = std::move(dump);  // keeps the index the widget points into alive
     m_data = std::move(data);
     m_widget->setTimeline(m_data, m_shown->index.get(), m_shown->states.get(), m_shown->analysis.get());
     m_widget->setMatches(m_matches);
     emit matchesChanged();
-    const bool one = m_data->opsShown == 1;   // "1 op", not "1 ops"
+    const bool one = m_data->opsShown == 1;  // "1 op", not "1 ops"
     // What the times are: plain .npy ops sit at their files' modification times, not at times the
     // dump wrote.
     bool byMtime = !m_shown->index->ranks.empty();
     for (const dl::RankInfo& r : m_shown->index->ranks) byMtime &= r.orderSource == "modification_time";
     QString info = m_data->base != dl::TimeBase::Timestamps
-                       ? (one ? tr("1 op in execution order (no timestamps)") : tr("%L1 ops in execution order (no timestamps)").arg(m_data->opsShown))
-                   : byMtime ? (one ? tr("1 op at its file's modification time") : tr("%L1 ops ordered by file modification time").arg(m_data->opsShown))
-                             : (one ? tr("1 op on dump timestamps") : tr("%L1 ops on dump timestamps").arg(m_data->opsShown));
+        ? (one ? tr("1 op in execution order (no timestamps)")
+               : tr("%L1 ops in execution order (no timestamps)").arg(m_data->opsShown))
+        : byMtime ? (one ? tr("1 op at its file's modification time")
+                         : tr("%L1 ops ordered by file modification time").arg(m_data->opsShown))
+                  : (one ? tr("1 op on dump timestamps") : tr("%L1 ops on dump timestamps").arg(m_data->opsShown));
     if (m_data->anyInferredEnd) info += tr(", durations inferred (no end times)");
     if (m_data->opsWithoutTime) info += tr(", %1 without a timestamp not shown").arg(m_data->opsWithoutTime);
     m_bar->setInfo(info);
@@ -130,7 +136,8 @@ void TimelinePanel::updateStatus() {
     // Short: the whole summaries are in the Details panel, where nothing cuts them.
     QStringList parts;
     if (!m_matches.empty())
-        parts << (m_widget->matchOrder().size() == 1 ? tr("1 match (F3)") : tr("%L1 matches (F3)").arg(m_widget->matchOrder().size()));
+        parts << (m_widget->matchOrder().size() == 1 ? tr("1 match (F3)")
+                                                     : tr("%L1 matches (F3)").arg(m_widget->matchOrder().size()));
     if (m_widget->hasArea()) parts << tr("area: %L1 ops (Details)").arg(m_widget->areaSummary().ops);
     m_bar->setStatus(parts.join(QStringLiteral(" · ")));
 }
@@ -138,7 +145,7 @@ void TimelinePanel::updateStatus() {
 void TimelinePanel::onSelection(quint32 op) {
     const dl::DumpIndex* ix = m_session->index();
     if (!ix) return;
-    if (op >= ix->ops.size()) {   // selection cleared
+    if (op >= ix->ops.size()) {  // selection cleared
         m_widget->clearSelection();
         return;
     }

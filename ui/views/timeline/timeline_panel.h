@@ -35,7 +35,7 @@ public:
 
 signals:
     void timelineBuilt();
-    void matchesChanged();   // the search's ops on this timeline (timelineWidget()->matchOrder())
+    void matchesChanged();  // the search's ops on this timeline (timelineWidget()->matchOrder())
 
 private:
     void onDumpChanged();
@@ -49,11 +49,11 @@ private:
     TimelineWidget* m_widget;
     QCheckBox* m_perStream;
     std::shared_ptr<const dl::TimelineData> m_data;
-    LoadedDumpPtr m_shown;   // the dump m_data was built from
+    LoadedDumpPtr m_shown;  // the dump m_data was built from
     BackgroundTask* m_builder;
     bool m_building = false;
     std::vector<quint32> m_matches;
-    quint32 m_pendingFrame = 0xffffffffu;   // frameOp before its timeline was built
+    quint32 m_pendingFrame = 0xffffffffu;  // frameOp before its timeline was built
 };
 
 }  // namespace dlui

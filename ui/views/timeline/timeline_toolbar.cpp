@@ -13,14 +13,18 @@
 
 namespace dlui {
 
-
 TimelineToolbar::TimelineToolbar(QWidget* parent)
-    : QWidget(parent), m_iteration(new QComboBox(this)), m_align(new QCheckBox(tr("Align rank clocks"), this)),
-      m_fit(new QToolButton(this)), m_controls(new QHBoxLayout), m_legends(new QHBoxLayout), m_info(new ElidedLabel(this, Qt::ElideRight)),
+    : QWidget(parent),
+      m_iteration(new QComboBox(this)),
+      m_align(new QCheckBox(tr("Align rank clocks"), this)),
+      m_fit(new QToolButton(this)),
+      m_controls(new QHBoxLayout),
+      m_legends(new QHBoxLayout),
+      m_info(new ElidedLabel(this, Qt::ElideRight)),
       m_status(new ElidedLabel(this, Qt::ElideRight)) {
     m_align->setChecked(true);
     m_align->setToolTip(tr("Shift each rank by the clock offset the analysis estimated from Send/Receive pairs"));
-    m_iteration->setSizeAdjustPolicy(QComboBox::AdjustToContents);   // "5 (first overflow)" at most
+    m_iteration->setSizeAdjustPolicy(QComboBox::AdjustToContents);  // "5 (first overflow)" at most
     m_iteration->setToolTip(tr("Iteration shown on the timeline"));
     m_fit->setText(tr("Show all"));
     m_fit->setToolTip(tr("Show the whole iteration (0)"));
@@ -62,9 +66,7 @@ void TimelineToolbar::addControl(QWidget* w) { m_controls->addWidget(w); }
 
 void TimelineToolbar::addLegend(QWidget* w) { m_legends->addWidget(w); }
 
-void TimelineToolbar::setInfo(const QString& text) {
-    static_cast<ElidedLabel*>(m_info)->setFullText(text);
-}
+void TimelineToolbar::setInfo(const QString& text) { static_cast<ElidedLabel*>(m_info)->setFullText(text); }
 
 QString TimelineToolbar::info() const { return static_cast<const ElidedLabel*>(m_info)->fullText(); }
 
@@ -84,11 +86,14 @@ void TimelineToolbar::setIterations(const std::vector<std::uint32_t>& iterations
     int pick = -1;
     for (std::uint32_t it : iterations) {
         const bool mark = marked && *marked == it;
-        m_iteration->addItem(mark ? QStringLiteral("%1 (%2)").arg(it).arg(markText) : QString::number(it), QVariant::fromValue(it));
+        m_iteration->addItem(mark ? QStringLiteral("%1 (%2)").arg(it).arg(markText) : QString::number(it),
+                             QVariant::fromValue(it));
         if (mark) pick = m_iteration->count() - 1;
     }
     const int kept = keep.isValid() ? m_iteration->findData(keep) : -1;
-    m_iteration->setCurrentIndex(kept >= 0 ? kept : pick >= 0 ? pick : std::clamp(fallback, 0, m_iteration->count() - 1));
+    m_iteration->setCurrentIndex(kept >= 0       ? kept
+                                     : pick >= 0 ? pick
+                                                 : std::clamp(fallback, 0, m_iteration->count() - 1));
 }
 
 void TimelineToolbar::clearIterations() {
@@ -112,10 +117,10 @@ dl::TimelineOptions TimelineToolbar::options() const {
 }
 
 std::shared_ptr<const dl::TimelineData> buildRunTimeline(const LoadedDump& run, const dl::OpStates& states,
-                                                          const dl::TimelineOptions& options, std::stop_token stop,
-                                                          bool chainArrows) {
+                                                         const dl::TimelineOptions& options, std::stop_token stop,
+                                                         bool chainArrows) {
     dl::TimelineOptions o = options;
-    o.stop = stop;   // a superseded build stops early and comes back marked cancelled
+    o.stop = stop;  // a superseded build stops early and comes back marked cancelled
     dl::TimelineData d = dl::buildTimeline(*run.index, run.analysis.get(), states, o);
     if (!chainArrows) d.arrows.clear();
     return std::make_shared<const dl::TimelineData>(std::move(d));

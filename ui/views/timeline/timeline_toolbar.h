@@ -29,9 +29,9 @@ public:
     // Controls between the alignment and "Show all" (first row), and legends (second row, right).
     void addControl(QWidget* w);
     void addLegend(QWidget* w);
-    void setInfo(const QString& text);      // what the timeline shows
+    void setInfo(const QString& text);  // what the timeline shows
     QString info() const;
-    void setStatus(const QString& text);    // matches, area; hidden when empty
+    void setStatus(const QString& text);  // matches, area; hidden when empty
     QString status() const;
 
     // "All", then each iteration; `marked` gets "<n> (<markText>)". Keeps the current iteration
@@ -61,7 +61,7 @@ private:
 // The timeline of one run as the views draw it (on a worker thread); without the overflow chain's
 // arrows when `chainArrows` is off (the comparison colours have their own story).
 std::shared_ptr<const dl::TimelineData> buildRunTimeline(const LoadedDump& run, const dl::OpStates& states,
-                                                          const dl::TimelineOptions& options, std::stop_token stop,
-                                                          bool chainArrows = true);
+                                                         const dl::TimelineOptions& options, std::stop_token stop,
+                                                         bool chainArrows = true);
 
 }  // namespace dlui

@@ -29,14 +29,15 @@ constexpr quint32 kNone = 0xffffffffu;
 TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
-    setMinimumHeight(130);   // overview, ruler and three lanes
+    setMinimumHeight(130);  // overview, ruler and three lanes
     setAttribute(Qt::WA_OpaquePaintEvent);
     m_painter.setColors(theme::ViewColors::fromPalette(palette()));
     m_painter.setFoldable(true);
 }
 
 void TimelineWidget::changeEvent(QEvent* e) {
-    if (e->type() == QEvent::PaletteChange || e->type() == QEvent::ApplicationPaletteChange || e->type() == QEvent::StyleChange) {
+    if (e->type() == QEvent::PaletteChange || e->type() == QEvent::ApplicationPaletteChange ||
+        e->type() == QEvent::StyleChange) {
         m_painter.setColors(theme::ViewColors::fromPalette(palette()));
         update();
     }
@@ -101,7 +102,7 @@ bool TimelineWidget::gotoMatch(bool backward) {
     if (!backward) {
         auto it = std::upper_bound(m_matchOrder.begin(), m_matchOrder.end(), at,
                                    [&](const auto& v, quint32 op) { return v < key(op); });
-        pick = it == m_matchOrder.end() ? m_matchOrder.front() : *it;   // wraps around
+        pick = it == m_matchOrder.end() ? m_matchOrder.front() : *it;  // wraps around
     } else {
         auto it = std::lower_bound(m_matchOrder.begin(), m_matchOrder.end(), at,
                                    [&](quint32 op, const auto& v) { return key(op) < v; });
@@ -110,7 +111,7 @@ bool TimelineWidget::gotoMatch(bool backward) {
     m_state.selectedOp = pick;
     if (d->locate(pick, lane, item)) {
         const auto& x = d->lanes[lane].items[item];
-        m_vp.pan((relTime(x.start) + relTime(x.end)) / 2 - (m_vp.from() + m_vp.to()) / 2);   // centred
+        m_vp.pan((relTime(x.start) + relTime(x.end)) / 2 - (m_vp.from() + m_vp.to()) / 2);  // centred
         ensureLaneVisible(lane);
     }
     changed();
@@ -140,8 +141,9 @@ dl::TimelineAreaSummary TimelineWidget::areaSummary() const {
     if (!d || !m_index || !m_state.areaActive) return {};
     // Window times are relative to the viewport origin (t0 of the data): the same base.
     const double shift = static_cast<double>(m_vp.origin() - d->t0);
-    return d->summarizeArea(*m_index, static_cast<std::size_t>(m_state.areaLaneFrom), static_cast<std::size_t>(m_state.areaLaneTo),
-                            m_state.areaFrom + shift, m_state.areaTo + shift);
+    return d->summarizeArea(*m_index, static_cast<std::size_t>(m_state.areaLaneFrom),
+                            static_cast<std::size_t>(m_state.areaLaneTo), m_state.areaFrom + shift,
+                            m_state.areaTo + shift);
 }
 
 QString TimelineWidget::areaText() const {
@@ -150,24 +152,28 @@ QString TimelineWidget::areaText() const {
     const dl::TimelineData* d = m_painter.data();
     QString text = tr("Area: %L1 ops · %L2 tensors").arg(s.ops).arg(s.tensors);
     const double span = m_state.areaTo - m_state.areaFrom;
-    text += tr(" · %1 → %2 (%3)").arg(m_painter.timeText(m_state.areaFrom), m_painter.timeText(m_state.areaTo),
-                                     d && d->base == dl::TimeBase::ExecutionOrder ? tr("%L1 positions").arg(std::llround(span))
-                                                                                   : QString::fromStdString(dl::formatTimeOffset(span)));
+    text += tr(" · %1 → %2 (%3)")
+                .arg(m_painter.timeText(m_state.areaFrom), m_painter.timeText(m_state.areaTo),
+                     d && d->base == dl::TimeBase::ExecutionOrder ? tr("%L1 positions").arg(std::llround(span))
+                                                                  : QString::fromStdString(dl::formatTimeOffset(span)));
     QStringList states;
     for (int k = dl::kOpStateCount - 1; k >= 0; --k)
-        if (s.states[std::size_t(k)]) states << QStringLiteral("%L1 %2").arg(s.states[std::size_t(k)]).arg(m_painter.palette().name(dl::OpState(k)));
+        if (s.states[std::size_t(k)])
+            states
+                << QStringLiteral("%L1 %2").arg(s.states[std::size_t(k)]).arg(m_painter.palette().name(dl::OpState(k)));
     if (!states.isEmpty()) text += QStringLiteral(" · ") + states.join(QStringLiteral(", "));
     return text;
 }
 
 void TimelineWidget::setStageCollapsed(int stage, bool collapsed) {
     m_painter.setStageCollapsed(stage, collapsed);
-    scrollBy(0);   // the content may have shrunk under the scroll position
+    scrollBy(0);  // the content may have shrunk under the scroll position
     update();
 }
 
 void TimelineWidget::copySelection() {
-    if (m_state.areaActive) QGuiApplication::clipboard()->setText(areaText());
+    if (m_state.areaActive)
+        QGuiApplication::clipboard()->setText(areaText());
     else if (m_index && m_state.selectedOp < m_index->ops.size())
         QGuiApplication::clipboard()->setText(opNames(*m_index, m_index->ops[m_state.selectedOp]).shortName);
 }
@@ -188,15 +194,14 @@ QRectF TimelineWidget::opRect(quint32 op) const {
     if (!d || !d->locate(op, lane, item)) return {};
     const auto& it = d->lanes[lane].items[item];
     const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
-    const double top = m_painter.laneCenterY(rect(), static_cast<int>(lane), m_state.scrollY) - TimelinePainter::kLaneHeight / 2.0;
+    const double top =
+        m_painter.laneCenterY(rect(), static_cast<int>(lane), m_state.scrollY) - TimelinePainter::kLaneHeight / 2.0;
     const double x0 = axis.xOf(it.start);
     const double x1 = std::max(x0 + 1, axis.xOf(it.end));
     return QRectF(x0, top, x1 - x0, TimelinePainter::kLaneHeight);
 }
 
-double TimelineWidget::relTime(std::int64_t t) const {
-    return static_cast<double>(t - m_vp.origin());
-}
+double TimelineWidget::relTime(std::int64_t t) const { return static_cast<double>(t - m_vp.origin()); }
 
 void TimelineWidget::changed() {
     update();
@@ -338,7 +343,8 @@ quint32 TimelineWidget::opAt(const QPoint& pos) const {
     const int lane = m_painter.laneAt(rect(), pos.y(), m_state.scrollY);
     if (lane < 0 || pos.x() < TimelinePainter::kLabelWidth) return kNone;
     const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
-    const dl::TimelineItem* it = d->itemAtRelative(static_cast<std::size_t>(lane), axis.toTime(pos.x()), 3 * axis.timePerPixel());
+    const dl::TimelineItem* it =
+        d->itemAtRelative(static_cast<std::size_t>(lane), axis.toTime(pos.x()), 3 * axis.timePerPixel());
     return it ? it->op : kNone;
 }
 
@@ -351,7 +357,10 @@ QString TimelineWidget::tooltipFor(quint32 op) const {
     if (names.full != names.shortName) text += QStringLiteral("<small>%1</small><br>").arg(names.full.toHtmlEscaped());
     const int stage = m_analysis ? m_analysis->stages.stageOf(o.rank) : -1;
     text += tr("rank %1 · stage %2 · iteration %3 · exec #%4")
-                .arg(o.rank).arg(stage < 0 ? QStringLiteral("?") : QString::number(stage)).arg(o.iteration).arg(o.execPos);
+                .arg(o.rank)
+                .arg(stage < 0 ? QStringLiteral("?") : QString::number(stage))
+                .arg(o.iteration)
+                .arg(o.execPos);
     // Times as the ruler shows them: from the view's origin, never absolute epoch values.
     std::size_t lane = 0, item = 0;
     const dl::TimelineData* d = m_painter.data();
@@ -361,29 +370,37 @@ QString TimelineWidget::tooltipFor(quint32 op) const {
             text += tr("<br>at %1").arg(m_painter.timeText(relTime(it.start)));
             const QString dur = QString::fromStdString(dl::formatTimeOffset(double(it.end - it.start)));
             if (it.inferredEnd && it.endCapped)
-                text += tr(" · duration at most %1 <i>(inferred: the dump has no end times; the gap to the next op on this lane "
-                           "is much longer than usual, so the rest is drawn as idle)</i>").arg(dur);
+                text += tr(" · duration at most %1 <i>(inferred: the dump has no end times; the gap to the next op on "
+                           "this lane "
+                           "is much longer than usual, so the rest is drawn as idle)</i>")
+                            .arg(dur);
             else if (it.inferredEnd && it.end > it.start)
-                text += tr(" · duration %1 <i>(inferred: the dump has no end times, so up to the next op on this lane)</i>").arg(dur);
+                text +=
+                    tr(" · duration %1 <i>(inferred: the dump has no end times, so up to the next op on this lane)</i>")
+                        .arg(dur);
             else if (it.inferredEnd)
                 text += tr(" · <i>no duration: the dump has no end times and no op follows on this lane</i>");
             else
                 text += tr(" · duration %1").arg(dur);
         } else {
-            text += tr("<br>position %1 in the execution order (no timestamps)").arg(m_painter.timeText(relTime(it.start)));
+            text +=
+                tr("<br>position %1 in the execution order (no timestamps)").arg(m_painter.timeText(relTime(it.start)));
         }
     }
     if (m_states && op < m_states->op.size())
-        text += tr("<br>state: <span style='color:%1'><b>%2</b></span>")
-                    .arg(theme::forBackground(m_painter.palette().color(m_states->op[op]).darker(115), palette()).name(),
-                         m_painter.palette().name(m_states->op[op]));
+        text +=
+            tr("<br>state: <span style='color:%1'><b>%2</b></span>")
+                .arg(theme::forBackground(m_painter.palette().color(m_states->op[op]).darker(115), palette()).name(),
+                     m_painter.palette().name(m_states->op[op]));
     for (quint32 t = o.firstTensor; t < o.firstTensor + o.tensorCount && t < m_index->tensors.size(); ++t) {
         const dl::TensorRecord& tr_ = m_index->tensors[t];
         const dl::TensorStats st = m_index->stats(tr_);
         const QString mx = figureText(st, dl::StatFigure::MaxAbs);
-        text += QStringLiteral("<br>%1 %2 max|x| %3").arg(QString::fromStdString(m_index->tensorLabel(tr_)),
-                                                          QString::fromLatin1(dl::dtypeName(tr_.dtype).data()), mx);
-        if (st.nanCount + st.infCount()) text += tr(" · NaN %1 Inf %2").arg(countText(st, st.nanCount), countText(st, st.infCount()));
+        text += QStringLiteral("<br>%1 %2 max|x| %3")
+                    .arg(QString::fromStdString(m_index->tensorLabel(tr_)),
+                         QString::fromLatin1(dl::dtypeName(tr_.dtype).data()), mx);
+        if (st.nanCount + st.infCount())
+            text += tr(" · NaN %1 Inf %2").arg(countText(st, st.nanCount), countText(st, st.infCount()));
     }
     if (m_tooltipExtra) text += m_tooltipExtra(op);
     return text;
@@ -393,8 +410,10 @@ bool TimelineWidget::event(QEvent* e) {
     if (e->type() == QEvent::ToolTip) {
         auto* he = static_cast<QHelpEvent*>(e);
         const quint32 op = opAt(he->pos());
-        if (op != kNone) QToolTip::showText(he->globalPos(), tooltipFor(op), this);
-        else QToolTip::hideText();
+        if (op != kNone)
+            QToolTip::showText(he->globalPos(), tooltipFor(op), this);
+        else
+            QToolTip::hideText();
         return true;
     }
     return QWidget::event(e);
@@ -416,34 +435,59 @@ void TimelineWidget::wheelEvent(QWheelEvent* e) {
 
 void TimelineWidget::keyPressEvent(QKeyEvent* e) {
     switch (e->key()) {
-        case Qt::Key_W: zoomBy(0.8); break;
-        case Qt::Key_S: zoomBy(1.25); break;
-        case Qt::Key_A: panBy(-0.1); break;
-        case Qt::Key_D: panBy(0.1); break;
-        case Qt::Key_F: fitSelection(); break;
+        case Qt::Key_W:
+            zoomBy(0.8);
+            break;
+        case Qt::Key_S:
+            zoomBy(1.25);
+            break;
+        case Qt::Key_A:
+            panBy(-0.1);
+            break;
+        case Qt::Key_D:
+            panBy(0.1);
+            break;
+        case Qt::Key_F:
+            fitSelection();
+            break;
         case Qt::Key_0:
-        case Qt::Key_Home: fitAll(); break;
-        case Qt::Key_Backspace: undoZoom(); break;
+        case Qt::Key_Home:
+            fitAll();
+            break;
+        case Qt::Key_Backspace:
+            undoZoom();
+            break;
         case Qt::Key_M: {
             // Toggles a mark under the mouse, else at the selected op's start.
-            if (m_state.markActive) { clearMark(); break; }
+            if (m_state.markActive) {
+                clearMark();
+                break;
+            }
             const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
             std::size_t lane = 0, item = 0;
-            if (rect().contains(m_mousePos) && m_mousePos.x() >= TimelinePainter::kLabelWidth) setMark(axis.toTime(m_mousePos.x()));
+            if (rect().contains(m_mousePos) && m_mousePos.x() >= TimelinePainter::kLabelWidth)
+                setMark(axis.toTime(m_mousePos.x()));
             else if (timeline() && m_state.selectedOp != kNone && timeline()->locate(m_state.selectedOp, lane, item))
                 setMark(relTime(timeline()->lanes[lane].items[item].start));
             break;
         }
-        case Qt::Key_F3: gotoMatch(e->modifiers() & Qt::ShiftModifier); break;
+        case Qt::Key_F3:
+            gotoMatch(e->modifiers() & Qt::ShiftModifier);
+            break;
         case Qt::Key_C:
-            if (!(e->modifiers() & Qt::ControlModifier)) { QWidget::keyPressEvent(e); return; }
+            if (!(e->modifiers() & Qt::ControlModifier)) {
+                QWidget::keyPressEvent(e);
+                return;
+            }
             copySelection();
             break;
         case Qt::Key_Escape:
             clearSelection();
             emit selectionCleared();
             break;
-        default: QWidget::keyPressEvent(e); return;
+        default:
+            QWidget::keyPressEvent(e);
+            return;
     }
     e->accept();
 }
@@ -530,13 +574,17 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
     const Drag drag = m_drag;
     m_drag = Drag::None;
     if (drag == Drag::Area) {
-        if (m_moved) selectArea(m_state.areaLaneFrom, m_state.areaLaneTo, m_state.areaFrom, m_state.areaTo);
-        else clearArea();
+        if (m_moved)
+            selectArea(m_state.areaLaneFrom, m_state.areaLaneTo, m_state.areaFrom, m_state.areaTo);
+        else
+            clearArea();
         // A click on the ruler (no drag) puts the mark there, a click on the mark takes it away.
         if (!m_moved && m_areaOnRuler) {
             const dl::TimeAxis axis = TimelinePainter::axisFor(rect(), m_vp);
-            if (m_state.markActive && std::abs(axis.toX(m_state.markAt) - e->pos().x()) <= 4) clearMark();
-            else setMark(axis.toTime(e->pos().x()));
+            if (m_state.markActive && std::abs(axis.toX(m_state.markAt) - e->pos().x()) <= 4)
+                clearMark();
+            else
+                setMark(axis.toTime(e->pos().x()));
         }
         return;
     }
@@ -573,9 +621,13 @@ void TimelineWidget::fillOpMenu(QMenu& menu, quint32 op) {
     if (const dl::TimelineData* d = m_painter.data()) {
         for (const dl::TimelineFlow& f : d->flowsFor(op)) {
             const quint32 other = f.fromOp == op ? f.toOp : f.fromOp;
-            const QString what = f.collective ? tr("collective member") : f.fromOp == op ? tr("its Receive") : tr("its Send");
-            hooks.goTo.emplace_back(tr("Go to %1: %2 (rank %3)").arg(what, opNames(*m_index, m_index->ops[other]).shortName)
-                                        .arg(m_index->ops[other].rank), other);
+            const QString what = f.collective ? tr("collective member")
+                : f.fromOp == op              ? tr("its Receive")
+                                              : tr("its Send");
+            hooks.goTo.emplace_back(tr("Go to %1: %2 (rank %3)")
+                                        .arg(what, opNames(*m_index, m_index->ops[other]).shortName)
+                                        .arg(m_index->ops[other].rank),
+                                    other);
         }
     }
     hooks.goToOp = [this](quint32 target) {

@@ -76,7 +76,7 @@ public:
     void clearArea();
     bool hasArea() const { return m_state.areaActive; }
     dl::TimelineAreaSummary areaSummary() const;
-    QString areaText() const;   // "412 ops · 1,030 tensors · 2.31 ms · 3 Inf/NaN, 1 origin"
+    QString areaText() const;  // "412 ops · 1,030 tensors · 2.31 ms · 3 Inf/NaN, 1 origin"
     // Folds or unfolds a pipeline stage's lanes.
     void setStageCollapsed(int stage, bool collapsed);
     // The op's context menu (what a right click shows), for tests and the table's shared menu.
@@ -91,7 +91,7 @@ signals:
     // Esc on the timeline: the owner clears the selection of every view (the widget already has).
     void selectionCleared();
     void viewChanged();
-    void areaChanged();   // an area was selected or cleared
+    void areaChanged();  // an area was selected or cleared
 
 protected:
     void paintEvent(QPaintEvent*) override;
@@ -107,7 +107,7 @@ protected:
 
 private:
     quint32 opAt(const QPoint& pos) const;
-    void showOpMenu(const QPoint& pos, const QPoint& globalPos);   // right click on an op
+    void showOpMenu(const QPoint& pos, const QPoint& globalPos);  // right click on an op
     void scrollBy(int dy);
     void ensureLaneVisible(std::size_t lane);
     QRect visibleLanesRect() const;
@@ -125,12 +125,12 @@ private:
     std::function<void(quint32)> m_compare;
     std::vector<quint32> m_matchOrder;
     enum class Drag { None, Pan, Range, Area, Overview } m_drag = Drag::None;
-    bool m_areaOnRuler = false;   // dragged on the ruler: every lane
+    bool m_areaOnRuler = false;  // dragged on the ruler: every lane
     QPoint m_pressPos;
     double m_pressFrom = 0;
     bool m_moved = false;
     double m_margin = 0.03;
-    QPoint m_mousePos{-1, -1};   // last position over the widget (M marks there)
+    QPoint m_mousePos{-1, -1};  // last position over the widget (M marks there)
 };
 
 }  // namespace dlui
