@@ -1,6 +1,6 @@
 // The timeline's pure maths: time <-> pixel mapping, ruler ticks and labels, viewport zoom/pan — at
 // epoch-microsecond timestamps (1.7e15) and down to 1 ns per pixel, where absolute doubles lose
-// their resolution. (The painter on such a timeline is tested in tests/ui/test_timeline_painter.cpp.)
+// their resolution. (The painter on such a timeline is tested in tests/ui/views/timeline/test_timeline_painter.cpp.)
 #include <gtest/gtest.h>
 
 #include <cmath>
