@@ -40,7 +40,7 @@ struct ClusterScenarioOptions {
     bool timestamps = true;         // false: timestamps written as 0, as a dump that lost them
     bool overflowOnly = false;      // op_debug_mode 3: only ops with an Inf/NaN output, no comm ops
     bool executionOrder = true;     // false: no execution_order/ (names alone tell forward from backward)
-    bool graphIr = false;           // also rank_{r}/graphs/ms_output_trace_code_graph_0.ir (and truth.dataEdges)
+    bool graphIr = false;           // also m_rank{r}/graphs/ms_output_trace_code_graph_0.ir (and truth.dataEdges)
     std::vector<std::int64_t> rankClockOffsetUs;  // empty: 0, +850, -3000, +420 (... -1500, +2200, +300, -700)
     std::int64_t baseTimestampUs = 1700000000000000;
     std::string netName = "Llama";
@@ -113,9 +113,9 @@ bool writeGraphIrAndTruth(const std::string& root, const ClusterTrace& trace, Cl
                           std::string& error);
 
 // Simulates `s` and writes it as a dump root at `root` (created; nothing is written outside it):
-//   rank_{r}/{net}/0/{iter}/statistic.csv (+ *.npy with writeTensors)
-//   rank_{r}/execution_order/ms_execution_order_graph_0.csv, ms_global_execution_order_graph_0.csv
-//   rank_{r}/.dump_metadata/{data_dump.json, config.json, hccl.json}
+//   m_rank{r}/{net}/0/{iter}/statistic.csv (+ *.npy with writeTensors)
+//   m_rank{r}/execution_order/ms_execution_order_graph_0.csv, ms_global_execution_order_graph_0.csv
+//   m_rank{r}/.dump_metadata/{data_dump.json, config.json, hccl.json}
 bool writeClusterScenario(const std::string& root, ClusterScenario s, ClusterScenarioTruth& truth, std::string& error);
 bool writeClusterScenario(const std::string& root, ClusterScenario s, const ClusterScenarioOptions& options,
                           ClusterScenarioTruth& truth, std::string& error);

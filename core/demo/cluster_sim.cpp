@@ -49,24 +49,24 @@ bool isBad(const DemoTensor& t) {
     return std::any_of(t.v.begin(), t.v.end(), [](float x) { return !std::isfinite(x); });
 }
 
-ClusterSim::ClusterSim(const ClusterSpec& spec) : s_(spec), k_(OverflowMode::InfNan) {
-    const int ranks = s_.pipelineStages * s_.tensorParallel;
-    if (s_.pipelineStages < 2 || s_.tensorParallel < 1 || kVocab % s_.tensorParallel || kFfn % s_.tensorParallel)
+ClusterSim::ClusterSim(const ClusterSpec& spec) : m_s(spec), m_k(OverflowMode::InfNan) {
+    const int ranks = m_s.pipelineStages * m_s.tensorParallel;
+    if (m_s.pipelineStages < 2 || m_s.tensorParallel < 1 || kVocab % m_s.tensorParallel || kFfn % m_s.tensorParallel)
         throw std::logic_error("cluster sim: unsupported PP x TP");
-    trace.pipelineStages = s_.pipelineStages;
-    trace.tensorParallel = s_.tensorParallel;
+    trace.pipelineStages = m_s.pipelineStages;
+    trace.tensorParallel = m_s.tensorParallel;
     trace.ranks = ranks;
-    graph_.resize(std::size_t(s_.pipelineStages));
-    for (int st = 0; st < s_.pipelineStages; ++st) opCounter_.push_back(std::uint32_t(17 + 13 * st));
-    now_.assign(std::size_t(ranks), 0);
-    pos_.assign(std::size_t(ranks), 0);
-    lanes_.resize(std::size_t(ranks));
-    stageOut_.resize(std::size_t(ranks));
-    pendingGrad_.resize(std::size_t(ranks));
+    m_graph.resize(std::size_t(m_s.pipelineStages));
+    for (int st = 0; st < m_s.pipelineStages; ++st) m_opCounter.push_back(std::uint32_t(17 + 13 * st));
+    m_now.assign(std::size_t(ranks), 0);
+    m_pos.assign(std::size_t(ranks), 0);
+    m_lanes.resize(std::size_t(ranks));
+    m_stageOut.resize(std::size_t(ranks));
+    m_pendingGrad.resize(std::size_t(ranks));
     initParams();
 }
 
-TensorP ClusterSim::scalar(DType t, float v) { return k_.make(t, {}, {k_.round(t, v)}); }
+TensorP ClusterSim::scalar(DType t, float v) { return m_k.make(t, {}, {m_k.round(t, v)}); }
 
 void ClusterSim::initParams() {
     Rng rng{20250611};
@@ -78,8 +78,8 @@ void ClusterSim::initParams() {
         return v;
     };
     auto f16 = [&](std::vector<std::int64_t> shape, std::vector<float> v) {
-        for (auto& x : v) x = k_.round(DType::Float16, x);
-        return k_.make(DType::Float16, std::move(shape), std::move(v));
+        for (auto& x : v) x = m_k.round(DType::Float16, x);
+        return m_k.make(DType::Float16, std::move(shape), std::move(v));
     };
     // Embeddings share a common direction (so the last stage's hidden states agree on a mean
     // direction the culprit head row points along); the massive dimension is quiet except for
@@ -93,14 +93,14 @@ void ClusterSim::initParams() {
             e[std::size_t(t * kHidden + j)] =
                 j == kMassiveDim ? 0.05f * rng.normal() : dir[std::size_t(j)] + 0.5f * rng.normal();
     e[std::size_t(kOutlierToken * kHidden + kMassiveDim)] = kOutlierValue;
-    emb_ = f16({kVocab, kHidden}, std::move(e));
-    normF_ = f16({kHidden}, std::vector<float>(kHidden, 1.0f));
+    m_emb = f16({kVocab, kHidden}, std::move(e));
+    m_normF = f16({kHidden}, std::vector<float>(kHidden, 1.0f));
 
-    const int tp = s_.tensorParallel, fl = kFfn / tp, vl = kVocab / tp;
-    const bool fwdOrigin = s_.origin == ClusterOrigin::ForwardResidual;
-    for (int st = 0; st < s_.pipelineStages; ++st)
+    const int tp = m_s.tensorParallel, fl = kFfn / tp, vl = kVocab / tp;
+    const bool fwdOrigin = m_s.origin == ClusterOrigin::ForwardResidual;
+    for (int st = 0; st < m_s.pipelineStages; ++st)
         for (int ln = 0; ln < tp; ++ln) {
-            Lane& L = lanes_[std::size_t(rankOf(st, ln))];
+            Lane& L = m_lanes[std::size_t(rankOf(st, ln))];
             auto w1 = randn({kHidden, fl}, 1.0f / std::sqrt(float(kHidden)));
             auto w2 = randn({fl, kHidden}, 0.5f / std::sqrt(float(kFfn)));
             for (int j = 0; j < fl; ++j) {
@@ -121,7 +121,7 @@ void ClusterSim::initParams() {
             L.w2 = f16({fl, kHidden}, std::move(w2));
             L.acc1 = f16({kHidden, fl}, std::vector<float>(std::size_t(kHidden * fl), 0.f));
             L.acc2 = f16({fl, kHidden}, std::vector<float>(std::size_t(fl * kHidden), 0.f));
-            if (st != s_.pipelineStages - 1) continue;
+            if (st != m_s.pipelineStages - 1) continue;
             auto head = randn({vl, kHidden}, 1.0f / std::sqrt(float(kHidden)));
             if (kCulpritToken / vl == ln) {
                 // The culprit row points mostly along the hidden states' mean direction, with a
@@ -136,21 +136,21 @@ void ClusterSim::initParams() {
                 }
                 for (int j = 0; j < kHidden; ++j)
                     head[std::size_t((kCulpritToken % vl) * kHidden + j)] =
-                        row[std::size_t(j)] * s_.headRowScale / std::sqrt(rn);
+                        row[std::size_t(j)] * m_s.headRowScale / std::sqrt(rn);
             }
             L.head = f16({vl, kHidden}, std::move(head));
             L.headAcc = f16({vl, kHidden}, std::vector<float>(std::size_t(vl * kHidden), 0.f));
         }
-    k_.takeOverflow();  // initialisation is not an operator
+    m_k.takeOverflow();  // initialisation is not an operator
 }
 
 int ClusterSim::place(int rank, const std::string& scope, const std::string& type) {
-    const int stage = rank / s_.tensorParallel;
-    auto& g = graph_[std::size_t(stage)];
-    const std::uint32_t pos = pos_[std::size_t(rank)]++;
+    const int stage = rank / m_s.tensorParallel;
+    auto& g = m_graph[std::size_t(stage)];
+    const std::uint32_t pos = m_pos[std::size_t(rank)]++;
     if (pos == g.size()) {  // the first lane to get here in iteration 0 compiles the stage graph
-        opCounter_[std::size_t(stage)] += 1 + std::uint32_t((pos * 7 + std::uint32_t(stage)) % 4);
-        g.emplace_back(type, scope + "/" + type + "-op" + std::to_string(opCounter_[std::size_t(stage)]));
+        m_opCounter[std::size_t(stage)] += 1 + std::uint32_t((pos * 7 + std::uint32_t(stage)) % 4);
+        g.emplace_back(type, scope + "/" + type + "-op" + std::to_string(m_opCounter[std::size_t(stage)]));
     } else if (pos > g.size() || g[pos].first != type || g[pos].second.rfind(scope + "/" + type + "-op", 0) != 0) {
         throw std::logic_error("cluster sim: stage graph differs between ranks or iterations at " + scope + "/" + type);
     }
@@ -162,8 +162,8 @@ void ClusterSim::link(ClusterOp& op, const std::vector<TensorP>& candidates) {
     for (const auto& t : op.outputs) op.badOutput = op.badOutput || isBad(*t);
     for (const auto& t : candidates) {
         if (!isBad(*t)) continue;
-        const auto it = producer_.find(t.get());
-        if (it == producer_.end()) continue;
+        const auto it = m_producer.find(t.get());
+        if (it == m_producer.end()) continue;
         if (std::find(op.badFrom.begin(), op.badFrom.end(), it->second) == op.badFrom.end())
             op.badFrom.push_back(it->second);
     }
@@ -178,24 +178,24 @@ void ClusterSim::link(ClusterOp& op, const std::vector<TensorP>& candidates) {
 
 int ClusterSim::rec(int rank, const std::string& scope, const std::string& type, std::vector<TensorP> in,
                     std::vector<TensorP> out, ClusterOpKind kind, const std::vector<TensorP>& alsoProduced) {
-    k_.takeOverflow();  // badness is read from the values themselves
+    m_k.takeOverflow();  // badness is read from the values themselves
     const bool comm =
         kind == ClusterOpKind::Send || kind == ClusterOpKind::Receive || kind == ClusterOpKind::Collective;
     ClusterOp op;
     op.rank = rank;
-    op.stage = rank / s_.tensorParallel;
-    op.lane = rank % s_.tensorParallel;
-    op.iteration = iter_;
+    op.stage = rank / m_s.tensorParallel;
+    op.lane = rank % m_s.tensorParallel;
+    op.iteration = m_iter;
     op.type = type;
     op.kind = kind;
     op.stream = comm ? StreamKind::Comm : StreamKind::Compute;
     op.position = std::uint32_t(place(rank, scope, type));
-    op.fullName = graph_[std::size_t(op.stage)][op.position].second;
+    op.fullName = m_graph[std::size_t(op.stage)][op.position].second;
     op.backward = scope.rfind("Gradients/", 0) == 0;
     std::uint64_t elems = 0;
     for (const auto& t : in) elems += t->size();
     for (const auto& t : out) elems += t->size();
-    auto& now = now_[std::size_t(rank)];
+    auto& now = m_now[std::size_t(rank)];
     op.trueStartUs = now;
     op.trueEndUs = now += 6 + std::int64_t(elems / 32);
     op.inputs = std::move(in);
@@ -203,24 +203,24 @@ int ClusterSim::rec(int rank, const std::string& scope, const std::string& type,
     link(op, op.inputs);
     trace.ops.push_back(std::move(op));
     const int idx = int(trace.ops.size() - 1);
-    for (const auto& t : trace.ops.back().outputs) producer_[t.get()] = idx;
-    for (const auto& t : alsoProduced) producer_[t.get()] = idx;
+    for (const auto& t : trace.ops.back().outputs) m_producer[t.get()] = idx;
+    for (const auto& t : alsoProduced) m_producer[t.get()] = idx;
     return idx;
 }
 
 void ClusterSim::send(int rank, int tag, bool backward, const TensorP& t) {
-    const int dest = rank + (backward ? -1 : 1) * s_.tensorParallel;
+    const int dest = rank + (backward ? -1 : 1) * m_s.tensorParallel;
     const int op = rec(rank, commScope(backward, true, tag), "Send", {t}, {}, ClusterOpKind::Send);
     trace.ops[std::size_t(op)].tag = tag;
     trace.ops[std::size_t(op)].peer = dest;
-    inFlight_[{dest, tag, backward}] = op;
+    m_inFlight[{dest, tag, backward}] = op;
 }
 
 TensorP ClusterSim::receive(int rank, int tag, bool backward) {
-    const auto it = inFlight_.find({rank, tag, backward});
-    if (it == inFlight_.end()) throw std::logic_error("cluster sim: receive before send");
+    const auto it = m_inFlight.find({rank, tag, backward});
+    if (it == m_inFlight.end()) throw std::logic_error("cluster sim: receive before send");
     const int sendOp = it->second;
-    inFlight_.erase(it);
+    m_inFlight.erase(it);
     // Copied out before rec(): recording the Receive may reallocate trace.ops.
     const ClusterOp& s = trace.ops[std::size_t(sendOp)];
     auto value = std::make_shared<DemoTensor>(*s.inputs.at(0));     // the receiver's own buffer
@@ -228,7 +228,7 @@ TensorP ClusterSim::receive(int rank, int tag, bool backward) {
     const int sender = s.rank;
     const int op = rec(rank, commScope(backward, false, tag), "Receive", {}, {value}, ClusterOpKind::Receive);
     ClusterOp& r = trace.ops[std::size_t(op)];
-    if (r.trueEndUs < ready) now_[std::size_t(rank)] = r.trueEndUs = ready;
+    if (r.trueEndUs < ready) m_now[std::size_t(rank)] = r.trueEndUs = ready;
     r.tag = tag;
     r.peer = sender;
     if (r.badOutput) {
@@ -244,13 +244,13 @@ std::vector<TensorP> ClusterSim::allReduce(const std::vector<int>& ranks, const 
     std::vector<float> sum(in.at(0)->size(), 0.f);
     for (const auto& t : in)
         for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += t->v[i];
-    for (auto& x : sum) x = k_.round(in[0]->dtype, x);
+    for (auto& x : sum) x = m_k.round(in[0]->dtype, x);
     std::int64_t end = 0;
     std::vector<TensorP> outs;
     std::vector<int> members;
     const auto instance = int(trace.collectives.size());
     for (std::size_t m = 0; m < ranks.size(); ++m) {
-        auto o = k_.make(in[0]->dtype, in[0]->shape, sum);
+        auto o = m_k.make(in[0]->dtype, in[0]->shape, sum);
         const int op = rec(ranks[m], scope, "AllReduce", {in[m]}, {o}, ClusterOpKind::Collective);
         end = std::max(end, trace.ops[std::size_t(op)].trueEndUs);
         members.push_back(op);
@@ -262,7 +262,7 @@ std::vector<TensorP> ClusterSim::allReduce(const std::vector<int>& ranks, const 
     for (int op : members) {
         ClusterOp& c = trace.ops[std::size_t(op)];
         c.trueEndUs = end;
-        now_[std::size_t(c.rank)] = end;
+        m_now[std::size_t(c.rank)] = end;
         c.collective = instance;
         c.badFrom.clear();
         c.cause = -1;
@@ -273,136 +273,137 @@ std::vector<TensorP> ClusterSim::allReduce(const std::vector<int>& ranks, const 
 }
 
 void ClusterSim::forwardStage(int st) {
-    const int tp = s_.tensorParallel;
+    const int tp = m_s.tensorParallel;
     const std::string s = layerScope(st);
     std::vector<TensorP> partial(static_cast<std::size_t>(tp));
     std::vector<int> ranks;
     for (int ln = 0; ln < tp; ++ln) {
         const int r = rankOf(st, ln);
         ranks.push_back(r);
-        Lane& L = lanes_[std::size_t(r)];
+        Lane& L = m_lanes[std::size_t(r)];
         if (st == 0) {
-            auto ids = k_.make(DType::Int32, {kBatch}, ids_);
-            L.x = out(rec(r, kModel + "/tok_embeddings-VocabEmbedding", "Gather", {emb_, ids}, {k_.gather(emb_, ids)}));
+            auto ids = m_k.make(DType::Int32, {kBatch}, m_ids);
+            L.x = out(
+                rec(r, kModel + "/tok_embeddings-VocabEmbedding", "Gather", {m_emb, ids}, {m_k.gather(m_emb, ids)}));
         } else {
             L.x = receive(r, st - 1, false);
         }
         L.h = out(rec(r, s + "/feed_forward-FeedForward/w1-Linear", "MatMul", {L.x, L.w1},
-                      {k_.matmul(L.x, L.w1, false, false, DType::Float16)}));
-        L.a = out(rec(r, s + "/feed_forward-FeedForward/act-FastGelu", "FastGeLU", {L.h}, {k_.fastGelu(L.h)}));
+                      {m_k.matmul(L.x, L.w1, false, false, DType::Float16)}));
+        L.a = out(rec(r, s + "/feed_forward-FeedForward/act-FastGelu", "FastGeLU", {L.h}, {m_k.fastGelu(L.h)}));
         partial[std::size_t(ln)] = out(rec(r, s + "/feed_forward-FeedForward/w2-Linear", "MatMul", {L.a, L.w2},
-                                           {k_.matmul(L.a, L.w2, false, false, DType::Float16)}));
+                                           {m_k.matmul(L.a, L.w2, false, false, DType::Float16)}));
     }
     // Row-parallel w2: the lanes' partial sums meet in the TP group's AllReduce.
     const auto o = tp > 1 ? allReduce(ranks, partial, s + "/feed_forward-FeedForward/w2-Linear") : partial;
     for (int ln = 0; ln < tp; ++ln) {
         const int r = rankOf(st, ln);
-        Lane& L = lanes_[std::size_t(r)];
+        Lane& L = m_lanes[std::size_t(r)];
         const auto& oo = o[std::size_t(ln)];
-        stageOut_[std::size_t(r)] = out(rec(r, s, "Add", {L.x, oo}, {k_.binary(L.x, oo, DType::Float16, add)}));
-        if (st + 1 < s_.pipelineStages) send(r, st, false, stageOut_[std::size_t(r)]);
+        m_stageOut[std::size_t(r)] = out(rec(r, s, "Add", {L.x, oo}, {m_k.binary(L.x, oo, DType::Float16, add)}));
+        if (st + 1 < m_s.pipelineStages) send(r, st, false, m_stageOut[std::size_t(r)]);
     }
 }
 
 void ClusterSim::headForward(int st) {
-    const int tp = s_.tensorParallel, vl = kVocab / tp;
+    const int tp = m_s.tensorParallel, vl = kVocab / tp;
     const DType f16 = DType::Float16, f32 = DType::Float32;
     std::vector<TensorP> sums(static_cast<std::size_t>(tp));
     std::vector<int> ranks;
     for (int ln = 0; ln < tp; ++ln) {
         const int r = rankOf(st, ln);
         ranks.push_back(r);
-        Lane& L = lanes_[std::size_t(r)];
-        L.hx = stageOut_[std::size_t(r)];
-        auto [n, rstd] = k_.rmsNorm(L.hx, normF_, kNormEps);
-        rec(r, kModel + "/norm_out-RMSNorm", "RmsNorm", {L.hx, normF_}, {n, rstd});
+        Lane& L = m_lanes[std::size_t(r)];
+        L.hx = m_stageOut[std::size_t(r)];
+        auto [n, rstd] = m_k.rmsNorm(L.hx, m_normF, kNormEps);
+        rec(r, kModel + "/norm_out-RMSNorm", "RmsNorm", {L.hx, m_normF}, {n, rstd});
         L.hn = n;
         L.hrstd = rstd;
         // NormHead: each row of this lane's vocabulary shard divided by its norm.
-        auto sq = out(rec(r, kHead, "Square", {L.head}, {k_.binary(L.head, L.head, f16, mul)}));
-        auto ss = out(rec(r, kHead, "ReduceSum", {sq}, {k_.reduceSumLast(sq)}));
+        auto sq = out(rec(r, kHead, "Square", {L.head}, {m_k.binary(L.head, L.head, f16, mul)}));
+        auto ss = out(rec(r, kHead, "ReduceSum", {sq}, {m_k.reduceSumLast(sq)}));
         auto eps = scalar(f16, kHeadEps);
-        auto se = out(rec(r, kHead, "Add", {ss, eps}, {k_.binary(ss, eps, f16, add)}));
-        L.y = out(rec(r, kHead, "Sqrt", {se}, {k_.unary(se, f16, [](float a) { return std::sqrt(a); })}));
-        L.wn = out(rec(r, kHead, "RealDiv", {L.head, L.y}, {k_.binary(L.head, L.y, f16, divide)}));
-        auto logits = out(rec(r, kHead, "MatMul", {n, L.wn}, {k_.matmul(n, L.wn, false, true, f16)}));
-        auto lf = out(rec(r, kLoss, "Cast", {logits}, {k_.cast(logits, f32)}));
-        L.e = out(rec(r, kLoss, "Exp", {lf}, {k_.unary(lf, f32, [](float a) { return std::exp(a); })}));
-        sums[std::size_t(ln)] = out(rec(r, kLoss, "ReduceSum", {L.e}, {k_.reduceSumLast(L.e)}));
+        auto se = out(rec(r, kHead, "Add", {ss, eps}, {m_k.binary(ss, eps, f16, add)}));
+        L.y = out(rec(r, kHead, "Sqrt", {se}, {m_k.unary(se, f16, [](float a) { return std::sqrt(a); })}));
+        L.wn = out(rec(r, kHead, "RealDiv", {L.head, L.y}, {m_k.binary(L.head, L.y, f16, divide)}));
+        auto logits = out(rec(r, kHead, "MatMul", {n, L.wn}, {m_k.matmul(n, L.wn, false, true, f16)}));
+        auto lf = out(rec(r, kLoss, "Cast", {logits}, {m_k.cast(logits, f32)}));
+        L.e = out(rec(r, kLoss, "Exp", {lf}, {m_k.unary(lf, f32, [](float a) { return std::exp(a); })}));
+        sums[std::size_t(ln)] = out(rec(r, kLoss, "ReduceSum", {L.e}, {m_k.reduceSumLast(L.e)}));
     }
     // Vocabulary-parallel softmax: the sum of exponentials is reduced over the TP group.
     const auto total = tp > 1 ? allReduce(ranks, sums, kLoss) : sums;
     float loss = 0;
     for (int ln = 0; ln < tp; ++ln) {
         const int r = rankOf(st, ln);
-        Lane& L = lanes_[std::size_t(r)];
+        Lane& L = m_lanes[std::size_t(r)];
         L.p = out(rec(r, kLoss, "RealDiv", {L.e, total[std::size_t(ln)]},
-                      {k_.binary(L.e, total[std::size_t(ln)], f32, divide)}));
+                      {m_k.binary(L.e, total[std::size_t(ln)], f32, divide)}));
         std::vector<float> oh(std::size_t(kBatch * vl), 0.f);
         for (int b = 0; b < kBatch; ++b) {
-            const int lab = int(labels_[std::size_t(b)]) - ln * vl;
+            const int lab = int(m_labels[std::size_t(b)]) - ln * vl;
             if (lab >= 0 && lab < vl) oh[std::size_t(b * vl + lab)] = 1.f;
         }
-        auto lab = k_.make(DType::Int32, {kBatch}, labels_);
+        auto lab = m_k.make(DType::Int32, {kBatch}, m_labels);
         auto on = scalar(f32, 1.f), off = scalar(f32, 0.f);
-        L.onehot = out(rec(r, kLoss, "OneHot", {lab, on, off}, {k_.make(f32, {kBatch, vl}, oh)}));
-        auto lp = out(rec(r, kLoss, "Log", {L.p}, {k_.unary(L.p, f32, [](float a) { return std::log(a); })}));
-        auto t = out(rec(r, kLoss, "Mul", {lp, L.onehot}, {k_.binary(lp, L.onehot, f32, mul)}));
-        auto rs = out(rec(r, kLoss, "ReduceSum", {t}, {k_.reduceSumLast(t)}));
-        auto nl = out(rec(r, kLoss, "Neg", {rs}, {k_.unary(rs, f32, [](float a) { return -a; })}));
-        auto lm = out(rec(r, kLoss, "ReduceMean", {nl}, {k_.reduceMeanAll(nl)}));
+        L.onehot = out(rec(r, kLoss, "OneHot", {lab, on, off}, {m_k.make(f32, {kBatch, vl}, oh)}));
+        auto lp = out(rec(r, kLoss, "Log", {L.p}, {m_k.unary(L.p, f32, [](float a) { return std::log(a); })}));
+        auto t = out(rec(r, kLoss, "Mul", {lp, L.onehot}, {m_k.binary(lp, L.onehot, f32, mul)}));
+        auto rs = out(rec(r, kLoss, "ReduceSum", {t}, {m_k.reduceSumLast(t)}));
+        auto nl = out(rec(r, kLoss, "Neg", {rs}, {m_k.unary(rs, f32, [](float a) { return -a; })}));
+        auto lm = out(rec(r, kLoss, "ReduceMean", {nl}, {m_k.reduceMeanAll(nl)}));
         loss += lm->v[0];
     }
     trace.lossPerIteration.push_back(loss);
 }
 
 void ClusterSim::headBackward(int st) {
-    const int tp = s_.tensorParallel, vl = kVocab / tp;
+    const int tp = m_s.tensorParallel, vl = kVocab / tp;
     const DType f16 = DType::Float16, f32 = DType::Float32;
     std::vector<TensorP> dhPartial(static_cast<std::size_t>(tp));
     std::vector<int> ranks;
     for (int ln = 0; ln < tp; ++ln) {
         const int r = rankOf(st, ln);
         ranks.push_back(r);
-        Lane& L = lanes_[std::size_t(r)];
+        Lane& L = m_lanes[std::size_t(r)];
         auto g = out(rec(r, gradScope(kLoss, "Log"), "Sub", {L.p, L.onehot},
-                         {k_.binary(L.p, L.onehot, f32, [](float a, float b) { return a - b; })}));
+                         {m_k.binary(L.p, L.onehot, f32, [](float a, float b) { return a - b; })}));
         auto sens = scalar(f32, kLossScale / float(kBatch));
-        auto gs = out(rec(r, gradScope(kLoss, "Log"), "Mul", {g, sens}, {k_.binary(g, sens, f32, mul)}));
-        auto dlog = out(rec(r, gradScope(kLoss, "Cast"), "Cast", {gs}, {k_.cast(gs, f16)}));
+        auto gs = out(rec(r, gradScope(kLoss, "Log"), "Mul", {g, sens}, {m_k.binary(g, sens, f32, mul)}));
+        auto dlog = out(rec(r, gradScope(kLoss, "Cast"), "Cast", {gs}, {m_k.cast(gs, f16)}));
         auto dwn =
-            out(rec(r, gradScope(kHead, "MatMul"), "MatMul", {dlog, L.hn}, {k_.matmul(dlog, L.hn, true, false, f16)}));
-        dhPartial[std::size_t(ln)] =
-            out(rec(r, gradScope(kHead, "MatMul"), "MatMul", {dlog, L.wn}, {k_.matmul(dlog, L.wn, false, false, f16)}));
-        auto bcx = out(rec(r, gradScope(kHead, "RealDiv"), "RealDiv", {dwn, L.y}, {k_.binary(dwn, L.y, f16, divide)}));
-        auto t = out(rec(r, gradScope(kHead, "RealDiv"), "Mul", {bcx, L.wn}, {k_.binary(bcx, L.wn, f16, mul)}));
-        auto nt = out(rec(r, gradScope(kHead, "RealDiv"), "Neg", {t}, {k_.unary(t, f16, [](float a) { return -a; })}));
-        L.dy = out(rec(r, gradScope(kHead, "RealDiv"), "ReduceSum", {nt}, {k_.reduceSumLast(nt)}));
+            out(rec(r, gradScope(kHead, "MatMul"), "MatMul", {dlog, L.hn}, {m_k.matmul(dlog, L.hn, true, false, f16)}));
+        dhPartial[std::size_t(ln)] = out(
+            rec(r, gradScope(kHead, "MatMul"), "MatMul", {dlog, L.wn}, {m_k.matmul(dlog, L.wn, false, false, f16)}));
+        auto bcx = out(rec(r, gradScope(kHead, "RealDiv"), "RealDiv", {dwn, L.y}, {m_k.binary(dwn, L.y, f16, divide)}));
+        auto t = out(rec(r, gradScope(kHead, "RealDiv"), "Mul", {bcx, L.wn}, {m_k.binary(bcx, L.wn, f16, mul)}));
+        auto nt = out(rec(r, gradScope(kHead, "RealDiv"), "Neg", {t}, {m_k.unary(t, f16, [](float a) { return -a; })}));
+        L.dy = out(rec(r, gradScope(kHead, "RealDiv"), "ReduceSum", {nt}, {m_k.reduceSumLast(nt)}));
         if (kCulpritToken / vl == ln) {
             const auto row = std::size_t(kCulpritToken % vl);
             sqrtGradProbe.push_back(std::fabs(L.dy->v[row] * 0.5f / L.y->v[row]));
         }
         auto dx = out(rec(r, gradScope(kHead, "Sqrt"), "SqrtGrad", {L.y, L.dy},
-                          {k_.binary(L.y, L.dy, f16, [](float yy, float gg) { return gg * 0.5f / yy; })}));
-        auto bd = out(rec(r, gradScope(kHead, "ReduceSum"), "BroadcastTo", {dx}, {k_.broadcastTo(dx, L.head->shape)}));
-        auto m1 = out(rec(r, gradScope(kHead, "Square"), "Mul", {bd, L.head}, {k_.binary(bd, L.head, f16, mul)}));
+                          {m_k.binary(L.y, L.dy, f16, [](float yy, float gg) { return gg * 0.5f / yy; })}));
+        auto bd = out(rec(r, gradScope(kHead, "ReduceSum"), "BroadcastTo", {dx}, {m_k.broadcastTo(dx, L.head->shape)}));
+        auto m1 = out(rec(r, gradScope(kHead, "Square"), "Mul", {bd, L.head}, {m_k.binary(bd, L.head, f16, mul)}));
         auto two = scalar(f16, 2.f);
-        auto m2 = out(rec(r, gradScope(kHead, "Square"), "Mul", {m1, two}, {k_.binary(m1, two, f16, mul)}));
-        L.headGrad = out(rec(r, "Gradients/" + kHead, "AddN", {bcx, m2}, {k_.binary(bcx, m2, f16, add)}));
+        auto m2 = out(rec(r, gradScope(kHead, "Square"), "Mul", {m1, two}, {m_k.binary(m1, two, f16, mul)}));
+        L.headGrad = out(rec(r, "Gradients/" + kHead, "AddN", {bcx, m2}, {m_k.binary(bcx, m2, f16, add)}));
     }
     const auto dh = tp > 1 ? allReduce(ranks, dhPartial, gradScope(kHead, "MatMul")) : dhPartial;
     for (int ln = 0; ln < tp; ++ln) {
         const int r = rankOf(st, ln);
-        Lane& L = lanes_[std::size_t(r)];
-        auto [dx, dgamma] = k_.rmsNormGrad(dh[std::size_t(ln)], L.hx, L.hrstd, normF_);
+        Lane& L = m_lanes[std::size_t(r)];
+        auto [dx, dgamma] = m_k.rmsNormGrad(dh[std::size_t(ln)], L.hx, L.hrstd, m_normF);
         rec(r, gradScope(kModel + "/norm_out-RMSNorm", "RmsNorm"), "RmsNormGrad",
-            {dh[std::size_t(ln)], L.hx, L.hrstd, normF_}, {dx, dgamma});
-        stageOut_[std::size_t(r)] = dx;
+            {dh[std::size_t(ln)], L.hx, L.hrstd, m_normF}, {dx, dgamma});
+        m_stageOut[std::size_t(r)] = dx;
     }
 }
 
 void ClusterSim::backwardStage(int st) {
-    const int tp = s_.tensorParallel;
+    const int tp = m_s.tensorParallel;
     const std::string s = layerScope(st);
     const std::string w2 = gradScope(s + "/feed_forward-FeedForward/w2-Linear", "MatMul");
     const std::string w1 = gradScope(s + "/feed_forward-FeedForward/w1-Linear", "MatMul");
@@ -411,15 +412,16 @@ void ClusterSim::backwardStage(int st) {
     for (int ln = 0; ln < tp; ++ln) {
         const int r = rankOf(st, ln);
         ranks.push_back(r);
-        Lane& L = lanes_[std::size_t(r)];
+        Lane& L = m_lanes[std::size_t(r)];
         auto& d = dOut[std::size_t(ln)];
-        d = st == s_.pipelineStages - 1 ? stageOut_[std::size_t(r)] : receive(r, st, true);
-        auto da = out(rec(r, w2, "MatMul", {d, L.w2}, {k_.matmul(d, L.w2, false, true, DType::Float16)}));
-        L.dw2 = out(rec(r, w2, "MatMul", {L.a, d}, {k_.matmul(L.a, d, true, false, DType::Float16)}));
+        d = st == m_s.pipelineStages - 1 ? m_stageOut[std::size_t(r)] : receive(r, st, true);
+        auto da = out(rec(r, w2, "MatMul", {d, L.w2}, {m_k.matmul(d, L.w2, false, true, DType::Float16)}));
+        L.dw2 = out(rec(r, w2, "MatMul", {L.a, d}, {m_k.matmul(L.a, d, true, false, DType::Float16)}));
         auto dh = out(rec(r, gradScope(s + "/feed_forward-FeedForward/act-FastGelu", "FastGeLU"), "FastGeLUGrad",
-                          {da, L.h}, {k_.fastGeluGrad(da, L.h)}));
-        dn[std::size_t(ln)] = out(rec(r, w1, "MatMul", {dh, L.w1}, {k_.matmul(dh, L.w1, false, true, DType::Float16)}));
-        L.dw1 = out(rec(r, w1, "MatMul", {L.x, dh}, {k_.matmul(L.x, dh, true, false, DType::Float16)}));
+                          {da, L.h}, {m_k.fastGeluGrad(da, L.h)}));
+        dn[std::size_t(ln)] =
+            out(rec(r, w1, "MatMul", {dh, L.w1}, {m_k.matmul(dh, L.w1, false, true, DType::Float16)}));
+        L.dw1 = out(rec(r, w1, "MatMul", {L.x, dh}, {m_k.matmul(L.x, dh, true, false, DType::Float16)}));
     }
     // Column-parallel w1: the input gradient is the sum of the lanes' partial products.
     const auto dx = tp > 1 ? allReduce(ranks, dn, w1) : dn;
@@ -427,31 +429,31 @@ void ClusterSim::backwardStage(int st) {
         const int r = rankOf(st, ln);
         const auto& d = dOut[std::size_t(ln)];
         auto g = out(rec(r, "Gradients/" + s, "AddN", {d, dx[std::size_t(ln)]},
-                         {k_.binary(d, dx[std::size_t(ln)], DType::Float16, add)}));
+                         {m_k.binary(d, dx[std::size_t(ln)], DType::Float16, add)}));
         if (st > 0) send(r, st - 1, true, g);
     }
 }
 
 std::vector<TensorP> ClusterSim::unscale(int rank) {
-    Lane& L = lanes_[std::size_t(rank)];
+    Lane& L = m_lanes[std::size_t(rank)];
     std::vector<TensorP> grads = {L.dw1, L.dw2};
     if (L.head) grads.push_back(L.headGrad);
     auto inv = scalar(DType::Float16, 1.0f / kLossScale);
-    for (auto& g : grads) g = out(rec(rank, kOptim, "Mul", {g, inv}, {k_.binary(g, inv, DType::Float16, mul)}));
+    for (auto& g : grads) g = out(rec(rank, kOptim, "Mul", {g, inv}, {m_k.binary(g, inv, DType::Float16, mul)}));
     return grads;
 }
 
 void ClusterSim::optimizer(int rank, const std::vector<TensorP>& grads) {
-    Lane& L = lanes_[std::size_t(rank)];
+    Lane& L = m_lanes[std::size_t(rank)];
     auto mom = scalar(DType::Float32, kMomentum);
     auto update = [&](TensorP& w, TensorP& acc, const TensorP& g, bool head) {
         TensorP var = w;
         if (head) {
             auto d = scalar(DType::Float16, kHeadDecay);
-            var = out(rec(rank, kOptim, "Mul", {w, d}, {k_.binary(w, d, DType::Float16, mul)}));
+            var = out(rec(rank, kOptim, "Mul", {w, d}, {m_k.binary(w, d, DType::Float16, mul)}));
         }
         auto lr = scalar(DType::Float32, head ? kHeadLr : kLr);
-        auto [nw, nacc] = k_.applyMomentum(var, acc, lr, g, mom);
+        auto [nw, nacc] = m_k.applyMomentum(var, acc, lr, g, mom);
         // ApplyMomentum updates the accumulation in place; its dumped output is the new weight.
         rec(rank, kOptim, "ApplyMomentum", {var, acc, lr, g, mom}, {nw}, ClusterOpKind::Optimizer, {nacc});
         w = nw;
@@ -463,49 +465,50 @@ void ClusterSim::optimizer(int rank, const std::vector<TensorP>& grads) {
 }
 
 void ClusterSim::run() {
-    const int pp = s_.pipelineStages, ranks = trace.ranks;
-    trace.iterations = s_.iterations;
-    for (iter_ = 0; iter_ < s_.iterations; ++iter_) {
-        Rng rng{std::uint64_t(7919 * (iter_ + 1))};
-        ids_.assign(kBatch, 0);
-        labels_.assign(kBatch, float(kCulpritToken));
+    const int pp = m_s.pipelineStages, ranks = trace.ranks;
+    trace.iterations = m_s.iterations;
+    for (m_iter = 0; m_iter < m_s.iterations; ++m_iter) {
+        Rng rng{std::uint64_t(7919 * (m_iter + 1))};
+        m_ids.assign(kBatch, 0);
+        m_labels.assign(kBatch, float(kCulpritToken));
         for (int b = 0; b < kBatch; ++b) {
             int t;
             do t = int(rng.next() % kVocab);
             while (t == kCulpritToken || t == kOutlierToken);
-            ids_[std::size_t(b)] = float(t);
+            m_ids[std::size_t(b)] = float(t);
         }
-        labels_[kBatch - 1] = ids_[0];  // one label differs from the frequent token
-        if (s_.origin == ClusterOrigin::ForwardResidual && iter_ == s_.originIteration) ids_[1] = float(kOutlierToken);
+        m_labels[kBatch - 1] = m_ids[0];  // one label differs from the frequent token
+        if (m_s.origin == ClusterOrigin::ForwardResidual && m_iter == m_s.originIteration)
+            m_ids[1] = float(kOutlierToken);
         for (int r = 0; r < ranks; ++r) {
-            now_[std::size_t(r)] += kIterationGapUs;  // data loading between steps
-            pos_[std::size_t(r)] = 0;
+            m_now[std::size_t(r)] += kIterationGapUs;  // data loading between steps
+            m_pos[std::size_t(r)] = 0;
         }
         for (int st = 0; st < pp; ++st) forwardStage(st);
         headForward(pp - 1);
         for (int st = pp - 1; st >= 0; --st) {
             if (st == pp - 1) headBackward(st);
             backwardStage(st);
-            for (int ln = 0; ln < s_.tensorParallel; ++ln) {
+            for (int ln = 0; ln < m_s.tensorParallel; ++ln) {
                 const int r = rankOf(st, ln);
-                pendingGrad_[std::size_t(r)] = {};
+                m_pendingGrad[std::size_t(r)] = {};
                 auto grads = unscale(r);
-                if (s_.globalNorm)
-                    pendingGrad_[std::size_t(r)] = grads;
+                if (m_s.globalNorm)
+                    m_pendingGrad[std::size_t(r)] = grads;
                 else
                     optimizer(r, grads);
             }
         }
-        if (!s_.globalNorm) continue;
+        if (!m_s.globalNorm) continue;
         // Clip by global norm: every rank's squared gradient norm, summed over all ranks.
         std::vector<TensorP> local(static_cast<std::size_t>(ranks));
         std::vector<int> all;
         for (int r = 0; r < ranks; ++r) {
             all.push_back(r);
             std::vector<TensorP> parts;
-            for (const auto& g : pendingGrad_[std::size_t(r)]) {
-                auto c = out(rec(r, kClip, "Cast", {g}, {k_.cast(g, DType::Float32)}));
-                auto sq = out(rec(r, kClip, "Square", {c}, {k_.binary(c, c, DType::Float32, mul)}));
+            for (const auto& g : m_pendingGrad[std::size_t(r)]) {
+                auto c = out(rec(r, kClip, "Cast", {g}, {m_k.cast(g, DType::Float32)}));
+                auto sq = out(rec(r, kClip, "Square", {c}, {m_k.binary(c, c, DType::Float32, mul)}));
                 float acc = 0;
                 for (float x : sq->v) acc += x;
                 parts.push_back(out(rec(r, kClip, "ReduceSum", {sq}, {scalar(DType::Float32, acc)})));
@@ -518,19 +521,20 @@ void ClusterSim::run() {
         for (int r = 0; r < ranks; ++r) {
             const auto& t = total[std::size_t(r)];
             auto n =
-                out(rec(r, kClip, "Sqrt", {t}, {k_.unary(t, DType::Float32, [](float a) { return std::sqrt(a); })}));
+                out(rec(r, kClip, "Sqrt", {t}, {m_k.unary(t, DType::Float32, [](float a) { return std::sqrt(a); })}));
             auto clip = scalar(DType::Float32, kClipNorm);
-            auto mx = out(rec(r, kClip, "Maximum", {n, clip}, {k_.binary(n, clip, DType::Float32, [](float a, float b) {
-                                  return std::isnan(a) ? a : std::max(a, b);
-                              })}));
-            auto coef = out(rec(r, kClip, "RealDiv", {clip, mx}, {k_.binary(clip, mx, DType::Float32, divide)}));
-            auto grads = pendingGrad_[std::size_t(r)];
-            for (auto& g : grads) g = out(rec(r, kClip, "Mul", {g, coef}, {k_.binary(g, coef, DType::Float16, mul)}));
+            auto mx =
+                out(rec(r, kClip, "Maximum", {n, clip}, {m_k.binary(n, clip, DType::Float32, [](float a, float b) {
+                            return std::isnan(a) ? a : std::max(a, b);
+                        })}));
+            auto coef = out(rec(r, kClip, "RealDiv", {clip, mx}, {m_k.binary(clip, mx, DType::Float32, divide)}));
+            auto grads = m_pendingGrad[std::size_t(r)];
+            for (auto& g : grads) g = out(rec(r, kClip, "Mul", {g, coef}, {m_k.binary(g, coef, DType::Float16, mul)}));
             optimizer(r, grads);
         }
     }
     trace.execOrder.clear();
-    for (const auto& g : graph_) {
+    for (const auto& g : m_graph) {
         trace.execOrder.emplace_back();
         for (const auto& [type, name] : g) trace.execOrder.back().push_back(name);
     }
@@ -542,8 +546,8 @@ void ClusterSim::stampTimestamps() {
     std::vector<std::int64_t> last(std::size_t(trace.ranks), 0);
     for (auto& op : trace.ops) {
         const auto r = std::size_t(op.rank);
-        const std::int64_t off = r < s_.rankClockOffsetUs.size() ? s_.rankClockOffsetUs[r] : 0;
-        const std::int64_t base = s_.baseTimestampUs + op.trueEndUs + off;
+        const std::int64_t off = r < m_s.rankClockOffsetUs.size() ? m_s.rankClockOffsetUs[r] : 0;
+        const std::int64_t base = m_s.baseTimestampUs + op.trueEndUs + off;
         op.tensorTimestampUs.clear();
         for (std::size_t i = 0; i < op.inputs.size() + op.outputs.size(); ++i) {
             last[r] = std::max(base + std::int64_t(i), last[r] + 1);

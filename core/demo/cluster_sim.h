@@ -61,7 +61,7 @@ private:
         TensorP head, headAcc, headGrad, hx, hn, hrstd, y, wn, e, p, onehot, dy;
     };
 
-    int rankOf(int stage, int lane) const { return stage * s_.tensorParallel + lane; }
+    int rankOf(int stage, int lane) const { return stage * m_s.tensorParallel + lane; }
     int rec(int rank, const std::string& scope, const std::string& type, std::vector<TensorP> in,
             std::vector<TensorP> out, ClusterOpKind kind = ClusterOpKind::Compute,
             const std::vector<TensorP>& alsoProduced = {});
@@ -83,20 +83,20 @@ private:
     void optimizer(int rank, const std::vector<TensorP>& grads);
     void stampTimestamps();
 
-    ClusterSpec s_;
-    DemoKernels k_;
-    int iter_ = 0;
-    TensorP emb_, normF_;
-    std::vector<Lane> lanes_;        // [rank]
-    std::vector<TensorP> stageOut_;  // [rank] last forward output / backward gradient
-    std::vector<float> ids_, labels_;
-    std::vector<std::vector<std::pair<std::string, std::string>>> graph_;  // [stage] (type, full name)
-    std::vector<std::uint32_t> opCounter_;                                 // [stage]
-    std::vector<std::int64_t> now_;                                        // [rank] true clock
-    std::vector<std::uint32_t> pos_;                                       // [rank] position in the stage graph
-    std::unordered_map<const DemoTensor*, int> producer_;
-    std::map<std::tuple<int, int, bool>, int> inFlight_;  // (rank, tag, backward) -> Send op
-    std::vector<std::vector<TensorP>> pendingGrad_;       // [rank] unscaled gradients awaiting the global norm
+    ClusterSpec m_s;
+    DemoKernels m_k;
+    int m_iter = 0;
+    TensorP m_emb, m_normF;
+    std::vector<Lane> m_lanes;        // [rank]
+    std::vector<TensorP> m_stageOut;  // [rank] last forward output / backward gradient
+    std::vector<float> m_ids, m_labels;
+    std::vector<std::vector<std::pair<std::string, std::string>>> m_graph;  // [stage] (type, full name)
+    std::vector<std::uint32_t> m_opCounter;                                 // [stage]
+    std::vector<std::int64_t> m_now;                                        // [rank] true clock
+    std::vector<std::uint32_t> m_pos;                                       // [rank] position in the stage graph
+    std::unordered_map<const DemoTensor*, int> m_producer;
+    std::map<std::tuple<int, int, bool>, int> m_inFlight;  // (rank, tag, backward) -> Send op
+    std::vector<std::vector<TensorP>> m_pendingGrad;       // [rank] unscaled gradients awaiting the global norm
 };
 
 }  // namespace dl::demo

@@ -20,7 +20,7 @@ constexpr int kDevicesPerServer = 4;
 
 class Writer {
 public:
-    Writer(const ClusterTrace& t, const ClusterWriteOptions& o) : t_(t), o_(o) {}
+    Writer(const ClusterTrace& t, const ClusterWriteOptions& o) : m_t(t), m_o(o) {}
 
     bool text(const std::string& path, const std::string& body, std::string& error) {
         std::ofstream f(path, std::ios::binary | std::ios::trunc);
@@ -38,9 +38,9 @@ public:
         if (!csv.valid(error)) return false;
         std::string stats = csv.header() + "\n", mapping;
         std::size_t rows = 0;
-        for (const ClusterOp& op : t_.ops) {
+        for (const ClusterOp& op : m_t.ops) {
             if (op.rank != rank || op.iteration != it) continue;
-            if (o_.overflowOnly &&
+            if (m_o.overflowOnly &&
                 (!op.badOutput || op.kind == ClusterOpKind::Send || op.kind == ClusterOpKind::Receive ||
                  op.kind == ClusterOpKind::Collective))
                 continue;
@@ -50,11 +50,11 @@ public:
                 const auto& list = isOut ? op.outputs : op.inputs;
                 for (std::size_t s = 0; s < list.size(); ++s, ++idx) {
                     const DemoTensor& tensor = *list[s];
-                    const std::int64_t ts = o_.timestamps ? op.tensorTimestampUs.at(idx) : 0;
+                    const std::int64_t ts = m_o.timestamps ? op.tensorTimestampUs.at(idx) : 0;
                     const DType stored = storedType(tensor.dtype);
                     std::string payload;
                     if (!encodeFloats(tensor.v, stored, payload, error)) return false;
-                    if (o_.writeTensors) {
+                    if (m_o.writeTensors) {
                         std::string name = op.type + "." + fileKernelName(op.fullName) + ".0." +
                             std::to_string(stream) + "." + std::to_string(ts) + "." + (isOut ? "output" : "input") +
                             "." + std::to_string(s) + ".DefaultFormat." + std::string(dtypeName(tensor.dtype)) + ".npy";
@@ -82,8 +82,8 @@ public:
                 }
             }
         }
-        if (o_.overflowOnly && rows == 0) return true;  // nothing overflowed here: nothing dumped
-        if (o_.tornLastRow && it == t_.iterations - 1 && rows > 0) {
+        if (m_o.overflowOnly && rows == 0) return true;  // nothing overflowed here: nothing dumped
+        if (m_o.tornLastRow && it == m_t.iterations - 1 && rows > 0) {
             const std::size_t lineStart = stats.rfind('\n', stats.size() - 2) + 1;
             stats.resize(lineStart + (stats.size() - lineStart) / 2);
         }
@@ -93,14 +93,14 @@ public:
 
     std::string dataDumpJson() const {
         nlohmann::ordered_json common = {{"dump_mode", 0},
-                                         {"path", "/home/ma-user/work/dump/" + o_.netName},
-                                         {"net_name", o_.netName},
+                                         {"path", "/home/ma-user/work/dump/" + m_o.netName},
+                                         {"net_name", m_o.netName},
                                          {"iteration", "all"},
-                                         {"saved_data", o_.writeTensors ? "full" : "statistic"},
+                                         {"saved_data", m_o.writeTensors ? "full" : "statistic"},
                                          {"input_output", 0},
                                          {"kernels", nlohmann::ordered_json::array()},
                                          {"support_device", supportDevices()},
-                                         {"op_debug_mode", o_.overflowOnly ? 3 : 0},
+                                         {"op_debug_mode", m_o.overflowOnly ? 3 : 0},
                                          {"statistic_category", kCategories}};
         nlohmann::ordered_json j = {
             {"common_dump_settings", common},
@@ -110,21 +110,21 @@ public:
 
     nlohmann::ordered_json supportDevices() const {
         nlohmann::ordered_json d = nlohmann::ordered_json::array();
-        for (int i = 0; i < std::min(t_.ranks, 8); ++i) d.push_back(i);
+        for (int i = 0; i < std::min(m_t.ranks, 8); ++i) d.push_back(i);
         return d;
     }
 
     std::string hcclJson() const {
         nlohmann::ordered_json servers = nlohmann::ordered_json::array();
-        for (int first = 0; first < t_.ranks; first += kDevicesPerServer) {
+        for (int first = 0; first < m_t.ranks; first += kDevicesPerServer) {
             const int s = first / kDevicesPerServer;
             nlohmann::ordered_json devices = nlohmann::ordered_json::array();
-            for (int r = first; r < std::min(t_.ranks, first + kDevicesPerServer); ++r) {
+            for (int r = first; r < std::min(m_t.ranks, first + kDevicesPerServer); ++r) {
                 nlohmann::ordered_json d = {
                     {"device_id", std::to_string(r - first)},
                     {"device_ip", "192.98." + std::to_string(10 + s) + "." + std::to_string(11 + r - first)},
                     {"rank_id", std::to_string(r)}};
-                if (o_.stagesInRankTable) d["stage"] = std::to_string(t_.stageOf(r));
+                if (m_o.stagesInRankTable) d["stage"] = std::to_string(m_t.stageOf(r));
                 devices.push_back(d);
             }
             servers.push_back({{"server_id", "192.168.10." + std::to_string(11 + s)},
@@ -141,8 +141,8 @@ public:
     std::size_t files = 0;
 
 private:
-    const ClusterTrace& t_;
-    const ClusterWriteOptions& o_;
+    const ClusterTrace& m_t;
+    const ClusterWriteOptions& m_o;
 };
 
 }  // namespace

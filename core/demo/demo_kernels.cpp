@@ -37,16 +37,16 @@ float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 }  // namespace
 
 float DemoKernels::round(DType t, float x) {
-    const bool sat = mode_ == OverflowMode::Saturation;
+    const bool sat = m_mode == OverflowMode::Saturation;
     if (std::isnan(x)) {
-        overflow_ = true;
+        m_overflow = true;
         return x;
     }
     switch (t) {
         case DType::Float16: {
             const float r = roundToHalf(x);
             if (std::isinf(r)) {
-                overflow_ = true;
+                m_overflow = true;
                 if (sat) return r > 0 ? kFp16Max : -kFp16Max;
             }
             return r;
@@ -54,14 +54,14 @@ float DemoKernels::round(DType t, float x) {
         case DType::BFloat16: {
             const float r = roundToBf16(x);
             if (std::isinf(r)) {
-                overflow_ = true;
+                m_overflow = true;
                 if (sat) return r > 0 ? kBf16Max : -kBf16Max;
             }
             return r;
         }
         case DType::Float32:
             if (std::isinf(x)) {
-                overflow_ = true;
+                m_overflow = true;
                 if (sat) return x > 0 ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
             }
             return x;

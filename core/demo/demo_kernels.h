@@ -15,10 +15,10 @@ enum class OverflowMode { Saturation, InfNan };
 
 class DemoKernels {
 public:
-    explicit DemoKernels(OverflowMode mode) : mode_(mode) {}
+    explicit DemoKernels(OverflowMode mode) : m_mode(mode) {}
 
     // True if any kernel since the last call produced a non-finite or out-of-range element.
-    bool takeOverflow() { return std::exchange(overflow_, false); }
+    bool takeOverflow() { return std::exchange(m_overflow, false); }
 
     float round(DType t, float x);
     TensorP make(DType t, std::vector<std::int64_t> shape, std::vector<float> values);
@@ -50,8 +50,8 @@ public:
                                               const TensorP& grad, const TensorP& momentum);
 
 private:
-    OverflowMode mode_;
-    bool overflow_ = false;
+    OverflowMode m_mode;
+    bool m_overflow = false;
 };
 
 }  // namespace dl::demo

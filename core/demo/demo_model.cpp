@@ -49,23 +49,23 @@ DemoCalibration calibrate(const DemoOptions& o) {
 }  // namespace
 
 bool DemoModel::run(DemoTrace& trace, std::string& error) {
-    if (options_.iterations < 1 || options_.iterations > 64) {
+    if (m_options.iterations < 1 || m_options.iterations > 64) {
         error = "demo: iterations must be 1..64";
         return false;
     }
-    if (options_.overflowIteration < 1 || options_.decoyIteration < 0) {
+    if (m_options.overflowIteration < 1 || m_options.decoyIteration < 0) {
         error = "demo: overflowIteration must be >= 1 and decoyIteration >= 0";
         return false;
     }
     try {
-        DemoCalibration cal = calibrate(options_);
-        if (options_.scenario != DemoScenario::NormHeadBackward) cal.headDecay = 1.0f;  // no collapse
-        if (options_.scenario == DemoScenario::ForwardOrigin) {
+        DemoCalibration cal = calibrate(m_options);
+        if (m_options.scenario != DemoScenario::NormHeadBackward) cal.headDecay = 1.0f;  // no collapse
+        if (m_options.scenario == DemoScenario::ForwardOrigin) {
             cal.forwardOrigin = true;
             cal.decoyValue = kFp16Max;
         }
-        DemoSimulation sim(options_, cal, true, options_.sqrtGradPrecision);
-        sim.run(options_.iterations);
+        DemoSimulation sim(m_options, cal, true, m_options.sqrtGradPrecision);
+        sim.run(m_options.iterations);
         if (std::getenv("DUMPLENS_DEMO_DEBUG")) {
             std::fprintf(stderr, "alpha=%g rowScale=%g decoy=%g\n", cal.alpha, cal.rowScale, sim.trace.decoyMaxAbs);
             for (std::size_t i = 0; i < sim.probe.culpritDy.size(); ++i)

@@ -29,12 +29,12 @@ inline constexpr float kTargetDy = 47580.0f;  // |dy| of the culprit row in the 
 
 class DemoModel {
 public:
-    explicit DemoModel(DemoOptions options) : options_(std::move(options)) {}
+    explicit DemoModel(DemoOptions options) : m_options(std::move(options)) {}
     // Calibrates the initial culprit row (a few fast probe runs), then runs and records.
     bool run(DemoTrace& trace, std::string& error);
 
 private:
-    DemoOptions options_;
+    DemoOptions m_options;
 };
 
 }  // namespace dl::demo

@@ -60,25 +60,25 @@ private:
     void update(int rank, TensorP& w, TensorP& acc, const TensorP& grad, bool decay);
     TensorP scalar(DType t, float v);
 
-    const DemoOptions& o_;
-    DemoCalibration cal_;
-    bool record_;
-    DType sqrtPrec_;
-    DemoKernels k_;
-    int iter_ = 0;
+    const DemoOptions& m_o;
+    DemoCalibration m_cal;
+    bool m_record;
+    DType m_sqrtPrec;
+    DemoKernels m_k;
+    int m_iter = 0;
 
-    TensorP emb_, normF_, head_, headAcc_, headGrad_;
-    std::array<std::array<Layer, 2>, 4> layers_;
-    TensorP lastHidden_, lossMean_;
-    LayerCache finalNorm_;
-    std::vector<float> ids_, labels_;
+    TensorP m_emb, m_normF, m_head, m_headAcc, m_headGrad;
+    std::array<std::array<Layer, 2>, 4> m_layers;
+    TensorP m_lastHidden, m_lossMean;
+    LayerCache m_finalNorm;
+    std::vector<float> m_ids, m_labels;
 
-    std::vector<std::vector<Node>> graph_;  // static graph per rank (filled in iteration 0)
-    std::vector<std::uint32_t> opCounter_;
-    std::vector<std::array<std::uint32_t, 2>> taskCounter_;
-    std::vector<std::int64_t> now_;
-    std::vector<std::uint32_t> pos_;
-    std::map<std::pair<int, bool>, std::pair<std::int64_t, TensorP>> inFlight_;
+    std::vector<std::vector<Node>> m_graph;  // static graph per rank (filled in iteration 0)
+    std::vector<std::uint32_t> m_opCounter;
+    std::vector<std::array<std::uint32_t, 2>> m_taskCounter;
+    std::vector<std::int64_t> m_now;
+    std::vector<std::uint32_t> m_pos;
+    std::map<std::pair<int, bool>, std::pair<std::int64_t, TensorP>> m_inFlight;
 };
 
 }  // namespace dl::demo

@@ -64,26 +64,26 @@ std::string hcclJson() {
 }  // namespace
 
 std::string DemoWriter::msVersion() const {
-    if (!o_.msVersion.empty()) return o_.msVersion;
-    return isKbk(o_) ? "2.4.1" : "2.2.10";
+    if (!m_o.msVersion.empty()) return m_o.msVersion;
+    return isKbk(m_o) ? "2.4.1" : "2.2.10";
 }
 
 std::uint32_t DemoWriter::streamId(const DemoOp& op) const {
     const bool comm = op.stream == StreamKind::Comm;
-    if (isKbk(o_)) return comm ? 1 : 0;  // MindSpore's logical stream ids
-    return comm ? 3 : 2;                 // CANN stream ids of the sink-mode model
+    if (isKbk(m_o)) return comm ? 1 : 0;  // MindSpore's logical stream ids
+    return comm ? 3 : 2;                  // CANN stream ids of the sink-mode model
 }
 
 std::int64_t DemoWriter::opTimestamp(const DemoOp& op) const {
     const auto r = std::size_t(op.rank);
-    const std::int64_t off = r < o_.rankClockOffsetUs.size() ? o_.rankClockOffsetUs[r] : 0;
-    return o_.baseTimestampUs + op.trueEndUs + off;
+    const std::int64_t off = r < m_o.rankClockOffsetUs.size() ? m_o.rankClockOffsetUs[r] : 0;
+    return m_o.baseTimestampUs + op.trueEndUs + off;
 }
 
 std::string DemoWriter::tensorFileName(const DemoOp& op, bool output, std::size_t slot, std::int64_t ts) const {
     const auto& t = output ? op.outputs.at(slot) : op.inputs.at(slot);
     const std::string io = output ? "output" : "input";
-    if (isKbk(o_))
+    if (isKbk(m_o))
         return op.type + "." + fileKernelName(op.fullName) + ".0." + std::to_string(streamId(op)) + "." +
             std::to_string(ts) + "." + io + "." + std::to_string(slot) + ".DefaultFormat." +
             std::string(dtypeName(t->dtype)) + ".npy";
@@ -98,22 +98,22 @@ bool DemoWriter::writeText(const std::string& path, const std::string& text, std
         error = "cannot write " + path;
         return false;
     }
-    ++files_;
-    bytes_ += text.size();
+    ++m_files;
+    m_bytes += text.size();
     return true;
 }
 
 bool DemoWriter::writeIteration(const std::string& dir, int rank, int iteration, DemoVariantInfo& info,
                                 std::string& error) {
-    const bool kbk = isKbk(o_);
-    StatisticCsvWriter csv(kbk ? StatCsvStyle::Ms23Plus : StatCsvStyle::Ms16To22, o_.statisticCategories);
+    const bool kbk = isKbk(m_o);
+    StatisticCsvWriter csv(kbk ? StatCsvStyle::Ms23Plus : StatCsvStyle::Ms16To22, m_o.statisticCategories);
     if (!csv.valid(error)) return false;
     std::string stats = csv.header() + "\n";
     std::uint32_t opdebugIndex = 0;
     std::string mapping;
-    for (const DemoOp& op : t_.ops) {
+    for (const DemoOp& op : m_t.ops) {
         if (op.rank != rank || op.iteration != iteration) continue;
-        if (o_.overflowOnly && !op.overflow) continue;
+        if (m_o.overflowOnly && !op.overflow) continue;
         const std::int64_t opTs = opTimestamp(op);
         std::size_t idx = 0;
         for (int out = 0; out < 2; ++out) {
@@ -122,12 +122,12 @@ bool DemoWriter::writeIteration(const std::string& dir, int rank, int iteration,
                 // A+M: one timestamp per op execution; kernel-by-kernel: a fresh one per tensor.
                 std::int64_t ts = opTs;
                 if (kbk) {
-                    auto& last = lastTs_[std::size_t(rank)];
+                    auto& last = m_lastTs[std::size_t(rank)];
                     last = ts = std::max(opTs + std::int64_t(idx), last + 1);
                 }
                 std::string name = tensorFileName(op, out != 0, s, ts);
                 if (name.size() > 255) {  // NAME_MAX: MindSpore writes a numeric name + mapping.csv
-                    const std::string mapped = std::to_string(1000000007ull * (files_ + 1) % 9999999967ull) + ".npy";
+                    const std::string mapped = std::to_string(1000000007ull * (m_files + 1) % 9999999967ull) + ".npy";
                     mapping += mapped + "," + name + "\n";
                     name = mapped;
                 }
@@ -135,11 +135,11 @@ bool DemoWriter::writeIteration(const std::string& dir, int rank, int iteration,
                 std::string payload;
                 if (!encodeFloats(list[s]->v, stored, payload, error)) return false;
                 if (!writeNpyFile(dir + "/" + name, stored, list[s]->shape, payload, error)) return false;
-                ++files_;
-                bytes_ += payload.size() + 128;
+                ++m_files;
+                m_bytes += payload.size() + 128;
                 if (out && op.iteration == info.firstOverflowIteration && op.fullName == info.culpritFullName)
-                    info.culpritOutputFiles.push_back("rank_" + std::to_string(rank) + "/" + o_.netName + "/" +
-                                                      std::to_string(o_.graphId) + "/" + std::to_string(iteration) +
+                    info.culpritOutputFiles.push_back("rank_" + std::to_string(rank) + "/" + m_o.netName + "/" +
+                                                      std::to_string(m_o.graphId) + "/" + std::to_string(iteration) +
                                                       "/" + name);
                 StatCsvRow row{op.type,
                                kbk ? fileKernelName(op.fullName) : op.shortName,
@@ -154,15 +154,15 @@ bool DemoWriter::writeIteration(const std::string& dir, int rank, int iteration,
                 stats += csv.row(row, list[s]->v) + "\n";
             }
         }
-        if (o_.overflowOnly && !kbk) {
+        if (m_o.overflowOnly && !kbk) {
             // The record's file name carries the OpDebug task's own ids; the AI Core block names the op.
-            const std::uint32_t task = t_.maxComputeTaskId[std::size_t(rank)] + 1 + opdebugIndex++;
+            const std::uint32_t task = m_t.maxComputeTaskId[std::size_t(rank)] + 1 + opdebugIndex++;
             const std::string name = "Opdebug.Node_OpDebug." + std::to_string(task) + "." +
                 std::to_string(streamId(op)) + "." + std::to_string(opTs + 2) + ".output.0.json";
             if (!writeText(dir + "/" + name, opdebugJson(op, streamId(op)), error)) return false;
         }
     }
-    if (o_.writeStatistics && !o_.overflowOnly && !writeText(dir + "/statistic.csv", stats, error)) return false;
+    if (m_o.writeStatistics && !m_o.overflowOnly && !writeText(dir + "/statistic.csv", stats, error)) return false;
     if (!mapping.empty() && !writeText(dir + "/mapping.csv", mapping, error)) return false;
     return true;
 }
@@ -171,21 +171,21 @@ std::string DemoWriter::dataDumpJson() const {
     std::string s =
         "{\n    \"common_dump_settings\": {\n        \"dump_mode\": 0,\n"
         "        \"path\": \"/home/ma-user/work/dump/" +
-        o_.netName +
+        m_o.netName +
         "\",\n"
         "        \"net_name\": \"" +
-        o_.netName +
+        m_o.netName +
         "\",\n        \"iteration\": \"all\",\n"
         "        \"saved_data\": \"" +
-        std::string(o_.writeStatistics && !o_.overflowOnly ? "full" : "tensor") +
+        std::string(m_o.writeStatistics && !m_o.overflowOnly ? "full" : "tensor") +
         "\",\n        \"input_output\": 0,\n        \"kernels\": [],\n"
         "        \"support_device\": [0,1,2,3,4,5,6,7],\n"
         "        \"op_debug_mode\": " +
-        std::string(o_.overflowOnly ? "3" : "0");
-    if (isKbk(o_)) {
+        std::string(m_o.overflowOnly ? "3" : "0");
+    if (isKbk(m_o)) {
         s += ",\n        \"statistic_category\": [";
-        for (std::size_t i = 0; i < o_.statisticCategories.size(); ++i)
-            s += (i ? ", \"" : "\"") + o_.statisticCategories[i] + "\"";
+        for (std::size_t i = 0; i < m_o.statisticCategories.size(); ++i)
+            s += (i ? ", \"" : "\"") + m_o.statisticCategories[i] + "\"";
         s += "]\n    },\n    \"e2e_dump_settings\": {\n        \"enable\": true,\n        \"trans_flag\": true,\n"
              "        \"stat_calc_mode\": \"host\"\n    }\n}\n";
     } else {
@@ -196,7 +196,7 @@ std::string DemoWriter::dataDumpJson() const {
 
 bool DemoWriter::write(const std::string& root, DemoVariantInfo& info, std::string& error) {
     // The culprit: the first overflowing op in causal (trace) order.
-    for (const DemoOp& op : t_.ops)
+    for (const DemoOp& op : m_t.ops)
         if (op.overflow) {
             info.culpritType = op.type;
             info.culpritShortName = op.shortName;
@@ -205,16 +205,16 @@ bool DemoWriter::write(const std::string& root, DemoVariantInfo& info, std::stri
             info.firstOverflowIteration = op.iteration;
             break;
         }
-    info.decoyOpFullName = t_.decoyFullName;
-    info.decoyRank = t_.decoyRank;
-    info.decoyMaxAbs = t_.decoyMaxAbs;
-    info.lossPerIteration = t_.lossPerIteration;
+    info.decoyOpFullName = m_t.decoyFullName;
+    info.decoyRank = m_t.decoyRank;
+    info.decoyMaxAbs = m_t.decoyMaxAbs;
+    info.lossPerIteration = m_t.lossPerIteration;
     std::error_code ec;
-    const std::string g = std::to_string(o_.graphId);
-    for (int r = 0; r < t_.ranks; ++r) {
+    const std::string g = std::to_string(m_o.graphId);
+    for (int r = 0; r < m_t.ranks; ++r) {
         const std::string rankDir = root + "/rank_" + std::to_string(r);
-        for (int it = 0; it < t_.iterations; ++it) {
-            const std::string dir = rankDir + "/" + o_.netName + "/" + g + "/" + std::to_string(it);
+        for (int it = 0; it < m_t.iterations; ++it) {
+            const std::string dir = rankDir + "/" + m_o.netName + "/" + g + "/" + std::to_string(it);
             fs::create_directories(dir, ec);
             if (ec) {
                 error = "cannot create " + dir + ": " + ec.message();
@@ -229,8 +229,8 @@ bool DemoWriter::write(const std::string& root, DemoVariantInfo& info, std::stri
             return false;
         }
         std::string order = "NodeExecutionOrder-FullNameWithScope\n", global;
-        for (const auto& name : t_.execOrder[std::size_t(r)]) order += name + "\n";
-        for (int it = 0; it < t_.iterations; ++it) global += std::to_string(it) + "\n";
+        for (const auto& name : m_t.execOrder[std::size_t(r)]) order += name + "\n";
+        for (int it = 0; it < m_t.iterations; ++it) global += std::to_string(it) + "\n";
         const std::string eo = rankDir + "/execution_order/";
         const std::string md = rankDir + "/.dump_metadata/";
         nlohmann::json cfg = {{"device_target", "Ascend"}, {"ms_version", msVersion()}};
@@ -238,12 +238,12 @@ bool DemoWriter::write(const std::string& root, DemoVariantInfo& info, std::stri
             !writeText(eo + "ms_global_execution_order_graph_" + g + ".csv", global, error) ||
             !writeText(md + "data_dump.json", dataDumpJson(), error) ||
             !writeText(md + "config.json", cfg.dump(), error) || !writeText(md + "hccl.json", hcclJson(), error) ||
-            !writeDemoGraphIr(rankDir, t_, r, o_.graphId, error))
+            !writeDemoGraphIr(rankDir, m_t, r, m_o.graphId, error))
             return false;
-        ++files_;
+        ++m_files;
     }
-    info.filesWritten = files_;
-    info.bytesWritten = bytes_;
+    info.filesWritten = m_files;
+    info.bytesWritten = m_bytes;
     return true;
 }
 

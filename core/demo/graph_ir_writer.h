@@ -37,7 +37,7 @@ std::vector<KernelEdge> clusterDataEdges(const ClusterTrace& trace, int rank, in
 
 std::vector<KernelEdge> demoDataEdges(const DemoTrace& trace, int rank, int iteration);
 
-// Writes rank_{r}/graphs/ms_output_trace_code_graph_0.ir for every rank from its first iteration.
+// Writes m_rank{r}/graphs/ms_output_trace_code_graph_0.ir for every rank from its first iteration.
 bool writeClusterGraphIr(const std::string& root, const ClusterTrace& trace, std::string& error);
 // The bundled demo's: <rankDir>/graphs/ms_output_trace_code_graph_{graph}.ir from the rank's first iteration.
 bool writeDemoGraphIr(const std::string& rankDir, const DemoTrace& trace, int rank, std::uint32_t graph,

@@ -52,27 +52,27 @@ const char* pipelineScheduleName(PipelineSchedule s) {
 }
 
 PipelineSim::PipelineSim(const PipelineSpec& spec)
-    : spec_(spec),
-      pp_(spec.pipelineStages),
-      tp_(spec.tensorParallel),
-      dp_(spec.dataParallel),
-      chunks_(spec.schedule == PipelineSchedule::Interleaved ? spec.chunks : 1),
-      k_(OverflowMode::InfNan) {
-    if (pp_ < 2 || tp_ < 1 || dp_ < 1 || chunks_ < 1 || spec.layersPerStage < 1 || spec.microBatches < 1)
+    : m_spec(spec),
+      m_pp(spec.pipelineStages),
+      m_tp(spec.tensorParallel),
+      m_dp(spec.dataParallel),
+      m_chunks(spec.schedule == PipelineSchedule::Interleaved ? spec.chunks : 1),
+      m_k(OverflowMode::InfNan) {
+    if (m_pp < 2 || m_tp < 1 || m_dp < 1 || m_chunks < 1 || spec.layersPerStage < 1 || spec.microBatches < 1)
         throw std::logic_error("pipeline sim: unsupported PP x TP x DP");
-    if (spec.schedule == PipelineSchedule::Interleaved && spec.microBatches % pp_)
+    if (spec.schedule == PipelineSchedule::Interleaved && spec.microBatches % m_pp)
         throw std::logic_error("pipeline sim: the interleaved schedule needs micro-batches divisible by the stages");
     const int n = ranks();
-    trace.pipelineStages = pp_;
-    trace.tensorParallel = tp_;
+    trace.pipelineStages = m_pp;
+    trace.tensorParallel = m_tp;
     trace.ranks = n;
-    for (int r = 0; r < n; ++r) trace.stageOfRank.push_back(r / (dp_ * tp_));
-    graph_.resize(std::size_t(pp_));
-    for (int st = 0; st < pp_; ++st) opCounter_.push_back(std::uint32_t(23 + 17 * st));
-    now_.assign(std::size_t(n), 0);
-    pos_.assign(std::size_t(n), 0);
-    weights_.resize(std::size_t(n));
-    head_.resize(std::size_t(n));
+    for (int r = 0; r < n; ++r) trace.stageOfRank.push_back(r / (m_dp * m_tp));
+    m_graph.resize(std::size_t(m_pp));
+    for (int st = 0; st < m_pp; ++st) m_opCounter.push_back(std::uint32_t(23 + 17 * st));
+    m_now.assign(std::size_t(n), 0);
+    m_pos.assign(std::size_t(n), 0);
+    m_weights.resize(std::size_t(n));
+    m_head.resize(std::size_t(n));
 
     Rng rng{20261203};
     std::vector<float> e(std::size_t(kVocab * kHidden));
@@ -80,35 +80,35 @@ PipelineSim::PipelineSim(const PipelineSpec& spec)
         for (int j = 0; j < kHidden; ++j) {
             float v = j == kOutlierDim ? 1e-4f * rng.normal() : rng.normal();
             if (t == kOutlierToken && j == kOutlierDim) v = 3.0f;
-            e[std::size_t(t * kHidden + j)] = k_.round(DType::Float16, v);
+            e[std::size_t(t * kHidden + j)] = m_k.round(DType::Float16, v);
         }
-    emb_ = k_.make(DType::Float16, {kVocab, kHidden}, e);
-    gamma_ = k_.make(DType::Float16, {kHidden}, std::vector<float>(kHidden, 1.f));
+    m_emb = m_k.make(DType::Float16, {kVocab, kHidden}, e);
+    m_gamma = m_k.make(DType::Float16, {kHidden}, std::vector<float>(kHidden, 1.f));
     auto vec = [&](float scale, DType t = DType::Float16) {
         std::vector<float> v(kHidden);
-        for (auto& x : v) x = k_.round(t, scale * rng.normal());
-        return k_.make(t, {kHidden}, v);
+        for (auto& x : v) x = m_k.round(t, scale * rng.normal());
+        return m_k.make(t, {kHidden}, v);
     };
-    auto zeros = [&] { return k_.make(DType::Float32, {kHidden}, std::vector<float>(kHidden, 0.f)); };
+    auto zeros = [&] { return m_k.make(DType::Float32, {kHidden}, std::vector<float>(kHidden, 0.f)); };
     const int originLayer = spec.originLayer >= 0 ? spec.originLayer : spec.layersPerStage / 2;
-    for (int rp = 0; rp < dp_; ++rp)
-        for (int st = 0; st < pp_; ++st)
-            for (int ln = 0; ln < tp_; ++ln) {
+    for (int rp = 0; rp < m_dp; ++rp)
+        for (int st = 0; st < m_pp; ++st)
+            for (int ln = 0; ln < m_tp; ++ln) {
                 const int r = rankOf(rp, st, ln);
-                for (int c = 0; c < chunks_; ++c)
+                for (int c = 0; c < m_chunks; ++c)
                     for (int l = 0; l < spec.layersPerStage; ++l) {
                         Weights w;
                         w.wg = vec(0.2f);
                         w.wu = vec(0.2f);
                         w.wd = vec(0.2f);
-                        if (rp == 0 && st == spec.originStage && ln == spec.originLane && c == chunks_ - 1 &&
+                        if (rp == 0 && st == spec.originStage && ln == spec.originLane && c == m_chunks - 1 &&
                             l == originLayer) {
                             // The outlier dimension: a large up weight, a down weight of 1 and a
                             // gate weight that keeps SiLU(gate) near 0, so the dgate Mul overflows
                             // while the down weight's gradient (dy * SiLU(gate) * up) stays finite.
                             auto set = [&](TensorP& t, float v) {
                                 auto copy = std::make_shared<DemoTensor>(*t);
-                                copy->v[kOutlierDim] = k_.round(DType::Float16, v);
+                                copy->v[kOutlierDim] = m_k.round(DType::Float16, v);
                                 t = copy;
                             };
                             set(w.wu, spec.upWeightSpike);
@@ -117,34 +117,34 @@ PipelineSim::PipelineSim(const PipelineSpec& spec)
                         }
                         w.ag = w.au = w.ad = zeros();
                         w.mg = w.mu = w.md = zeros();
-                        weights_[std::size_t(r)][{c, l, 0}] = w;
+                        m_weights[std::size_t(r)][{c, l, 0}] = w;
                     }
-                if (st == pp_ - 1) {
+                if (st == m_pp - 1) {
                     Rng hr{777};  // the head is replicated over the TP lanes: same start on each
                     std::vector<float> v(kHidden);
-                    for (auto& x : v) x = k_.round(DType::Float16, hr.normal());
+                    for (auto& x : v) x = m_k.round(DType::Float16, hr.normal());
                     v[kOutlierDim] = -1.f;  // the outlier's logit on its own dimension is low: a large gradient there
-                    head_[std::size_t(r)].wh = k_.make(DType::Float16, {kHidden}, v);
-                    head_[std::size_t(r)].ah = zeros();
-                    head_[std::size_t(r)].mh = zeros();
+                    m_head[std::size_t(r)].wh = m_k.make(DType::Float16, {kHidden}, v);
+                    m_head[std::size_t(r)].ah = zeros();
+                    m_head[std::size_t(r)].mh = zeros();
                 }
             }
-    k_.takeOverflow();
+    m_k.takeOverflow();
     buildSchedules();
 }
 
 void PipelineSim::buildSchedules() {
-    const int n = spec_.microBatches, v = chunks_;
-    schedule_.assign(std::size_t(pp_), {});
-    for (int s = 0; s < pp_; ++s) {
-        auto& out = schedule_[std::size_t(s)];
-        switch (spec_.schedule) {
+    const int n = m_spec.microBatches, v = m_chunks;
+    m_schedule.assign(std::size_t(m_pp), {});
+    for (int s = 0; s < m_pp; ++s) {
+        auto& out = m_schedule[std::size_t(s)];
+        switch (m_spec.schedule) {
             case PipelineSchedule::GPipe:
                 for (int m = 0; m < n; ++m) out.push_back({false, m, 0});
                 for (int m = 0; m < n; ++m) out.push_back({true, m, 0});
                 break;
             case PipelineSchedule::OneFOneB: {
-                const int warm = std::min(pp_ - s - 1, n);
+                const int warm = std::min(m_pp - s - 1, n);
                 for (int m = 0; m < warm; ++m) out.push_back({false, m, 0});
                 for (int i = 0; i + warm < n; ++i) {
                     out.push_back({false, warm + i, 0});
@@ -157,12 +157,12 @@ void PipelineSim::buildSchedules() {
                 // Megatron's interleaved 1F1B: the k-th forward unit runs chunk (k mod pp*v) / pp of
                 // micro-batch (k / (pp*v)) * pp + k mod pp; backward units visit the chunks in reverse.
                 const int total = n * v;
-                auto mbOf = [&](int k) { return (k / (pp_ * v)) * pp_ + k % pp_; };
+                auto mbOf = [&](int k) { return (k / (m_pp * v)) * m_pp + k % m_pp; };
                 auto chunkOf = [&](int k, bool fwd) {
-                    const int c = (k % (pp_ * v)) / pp_;
+                    const int c = (k % (m_pp * v)) / m_pp;
                     return fwd ? c : v - 1 - c;
                 };
-                const int warm = std::min((pp_ - s - 1) * 2 + (v - 1) * pp_, total);
+                const int warm = std::min((m_pp - s - 1) * 2 + (v - 1) * m_pp, total);
                 for (int k = 0; k < warm; ++k) out.push_back({false, mbOf(k), chunkOf(k, true)});
                 for (int i = 0; i + warm < total; ++i) {
                     out.push_back({false, mbOf(warm + i), chunkOf(warm + i, true)});
@@ -177,11 +177,11 @@ void PipelineSim::buildSchedules() {
 
 int PipelineSim::place(int rank, const std::string& scope, const std::string& type) {
     const int stage = trace.stageOfRank[std::size_t(rank)];
-    auto& g = graph_[std::size_t(stage)];
-    const std::uint32_t pos = pos_[std::size_t(rank)]++;
+    auto& g = m_graph[std::size_t(stage)];
+    const std::uint32_t pos = m_pos[std::size_t(rank)]++;
     if (pos == g.size()) {
-        opCounter_[std::size_t(stage)] += 1 + std::uint32_t((pos * 7 + std::uint32_t(stage)) % 4);
-        g.emplace_back(type, scope + "/" + type + "-op" + std::to_string(opCounter_[std::size_t(stage)]));
+        m_opCounter[std::size_t(stage)] += 1 + std::uint32_t((pos * 7 + std::uint32_t(stage)) % 4);
+        g.emplace_back(type, scope + "/" + type + "-op" + std::to_string(m_opCounter[std::size_t(stage)]));
     } else if (pos > g.size() || g[pos].first != type ||
                g[pos].second.compare(0, scope.size() + type.size() + 4, scope + "/" + type + "-op") != 0) {
         throw std::logic_error("pipeline sim: stage graph differs between ranks or iterations at " + scope + "/" +
@@ -195,8 +195,8 @@ void PipelineSim::link(ClusterOp& op, const std::vector<TensorP>& candidates) {
     for (const auto& t : op.outputs) op.badOutput = op.badOutput || isBad(*t);
     for (const auto& t : candidates) {
         if (!isBad(*t)) continue;
-        const auto it = producer_.find(t.get());
-        if (it == producer_.end()) continue;
+        const auto it = m_producer.find(t.get());
+        if (it == m_producer.end()) continue;
         if (std::find(op.badFrom.begin(), op.badFrom.end(), it->second) == op.badFrom.end())
             op.badFrom.push_back(it->second);
     }
@@ -210,25 +210,25 @@ void PipelineSim::link(ClusterOp& op, const std::vector<TensorP>& candidates) {
 
 int PipelineSim::rec(int rank, const std::string& scope, const std::string& type, std::vector<TensorP> in,
                      std::vector<TensorP> out, ClusterOpKind kind) {
-    k_.takeOverflow();
+    m_k.takeOverflow();
     const bool comm =
         kind == ClusterOpKind::Send || kind == ClusterOpKind::Receive || kind == ClusterOpKind::Collective;
     ClusterOp op;
     op.rank = rank;
     op.stage = trace.stageOfRank[std::size_t(rank)];
-    op.lane = rank % tp_;
-    op.replica = (rank / tp_) % dp_;
-    op.iteration = iter_;
+    op.lane = rank % m_tp;
+    op.replica = (rank / m_tp) % m_dp;
+    op.iteration = m_iter;
     op.type = type;
     op.kind = kind;
     op.stream = comm ? StreamKind::Comm : StreamKind::Compute;
     op.position = std::uint32_t(place(rank, scope, type));
-    op.fullName = graph_[std::size_t(op.stage)][op.position].second;
+    op.fullName = m_graph[std::size_t(op.stage)][op.position].second;
     op.backward = scope.rfind("Gradients/", 0) == 0;
     std::uint64_t elems = 0;
     for (const auto& t : in) elems += t->size();
     for (const auto& t : out) elems += t->size();
-    auto& now = now_[std::size_t(rank)];
+    auto& now = m_now[std::size_t(rank)];
     op.trueStartUs = now;
     op.trueEndUs = now += 6 + std::int64_t(elems / 32);
     op.inputs = std::move(in);
@@ -236,7 +236,7 @@ int PipelineSim::rec(int rank, const std::string& scope, const std::string& type
     link(op, op.inputs);
     trace.ops.push_back(std::move(op));
     const int idx = int(trace.ops.size() - 1);
-    for (const auto& t : trace.ops.back().outputs) producer_[t.get()] = idx;
+    for (const auto& t : trace.ops.back().outputs) m_producer[t.get()] = idx;
     return idx;
 }
 
@@ -244,19 +244,19 @@ void PipelineSim::send(int rank, int dest, int mb, int destVs, bool backward, co
                        const TensorP& t) {
     const int op = rec(rank, scope, "Send", {t}, {}, ClusterOpKind::Send);
     trace.ops[std::size_t(op)].peer = dest;
-    inFlight_[{dest, mb, destVs, backward}] = op;
-    sentOn_[{rank, dest, backward}].push_back(op);
+    m_inFlight[{dest, mb, destVs, backward}] = op;
+    m_sentOn[{rank, dest, backward}].push_back(op);
 }
 
 TensorP PipelineSim::receive(int rank, int mb, int vs, bool backward, const std::string& scope) {
-    const auto it = inFlight_.find({rank, mb, vs, backward});
-    if (it == inFlight_.end()) throw std::logic_error("pipeline sim: receive before send");
+    const auto it = m_inFlight.find({rank, mb, vs, backward});
+    if (it == m_inFlight.end()) throw std::logic_error("pipeline sim: receive before send");
     const int sendOp = it->second;
-    inFlight_.erase(it);
+    m_inFlight.erase(it);
     const ClusterOp& s = trace.ops[std::size_t(sendOp)];
     // HCCL matches a rank pair's messages in order (these names carry no sr_tag to tell streams
     // apart): a schedule that receives out of order would hang or mix up data on real hardware.
-    auto& queue = sentOn_[{s.rank, rank, backward}];
+    auto& queue = m_sentOn[{s.rank, rank, backward}];
     if (queue.empty() || queue.front() != sendOp)
         throw std::logic_error("pipeline sim: the schedule receives out of order between ranks " +
                                std::to_string(s.rank) + " and " + std::to_string(rank));
@@ -266,7 +266,7 @@ TensorP PipelineSim::receive(int rank, int mb, int vs, bool backward, const std:
     const int sender = s.rank;
     const int op = rec(rank, scope, "Receive", {}, {value}, ClusterOpKind::Receive);
     ClusterOp& r = trace.ops[std::size_t(op)];
-    if (r.trueEndUs < ready) now_[std::size_t(rank)] = r.trueEndUs = ready;
+    if (r.trueEndUs < ready) m_now[std::size_t(rank)] = r.trueEndUs = ready;
     r.peer = sender;
     if (r.badOutput) {
         r.badFrom = {sendOp};
@@ -281,13 +281,13 @@ std::vector<TensorP> PipelineSim::allReduce(const std::vector<int>& ranks, const
     std::vector<float> sum(in.at(0)->size(), 0.f);
     for (const auto& t : in)
         for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += t->v[i];
-    for (auto& x : sum) x = k_.round(in[0]->dtype, x);
+    for (auto& x : sum) x = m_k.round(in[0]->dtype, x);
     std::int64_t end = 0;
     std::vector<TensorP> outs;
     std::vector<int> members;
     const auto instance = int(trace.collectives.size());
     for (std::size_t m = 0; m < ranks.size(); ++m) {
-        auto o = k_.make(in[0]->dtype, in[0]->shape, sum);
+        auto o = m_k.make(in[0]->dtype, in[0]->shape, sum);
         const int op = rec(ranks[m], scope, "AllReduce", {in[m]}, {o}, ClusterOpKind::Collective);
         end = std::max(end, trace.ops[std::size_t(op)].trueEndUs);
         members.push_back(op);
@@ -297,7 +297,7 @@ std::vector<TensorP> PipelineSim::allReduce(const std::vector<int>& ranks, const
     for (int op : members) {
         ClusterOp& c = trace.ops[std::size_t(op)];
         c.trueEndUs = end;
-        now_[std::size_t(c.rank)] = end;
+        m_now[std::size_t(c.rank)] = end;
         c.collective = instance;
         c.badFrom.clear();
         c.cause = -1;
@@ -308,117 +308,118 @@ std::vector<TensorP> PipelineSim::allReduce(const std::vector<int>& ranks, const
 }
 
 bool PipelineSim::ready(int replica, int stage) const {
-    const auto& list = schedule_[std::size_t(stage)];
-    const std::size_t k = next_[std::size_t(replica * pp_ + stage)];
+    const auto& list = m_schedule[std::size_t(stage)];
+    const std::size_t k = m_next[std::size_t(replica * m_pp + stage)];
     if (k >= list.size()) return false;
     const Unit& u = list[k];
-    const int vs = virtualStage(stage, u.chunk), last = pp_ * chunks_ - 1;
+    const int vs = virtualStage(stage, u.chunk), last = m_pp * m_chunks - 1;
     const int r = rankOf(replica, stage, 0);
-    if (!u.backward) return vs == 0 || inFlight_.count({r, u.mb, vs, false}) > 0;
-    return vs == last ? headIn_.count({r, u.mb, u.chunk}) > 0 : inFlight_.count({r, u.mb, vs, true}) > 0;
+    if (!u.backward) return vs == 0 || m_inFlight.count({r, u.mb, vs, false}) > 0;
+    return vs == last ? m_headIn.count({r, u.mb, u.chunk}) > 0 : m_inFlight.count({r, u.mb, vs, true}) > 0;
 }
 
 void PipelineSim::forwardUnit(int rp, int st, int mb, int c) {
-    const int vs = virtualStage(st, c), last = pp_ * chunks_ - 1;
+    const int vs = virtualStage(st, c), last = m_pp * m_chunks - 1;
     const DType f16 = DType::Float16;
-    std::vector<TensorP> x(static_cast<std::size_t>(tp_));
+    std::vector<TensorP> x(static_cast<std::size_t>(m_tp));
     std::vector<int> group;
-    for (int ln = 0; ln < tp_; ++ln) {
+    for (int ln = 0; ln < m_tp; ++ln) {
         const int r = rankOf(rp, st, ln);
         group.push_back(r);
         if (vs == 0) {
-            auto ids = k_.make(DType::Int32, {kTokens}, tokens_[std::size_t(rp * spec_.microBatches + mb)]);
-            x[std::size_t(ln)] =
-                out(rec(r, kModel + "/tok_embeddings-VocabEmbedding", "Gather", {emb_, ids}, {k_.gather(emb_, ids)}));
+            auto ids = m_k.make(DType::Int32, {kTokens}, m_tokens[std::size_t(rp * m_spec.microBatches + mb)]);
+            x[std::size_t(ln)] = out(
+                rec(r, kModel + "/tok_embeddings-VocabEmbedding", "Gather", {m_emb, ids}, {m_k.gather(m_emb, ids)}));
         } else {
             x[std::size_t(ln)] = receive(r, mb, vs, false, layerScope(globalLayer(st, c, 0)));
         }
     }
-    for (int l = 0; l < spec_.layersPerStage; ++l) {
+    for (int l = 0; l < m_spec.layersPerStage; ++l) {
         const std::string s = layerScope(globalLayer(st, c, l));
         const std::string ff = s + "/feed_forward-FeedForward";
-        std::vector<TensorP> partial(static_cast<std::size_t>(tp_));
-        for (int ln = 0; ln < tp_; ++ln) {
+        std::vector<TensorP> partial(static_cast<std::size_t>(m_tp));
+        for (int ln = 0; ln < m_tp; ++ln) {
             const int r = group[std::size_t(ln)];
-            const Weights& w = weights_[std::size_t(r)].at({c, l, 0});
-            Saved& sv = saved_[{r, mb, c, l}];
+            const Weights& w = m_weights[std::size_t(r)].at({c, l, 0});
+            Saved& sv = m_saved[{r, mb, c, l}];
             sv.x = x[std::size_t(ln)];
-            auto [n, rstd] = k_.rmsNorm(sv.x, gamma_, kNormEps);
-            rec(r, s + "/ffn_norm-RMSNorm", "RmsNorm", {sv.x, gamma_}, {n, rstd});
+            auto [n, rstd] = m_k.rmsNorm(sv.x, m_gamma, kNormEps);
+            rec(r, s + "/ffn_norm-RMSNorm", "RmsNorm", {sv.x, m_gamma}, {n, rstd});
             sv.n = n;
             sv.rstd = rstd;
             sv.g = out(rec(r, ff + "/w1-Linear", "MatMul", {n, w.wg},
-                           {k_.binary(n, w.wg, f16, [](float a, float b) { return a * b; })}));
+                           {m_k.binary(n, w.wg, f16, [](float a, float b) { return a * b; })}));
             sv.u = out(rec(r, ff + "/w3-Linear", "MatMul", {n, w.wu},
-                           {k_.binary(n, w.wu, f16, [](float a, float b) { return a * b; })}));
-            sv.s = out(rec(r, ff + "/act-SiLU", "SiLU", {sv.g}, {k_.unary(sv.g, f16, silu)}));
+                           {m_k.binary(n, w.wu, f16, [](float a, float b) { return a * b; })}));
+            sv.s = out(rec(r, ff + "/act-SiLU", "SiLU", {sv.g}, {m_k.unary(sv.g, f16, silu)}));
             sv.m = out(
-                rec(r, ff, "Mul", {sv.s, sv.u}, {k_.binary(sv.s, sv.u, f16, [](float a, float b) { return a * b; })}));
+                rec(r, ff, "Mul", {sv.s, sv.u}, {m_k.binary(sv.s, sv.u, f16, [](float a, float b) { return a * b; })}));
             partial[std::size_t(ln)] = out(rec(r, ff + "/w2-Linear", "MatMul", {sv.m, w.wd},
-                                               {k_.binary(sv.m, w.wd, f16, [](float a, float b) { return a * b; })}));
+                                               {m_k.binary(sv.m, w.wd, f16, [](float a, float b) { return a * b; })}));
         }
-        const auto o = tp_ > 1 ? allReduce(group, partial, ff + "/w2-Linear") : partial;
-        for (int ln = 0; ln < tp_; ++ln) {
+        const auto o = m_tp > 1 ? allReduce(group, partial, ff + "/w2-Linear") : partial;
+        for (int ln = 0; ln < m_tp; ++ln) {
             const int r = group[std::size_t(ln)];
             const auto& oo = o[std::size_t(ln)];
             x[std::size_t(ln)] =
                 out(rec(r, s, "Add", {x[std::size_t(ln)], oo},
-                        {k_.binary(x[std::size_t(ln)], oo, f16, [](float a, float b) { return a + b; })}));
+                        {m_k.binary(x[std::size_t(ln)], oo, f16, [](float a, float b) { return a + b; })}));
         }
     }
-    for (int ln = 0; ln < tp_; ++ln) {
+    for (int ln = 0; ln < m_tp; ++ln) {
         const int r = group[std::size_t(ln)];
         if (vs == last) {
-            headIn_[{r, mb, c}] = x[std::size_t(ln)];
+            m_headIn[{r, mb, c}] = x[std::size_t(ln)];
             continue;
         }
-        const int nextStage = st + 1 < pp_ ? st + 1 : 0, nextChunk = st + 1 < pp_ ? c : c + 1;
+        const int nextStage = st + 1 < m_pp ? st + 1 : 0, nextChunk = st + 1 < m_pp ? c : c + 1;
         send(r, rankOf(rp, nextStage, ln), mb, virtualStage(nextStage, nextChunk), false,
-             layerScope(globalLayer(st, c, spec_.layersPerStage - 1)), x[std::size_t(ln)]);
+             layerScope(globalLayer(st, c, m_spec.layersPerStage - 1)), x[std::size_t(ln)]);
     }
     // The last virtual stage: final norm, head and loss, and the head's backward (dy).
     if (vs != last) return;
-    for (int ln = 0; ln < tp_; ++ln) {
+    for (int ln = 0; ln < m_tp; ++ln) {
         const int r = group[std::size_t(ln)];
-        HeadState& h = head_[std::size_t(r)];
-        const TensorP hx = headIn_.at({r, mb, c});
-        auto [n, rstd] = k_.rmsNorm(hx, gamma_, kNormEps);
-        rec(r, kModel + "/norm_out-RMSNorm", "RmsNorm", {hx, gamma_}, {n, rstd});
+        HeadState& h = m_head[std::size_t(r)];
+        const TensorP hx = m_headIn.at({r, mb, c});
+        auto [n, rstd] = m_k.rmsNorm(hx, m_gamma, kNormEps);
+        rec(r, kModel + "/norm_out-RMSNorm", "RmsNorm", {hx, m_gamma}, {n, rstd});
         auto z =
-            out(rec(r, kHead, "MatMul", {n, h.wh}, {k_.binary(n, h.wh, f16, [](float a, float b) { return a * b; })}));
-        auto zf = out(rec(r, kLoss, "Cast", {z}, {k_.cast(z, DType::Float32)}));
+            out(rec(r, kHead, "MatMul", {n, h.wh}, {m_k.binary(n, h.wh, f16, [](float a, float b) { return a * b; })}));
+        auto zf = out(rec(r, kLoss, "Cast", {z}, {m_k.cast(z, DType::Float32)}));
         // Softmax cross-entropy over the 8 values of each token against its label.
-        const auto& lab = labels_[std::size_t(rp * spec_.microBatches + mb)];
+        const auto& lab = m_labels[std::size_t(rp * m_spec.microBatches + mb)];
         std::vector<float> loss(kTokens), g(std::size_t(kTokens * kHidden));
         for (int t = 0; t < kTokens; ++t) {
             float mx = -std::numeric_limits<float>::infinity(), sum = 0;
             for (int j = 0; j < kHidden; ++j) mx = std::max(mx, zf->v[std::size_t(t * kHidden + j)]);
             for (int j = 0; j < kHidden; ++j) sum += std::exp(zf->v[std::size_t(t * kHidden + j)] - mx);
             const int y = int(lab[std::size_t(t)]);
-            loss[std::size_t(t)] = k_.round(DType::Float32, std::log(sum) + mx - zf->v[std::size_t(t * kHidden + y)]);
+            loss[std::size_t(t)] = m_k.round(DType::Float32, std::log(sum) + mx - zf->v[std::size_t(t * kHidden + y)]);
             for (int j = 0; j < kHidden; ++j)
-                g[std::size_t(t * kHidden + j)] = k_.round(
+                g[std::size_t(t * kHidden + j)] = m_k.round(
                     DType::Float32, std::exp(zf->v[std::size_t(t * kHidden + j)] - mx) / sum - (j == y ? 1.f : 0.f));
         }
-        auto labels = k_.make(DType::Int32, {kTokens}, lab);
-        const int ce = rec(r, kLoss, "SoftmaxCrossEntropyWithLogits", {zf, labels},
-                           {k_.make(DType::Float32, {kTokens}, loss), k_.make(DType::Float32, {kTokens, kHidden}, g)});
+        auto labels = m_k.make(DType::Int32, {kTokens}, lab);
+        const int ce =
+            rec(r, kLoss, "SoftmaxCrossEntropyWithLogits", {zf, labels},
+                {m_k.make(DType::Float32, {kTokens}, loss), m_k.make(DType::Float32, {kTokens, kHidden}, g)});
         if (ln == 0 && rp == 0) {
             float l = 0;
             for (float v : loss) l += v;
-            lossSum_ += l / float(kTokens);
+            m_lossSum += l / float(kTokens);
         }
         auto sens = scalar(DType::Float32, kLossScale);
         auto gs = out(rec(r, grad(kLoss, "SoftmaxCrossEntropyWithLogits"), "Mul", {out(ce, 1), sens},
-                          {k_.binary(out(ce, 1), sens, DType::Float32, [](float a, float b) { return a * b; })}));
-        auto gh = out(rec(r, grad(kLoss, "Cast"), "Cast", {gs}, {k_.cast(gs, f16)}));
+                          {m_k.binary(out(ce, 1), sens, DType::Float32, [](float a, float b) { return a * b; })}));
+        auto gh = out(rec(r, grad(kLoss, "Cast"), "Cast", {gs}, {m_k.cast(gs, f16)}));
         auto dn = out(rec(r, grad(kHead, "MatMul"), "MatMul", {gh, h.wh},
-                          {k_.binary(gh, h.wh, f16, [](float a, float b) { return a * b; })}));
+                          {m_k.binary(gh, h.wh, f16, [](float a, float b) { return a * b; })}));
         auto dwh = out(rec(r, grad(kHead, "MatMul"), "MatMul", {gh, n}, {reduceTokens(gh, n)}));
         h.ah = out(rec(r, kAccu, "AssignAdd", {h.ah, dwh}, {accumulate(h.ah, dwh)}));
-        auto [dx, dgamma] = k_.rmsNormGrad(dn, hx, rstd, gamma_);
-        rec(r, grad(kModel + "/norm_out-RMSNorm", "RmsNorm"), "RmsNormGrad", {dn, hx, rstd, gamma_}, {dx, dgamma});
-        dyOf_[{r, mb, c}] = dx;
+        auto [dx, dgamma] = m_k.rmsNormGrad(dn, hx, rstd, m_gamma);
+        rec(r, grad(kModel + "/norm_out-RMSNorm", "RmsNorm"), "RmsNormGrad", {dn, hx, rstd, m_gamma}, {dx, dgamma});
+        m_dyOf[{r, mb, c}] = dx;
     }
 }
 
@@ -428,47 +429,48 @@ TensorP PipelineSim::reduceTokens(const TensorP& a, const TensorP& b) {
     for (int t = 0; t < kTokens; ++t)
         for (int j = 0; j < kHidden; ++j)
             r[std::size_t(j)] += a->v[std::size_t(t * kHidden + j)] * b->v[std::size_t(t * kHidden + j)];
-    for (auto& x : r) x = k_.round(DType::Float32, x);
-    return k_.make(DType::Float32, {kHidden}, r);
+    for (auto& x : r) x = m_k.round(DType::Float32, x);
+    return m_k.make(DType::Float32, {kHidden}, r);
 }
 
 TensorP PipelineSim::accumulate(const TensorP& acc, const TensorP& g) {
-    return k_.binary(acc, g, DType::Float32, [](float a, float b) { return a + b; });
+    return m_k.binary(acc, g, DType::Float32, [](float a, float b) { return a + b; });
 }
 
 void PipelineSim::backwardUnit(int rp, int st, int mb, int c) {
     const int vs = virtualStage(st, c);
     const DType f16 = DType::Float16;
-    std::vector<TensorP> dy(static_cast<std::size_t>(tp_));
+    std::vector<TensorP> dy(static_cast<std::size_t>(m_tp));
     std::vector<int> group;
-    for (int ln = 0; ln < tp_; ++ln) {
+    for (int ln = 0; ln < m_tp; ++ln) {
         const int r = rankOf(rp, st, ln);
         group.push_back(r);
-        if (vs == pp_ * chunks_ - 1) {
-            dy[std::size_t(ln)] = dyOf_.at({r, mb, c});
-            dyOf_.erase({r, mb, c});
-            headIn_.erase({r, mb, c});
+        if (vs == m_pp * m_chunks - 1) {
+            dy[std::size_t(ln)] = m_dyOf.at({r, mb, c});
+            m_dyOf.erase({r, mb, c});
+            m_headIn.erase({r, mb, c});
         } else {
             // The bprop of the forward Send is a Receive of the gradient, named after it.
-            dy[std::size_t(ln)] = receive(
-                r, mb, vs, true, "Gradients/" + layerScope(globalLayer(st, c, spec_.layersPerStage - 1)) + "/gradSend");
+            dy[std::size_t(ln)] =
+                receive(r, mb, vs, true,
+                        "Gradients/" + layerScope(globalLayer(st, c, m_spec.layersPerStage - 1)) + "/gradSend");
         }
     }
     const auto mul = [](float a, float b) { return a * b; };
-    for (int l = spec_.layersPerStage - 1; l >= 0; --l) {
+    for (int l = m_spec.layersPerStage - 1; l >= 0; --l) {
         const std::string s = layerScope(globalLayer(st, c, l));
         const std::string ff = s + "/feed_forward-FeedForward";
-        std::vector<TensorP> dn(static_cast<std::size_t>(tp_));
-        std::vector<TensorP> dgs(static_cast<std::size_t>(tp_)), dus(static_cast<std::size_t>(tp_));
-        for (int ln = 0; ln < tp_; ++ln) {
+        std::vector<TensorP> dn(static_cast<std::size_t>(m_tp));
+        std::vector<TensorP> dgs(static_cast<std::size_t>(m_tp)), dus(static_cast<std::size_t>(m_tp));
+        for (int ln = 0; ln < m_tp; ++ln) {
             const int r = group[std::size_t(ln)];
-            Weights& w = weights_[std::size_t(r)].at({c, l, 0});
-            const Saved& sv = saved_.at({r, mb, c, l});
+            Weights& w = m_weights[std::size_t(r)].at({c, l, 0});
+            const Saved& sv = m_saved.at({r, mb, c, l});
             const TensorP& d = dy[std::size_t(ln)];
             auto dm =
-                out(rec(r, grad(ff + "/w2-Linear", "MatMul"), "MatMul", {d, w.wd}, {k_.binary(d, w.wd, f16, mul)}));
-            if (iter_ == spec_.originIteration && rp == 0 && st == spec_.originStage && ln == spec_.originLane &&
-                c == chunks_ - 1 && l == originLayer_ && mb == originMb_) {
+                out(rec(r, grad(ff + "/w2-Linear", "MatMul"), "MatMul", {d, w.wd}, {m_k.binary(d, w.wd, f16, mul)}));
+            if (m_iter == m_spec.originIteration && rp == 0 && st == m_spec.originStage && ln == m_spec.originLane &&
+                c == m_chunks - 1 && l == m_originLayer && mb == m_originMb) {
                 float mx = 0;
                 for (int t = 0; t < kTokens; ++t)
                     mx = std::max(mx,
@@ -477,31 +479,31 @@ void PipelineSim::backwardUnit(int rp, int st, int mb, int c) {
                 dgateProbe = mx;
             }
             // SwiGLU backward: dgate = dm * up (the overflow), dup = dm * SiLU(gate).
-            auto ds = out(rec(r, grad(ff, "Mul"), "Mul", {dm, sv.u}, {k_.binary(dm, sv.u, f16, mul)}));
-            auto du = out(rec(r, grad(ff, "Mul"), "Mul", {dm, sv.s}, {k_.binary(dm, sv.s, f16, mul)}));
+            auto ds = out(rec(r, grad(ff, "Mul"), "Mul", {dm, sv.u}, {m_k.binary(dm, sv.u, f16, mul)}));
+            auto du = out(rec(r, grad(ff, "Mul"), "Mul", {dm, sv.s}, {m_k.binary(dm, sv.s, f16, mul)}));
             auto dg = out(rec(r, grad(ff + "/act-SiLU", "SiLU"), "SiLUGrad", {ds, sv.g},
-                              {k_.binary(ds, sv.g, f16, [](float a, float x) { return a * siluGrad(x); })}));
+                              {m_k.binary(ds, sv.g, f16, [](float a, float x) { return a * siluGrad(x); })}));
             auto dn1 =
-                out(rec(r, grad(ff + "/w1-Linear", "MatMul"), "MatMul", {dg, w.wg}, {k_.binary(dg, w.wg, f16, mul)}));
+                out(rec(r, grad(ff + "/w1-Linear", "MatMul"), "MatMul", {dg, w.wg}, {m_k.binary(dg, w.wg, f16, mul)}));
             auto dn2 =
-                out(rec(r, grad(ff + "/w3-Linear", "MatMul"), "MatMul", {du, w.wu}, {k_.binary(du, w.wu, f16, mul)}));
+                out(rec(r, grad(ff + "/w3-Linear", "MatMul"), "MatMul", {du, w.wu}, {m_k.binary(du, w.wu, f16, mul)}));
             dn[std::size_t(ln)] = out(rec(r, "Gradients/" + ff, "AddN", {dn1, dn2},
-                                          {k_.binary(dn1, dn2, f16, [](float a, float b) { return a + b; })}));
+                                          {m_k.binary(dn1, dn2, f16, [](float a, float b) { return a + b; })}));
             dgs[std::size_t(ln)] = dg;
             dus[std::size_t(ln)] = du;
         }
         // Column-parallel w1/w3: the input gradient is the sum of the lanes' partial products.
-        const auto dnt = tp_ > 1 ? allReduce(group, dn, grad(ff + "/w1-Linear", "MatMul")) : dn;
-        for (int ln = 0; ln < tp_; ++ln) {
+        const auto dnt = m_tp > 1 ? allReduce(group, dn, grad(ff + "/w1-Linear", "MatMul")) : dn;
+        for (int ln = 0; ln < m_tp; ++ln) {
             const int r = group[std::size_t(ln)];
-            Weights& w = weights_[std::size_t(r)].at({c, l, 0});
-            const Saved& sv = saved_.at({r, mb, c, l});
+            Weights& w = m_weights[std::size_t(r)].at({c, l, 0});
+            const Saved& sv = m_saved.at({r, mb, c, l});
             const TensorP d = dy[std::size_t(ln)];
-            auto [dxp, dgamma] = k_.rmsNormGrad(dnt[std::size_t(ln)], sv.x, sv.rstd, gamma_);
+            auto [dxp, dgamma] = m_k.rmsNormGrad(dnt[std::size_t(ln)], sv.x, sv.rstd, m_gamma);
             rec(r, grad(s + "/ffn_norm-RMSNorm", "RmsNorm"), "RmsNormGrad",
-                {dnt[std::size_t(ln)], sv.x, sv.rstd, gamma_}, {dxp, dgamma});
+                {dnt[std::size_t(ln)], sv.x, sv.rstd, m_gamma}, {dxp, dgamma});
             dy[std::size_t(ln)] = out(rec(r, "Gradients/" + s, "AddN", {d, dxp},
-                                          {k_.binary(d, dxp, f16, [](float a, float b) { return a + b; })}));
+                                          {m_k.binary(d, dxp, f16, [](float a, float b) { return a + b; })}));
             // Weight gradients, accumulated over the micro-batches in fp32.
             auto dwd = out(rec(r, grad(ff + "/w2-Linear", "MatMul"), "MatMul", {d, sv.m}, {reduceTokens(d, sv.m)}));
             auto dwg = out(rec(r, grad(ff + "/w1-Linear", "MatMul"), "MatMul", {dgs[std::size_t(ln)], sv.n},
@@ -511,13 +513,13 @@ void PipelineSim::backwardUnit(int rp, int st, int mb, int c) {
             w.ad = out(rec(r, kAccu, "AssignAdd", {w.ad, dwd}, {accumulate(w.ad, dwd)}));
             w.ag = out(rec(r, kAccu, "AssignAdd", {w.ag, dwg}, {accumulate(w.ag, dwg)}));
             w.au = out(rec(r, kAccu, "AssignAdd", {w.au, dwu}, {accumulate(w.au, dwu)}));
-            saved_.erase({r, mb, c, l});
+            m_saved.erase({r, mb, c, l});
         }
     }
     if (vs == 0) return;
-    for (int ln = 0; ln < tp_; ++ln) {
+    for (int ln = 0; ln < m_tp; ++ln) {
         const int r = group[std::size_t(ln)];
-        const int prevStage = st > 0 ? st - 1 : pp_ - 1, prevChunk = st > 0 ? c : c - 1;
+        const int prevStage = st > 0 ? st - 1 : m_pp - 1, prevChunk = st > 0 ? c : c - 1;
         send(r, rankOf(rp, prevStage, ln), mb, virtualStage(prevStage, prevChunk), true,
              "Gradients/" + layerScope(globalLayer(st, c, 0)) + "/gradReceive", dy[std::size_t(ln)]);
     }
@@ -529,20 +531,20 @@ void PipelineSim::optimizerStep() {
     // Every rank's gradients: its layers' (chunk, layer, w2/w1/w3) and the head's.
     auto gradsOf = [&](int r) {
         std::vector<TensorP*> g;
-        for (auto& [key, w] : weights_[std::size_t(r)]) {
+        for (auto& [key, w] : m_weights[std::size_t(r)]) {
             g.push_back(&w.ad);
             g.push_back(&w.ag);
             g.push_back(&w.au);
         }
-        if (head_[std::size_t(r)].wh) g.push_back(&head_[std::size_t(r)].ah);
+        if (m_head[std::size_t(r)].wh) g.push_back(&m_head[std::size_t(r)].ah);
         return g;
     };
     // Data parallel: each gradient summed over the replicas of its (stage, lane).
-    if (dp_ > 1)
-        for (int st = 0; st < pp_; ++st)
-            for (int ln = 0; ln < tp_; ++ln) {
+    if (m_dp > 1)
+        for (int st = 0; st < m_pp; ++st)
+            for (int ln = 0; ln < m_tp; ++ln) {
                 std::vector<int> group;
-                for (int rp = 0; rp < dp_; ++rp) group.push_back(rankOf(rp, st, ln));
+                for (int rp = 0; rp < m_dp; ++rp) group.push_back(rankOf(rp, st, ln));
                 const std::size_t count = gradsOf(group[0]).size();
                 for (std::size_t k = 0; k < count; ++k) {
                     std::vector<TensorP> in;
@@ -552,21 +554,21 @@ void PipelineSim::optimizerStep() {
                 }
             }
     std::vector<std::vector<TensorP>> unscaled(static_cast<std::size_t>(n));
-    const float inv = 1.0f / (kLossScale * float(spec_.microBatches * dp_));
+    const float inv = 1.0f / (kLossScale * float(m_spec.microBatches * m_dp));
     for (int r = 0; r < n; ++r) {
         auto s = scalar(DType::Float32, inv);
         for (TensorP* g : gradsOf(r))
             unscaled[std::size_t(r)].push_back(
-                out(rec(r, kOptim, "Mul", {*g, s}, {k_.binary(*g, s, DType::Float32, mul)})));
+                out(rec(r, kOptim, "Mul", {*g, s}, {m_k.binary(*g, s, DType::Float32, mul)})));
     }
-    if (spec_.globalNorm) {
+    if (m_spec.globalNorm) {
         std::vector<TensorP> local(static_cast<std::size_t>(n));
         std::vector<int> all;
         for (int r = 0; r < n; ++r) {
             all.push_back(r);
             std::vector<TensorP> parts;
             for (const auto& g : unscaled[std::size_t(r)]) {
-                auto sq = out(rec(r, kClip, "Square", {g}, {k_.binary(g, g, DType::Float32, mul)}));
+                auto sq = out(rec(r, kClip, "Square", {g}, {m_k.binary(g, g, DType::Float32, mul)}));
                 float acc = 0;
                 for (float x : sq->v) acc += x;
                 parts.push_back(out(rec(r, kClip, "ReduceSum", {sq}, {scalar(DType::Float32, acc)})));
@@ -579,16 +581,16 @@ void PipelineSim::optimizerStep() {
         for (int r = 0; r < n; ++r) {
             const auto& t = total[std::size_t(r)];
             auto nn =
-                out(rec(r, kClip, "Sqrt", {t}, {k_.unary(t, DType::Float32, [](float a) { return std::sqrt(a); })}));
+                out(rec(r, kClip, "Sqrt", {t}, {m_k.unary(t, DType::Float32, [](float a) { return std::sqrt(a); })}));
             auto clip = scalar(DType::Float32, kClipNorm);
             auto mx =
-                out(rec(r, kClip, "Maximum", {nn, clip}, {k_.binary(nn, clip, DType::Float32, [](float a, float b) {
+                out(rec(r, kClip, "Maximum", {nn, clip}, {m_k.binary(nn, clip, DType::Float32, [](float a, float b) {
                             return std::isnan(a) ? a : std::max(a, b);
                         })}));
             auto coef = out(rec(r, kClip, "RealDiv", {clip, mx},
-                                {k_.binary(clip, mx, DType::Float32, [](float a, float b) { return a / b; })}));
+                                {m_k.binary(clip, mx, DType::Float32, [](float a, float b) { return a / b; })}));
             for (auto& g : unscaled[std::size_t(r)])
-                g = out(rec(r, kClip, "Mul", {g, coef}, {k_.binary(g, coef, DType::Float32, mul)}));
+                g = out(rec(r, kClip, "Mul", {g, coef}, {m_k.binary(g, coef, DType::Float32, mul)}));
         }
     }
     for (int r = 0; r < n; ++r) {
@@ -596,97 +598,97 @@ void PipelineSim::optimizerStep() {
         std::size_t k = 0;
         auto update = [&](TensorP& var, TensorP& m) {
             const TensorP& g = unscaled[std::size_t(r)][k++];
-            auto [nv, nm] = k_.applyMomentum(var, m, lr, g, mom);
+            auto [nv, nm] = m_k.applyMomentum(var, m, lr, g, mom);
             rec(r, kOptim, "ApplyMomentum", {var, m, lr, g, mom}, {nv}, ClusterOpKind::Optimizer);
-            producer_[nm.get()] = int(trace.ops.size() - 1);  // the accumulation is updated in place
+            m_producer[nm.get()] = int(trace.ops.size() - 1);  // the accumulation is updated in place
             var = nv;
             m = nm;
         };
-        for (auto& [key, w] : weights_[std::size_t(r)]) {
+        for (auto& [key, w] : m_weights[std::size_t(r)]) {
             update(w.wd, w.md);
             update(w.wg, w.mg);
             update(w.wu, w.mu);
         }
-        if (head_[std::size_t(r)].wh) update(head_[std::size_t(r)].wh, head_[std::size_t(r)].mh);
+        if (m_head[std::size_t(r)].wh) update(m_head[std::size_t(r)].wh, m_head[std::size_t(r)].mh);
         // Gradient accumulators start the next iteration at zero.
-        auto zeros = k_.make(DType::Float32, {kHidden}, std::vector<float>(kHidden, 0.f));
-        for (auto& [key, w] : weights_[std::size_t(r)]) w.ad = w.ag = w.au = zeros;
-        if (head_[std::size_t(r)].wh) head_[std::size_t(r)].ah = zeros;
+        auto zeros = m_k.make(DType::Float32, {kHidden}, std::vector<float>(kHidden, 0.f));
+        for (auto& [key, w] : m_weights[std::size_t(r)]) w.ad = w.ag = w.au = zeros;
+        if (m_head[std::size_t(r)].wh) m_head[std::size_t(r)].ah = zeros;
     }
 }
 
 void PipelineSim::run() {
-    const int n = ranks(), mbs = spec_.microBatches;
-    originLayer_ = spec_.originLayer >= 0 ? spec_.originLayer : spec_.layersPerStage / 2;
-    originMb_ = spec_.originMicroBatch >= 0 ? spec_.originMicroBatch : mbs / 2;
+    const int n = ranks(), mbs = m_spec.microBatches;
+    m_originLayer = m_spec.originLayer >= 0 ? m_spec.originLayer : m_spec.layersPerStage / 2;
+    m_originMb = m_spec.originMicroBatch >= 0 ? m_spec.originMicroBatch : mbs / 2;
     const int lastIteration =
-        spec_.killedIteration >= 0 ? std::min(spec_.killedIteration, spec_.iterations - 1) : spec_.iterations - 1;
+        m_spec.killedIteration >= 0 ? std::min(m_spec.killedIteration, m_spec.iterations - 1) : m_spec.iterations - 1;
     trace.iterations = lastIteration + 1;
-    for (iter_ = 0; iter_ <= lastIteration; ++iter_) {
-        Rng rng{std::uint64_t(104729 * (iter_ + 1))};
-        tokens_.assign(std::size_t(dp_ * mbs), std::vector<float>(kTokens));
-        labels_ = tokens_;
-        for (auto& t : tokens_)
+    for (m_iter = 0; m_iter <= lastIteration; ++m_iter) {
+        Rng rng{std::uint64_t(104729 * (m_iter + 1))};
+        m_tokens.assign(std::size_t(m_dp * mbs), std::vector<float>(kTokens));
+        m_labels = m_tokens;
+        for (auto& t : m_tokens)
             for (auto& x : t) x = float(rng.next() % (kVocab - 1));
-        for (auto& t : labels_)
+        for (auto& t : m_labels)
             for (auto& x : t) x = float(rng.next() % kHidden);
-        if (iter_ == spec_.originIteration) {
-            tokens_[std::size_t(originMb_)][0] = float(kOutlierToken);
-            labels_[std::size_t(originMb_)][0] = float(kOutlierDim);
+        if (m_iter == m_spec.originIteration) {
+            m_tokens[std::size_t(m_originMb)][0] = float(kOutlierToken);
+            m_labels[std::size_t(m_originMb)][0] = float(kOutlierDim);
         }
         for (int r = 0; r < n; ++r) {
-            now_[std::size_t(r)] = *std::max_element(now_.begin(), now_.end()) + kIterationGapUs;
-            pos_[std::size_t(r)] = 0;
+            m_now[std::size_t(r)] = *std::max_element(m_now.begin(), m_now.end()) + kIterationGapUs;
+            m_pos[std::size_t(r)] = 0;
         }
-        lossSum_ = 0;
-        next_.assign(std::size_t(dp_ * pp_), 0);
+        m_lossSum = 0;
+        m_next.assign(std::size_t(m_dp * m_pp), 0);
         for (;;) {
             int best = -1;
             std::int64_t bestClock = 0;
             bool left = false;
-            for (int rp = 0; rp < dp_; ++rp)
-                for (int st = 0; st < pp_; ++st) {
-                    if (next_[std::size_t(rp * pp_ + st)] < schedule_[std::size_t(st)].size()) left = true;
+            for (int rp = 0; rp < m_dp; ++rp)
+                for (int st = 0; st < m_pp; ++st) {
+                    if (m_next[std::size_t(rp * m_pp + st)] < m_schedule[std::size_t(st)].size()) left = true;
                     if (!ready(rp, st)) continue;
                     std::int64_t clock = 0;
-                    for (int ln = 0; ln < tp_; ++ln) clock = std::max(clock, now_[std::size_t(rankOf(rp, st, ln))]);
+                    for (int ln = 0; ln < m_tp; ++ln) clock = std::max(clock, m_now[std::size_t(rankOf(rp, st, ln))]);
                     if (best < 0 || clock < bestClock) {
-                        best = rp * pp_ + st;
+                        best = rp * m_pp + st;
                         bestClock = clock;
                     }
                 }
             if (!left) break;
             if (best < 0) throw std::logic_error("pipeline sim: the schedule deadlocks");
-            const int rp = best / pp_, st = best % pp_;
+            const int rp = best / m_pp, st = best % m_pp;
             // TP lanes start a unit together.
-            for (int ln = 0; ln < tp_; ++ln) now_[std::size_t(rankOf(rp, st, ln))] = bestClock;
-            const Unit u = schedule_[std::size_t(st)][next_[std::size_t(best)]++];
+            for (int ln = 0; ln < m_tp; ++ln) m_now[std::size_t(rankOf(rp, st, ln))] = bestClock;
+            const Unit u = m_schedule[std::size_t(st)][m_next[std::size_t(best)]++];
             if (u.backward)
                 backwardUnit(rp, st, u.mb, u.chunk);
             else
                 forwardUnit(rp, st, u.mb, u.chunk);
         }
-        trace.lossPerIteration.push_back(lossSum_ / float(mbs));
+        trace.lossPerIteration.push_back(m_lossSum / float(mbs));
         optimizerStep();
     }
     trace.execOrder.clear();
-    for (const auto& g : graph_) {
+    for (const auto& g : m_graph) {
         trace.execOrder.emplace_back();
         for (const auto& [type, name] : g) trace.execOrder.back().push_back(name);
     }
-    if (spec_.killedIteration >= 0 && spec_.killedIteration < spec_.iterations) cutKilledIteration();
+    if (m_spec.killedIteration >= 0 && m_spec.killedIteration < m_spec.iterations) cutKilledIteration();
     stampTimestamps();
 }
 
 void PipelineSim::cutKilledIteration() {
-    const int k = spec_.killedIteration;
+    const int k = m_spec.killedIteration;
     std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = 0;
     for (const ClusterOp& o : trace.ops)
         if (o.iteration == k) {
             lo = std::min(lo, o.trueStartUs);
             hi = std::max(hi, o.trueEndUs);
         }
-    const std::int64_t cut = lo + std::int64_t(double(hi - lo) * spec_.killedFraction);
+    const std::int64_t cut = lo + std::int64_t(double(hi - lo) * m_spec.killedFraction);
     std::vector<int> newIndex(trace.ops.size(), -1);
     std::vector<ClusterOp> kept;
     for (std::size_t i = 0; i < trace.ops.size(); ++i) {
@@ -715,15 +717,15 @@ void PipelineSim::cutKilledIteration() {
             p.push_back({newIndex[std::size_t(x.sendOp)], newIndex[std::size_t(x.recvOp)]});
     pairs = p;
     trace.ops = std::move(kept);
-    producer_.clear();
+    m_producer.clear();
 }
 
 void PipelineSim::stampTimestamps() {
     std::vector<std::int64_t> last(std::size_t(trace.ranks), 0);
     for (auto& op : trace.ops) {
         const auto r = std::size_t(op.rank);
-        const std::int64_t off = r < spec_.rankClockOffsetUs.size() ? spec_.rankClockOffsetUs[r] : 0;
-        const std::int64_t base = spec_.baseTimestampUs + op.trueEndUs + off;
+        const std::int64_t off = r < m_spec.rankClockOffsetUs.size() ? m_spec.rankClockOffsetUs[r] : 0;
+        const std::int64_t base = m_spec.baseTimestampUs + op.trueEndUs + off;
         op.tensorTimestampUs.clear();
         for (std::size_t i = 0; i < op.inputs.size() + op.outputs.size(); ++i) {
             last[r] = std::max(base + std::int64_t(i), last[r] + 1);

@@ -72,10 +72,10 @@ public:
     std::vector<PipelinePair> pairs;  // every Send with the Receive it fed, in simulation order
     float dgateProbe = 0;             // max |dm * up| on the outlier dimension at the origin, before rounding
 
-    int ranks() const { return pp_ * tp_ * dp_; }
+    int ranks() const { return m_pp * m_tp * m_dp; }
     // MindSpore numbers stages in blocks of device_num / pipeline_stages; inside a stage the
     // tensor-parallel lanes are consecutive: rank = stage * (dp * tp) + replica * tp + lane.
-    int rankOf(int replica, int stage, int lane) const { return stage * dp_ * tp_ + replica * tp_ + lane; }
+    int rankOf(int replica, int stage, int lane) const { return stage * m_dp * m_tp + replica * m_tp + lane; }
 
 private:
     struct Unit {
@@ -112,32 +112,34 @@ private:
     TensorP receive(int rank, int mb, int vs, bool backward, const std::string& scope);
     std::vector<TensorP> allReduce(const std::vector<int>& ranks, const std::vector<TensorP>& in,
                                    const std::string& scope);
-    TensorP scalar(DType t, float v) { return k_.make(t, {}, {k_.round(t, v)}); }
-    int virtualStage(int stage, int chunk) const { return chunk * pp_ + stage; }
-    int globalLayer(int stage, int chunk, int l) const { return virtualStage(stage, chunk) * spec_.layersPerStage + l; }
+    TensorP scalar(DType t, float v) { return m_k.make(t, {}, {m_k.round(t, v)}); }
+    int virtualStage(int stage, int chunk) const { return chunk * m_pp + stage; }
+    int globalLayer(int stage, int chunk, int l) const {
+        return virtualStage(stage, chunk) * m_spec.layersPerStage + l;
+    }
 
-    PipelineSpec spec_;
-    int pp_, tp_, dp_, chunks_;
-    DemoKernels k_;
-    int iter_ = 0, originLayer_ = 0, originMb_ = 0;
-    float lossSum_ = 0;
-    TensorP emb_, gamma_;
-    std::vector<std::vector<Unit>> schedule_;                            // [stage]
-    std::vector<std::size_t> next_;                                      // [replica * pp + stage] next unit
-    std::vector<std::map<std::tuple<int, int, int>, Weights>> weights_;  // [rank] (chunk, layer, 0)
-    std::vector<HeadState> head_;                                        // [rank], last stage only
-    std::map<std::tuple<int, int, int, int>, Saved> saved_;              // (rank, mb, chunk, layer)
-    std::map<std::tuple<int, int, int>, TensorP> headIn_;                // (rank, mb, chunk) -> last hidden
-    std::map<std::tuple<int, int, int>, TensorP> dyOf_;                  // (rank, mb, chunk) -> head gradient
-    std::vector<std::vector<float>> tokens_;                             // [mb] token ids of the iteration
-    std::vector<std::vector<float>> labels_;
-    std::vector<std::vector<std::pair<std::string, std::string>>> graph_;  // [stage] (type, full name)
-    std::vector<std::uint32_t> opCounter_;                                 // [stage]
-    std::vector<std::int64_t> now_;                                        // [rank] true clock
-    std::vector<std::uint32_t> pos_;                                       // [rank] position in the stage graph
-    std::unordered_map<const DemoTensor*, int> producer_;
-    std::map<std::tuple<int, int, int, bool>, int> inFlight_;  // (dest, mb, its virtual stage, backward) -> Send op
-    std::map<std::tuple<int, int, bool>, std::deque<int>> sentOn_;  // (src, dest, backward) -> Sends not yet received
+    PipelineSpec m_spec;
+    int m_pp, m_tp, m_dp, m_chunks;
+    DemoKernels m_k;
+    int m_iter = 0, m_originLayer = 0, m_originMb = 0;
+    float m_lossSum = 0;
+    TensorP m_emb, m_gamma;
+    std::vector<std::vector<Unit>> m_schedule;                            // [stage]
+    std::vector<std::size_t> m_next;                                      // [replica * pp + stage] next unit
+    std::vector<std::map<std::tuple<int, int, int>, Weights>> m_weights;  // [rank] (chunk, layer, 0)
+    std::vector<HeadState> m_head;                                        // [rank], last stage only
+    std::map<std::tuple<int, int, int, int>, Saved> m_saved;              // (rank, mb, chunk, layer)
+    std::map<std::tuple<int, int, int>, TensorP> m_headIn;                // (rank, mb, chunk) -> last hidden
+    std::map<std::tuple<int, int, int>, TensorP> m_dyOf;                  // (rank, mb, chunk) -> head gradient
+    std::vector<std::vector<float>> m_tokens;                             // [mb] token ids of the iteration
+    std::vector<std::vector<float>> m_labels;
+    std::vector<std::vector<std::pair<std::string, std::string>>> m_graph;  // [stage] (type, full name)
+    std::vector<std::uint32_t> m_opCounter;                                 // [stage]
+    std::vector<std::int64_t> m_now;                                        // [rank] true clock
+    std::vector<std::uint32_t> m_pos;                                       // [rank] position in the stage graph
+    std::unordered_map<const DemoTensor*, int> m_producer;
+    std::map<std::tuple<int, int, int, bool>, int> m_inFlight;  // (dest, mb, its virtual stage, backward) -> Send op
+    std::map<std::tuple<int, int, bool>, std::deque<int>> m_sentOn;  // (src, dest, backward) -> Sends not yet received
 };
 
 }  // namespace dl::demo

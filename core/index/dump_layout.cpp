@@ -64,7 +64,7 @@ DumpLocation locateDumpFolder(const std::vector<std::string_view>& dirs) {
         --i;
     }
     if (dirs[i].starts_with("device_") && i == rankPos) {
-        // <= 1.2: {net}/device_{id}/iteration_{n}
+        // <= 1.2: {net}/m_device{id}/m_iteration{n}
         if (i > 0) loc.net = std::string(dirs[i - 1]);
         return loc;
     }

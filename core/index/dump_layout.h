@@ -1,8 +1,8 @@
 #pragma once
 // Where a file sits in a dump tree: rank, net, graph and iteration, read from its folder names
 // in every layout MindSpore and CANN write (docs/formats.md 1.2):
-//   rank_{r}/{net}/{graph}/{iteration}/            MindSpore 1.3+
-//   {net}/device_{id}/iteration_{n}/               MindSpore <= 1.2 sync
+//   m_rank{r}/{net}/{graph}/{iteration}/            MindSpore 1.3+
+//   {net}/m_device{id}/m_iteration{n}/               MindSpore <= 1.2 sync
 //   {step}/{time}/{device}/{model}/{model_id}/{n}/ CANN-created (2.3-2.5 ACL/GE dump)
 #include <cstdint>
 #include <optional>

@@ -15,7 +15,7 @@ void MappingTable::parse(std::string_view text, std::vector<std::uint32_t>& badL
             badLines.push_back(no);
             return;
         }
-        map_[std::string(line.substr(0, comma))] = std::string(line.substr(comma + 1));
+        m_map[std::string(line.substr(0, comma))] = std::string(line.substr(comma + 1));
     });
 }
 
@@ -33,8 +33,8 @@ bool MappingTable::read(const std::string& path, std::vector<std::uint32_t>& bad
 
 const std::string* MappingTable::lookup(std::string_view name) const {
     auto find = [&](std::string_view k) -> const std::string* {
-        auto it = map_.find(std::string(k));
-        return it == map_.end() ? nullptr : &it->second;
+        auto it = m_map.find(std::string(k));
+        return it == m_map.end() ? nullptr : &it->second;
     };
     if (auto* s = find(name)) return s;
     if (std::size_t dot = name.rfind('.'); dot != std::string_view::npos)

@@ -21,11 +21,11 @@ public:
     // digits before the first '.' (MindSpore writes "{digits}.npy", mapping may hold either form).
     const std::string* lookup(std::string_view name) const;
 
-    std::size_t size() const { return map_.size(); }
-    const std::unordered_map<std::string, std::string>& entries() const { return map_; }
+    std::size_t size() const { return m_map.size(); }
+    const std::unordered_map<std::string, std::string>& entries() const { return m_map; }
 
 private:
-    std::unordered_map<std::string, std::string> map_;
+    std::unordered_map<std::string, std::string> m_map;
 };
 
 }  // namespace dl

@@ -23,34 +23,34 @@ class Parser {
 public:
     Parser(const std::function<void(StatisticRow&)>& onRow, std::vector<StatisticCsvWarning>& warnings,
            std::size_t maxWarnings)
-        : onRow_(onRow), warnings_(warnings), maxWarnings_(maxWarnings) {}
+        : m_onRow(onRow), m_warnings(warnings), m_maxWarnings(maxWarnings) {}
 
     void setHeader(const std::vector<std::string_view>& fields, std::vector<std::string>& names) {
-        cols_.clear();
+        m_cols.clear();
         names.clear();
-        shapeCol_ = SIZE_MAX;
-        hasCol_.fill(false);
+        m_shapeCol = SIZE_MAX;
+        m_hasCol.fill(false);
         for (std::string_view f : fields) {
             names.emplace_back(trimCell(f));
             Col c = columnFor(f);
-            if (c == Col::Shape) shapeCol_ = cols_.size();
+            if (c == Col::Shape) m_shapeCol = m_cols.size();
             if (c == Col::Ignored && !trimCell(f).empty()) note(0, "ignored unknown column '" + names.back() + "'");
-            hasCol_[std::size_t(c)] = true;
-            cols_.push_back(c);
+            m_hasCol[std::size_t(c)] = true;
+            m_cols.push_back(c);
         }
         // A 2.3+ header never ends with an empty name; drop one if the header itself had a trailing comma.
-        while (!cols_.empty() && names.back().empty()) {
-            cols_.pop_back();
+        while (!m_cols.empty() && names.back().empty()) {
+            m_cols.pop_back();
             names.pop_back();
         }
-        mindSporePrefix_ = fixedLayouts_ && shapeCol_ == kMindSporePrefix.size() - 1 && cols_.size() > shapeCol_ &&
-            std::equal(kMindSporePrefix.begin(), kMindSporePrefix.end(), cols_.begin());
-        statCols_.clear();
-        for (Col c : cols_) statCols_.push_back(statCol(c));
+        m_mindSporePrefix = m_fixedLayouts && m_shapeCol == kMindSporePrefix.size() - 1 && m_cols.size() > m_shapeCol &&
+            std::equal(kMindSporePrefix.begin(), kMindSporePrefix.end(), m_cols.begin());
+        m_statCols.clear();
+        for (Col c : m_cols) m_statCols.push_back(statCol(c));
     }
-    void setFixedLayouts(bool on) { fixedLayouts_ = on; }
+    void setFixedLayouts(bool on) { m_fixedLayouts = on; }
     bool headerUsable() const { return has(Col::OpType) && has(Col::OpName) && has(Col::Io) && has(Col::Slot); }
-    std::size_t shapeCol() const { return shapeCol_; }
+    std::size_t shapeCol() const { return m_shapeCol; }
 
     // Parses the data line starting at `pos` cell by cell as the scanner finds its commas (no
     // vector of cells, no copies: the row's strings are views into `text`) and hands it to the
@@ -58,7 +58,7 @@ public:
     // or the end of the text). Quoting as in splitLine below.
     std::size_t row(std::string_view text, std::size_t pos, DelimiterScanner& scan, std::uint32_t line) {
         std::size_t end;
-        if (mindSporePrefix_ && mindSporeRow(text, pos, scan, line, end)) [[likely]]
+        if (m_mindSporePrefix && mindSporeRow(text, pos, scan, line, end)) [[likely]]
             return end;
         return generalRow(text, pos, scan, line);
     }
@@ -98,7 +98,7 @@ public:
     // words the warning.
     bool mindSporeRow(std::string_view text, std::size_t pos, DelimiterScanner& scan, std::uint32_t line,
                       std::size_t& end) {
-        StatisticRow& r = row_;
+        StatisticRow& r = m_row;
         resetKeepingCapacity(r);
         r.line = line;
         const char* t = text.data();
@@ -114,8 +114,8 @@ public:
                     ...);
         };
         if (!prefix(std::make_index_sequence<kMindSporePrefix.size()>{})) return false;
-        const Col* cols = cols_.data();
-        const std::size_t ncols = cols_.size();
+        const Col* cols = m_cols.data();
+        const std::size_t ncols = m_cols.size();
         for (std::size_t i = kMindSporePrefix.size();; ++i) {
             const bool eol = end >= n || t[end] == '\n';
             if (i == ncols) {
@@ -127,7 +127,7 @@ public:
             }
             if (eol) return false;
             if (!take<false>(t, n, end + 1, scan, v, end)) return false;
-            const StatCol& s = statCols_[i];
+            const StatCol& s = m_statCols[i];
             if (s.kind == StatCol::Count) {
                 const Cell c = parseInt(v, r.stats.*s.count);
                 if (c == Cell::Bad) return false;
@@ -149,7 +149,7 @@ public:
         }
         if (r.opName.empty()) return false;
         applyRange(r, mxCell, mx, mnCell, mn);
-        onRow_(r);
+        m_onRow(r);
         return true;
     }
 
@@ -192,13 +192,13 @@ public:
 
     // Any header, any row, with the warnings.
     std::size_t generalRow(std::string_view text, std::size_t pos, DelimiterScanner& scan, std::uint32_t line) {
-        StatisticRow& r = row_;
+        StatisticRow& r = m_row;
         resetKeepingCapacity(r);
         r.line = line;
         const char* t = text.data();
         const std::size_t n = text.size();
-        const Col* cols = cols_.data();
-        const std::size_t ncols = cols_.size();
+        const Col* cols = m_cols.data();
+        const std::size_t ncols = m_cols.size();
         const char* bad = nullptr;  // the first bad cell's reason; later cells are only counted
         Cell mxCell = Cell::Null, mnCell = Cell::Null;
         double mx = 0, mn = 0;
@@ -210,7 +210,7 @@ public:
             std::size_t start = pos;
             while (start < n && t[start] == ' ') ++start;
             const char open = start < n ? t[start] : 0;
-            const char close = open == '"' ? '"' : (open == '(' && i == shapeCol_) ? ')' : 0;
+            const char close = open == '"' ? '"' : (open == '(' && i == m_shapeCol) ? ')' : 0;
             std::string_view v;
             if (close) {
                 std::size_t at = start + 1;
@@ -251,12 +251,12 @@ public:
             return end;
         }
         applyRange(r, mxCell, mx, mnCell, mn);
-        onRow_(r);
+        m_onRow(r);
         return end;
     }
 
     [[gnu::cold, gnu::noinline]] void warnFieldCount(std::uint32_t line, std::size_t fields) {
-        warn(line, "has " + std::to_string(fields) + " fields, header has " + std::to_string(cols_.size()));
+        warn(line, "has " + std::to_string(fields) + " fields, header has " + std::to_string(m_cols.size()));
     }
     // warn: a row (or the file) that could not be read; note: read in full, how it was read.
     [[gnu::cold, gnu::noinline]] void warn(std::uint32_t line, std::string reason) {
@@ -266,19 +266,19 @@ public:
         add(line, std::move(reason), WarningSeverity::Note);
     }
     void add(std::uint32_t line, std::string reason, WarningSeverity severity) {
-        if (warnings_.size() - firstWarning_ < maxWarnings_)
-            warnings_.push_back({line, std::move(reason), severity});
+        if (m_warnings.size() - firstWarning_ < m_maxWarnings)
+            m_warnings.push_back({line, std::move(reason), severity});
         else
             ++suppressed_;
     }
     void finish() {
         if (suppressed_)
-            warnings_.push_back(
+            m_warnings.push_back(
                 {0, std::to_string(suppressed_) + " more malformed rows not listed", WarningSeverity::Unreadable});
     }
 
 private:
-    bool has(Col c) const { return hasCol_[std::size_t(c)]; }
+    bool has(Col c) const { return m_hasCol[std::size_t(c)]; }
 
     // Field by field, keeping the shape's buffer: no allocation per row once the longest shape has
     // been seen.
@@ -449,18 +449,18 @@ private:
         r.lowerBoundCounts |= bit;
     }
 
-    const std::function<void(StatisticRow&)>& onRow_;
-    std::vector<StatisticCsvWarning>& warnings_;
-    std::size_t maxWarnings_;
-    std::size_t firstWarning_ = warnings_.size();
+    const std::function<void(StatisticRow&)>& m_onRow;
+    std::vector<StatisticCsvWarning>& m_warnings;
+    std::size_t m_maxWarnings;
+    std::size_t firstWarning_ = m_warnings.size();
     std::size_t suppressed_ = 0;
-    std::vector<Col> cols_;
-    std::array<bool, 32> hasCol_{};
-    std::size_t shapeCol_ = SIZE_MAX;
-    bool fixedLayouts_ = true;
-    bool mindSporePrefix_ = false;   // the header is a MindSpore layout: mindSporeRow first
-    std::vector<StatCol> statCols_;  // per column of cols_
-    StatisticRow row_;
+    std::vector<Col> m_cols;
+    std::array<bool, 32> m_hasCol{};
+    std::size_t m_shapeCol = SIZE_MAX;
+    bool m_fixedLayouts = true;
+    bool m_mindSporePrefix = false;   // the header is a MindSpore layout: mindSporeRow first
+    std::vector<StatCol> m_statCols;  // per column of m_cols
+    StatisticRow m_row;
     std::string lastDtypeRaw_ = "\x01";
     DType lastDtype_ = DType::Unknown;
 };

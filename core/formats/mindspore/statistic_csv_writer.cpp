@@ -88,13 +88,13 @@ std::string shapeText(const std::vector<std::int64_t>& shape) {
 }  // namespace
 
 StatisticCsvWriter::StatisticCsvWriter(StatCsvStyle style, std::vector<std::string> categories)
-    : style_(style), categories_(std::move(categories)) {
-    if (style_ == StatCsvStyle::Ms23Plus && categories_.empty()) categories_ = {"max", "min", "l2norm"};
+    : m_style(style), m_categories(std::move(categories)) {
+    if (m_style == StatCsvStyle::Ms23Plus && m_categories.empty()) m_categories = {"max", "min", "l2norm"};
 }
 
 bool StatisticCsvWriter::valid(std::string& error) const {
-    if (style_ != StatCsvStyle::Ms23Plus) return true;
-    for (const auto& c : categories_)
+    if (m_style != StatCsvStyle::Ms23Plus) return true;
+    for (const auto& c : m_categories)
         if (!columnFor(c)) {
             error = "unknown statistic_category '" + c + "'";
             return false;
@@ -104,11 +104,11 @@ bool StatisticCsvWriter::valid(std::string& error) const {
 
 std::string StatisticCsvWriter::header() const {
     std::string h = kCommonHeader;
-    if (style_ == StatCsvStyle::Ms16To22)
+    if (m_style == StatCsvStyle::Ms16To22)
         return h +
             ",Max Value,Min Value,Avg Value,Count,Negative Zero Count,Positive Zero Count,"
             "NaN Count,Negative Inf Count,Positive Inf Count,Zero Count";
-    for (const auto& c : categories_) {
+    for (const auto& c : m_categories) {
         const char* col = columnFor(c);
         h += ",";
         h += col ? col : c.c_str();
@@ -129,7 +129,7 @@ std::string StatisticCsvWriter::row(const StatCsvRow& m, const std::vector<float
         "," + std::to_string(m.dataSize) + "," + m.dataType + "," + shapeText(m.shape);
     const Summary s = summarize(values);
     const auto n = std::to_string(values.size());
-    if (style_ == StatCsvStyle::Ms16To22) {
+    if (m_style == StatCsvStyle::Ms16To22) {
         const bool none = s.finiteCount == 0;  // every element NaN/Inf, or empty
         r += "," + (none ? std::string("null") : formatValue(s.finiteMax));
         r += "," + (none ? std::string("null") : formatValue(s.finiteMin));
@@ -141,7 +141,7 @@ std::string StatisticCsvWriter::row(const StatCsvRow& m, const std::vector<float
     }
     const bool empty = values.empty();
     const double nanV = std::numeric_limits<double>::quiet_NaN();
-    for (const auto& c : categories_) {
+    for (const auto& c : m_categories) {
         std::string cell;
         if (c == "max")
             cell = empty ? "null" : formatValue(s.anyNan ? nanV : s.allMax);

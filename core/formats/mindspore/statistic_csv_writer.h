@@ -41,8 +41,8 @@ public:
     static std::string formatValue(double v);  // %g, "inf", "-inf", "nan"
 
 private:
-    StatCsvStyle style_;
-    std::vector<std::string> categories_;
+    StatCsvStyle m_style;
+    std::vector<std::string> m_categories;
 };
 
 }  // namespace dl

@@ -199,22 +199,22 @@ protected:
         for (const auto& [name, opt] : variants) {
             demo::DemoVariantInfo info;
             try {
-                roots_.push_back(dltest::sharedDemoVariant(opt, info));
+                m_roots.push_back(dltest::sharedDemoVariant(opt, info));
             } catch (const std::exception& e) {
                 ADD_FAILURE() << name << ": " << e.what();
             }
         }
-        for (const std::string& r : sampleRoots()) roots_.push_back(r);
+        for (const std::string& r : sampleRoots()) m_roots.push_back(r);
     }
-    static void TearDownTestSuite() { roots_.clear(); }
-    static std::vector<std::string> roots_;
+    static void TearDownTestSuite() { m_roots.clear(); }
+    static std::vector<std::string> m_roots;
 };
-std::vector<std::string> ChainProperty::roots_;
+std::vector<std::string> ChainProperty::m_roots;
 
 TEST_F(ChainProperty, EveryStepComesAfterTheStepItCameFrom) {
-    ASSERT_GE(roots_.size(), 5u);
+    ASSERT_GE(m_roots.size(), 5u);
     std::size_t chains = 0;
-    for (const std::string& root : roots_) {
+    for (const std::string& root : m_roots) {
         SCOPED_TRACE(root);
         DumpIndex idx;
         IndexOptions io;

@@ -73,10 +73,10 @@ struct Case {
 class ChainScenarios : public ::testing::TestWithParam<ClusterScenario> {
 protected:
     static void SetUpTestSuite() {
-        dir_ = std::make_unique<dltest::TempDir>("dumplens_chainsc_");
+        m_dir = std::make_unique<dltest::TempDir>("dumplens_chainsc_");
         for (ClusterScenario s : allClusterScenarios()) {
             auto c = std::make_unique<Case>();
-            const std::string root = (dir_->path / clusterScenarioName(s)).string();
+            const std::string root = (m_dir->path / clusterScenarioName(s)).string();
             std::string error;
             ASSERT_TRUE(writeClusterScenario(root, s, c->truth, error)) << error;
             IndexOptions io;
@@ -84,23 +84,23 @@ protected:
             IndexReport rep;
             ASSERT_TRUE(indexDump(root, io, c->index, rep, error)) << error;
             c->result = analyze(c->index);
-            cases_[s] = std::move(c);
+            m_cases[s] = std::move(c);
         }
     }
     static void TearDownTestSuite() {
-        cases_.clear();
-        dir_.reset();
+        m_cases.clear();
+        m_dir.reset();
     }
-    static std::unique_ptr<dltest::TempDir> dir_;
-    static std::map<ClusterScenario, std::unique_ptr<Case>> cases_;
+    static std::unique_ptr<dltest::TempDir> m_dir;
+    static std::map<ClusterScenario, std::unique_ptr<Case>> m_cases;
 };
-std::unique_ptr<dltest::TempDir> ChainScenarios::dir_;
-std::map<ClusterScenario, std::unique_ptr<Case>> ChainScenarios::cases_;
+std::unique_ptr<dltest::TempDir> ChainScenarios::m_dir;
+std::map<ClusterScenario, std::unique_ptr<Case>> ChainScenarios::m_cases;
 
 }  // namespace
 
 TEST_P(ChainScenarios, OriginIsTheSimulatedOne) {
-    const Case& c = *cases_.at(GetParam());
+    const Case& c = *m_cases.at(GetParam());
     ASSERT_TRUE(c.result.firstOverflow) << toText(c.index, c.result);
     const OverflowPoint& p = *c.result.firstOverflow;
     EXPECT_EQ(int(p.rank), c.truth.origin.rank);
@@ -109,12 +109,12 @@ TEST_P(ChainScenarios, OriginIsTheSimulatedOne) {
 }
 
 TEST_P(ChainScenarios, RanksAreReachedInTheOrderTheDamageTravelled) {
-    const Case& c = *cases_.at(GetParam());
+    const Case& c = *m_cases.at(GetParam());
     EXPECT_EQ(show(chainReaches(c.result)), show(truthReaches(c.truth))) << toText(c.index, c.result);
 }
 
 TEST_P(ChainScenarios, EveryStepAfterTheStepItCameFrom) {
-    const Case& c = *cases_.at(GetParam());
+    const Case& c = *m_cases.at(GetParam());
     ASSERT_FALSE(c.result.chain.empty());
     EXPECT_TRUE(c.result.chainOrderedByClock);
     for (std::size_t i = 1; i < c.result.chain.size(); ++i) {

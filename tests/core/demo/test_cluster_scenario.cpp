@@ -64,10 +64,10 @@ std::string describe(const ClusterScenarioTruth& t) {
 class ClusterScenarioTest : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
-        dir_ = std::make_unique<dltest::TempDir>("dumplens_cluster_");
+        m_dir = std::make_unique<dltest::TempDir>("dumplens_cluster_");
         for (ClusterScenario s : allClusterScenarios()) {
-            auto& w = written_[s];
-            w.root = dir_->path / clusterScenarioName(s);
+            auto& w = m_written[s];
+            w.root = m_dir->path / clusterScenarioName(s);
             std::string error;
             ASSERT_TRUE(writeClusterScenario(w.root.string(), s, w.truth, error)) << error;
             IndexOptions opt;
@@ -78,17 +78,17 @@ protected:
         }
     }
     static void TearDownTestSuite() {
-        written_.clear();
-        dir_.reset();
+        m_written.clear();
+        m_dir.reset();
     }
-    static const Written& get(ClusterScenario s) { return written_.at(s); }
+    static const Written& get(ClusterScenario s) { return m_written.at(s); }
 
-    static std::unique_ptr<dltest::TempDir> dir_;
-    static std::map<ClusterScenario, Written> written_;
+    static std::unique_ptr<dltest::TempDir> m_dir;
+    static std::map<ClusterScenario, Written> m_written;
 };
 
-std::unique_ptr<dltest::TempDir> ClusterScenarioTest::dir_;
-std::map<ClusterScenario, Written> ClusterScenarioTest::written_;
+std::unique_ptr<dltest::TempDir> ClusterScenarioTest::m_dir;
+std::map<ClusterScenario, Written> ClusterScenarioTest::m_written;
 
 // Stages in the order the truth says they were first reached.
 std::vector<int> stageOrder(const ClusterScenarioTruth& t) {

@@ -185,7 +185,7 @@ protected:
     // Written once per ctest run (tests/core/shared_demo.h); read-only here.
     static void SetUpTestSuite() {
         try {
-            root_ = dltest::sharedDemoDumps(summary_);
+            m_root = dltest::sharedDemoDumps(m_summary);
             ok_ = true;
         } catch (const std::exception& e) {
             error_ = e.what();
@@ -193,8 +193,8 @@ protected:
     }
     void SetUp() override { ASSERT_TRUE(ok_) << error_; }
 
-    static inline fs::path root_;
-    static inline DemoSummary summary_;
+    static inline fs::path m_root;
+    static inline DemoSummary m_summary;
     static inline bool ok_ = false;
     static inline std::string error_;
 };
@@ -252,21 +252,21 @@ TEST(StatisticCsvWriter, CategoriesInUserOrderWithTrailingComma) {
 }
 
 TEST_F(DemoDumps, SummaryNamesVariantsAndCulprit) {
-    EXPECT_EQ(summary_.variants,
+    EXPECT_EQ(m_summary.variants,
               (std::vector<std::string>{"ms22_async_saturation", "ms22_async_infnan", "ms22_overflow_only", "ms24_kbk",
                                         "bf16_fix"}));
-    EXPECT_TRUE(std::regex_match(summary_.culpritOpName, std::regex("SqrtGrad-op[0-9]+")));
-    EXPECT_EQ(summary_.firstOverflowIteration, 5);
-    EXPECT_NE(summary_.notes.find("gradSqrt/SqrtGrad-op"), std::string::npos);
-    for (const auto& v : summary_.variants) EXPECT_TRUE(fs::is_directory(root_ / v)) << v;
+    EXPECT_TRUE(std::regex_match(m_summary.culpritOpName, std::regex("SqrtGrad-op[0-9]+")));
+    EXPECT_EQ(m_summary.firstOverflowIteration, 5);
+    EXPECT_NE(m_summary.notes.find("gradSqrt/SqrtGrad-op"), std::string::npos);
+    for (const auto& v : m_summary.variants) EXPECT_TRUE(fs::is_directory(m_root / v)) << v;
 }
 
 TEST_F(DemoDumps, EveryTensorFileNameAndHeaderFollowTheFormat) {
     const std::set<std::string> dtypes = {"float16", "float32", "bfloat16", "int32"};
-    for (const auto& v : summary_.variants) {
+    for (const auto& v : m_summary.variants) {
         const bool nine = v == "ms24_kbk";
         std::size_t count = 0;
-        for (const auto& e : fs::recursive_directory_iterator(root_ / v)) {
+        for (const auto& e : fs::recursive_directory_iterator(m_root / v)) {
             const std::string f = e.path().filename().string();
             if (!e.is_regular_file() || !f.ends_with(".npy")) continue;
             ++count;
@@ -293,7 +293,7 @@ TEST_F(DemoDumps, EveryTensorFileNameAndHeaderFollowTheFormat) {
 
 TEST_F(DemoDumps, LongKernelByKernelNamesGoThroughMappingCsv) {
     std::size_t mapped = 0;
-    for (const auto& e : fs::recursive_directory_iterator(root_ / "ms24_kbk")) {
+    for (const auto& e : fs::recursive_directory_iterator(m_root / "ms24_kbk")) {
         if (e.path().filename() != "mapping.csv") continue;
         for (const auto& line : split(readFile(e.path()), '\n')) {
             if (line.empty()) continue;
@@ -310,7 +310,7 @@ TEST_F(DemoDumps, LongKernelByKernelNamesGoThroughMappingCsv) {
 TEST_F(DemoDumps, StatisticCsvHeadersAndRows) {
     const std::string legacy = StatisticCsvWriter(StatCsvStyle::Ms16To22).header();
     for (const std::string v : {"ms22_async_saturation", "ms22_async_infnan", "bf16_fix"}) {
-        const auto lines = split(readFile(iterDir(root_ / v, 3, 5) / "statistic.csv"), '\n');
+        const auto lines = split(readFile(iterDir(m_root / v, 3, 5) / "statistic.csv"), '\n');
         ASSERT_GT(lines.size(), 10u);
         EXPECT_EQ(lines[0], legacy);
         for (std::size_t i = 1; i + 1 < lines.size(); ++i) {
@@ -320,7 +320,7 @@ TEST_F(DemoDumps, StatisticCsvHeadersAndRows) {
         }
         EXPECT_TRUE(lines.back().empty());  // file ends with '\n'
     }
-    const auto kbk = split(readFile(iterDir(root_ / "ms24_kbk", 3, 5) / "statistic.csv"), '\n');
+    const auto kbk = split(readFile(iterDir(m_root / "ms24_kbk", 3, 5) / "statistic.csv"), '\n');
     EXPECT_EQ(kbk[0],
               "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,"
               "Min Value,Avg Value,NaN Count,Negative Inf Count,Positive Inf Count,L2Norm Value");
@@ -328,14 +328,14 @@ TEST_F(DemoDumps, StatisticCsvHeadersAndRows) {
         EXPECT_EQ(csvFields(kbk[i]).size(), 18u) << kbk[i];
         EXPECT_EQ(kbk[i].back(), ',');
     }
-    EXPECT_FALSE(fs::exists(iterDir(root_ / "ms22_overflow_only", 3, 5) / "statistic.csv"));
+    EXPECT_FALSE(fs::exists(iterDir(m_root / "ms22_overflow_only", 3, 5) / "statistic.csv"));
 }
 
 TEST_F(DemoDumps, SqrtGradOverflowsInIterationFiveOnly) {
     for (const std::string v : {"ms22_async_saturation", "ms22_async_infnan", "ms24_kbk"}) {
         const bool nine = v == "ms24_kbk", sat = v == "ms22_async_saturation";
         for (int it = 0; it <= 5; ++it) {
-            auto files = opFiles(iterDir(root_ / v, 3, it), "SqrtGrad", nine);
+            auto files = opFiles(iterDir(m_root / v, 3, it), "SqrtGrad", nine);
             ASSERT_EQ(files.size(), 3u) << v << " it " << it;
             Npy y, dy, dx;
             ASSERT_TRUE(readNpy(files["input.0"], y) && readNpy(files["input.1"], dy) &&
@@ -365,7 +365,7 @@ TEST_F(DemoDumps, SqrtGradOverflowsInIterationFiveOnly) {
 TEST_F(DemoDumps, InfNanDamageReachesEveryStageAfterTheOrigin) {
     for (int rank = 0; rank < 4; ++rank) {
         std::size_t nonFinite = 0;
-        for (const auto& e : fs::directory_iterator(iterDir(root_ / "ms22_async_infnan", rank, 7))) {
+        for (const auto& e : fs::directory_iterator(iterDir(m_root / "ms22_async_infnan", rank, 7))) {
             Npy n;
             if (e.path().extension() == ".npy" && readNpy(e.path(), n))
                 for (float x : n.v) nonFinite += !std::isfinite(x);
@@ -375,7 +375,7 @@ TEST_F(DemoDumps, InfNanDamageReachesEveryStageAfterTheOrigin) {
 }
 
 TEST_F(DemoDumps, Bf16TwinStaysFinite) {
-    const fs::path twin = root_ / "bf16_fix";
+    const fs::path twin = m_root / "bf16_fix";
     for (int it = 0; it < 8; ++it) {
         auto files = opFiles(iterDir(twin, 3, it), "SqrtGrad", false);
         ASSERT_EQ(files.size(), 3u);
@@ -397,13 +397,13 @@ TEST_F(DemoDumps, Bf16TwinStaysFinite) {
     // The Casts around SqrtGrad shift the -opN numbers of later ops.
     const auto twinOrder = readFile(twin / "rank_3/execution_order/ms_execution_order_graph_0.csv");
     const auto fp16Order =
-        readFile(root_ / "ms22_async_saturation/rank_3/execution_order/ms_execution_order_graph_0.csv");
+        readFile(m_root / "ms22_async_saturation/rank_3/execution_order/ms_execution_order_graph_0.csv");
     EXPECT_NE(twinOrder, fp16Order);
     EXPECT_NE(twinOrder.find("gradSqrt/Cast-op"), std::string::npos);
 }
 
 TEST_F(DemoDumps, DecoyIsNearTheLimitButFinite) {
-    const fs::path v = root_ / "ms22_async_saturation";
+    const fs::path v = m_root / "ms22_async_saturation";
     auto files = opFiles(iterDir(v, 0, 2), "Gather", false);
     Npy out;
     ASSERT_TRUE(readNpy(files["output.0"], out));
@@ -420,7 +420,7 @@ TEST_F(DemoDumps, DecoyIsNearTheLimitButFinite) {
 TEST_F(DemoDumps, RankClocksDisagreeSoRawTimestampsBreakCausality) {
     // Rank 3 sends the backward gradient (sr_tag 2) and rank 2 receives it: in true time the
     // Receive ends after the Send, but rank 2's clock lags 3 ms.
-    const fs::path v = root_ / "ms22_async_saturation";
+    const fs::path v = m_root / "ms22_async_saturation";
     auto ts = [&](int rank, const std::string& type) {
         const auto order = split(
             readFile(v / ("rank_" + std::to_string(rank)) / "execution_order/ms_execution_order_graph_0.csv"), '\n');
@@ -444,7 +444,7 @@ TEST_F(DemoDumps, RankClocksDisagreeSoRawTimestampsBreakCausality) {
 }
 
 TEST_F(DemoDumps, OverflowOnlyHoldsTheOverflowingOpsAndOpdebugRecords) {
-    const fs::path v = root_ / "ms22_overflow_only";
+    const fs::path v = m_root / "ms22_overflow_only";
     for (int it = 0; it < 8; ++it)
         for (int rank = 0; rank < 4; ++rank) {
             std::size_t npy = 0, json = 0;
@@ -479,7 +479,7 @@ TEST_F(DemoDumps, OverflowOnlyHoldsTheOverflowingOpsAndOpdebugRecords) {
 }
 
 TEST_F(DemoDumps, ExecutionOrderAndMetadata) {
-    const fs::path r3 = root_ / "ms22_async_saturation/rank_3";
+    const fs::path r3 = m_root / "ms22_async_saturation/rank_3";
     const auto order = split(readFile(r3 / "execution_order/ms_execution_order_graph_0.csv"), '\n');
     EXPECT_EQ(order[0], "NodeExecutionOrder-FullNameWithScope");
     EXPECT_EQ(std::count_if(order.begin(), order.end(),
@@ -490,7 +490,7 @@ TEST_F(DemoDumps, ExecutionOrderAndMetadata) {
               1);
     EXPECT_EQ(readFile(r3 / "execution_order/ms_global_execution_order_graph_0.csv"), "0\n1\n2\n3\n4\n5\n6\n7\n");
     EXPECT_EQ(readFile(r3 / ".dump_metadata/config.json"), R"({"device_target":"Ascend","ms_version":"2.2.10"})");
-    EXPECT_EQ(readFile(root_ / "ms24_kbk/rank_0/.dump_metadata/config.json"),
+    EXPECT_EQ(readFile(m_root / "ms24_kbk/rank_0/.dump_metadata/config.json"),
               R"({"device_target":"Ascend","ms_version":"2.4.1"})");
     const auto dump = nlohmann::json::parse(readFile(r3 / ".dump_metadata/data_dump.json"));
     EXPECT_EQ(dump["common_dump_settings"]["file_format"], "npy");
@@ -509,7 +509,7 @@ TEST_F(DemoDumps, SameBytesEveryTime) {
     DemoVariantInfo info;
     std::string error;
     ASSERT_TRUE(writeDemoVariant(again.string(), demoVariants().front().second, info, error)) << error;
-    const fs::path first = root_ / "ms22_async_saturation";
+    const fs::path first = m_root / "ms22_async_saturation";
     std::size_t compared = 0;
     for (const auto& e : fs::recursive_directory_iterator(first)) {
         if (!e.is_regular_file()) continue;
