@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/compare/msprobe_sidecar.h"
 #include "core/compare/run_aligner.h"
 #include "core/model/dump_index.h"
 
@@ -18,9 +19,9 @@ struct ArgumentDifference {
     std::string a, b;      // the values as msprobe prints them ("-2", "0.5", "True")
 };
 
-// Differences in run A's op order. Empty unless both runs are msprobe dumps; a dump.json that
-// cannot be read adds a warning naming it.
+// Differences in run A's op order, from the arguments both runs' sidecars read (readMsprobeSidecar).
+// Empty unless both runs are msprobe dumps.
 std::vector<ArgumentDifference> compareArguments(const DumpIndex& a, const DumpIndex& b, const RunAlignment& al,
-                                                 std::vector<std::string>& warnings);
+                                                 const MsprobeSidecar& sa, const MsprobeSidecar& sb);
 
 }  // namespace dl

@@ -9,35 +9,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/io/json_number.h"
+
 namespace dl {
 namespace {
 
 using nlohmann::json;
-
-// JSON integer, "0x.." hex string (either case) or decimal string.
-bool jsonU64(const json& v, std::uint64_t& out) {
-    if (v.is_number_unsigned()) {
-        out = v.get<std::uint64_t>();
-        return true;
-    }
-    if (v.is_number_integer()) {
-        auto i = v.get<std::int64_t>();
-        if (i < 0) return false;
-        out = std::uint64_t(i);
-        return true;
-    }
-    if (!v.is_string()) return false;
-    const std::string& s = v.get_ref<const std::string&>();
-    std::string_view sv = s;
-    int base = 10;
-    if (sv.starts_with("0x") || sv.starts_with("0X")) {
-        sv.remove_prefix(2);
-        base = 16;
-    }
-    if (sv.empty()) return false;
-    auto [p, ec] = std::from_chars(sv.data(), sv.data() + sv.size(), out, base);
-    return ec == std::errc() && p == sv.data() + sv.size();
-}
 
 bool readBlock(const json& doc, const char* name, OpdebugBlock& b, std::string& error) {
     auto it = doc.find(name);
@@ -56,7 +33,7 @@ bool readBlock(const json& doc, const char* name, OpdebugBlock& b, std::string& 
     for (const Field& f : fields) {
         auto v = it->find(f.key);
         if (v == it->end()) continue;  // msaccucmp variants omit some keys
-        if (!jsonU64(*v, *f.dst)) {
+        if (!jsonUnsigned(*v, *f.dst, true)) {
             error = fmt::format("\"{}\".{} is not an unsigned number", name, f.key);
             return false;
         }
@@ -173,11 +150,11 @@ bool parseOpdebugJson(std::string_view text, OpdebugRecord& out, std::string& er
         }
         if (auto ai = doc.find("AI Core"); ai != doc.end()) {
             for (const char* k : {"block_idx", "block_id"})
-                if (auto v = ai->find(k); v != ai->end() && !jsonU64(*v, out.blockIdx)) {
+                if (auto v = ai->find(k); v != ai->end() && !jsonUnsigned(*v, out.blockIdx, true)) {
                     error = std::string("Opdebug json: \"AI Core\".") + k + " is not an unsigned number";
                     return false;
                 }
-            if (auto v = ai->find("kernel_code"); v != ai->end() && !jsonU64(*v, out.kernelCode)) {
+            if (auto v = ai->find("kernel_code"); v != ai->end() && !jsonUnsigned(*v, out.kernelCode, true)) {
                 error = "Opdebug json: \"AI Core\".kernel_code is not an unsigned number";
                 return false;
             }

@@ -1,4 +1,5 @@
 #include "core/formats/mindspore/dump_metadata.h"
+#include "core/io/json_number.h"
 #include "core/util/read_file.h"
 
 #include <algorithm>
@@ -26,24 +27,6 @@ bool parseDoc(std::string_view text, json& doc, const char* what, std::string& e
     return true;
 }
 
-// Unsigned number written as a JSON number or a decimal string.
-bool asU64(const json& v, std::uint64_t& out) {
-    if (v.is_number_unsigned()) {
-        out = v.get<std::uint64_t>();
-        return true;
-    }
-    if (v.is_number_integer()) {
-        auto i = v.get<std::int64_t>();
-        if (i < 0) return false;
-        out = std::uint64_t(i);
-        return true;
-    }
-    if (!v.is_string()) return false;
-    const std::string& s = v.get_ref<const std::string&>();
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return !s.empty() && ec == std::errc() && p == s.data() + s.size();
-}
-
 std::string asText(const json& v) {
     if (v.is_string()) return v.get<std::string>();
     if (v.is_null()) return {};
@@ -63,7 +46,7 @@ struct Fields {
         const json* v = find(key);
         if (!v) return true;
         std::uint64_t u = 0;
-        if (!asU64(*v, u) || u > 1000000) return bad(key, "an unsigned number");
+        if (!jsonUnsigned(*v, u) || u > 1000000) return bad(key, "an unsigned number");
         dst = int(u);
         return true;
     }
@@ -113,7 +96,7 @@ bool readCommon(const json& c, DumpConfig& out, std::string& error) {
         if (!v->is_array()) return f.bad("support_device", "a list");
         for (const json& e : *v) {
             std::uint64_t d = 0;
-            if (!asU64(e, d) || d > 0xffffffffu) return f.bad("support_device", "a list of device ids");
+            if (!jsonUnsigned(e, d) || d > 0xffffffffu) return f.bad("support_device", "a list of device ids");
             out.supportDevice.push_back(std::uint32_t(d));
         }
     }
@@ -123,7 +106,7 @@ bool readCommon(const json& c, DumpConfig& out, std::string& error) {
 
 bool addRank(const json& rankId, RankTableEntry e, std::vector<RankTableEntry>& out, std::string& error) {
     std::uint64_t r = 0;
-    if (!asU64(rankId, r) || r > 0xffffffffu) {
+    if (!jsonUnsigned(rankId, r) || r > 0xffffffffu) {
         error = "rank table: rank_id '" + asText(rankId) + "' is not a number";
         return false;
     }
