@@ -94,7 +94,7 @@ struct TensorComparison {
 struct RunComparison {
     RunAlignment alignment;
     std::vector<TensorComparison> rows;   // one per alignment.tensors entry
-    std::vector<std::string> md5A, md5B;  // per tensor of each run (tensor_checksums.h), empty when none
+    std::vector<std::string> md5A, md5B;  // per tensor of each run (msprobe_sidecar.h), empty when none
     CompareThresholds thresholds;
     DType precision = DType::Unknown;  // the precision dtype the verdicts used
     std::size_t diverged = 0, fromData = 0, fromStats = 0;
