@@ -159,8 +159,7 @@ void run(benchmark::State& state, const dl::OpGraph& og) {
         state.SkipWithError(("not laid out: " + std::to_string(og.nodes.size()) + " nodes would need " +
                              std::to_string(need) + " dummy nodes")
                                 .c_str());
-        for (auto _ : state) {
-        }
+        for (auto _ : state) {}
         return;
     }
     dl::OpGraphLayout l;

@@ -81,7 +81,8 @@ TEST(SeparateRuns, TwoRank0TreesAreNamedInTheVerdictAndTheLane) {
     EXPECT_EQ(j["separate_runs"], nlohmann::json({"bf16_run", "fp16_run"}));
     bool warned = false;
     for (const auto& w : j["warnings"])
-        warned |= w["reason"].get<std::string>().find("holds 2 separate runs (bf16_run, fp16_run)") != std::string::npos;
+        warned |=
+            w["reason"].get<std::string>().find("holds 2 separate runs (bf16_run, fp16_run)") != std::string::npos;
     EXPECT_TRUE(warned) << j["warnings"].dump();
     const TimelineData t = buildTimeline(idx, &r, computeOpStates(idx, &r), {});
     ASSERT_EQ(t.lanes.size(), 1u);
@@ -91,8 +92,7 @@ TEST(SeparateRuns, TwoRank0TreesAreNamedInTheVerdictAndTheLane) {
 
 // Two msprobe step trees (the same dump.json in each): two runs; one run's rank folders: none.
 TEST(SeparateRuns, TwoMsprobeStepTreesAreTwoRuns) {
-    const fs::path sample =
-        fs::path(DUMPLENS_SAMPLES_DIR) / "msprobe/visualization_ut_input_step0_rank0/dump.json";
+    const fs::path sample = fs::path(DUMPLENS_SAMPLES_DIR) / "msprobe/visualization_ut_input_step0_rank0/dump.json";
     ASSERT_TRUE(fs::exists(sample)) << sample;
     dltest::TempDir root;
     for (const char* run : {"baseline", "candidate"}) {

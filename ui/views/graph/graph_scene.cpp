@@ -116,7 +116,7 @@ QRectF populateGraphScene(QGraphicsScene& scene, const dl::OpGraph& g, const dl:
             // "state · figure"; the figure alone when both do not fit (the fill says the state).
             QString line = s.thirdLines.value(int(i));
             const qsizetype dot = line.indexOf(QStringLiteral(" · "));
-            if (dot > 0 && fm.horizontalAdvance(line) > textW) line = line.mid(dot + 3);
+            if (dot > 0 && fm.elidedText(line, Qt::ElideRight, textW) != line) line = line.mid(dot + 3);
             addLine(line, s.font, fm, Qt::ElideRight);
         }
     }
