@@ -20,9 +20,10 @@ public:
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
         const double left = f > 0.01 ? elapsed * (1 - f) / f : 0;
         const int filled = int(f * 30);
-        std::fprintf(stderr, "\r[%-30.*s] %5.1f%%  %llu/%llu files  %.0f MiB  %.0fs left ", filled,
-                     "##############################", 100 * f, static_cast<unsigned long long>(p.filesDone),
-                     static_cast<unsigned long long>(p.filesTotal), double(p.bytesDone) / (1 << 20), left);
+        std::fprintf(stderr, "\r[%-30.*s] %5.1f%%  %s%llu/%llu files  %.0f MiB  %.0fs left ", filled,
+                     "##############################", 100 * f, p.phase == dl::ProgressPhase::Listing ? "listing " : "",
+                     static_cast<unsigned long long>(p.filesDone), static_cast<unsigned long long>(p.filesTotal),
+                     double(p.bytesDone) / (1 << 20), left);
         m_drawn = true;
     }
     void finish() {

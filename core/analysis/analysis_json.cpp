@@ -186,6 +186,7 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
     for (const std::string& w : r.warnings)
         j["warnings"].push_back({{"path", nullptr}, {"reason", w}, {"unreadable", false}});
     j["unreadable_files"] = r.unreadableFiles;
+    j["separate_runs"] = r.separateRuns;  // the roots of separate runs in the folder; [] for one run
     j["evidence"] = r.evidence;
     json iters = json::array();
     for (const IterationStatus& s : r.iterations)
@@ -206,9 +207,9 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
                         {"tensor", tensorName(idx, e.tensor)},
                         {"dtype", std::string(dtypeName(idx.tensors[e.tensor].dtype))},
                         {"max_abs", e.maxAbs},
-                        // e.headroom holds the share of 65504; "headroom" is the room left below it.
-                        {"fp16_max_share", e.headroom},
-                        {"headroom", 1 - e.headroom},
+                        // e.fp16MaxShare holds the share of 65504; "headroom" is the room left below it.
+                        {"fp16_max_share", e.fp16MaxShare},
+                        {"headroom", 1 - e.fp16MaxShare},
                         {"cast_to_fp16", e.castToFp16},
                         {"past_fp16_max", e.maxAbs > kFp16Max}});
     }

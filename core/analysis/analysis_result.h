@@ -118,7 +118,7 @@ struct NearLimitEntry {
     std::uint32_t op = kNoIndex;
     std::uint32_t tensor = kNoIndex;
     double maxAbs = 0;
-    double headroom = 0;      // maxAbs / 65504
+    double fp16MaxShare = 0;  // maxAbs / 65504 (the room left below the max is 1 - this)
     bool castToFp16 = false;  // an fp32 tensor that is cast to fp16
 };
 
@@ -165,8 +165,8 @@ struct AnalysisResult {
     std::vector<IterationStatus> iterations;
     std::optional<std::uint32_t> firstBadIteration;
     Persistence persistence = Persistence::Unknown;
-    double nearLimitThreshold = 0.5;
-    std::vector<NearLimitEntry> nearLimit;  // highest headroom first, capped
+    double nearLimitThreshold = 0.5;        // the share of 65504 (max|x| / 65504) from which a tensor is near the limit
+    std::vector<NearLimitEntry> nearLimit;  // highest share of 65504 first (least headroom), capped
     std::uint64_t nearLimitTotal = 0;       // before the cap
     // Every near-limit tensor (uncapped, ascending): the one definition the banner's count, the
     // table's "near limit" state and its filter all use (nearLimitTensors.size() == nearLimitTotal).
@@ -190,6 +190,9 @@ struct AnalysisResult {
         std::string evidence;
     };
     std::vector<Pair> pairs;
+    // The roots of separate runs the folder holds (core/analysis/separate_runs.h), sorted; empty for
+    // one run. Their ranks of one number share a lane and the verdict; a warning says so.
+    std::vector<std::string> separateRuns;
     std::vector<std::string> evidence;  // how the verdict was reached
     std::vector<std::string> warnings;  // where evidence is thin or input was odd
 };

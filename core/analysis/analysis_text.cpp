@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/analysis/analysis_json.h"
+#include "core/analysis/separate_runs.h"
 #include "core/analysis/statistic_overflow.h"
 #include "core/analysis/tensor_anomaly.h"
 #include "core/index/run_framework.h"
@@ -82,6 +83,7 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
         out << "Verdict: " << (r.overflow ? "OVERFLOW" : "clean") << "  (" << r.tensorsExamined << " tensors, "
             << r.anomalousTensors << " anomalous)\n";
     }
+    if (!r.separateRuns.empty()) out << "Separate runs: " << separateRunsWarning(r.separateRuns) << "\n";
     if (const std::string n = statisticOverflowNote(idx, findStatisticOverflows(idx)); !n.empty())
         out << "Statistics overflowed: " << n << "\n";
     out << "Framework: " << runFrameworkText(runFramework(idx)) << "\n";
@@ -143,7 +145,7 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
         out << "; " << pastLimit << " of them already past 65504 going into a Cast to fp16, which overflows there";
     if (r.nearLimitTotal > pastLimit) out << (pastLimit ? "; the others" : "") << "; an early warning, not an overflow";
     out << "\n";
-    // NearLimitEntry::headroom holds the share of 65504 (max|x| / 65504); the headroom shown is
+    // NearLimitEntry::fp16MaxShare is max|x| / 65504; the headroom shown is
     // the room left, 1 - that.
     for (const NearLimitEntry& e : r.nearLimit) {
         if (&e - r.nearLimit.data() >= 10) {
@@ -153,7 +155,7 @@ std::string toText(const DumpIndex& idx, const AnalysisResult& r) {
         const OpRecord& o = idx.ops[e.op];
         out << "  " << idx.strings.str(o.type) << " " << idx.strings.str(o.name) << " "
             << tensorLabel(idx, idx.tensors[e.tensor]) << "  max|x| " << num(e.maxAbs) << "  "
-            << percentText(e.headroom) << " of fp16 max, headroom " << percentText(1 - e.headroom)
+            << percentText(e.fp16MaxShare) << " of fp16 max, headroom " << percentText(1 - e.fp16MaxShare)
             << (e.castToFp16 && e.maxAbs > kFp16Max ? "  (cast to fp16: past 65504, inf after the Cast)"
                     : e.castToFp16                  ? "  (cast to fp16)"
                                                     : "")

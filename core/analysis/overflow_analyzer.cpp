@@ -16,6 +16,7 @@
 #include "core/analysis/name_memo.h"
 #include "core/analysis/op_replay.h"
 #include "core/analysis/rank_dataflow.h"
+#include "core/analysis/separate_runs.h"
 #include "core/analysis/stage_map.h"
 #include "core/analysis/tensor_anomaly.h"
 #include "core/index/tensor_location.h"
@@ -147,7 +148,7 @@ void classifyOps(AnalysisContext& ctx, const AnalysisOptions& opt, SharedNameFla
             const TensorRecord& t = idx.tensors[o.firstTensor + k];
             anomalies.push_back(classifyTensor(idx, t));
             const TensorAnomaly& a = anomalies.back();
-            if (t.io == Io::Input && ((a.bad() && !a.weak) || a.headroom >= 1.0)) inputAtLimit = true;
+            if (t.io == Io::Input && ((a.bad() && !a.weak) || a.fp16MaxShare >= 1.0)) inputAtLimit = true;
         }
         for (std::uint32_t k = 0; k < o.tensorCount; ++k) {
             const std::uint32_t ti = o.firstTensor + k;
@@ -182,8 +183,8 @@ void classifyOps(AnalysisContext& ctx, const AnalysisOptions& opt, SharedNameFla
                 continue;
             }
             const bool cast = t.io == Io::Input && castsToFp16 && !isFp16Like(t);
-            if (a.headroom >= opt.nearLimitThreshold && (isFp16Like(t) || cast))
-                part.nearLimit.push_back({i, ti, a.maxAbs, a.headroom, cast});
+            if (a.fp16MaxShare >= opt.nearLimitThreshold && (isFp16Like(t) || cast))
+                part.nearLimit.push_back({i, ti, a.maxAbs, a.fp16MaxShare, cast});
         }
         if (o.overflow >= 0 && std::size_t(o.overflow) < idx.overflows.size() &&
             opdebugReportsOverflow(idx.overflows[std::size_t(o.overflow)])) {
@@ -241,7 +242,7 @@ bool classifyAll(AnalysisContext& ctx, const AnalysisOptions& opt, AnalysisResul
     proveCarriedSaturation(ctx, suspects, res);
     const std::size_t cap = std::min(opt.nearLimitMax, res.nearLimit.size());
     std::partial_sort(res.nearLimit.begin(), res.nearLimit.begin() + long(cap), res.nearLimit.end(),
-                      [](const NearLimitEntry& a, const NearLimitEntry& b) { return a.headroom > b.headroom; });
+                      [](const NearLimitEntry& a, const NearLimitEntry& b) { return a.fp16MaxShare > b.fp16MaxShare; });
     res.nearLimit.resize(cap);
     return true;
 }
@@ -508,6 +509,8 @@ AnalysisResult analyze(const DumpIndex& index, const AnalysisOptions& opt) {
         ctx.match = matchCommunication(index, ctx.comm, ctx.stages);
     });
     if (!classified) return cancelled();
+    res.separateRuns = separateRuns(index);
+    if (!res.separateRuns.empty()) res.warnings.push_back(separateRunsWarning(res.separateRuns));
     for (std::string& w : stageWarnings) res.warnings.push_back(std::move(w));
     describeParallelism(index, ctx.match, ctx.stages);
     res.stages = ctx.stages;

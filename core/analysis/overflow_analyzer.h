@@ -20,7 +20,7 @@ class RankDataflow;  // core/analysis/rank_dataflow.h
 struct AnalysisOptions {
     std::optional<std::uint32_t> iteration;  // analyse this iteration instead of the first bad one
     std::string stages;                      // --stages SPEC ("0:0,1:1" or "0-1:0,2-3:1"); empty: infer
-    double nearLimitThreshold = 0.5;         // headroom (max|x| / 65504) that earns a near-limit warning
+    double nearLimitThreshold = 0.5;         // share of 65504 (max|x| / 65504) that earns a near-limit warning
     std::size_t nearLimitMax = 100;          // entries kept in the near-limit list
     bool replay = true;                      // replay the origin op when its inputs were dumped
     bool readGraphIr = true;                 // explain same-rank hops by rank_N/graphs/*.ir's data edges

@@ -191,7 +191,7 @@ TensorAnomaly classifyTensor(const DumpIndex& index, const TensorRecord& t) {
     TensorAnomaly a;
     const Figures s = figuresOf(index, t);
     a.maxAbs = finiteMaxAbs(s);
-    if (std::isfinite(a.maxAbs)) a.headroom = a.maxAbs / double(kFp16Max);
+    if (std::isfinite(a.maxAbs)) a.fp16MaxShare = a.maxAbs / double(kFp16Max);
     if (t.dtype == DType::Bool) return a;
     classifyNonFinite(index, t, s, a);
     if (a.kind == AnomalyKind::None) classifySaturation(index, t, s, a);

@@ -14,8 +14,8 @@ struct TensorAnomaly {
     AnomalyKind kind = AnomalyKind::None;
     std::uint64_t count = 0;  // offending elements when known (Inf+NaN, or values at +/-65504)
     double maxAbs = std::numeric_limits<double>::quiet_NaN();  // finite max |x| when known
-    double headroom = -1;                                      // maxAbs / 65504; -1 when maxAbs is unknown
-    bool weak = false;  // a single value at exactly 65504: may be a legitimate value
+    double fp16MaxShare = -1;  // maxAbs / 65504 (1 at the max, not the room left); -1 when maxAbs is unknown
+    bool weak = false;         // a single value at exactly 65504: may be a legitimate value
     bool bad() const { return kind != AnomalyKind::None; }
 };
 

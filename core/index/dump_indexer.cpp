@@ -260,9 +260,35 @@ bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& 
     // shard without jobs (statistics only: its statistic.csv rows are its tensors) is finished at
     // once, so only the drafts of the shards being parsed are alive, not those of all shards.
     {
+        // The file count is known from here on: the listing reports the files of each shard listed.
+        std::uint64_t listTotal = 0;
+        for (const Shard* s : shardList)
+            if (!s->fromCache) listTotal += s->files.size();
+        std::atomic<std::uint64_t> listed{0};
+        std::mutex listMutex;
+        std::optional<std::chrono::steady_clock::time_point> lastList;
+        const auto reportListed = [&](std::uint64_t files) {
+            const std::uint64_t done = listed += files;
+            if (!options.progress || !listTotal) return;
+            std::lock_guard lock(listMutex);
+            const auto now = std::chrono::steady_clock::now();
+            if (lastList && now - *lastList < std::chrono::milliseconds(50) && done != 0 && done != listTotal) return;
+            lastList = now;
+            Progress p;
+            p.filesDone = done;
+            p.filesTotal = listTotal;
+            p.phase = ProgressPhase::Listing;
+            options.progress(p);
+        };
+        reportListed(0);
         tbb::enumerable_thread_specific<DraftBuffers> buffers;  // freed before the merge
         eachShard([&](Shard& s, std::size_t i) {
             if (s.fromCache) return;
+            struct Listed {  // counted however the shard's pass ends
+                const decltype(reportListed)& report;
+                std::uint64_t files;
+                ~Listed() { report(files); }
+            } listedOnExit{reportListed, s.files.size()};
             s.builder = std::make_unique<ShardBuilder>(rootAbs, s.rel, s.haveCached ? &s.cached : nullptr);
             s.builder->adoptBuffers(std::move(buffers.local()));
             if (s.builder->scan(s.files, options.stop) && s.builder->jobs().empty() && !options.stop.stop_requested()) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unordered_set>
 
 namespace dl {
 
@@ -34,6 +35,33 @@ std::string number(double v) {
     return buf;
 }
 
+// The kernels within `hops` of `centre` with their distances, in the order they are met: producers
+// breadth first, then consumers, each kernel once at its shortest distance. Stops (false) once it
+// holds more than `limit` kernels (0: no limit).
+bool gather(const IrDataflow& g, std::uint32_t centre, int hops, std::size_t limit,
+            std::vector<std::pair<std::uint32_t, int>>& out) {
+    out.clear();
+    std::unordered_set<std::uint32_t> seen{centre};
+    out.push_back({centre, 0});
+    for (const int dir : {-1, 1}) {
+        std::vector<std::uint32_t> frontier{centre};
+        for (int d = 1; d <= hops && !frontier.empty(); ++d) {
+            std::vector<std::uint32_t> next;
+            for (std::uint32_t k : frontier)
+                for (std::uint32_t e : dir < 0 ? g.inEdges(k) : g.outEdges(k)) {
+                    const IrEdge& edge = g.edges[e];
+                    const std::uint32_t other = dir < 0 ? edge.from : edge.to;
+                    if (!seen.insert(other).second) continue;
+                    next.push_back(other);
+                    out.push_back({other, dir * d});
+                    if (limit && out.size() > limit) return false;
+                }
+            frontier = std::move(next);
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
 std::string opGraphFigure(const DumpIndex& index, const OpGraphNode& n) {
@@ -47,7 +75,7 @@ std::string opGraphFigure(const DumpIndex& index, const OpGraphNode& n) {
 }
 
 bool buildOpGraph(const DumpIndex& index, const AnalysisResult* analysis, const OpStates& states, RankDataflow& flow,
-                  std::uint32_t op, int hops, OpGraph& out, std::string& error) {
+                  std::uint32_t op, int hops, OpGraph& out, std::string& error, std::size_t maxKernels) {
     out = {};
     const OpRecord& centreOp = index.ops[op];
     const IrDataflow* g = flow.graphOf(centreOp.rank);
@@ -92,22 +120,15 @@ bool buildOpGraph(const DumpIndex& index, const AnalysisResult* analysis, const 
         out.nodes.push_back(std::move(n));
         return it->second;
     };
-    addKernel(std::uint32_t(centre), 0);
-    // Producers breadth first, then consumers: each kernel once, at its shortest distance.
-    for (const int dir : {-1, 1}) {
-        std::vector<std::uint32_t> frontier{std::uint32_t(centre)};
-        for (int d = 1; d <= hops && !frontier.empty(); ++d) {
-            std::vector<std::uint32_t> next;
-            for (std::uint32_t k : frontier)
-                for (std::uint32_t e : dir < 0 ? g->inEdges(k) : g->outEdges(k)) {
-                    const IrEdge& edge = g->edges[e];
-                    const std::uint32_t other = dir < 0 ? edge.from : edge.to;
-                    if (!nodeOf.count(other)) next.push_back(other);
-                    addKernel(other, dir * d);
-                }
-            frontier = std::move(next);
-        }
+    // The most whole hops that fit the cap; the nearest kernels of the first when not even it does.
+    out.requestedHops = out.hops = hops;
+    std::vector<std::pair<std::uint32_t, int>> kernels;
+    while (!gather(*g, std::uint32_t(centre), out.hops, maxKernels, kernels) && out.hops > 1) --out.hops;
+    if (maxKernels && kernels.size() > maxKernels) {
+        kernels.resize(maxKernels);
+        out.truncated = true;
     }
+    for (const auto& [k, d] : kernels) addKernel(k, d);
     // Every IR edge between nodes of the neighbourhood.
     for (const auto& [k, n] : nodeOf)
         for (std::uint32_t e : g->outEdges(k)) {

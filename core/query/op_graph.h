@@ -35,12 +35,22 @@ struct OpGraphEdge {
 struct OpGraph {
     std::vector<OpGraphNode> nodes;  // the centre first
     std::vector<OpGraphEdge> edges;
+    int requestedHops = 0;
+    int hops = 0;            // the hops it holds: fewer than requested when a cap cut it (whole hops)
+    bool truncated = false;  // even 1 hop held more kernels than the cap: its nearest kernels only
 };
+
+// The Graph tab's and the report's cap on the kernels of a neighbourhood: more are unreadable, and
+// a hub (a mask every layer reads) gives tens of thousands at 6 hops, whose layout would take
+// minutes (docs/PERFORMANCE.md, "The graph layout").
+constexpr std::size_t kMaxGraphNodes = 400;
 
 // The neighbourhood of dump op `op` (its producers and consumers up to `hops` edges away). False
 // with `error` when the op's rank has no graph IR or the IR does not name the op. `analysis` may be null.
+// maxKernels > 0: the most hops (down to 1) whose kernels number at most maxKernels, and when even
+// 1 hop holds more, its first maxKernels (producers first); parameters and constants are not counted.
 bool buildOpGraph(const DumpIndex& index, const AnalysisResult* analysis, const OpStates& states, RankDataflow& flow,
-                  std::uint32_t op, int hops, OpGraph& out, std::string& error);
+                  std::uint32_t op, int hops, OpGraph& out, std::string& error, std::size_t maxKernels = 0);
 
 // {"nodes": [{"op_name", "op_type", "rank", "state", ...}], "edges": [{"from", "to", "from_slot", "to_slot"}]}
 std::string opGraphJson(const DumpIndex& index, const OpGraph& g);

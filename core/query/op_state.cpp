@@ -38,7 +38,7 @@ static OpState stateOf(const DumpIndex& index, const TensorRecord& t, double thr
         case AnomalyKind::None:
             break;
     }
-    return a.headroom >= threshold ? OpState::NearLimit : OpState::Normal;
+    return a.fp16MaxShare >= threshold ? OpState::NearLimit : OpState::Normal;
 }
 
 OpStates computeOpStates(const DumpIndex& index, const AnalysisResult* analysis, double nearLimitThreshold) {

@@ -23,7 +23,7 @@ struct OpStates {
 };
 
 // `analysis` may be null (index only). Near the limit: the analysis's near-limit tensors when it is
-// given, else a finite tensor with headroom (max|x| / 65504) from nearLimitThreshold on.
+// given, else a finite tensor whose share of 65504 (max|x| / 65504) is nearLimitThreshold or more.
 OpStates computeOpStates(const DumpIndex& index, const AnalysisResult* analysis, double nearLimitThreshold = 0.5);
 
 }  // namespace dl

@@ -208,16 +208,16 @@ void addReplay(const ReplayResult& rp, ReportContent& c) {
 void addNearLimit(const DumpIndex& ix, const AnalysisResult& r, const ReportOptions& opt, ReportContent& c) {
     c.nearLimitTotal = r.nearLimitTotal;
     c.nearLimitThreshold = r.nearLimitThreshold;
-    // The share of 65504 (NearLimitEntry::headroom holds it) and the headroom, the room left.
+    // The share of 65504 (NearLimitEntry::fp16MaxShare) and the headroom, the room left.
     c.nearLimit.columns = {"Op", "Type", "Tensor", "max|x|", "% of fp16 max", "Headroom", "Rank", "Iter."};
     for (const NearLimitEntry& e : r.nearLimit) {
         if (c.nearLimit.rows.size() >= opt.nearLimitRows) break;
         const OpRecord& o = ix.ops[e.op];
         c.nearLimit.rows.push_back({str(ix, o.name), str(ix, o.type),
                                     tensorLabel(ix, ix.tensors[e.tensor]) + (e.castToFp16 ? " (cast to fp16)" : ""),
-                                    reportNumber(e.maxAbs), percent(e.headroom), percent(1 - e.headroom),
+                                    reportNumber(e.maxAbs), percent(e.fp16MaxShare), percent(1 - e.fp16MaxShare),
                                     std::to_string(o.rank), std::to_string(o.iteration)});
-        c.nearLimit.emphasis.push_back(e.headroom >= 0.9);
+        c.nearLimit.emphasis.push_back(e.fp16MaxShare >= 0.9);
     }
 }
 

@@ -1,9 +1,12 @@
 #include "core/timeline/timeline_data.h"
 
+#include "core/analysis/separate_runs.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "core/analysis/comm_matcher.h"
@@ -71,6 +74,9 @@ TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysi
     d.base = chooseBase(index, opt);
     d.where.assign(index.ops.size(), kNotShown);
     std::map<LaneKey, std::size_t> laneOf;
+    // Rank -> the roots of the runs holding it: more than one when the folder holds separate runs.
+    std::map<std::uint32_t, std::set<std::string>> runsOfRank;
+    for (const RankInfo& r : index.ranks) runsOfRank[r.rank].insert(runRootOf(r.folder));
     std::map<std::uint32_t, std::int64_t> seqOfRank;  // execution-order position per rank
     for (std::uint32_t i = 0; i < index.ops.size(); ++i) {
         if (i % kWorkStride == 0 && i) {
@@ -106,6 +112,7 @@ TimelineData buildTimeline(const DumpIndex& index, const AnalysisResult* analysi
             TimelineLane lane;
             lane.rank = o.rank;
             lane.stage = stage;
+            if (auto r = runsOfRank.find(o.rank); r != runsOfRank.end()) lane.runs = std::uint32_t(r->second.size());
             if (opt.perStream) lane.stream = o.streamId;
             d.lanes.push_back(std::move(lane));
         }

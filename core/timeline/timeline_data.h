@@ -25,8 +25,11 @@ struct TimelineLane {
     std::uint32_t rank = 0;
     int stage = -1;
     std::optional<std::uint32_t> stream;  // set when lanes are split per stream
-    std::vector<TimelineItem> items;      // sorted by start
-    std::int64_t maxDuration = 0;         // longest item, for hit tests and range queries
+    // The separate runs whose rank of this number the lane holds (core/analysis/separate_runs.h):
+    // 1, or more when the folder holds several runs (the label says so).
+    std::uint32_t runs = 1;
+    std::vector<TimelineItem> items;  // sorted by start
+    std::int64_t maxDuration = 0;     // longest item, for hit tests and range queries
     TimelineLod lod;
 };
 

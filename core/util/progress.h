@@ -10,9 +10,14 @@
 
 namespace dl {
 
+// indexDump's two passes: the listing of every file's names and statistic.csv rows (files only,
+// counted as each shard's are listed), then the reading of the tensor files (files and bytes).
+enum class ProgressPhase : std::uint8_t { Reading, Listing };
+
 struct Progress {
     std::uint64_t filesDone = 0, filesTotal = 0;
     std::uint64_t bytesDone = 0, bytesTotal = 0;
+    ProgressPhase phase = ProgressPhase::Reading;
 };
 
 // Called from worker threads (serialised by the caller); must be cheap and thread-safe.

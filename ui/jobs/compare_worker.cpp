@@ -20,7 +20,7 @@ void CompareWorker::start(LoadedDumpPtr a, const QString& pathB, const QString& 
         DumpLoadCallbacks cb;
         cb.stage = [this, post](const QString& s) { post([this, s] { emit stageChanged(tr("Run B: %1").arg(s)); }); };
         cb.progress = [this, post](const dl::Progress& p) {
-            post([this, p] { emit progress(p.filesDone, p.filesTotal, p.bytesDone, p.bytesTotal); });
+            post([this, p] { emit progress(p.filesDone, p.filesTotal, p.bytesDone, p.bytesTotal, int(p.phase)); });
         };
         result->b = loadDump(pathB, demoDirB, stop, cb);
         if (!a || !a->index) {

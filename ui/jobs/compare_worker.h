@@ -34,7 +34,8 @@ public:
 
 signals:
     void stageChanged(const QString& text);
-    void progress(quint64 filesDone, quint64 filesTotal, quint64 bytesDone, quint64 bytesTotal);
+    void progress(quint64 filesDone, quint64 filesTotal, quint64 bytesDone, quint64 bytesTotal,
+                  int phase);  // dl::ProgressPhase
     void finished(dlui::ComparedRunsPtr result);
 
 private:

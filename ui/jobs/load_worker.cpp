@@ -16,7 +16,7 @@ void LoadWorker::start(const QString& path, const QString& demoDir) {
         DumpLoadCallbacks cb;
         cb.stage = [this, post](const QString& s) { post([this, s] { emit stageChanged(s); }); };
         cb.progress = [this, post](const dl::Progress& p) {
-            post([this, p] { emit progress(p.filesDone, p.filesTotal, p.bytesDone, p.bytesTotal); });
+            post([this, p] { emit progress(p.filesDone, p.filesTotal, p.bytesDone, p.bytesTotal, int(p.phase)); });
         };
         cb.indexed = [this, post](LoadedDumpPtr partial) { post([this, partial] { emit indexed(partial); }); };
         LoadedDumpPtr result = loadDump(path, demoDir, stop, cb);

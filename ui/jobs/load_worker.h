@@ -22,7 +22,8 @@ public:
 
 signals:
     void stageChanged(const QString& text);
-    void progress(quint64 filesDone, quint64 filesTotal, quint64 bytesDone, quint64 bytesTotal);
+    void progress(quint64 filesDone, quint64 filesTotal, quint64 bytesDone, quint64 bytesTotal,
+                  int phase);                   // dl::ProgressPhase
     void indexed(dlui::LoadedDumpPtr partial);  // index ready, analysis still running
     void finished(dlui::LoadedDumpPtr result);  // everything (or an error / cancellation)
 

@@ -6,13 +6,17 @@
 #include "ui/report/report_figures.h"
 
 #include <QFontMetricsF>
+#include <QGraphicsScene>
 #include <QPainterPath>
 #include <algorithm>
 #include <cmath>
 
+#include "core/analysis/rank_dataflow.h"
+#include "core/query/op_graph_layout.h"
 #include "ui/models/dump_session.h"
 #include "ui/style/state_colors.h"
 #include "ui/style/theme.h"
+#include "ui/views/graph/graph_scene.h"
 #include "ui/views/log2_histogram_plot.h"
 #include "ui/views/tensor_panel.h"
 
@@ -196,6 +200,57 @@ void TimelineExcerpt::paint(QCPPainter& p, const QRect& r) {
     p.setPen(theme::kGridLine);
     p.setBrush(Qt::NoBrush);
     p.drawRect(r);
+}
+
+GraphFigure::GraphFigure(const dl::DumpIndex& index, const dl::AnalysisResult& analysis, const dl::OpStates& states,
+                         std::uint32_t op, const QFont& font, int width, int maxHeight) {
+    dl::RankDataflow flow(index);
+    GraphSceneStyle style;
+    style.font = font;
+    QFont bold = font;
+    bold.setBold(true);
+    const QFontMetricsF fm(font), fmb(bold);
+    // Three lines per box, a node a little wider than its 22-character lines, the gaps holding the curves.
+    GraphGeometry& geo = style.geometry;
+    geo.nodeW = std::ceil(fm.averageCharWidth() * 22 + 12);
+    geo.nodeH = std::ceil(fmb.height() + 2 * fm.height() + 8);
+    geo.layerGap = geo.nodeW + 32;
+    geo.rowGap = geo.nodeH + 12;
+    constexpr double kLegible = 0.8;  // the smallest scale at which the text stays readable on paper
+    for (int hops = 2; hops >= 1; --hops) {
+        dl::OpGraph g;
+        std::string error;
+        if (!dl::buildOpGraph(index, &analysis, states, flow, op, hops, g, error, dl::kMaxGraphNodes)) {
+            m_reason = QString::fromStdString(error);
+            return;
+        }
+        const dl::OpGraphLayout l = dl::layoutOpGraph(g);
+        const double needW = (l.layers - 1) * geo.layerGap + geo.nodeW + 24,
+                     needH = std::max(1, l.maxRows) * geo.rowGap + 24;
+        const double scale = std::min({1.0, width / needW, maxHeight / needH});
+        if (scale < kLegible && hops > 1) continue;
+        style.thirdLines.clear();
+        for (const dl::OpGraphNode& n : g.nodes) style.thirdLines << graphNodeStateLine(index, n);
+        m_scene = std::make_unique<QGraphicsScene>();
+        m_source = populateGraphScene(*m_scene, g, l, style).adjusted(-12, -12, 12, 12);
+        m_height = int(
+            std::ceil(m_source.height() * std::min({1.0, width / m_source.width(), maxHeight / m_source.height()})));
+        m_hops = g.hops;
+        m_graph = std::move(g);
+        m_ok = true;
+        return;
+    }
+}
+
+GraphFigure::~GraphFigure() = default;
+
+void GraphFigure::paint(QCPPainter& p, const QRect& r) {
+    if (!m_ok) return;
+    // Scaled down to the width when wider (never up), centred across it.
+    const double scale = std::min({1.0, r.width() / m_source.width(), r.height() / m_source.height()});
+    const QSizeF size = m_source.size() * scale;
+    const QRectF target(r.left() + (r.width() - size.width()) / 2, r.top(), size.width(), size.height());
+    m_scene->render(&p, target, m_source, Qt::KeepAspectRatio);
 }
 
 HistogramFigure::HistogramFigure(const dl::DumpIndex& index, const dl::AnalysisResult& analysis,

@@ -4,10 +4,13 @@
 // TensorPanel plot, exported through QCustomPlot::toPainter). Widgets need a QApplication; the CLI
 // makes one on the offscreen platform.
 #include <QRect>
+#include <QRectF>
+#include <QString>
 #include <memory>
 
 #include "core/analysis/analysis_result.h"
 #include "core/model/dump_index.h"
+#include "core/query/op_graph.h"
 #include "core/query/op_state.h"
 #include "core/report/report_content.h"
 #include "core/timeline/timeline_data.h"
@@ -15,6 +18,7 @@
 
 class QCPPainter;
 class QFont;
+class QGraphicsScene;
 
 namespace dlui {
 
@@ -40,6 +44,32 @@ private:
     std::uint32_t m_op;
     TimelinePainter m_painter;
     dl::TimelineViewport m_vp;
+};
+
+// The origin's neighbourhood in its rank's graph IR as the Graph dock lays it out (op_graph,
+// op_graph_layout, the dock's scene drawing), with a third line per node (state, worst figure)
+// and scaled to the page: 2 hops, or 1 when 2 would not be legible.
+class GraphFigure {
+public:
+    // `font`: the report's small font. Reads the IR of the op's rank with a reader of its own.
+    GraphFigure(const dl::DumpIndex& index, const dl::AnalysisResult& analysis, const dl::OpStates& states,
+                std::uint32_t op, const QFont& font, int width, int maxHeight);
+    ~GraphFigure();
+    bool available() const { return m_ok; }
+    // Why there is no figure (no graph IR for the rank, the op not in it).
+    const QString& reason() const { return m_reason; }
+    int hops() const { return m_hops; }
+    const dl::OpGraph& graph() const { return m_graph; }
+    int height() const { return m_height; }
+    void paint(QCPPainter& p, const QRect& r);
+
+private:
+    bool m_ok = false;
+    QString m_reason;
+    int m_hops = 0, m_height = 0;
+    dl::OpGraph m_graph;
+    std::unique_ptr<QGraphicsScene> m_scene;
+    QRectF m_source;
 };
 
 class HistogramFigure {

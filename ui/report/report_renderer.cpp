@@ -42,6 +42,7 @@ struct Doc {
     std::unique_ptr<TimelineExcerpt> timeline;
     std::unique_ptr<HistogramFigure> histogram;
     bool histogramOk = false;
+    std::unique_ptr<GraphFigure> graph;  // made on the first pass (it needs the page's font and width)
 };
 
 void verdictSection(ReportLayout& L, const Doc& d) {
@@ -87,6 +88,39 @@ void chainSection(ReportLayout& L, const Doc& d) {
     const int h = chainDiagramHeight(c, L.contentWidth(), line);
     L.figure(h, [&](QCPPainter& p, const QRect& r) { drawChainDiagram(p, r, c, L.small(), line); });
     L.table(c.chainTable, {0.4, 1.1, 2.4, 0.6, 0.7, 0.6, 1.6, 2.8});
+}
+
+void graphSection(ReportLayout& L, Doc& d) {
+    const dl::ReportContent& c = d.content;
+    if (c.originOp == dl::kNoIndex) return;
+    if (!d.graph)
+        d.graph = std::make_unique<GraphFigure>(d.index, d.analysis, d.states, c.originOp, L.small(), L.contentWidth(),
+                                                static_cast<int>(L.contentWidth() * 1.1));
+    const dl::OpRecord& o = d.index.ops[c.originOp];
+    if (!d.graph->available()) {
+        L.heading(QStringLiteral("Graph around the origin"));
+        const QString reason = d.graph->reason();
+        if (reason.startsWith(QLatin1String("no graph IR")))
+            L.paragraph(QStringLiteral("The dump has no graph IR for rank %1 (MindSpore writes it in graph mode, as "
+                                       "rank_N/graphs/*.ir), so there is no graph of the origin's producers and "
+                                       "consumers.")
+                            .arg(o.rank));
+        else
+            L.paragraph(QStringLiteral("No graph of the origin's producers and consumers: %1.").arg(reason));
+        return;
+    }
+    L.ensure(d.graph->height() + 6 * L.lineHeight(L.body()));
+    L.heading(QStringLiteral("Graph around the origin"));
+    L.paragraph(
+        QStringLiteral("Producers (left) and consumers (right) of %1 up to %2 along the dataflow of "
+                       "rank %3's graph IR, laid out as the app's Graph tab draws it. Colours as on the "
+                       "timeline (purple: origin, red: inf/nan, orange: saturated, yellow: near the limit); "
+                       "thick purple edges and navy frames: the chain's path; dashed: not dumped.")
+            .arg(q(d.index.strings.str(o.name)),
+                 d.graph->hops() == 1 ? QStringLiteral("1 hop") : QStringLiteral("%1 hops").arg(d.graph->hops()))
+            .arg(o.rank),
+        L.small());
+    L.figure(d.graph->height(), [&](QCPPainter& p, const QRect& r) { d.graph->paint(p, r); });
 }
 
 void timelineSection(ReportLayout& L, const Doc& d) {
@@ -219,6 +253,7 @@ bool renderPass(Doc& d, int totalPages, QByteArray& bytes, ReportRenderInfo& inf
         L.heading(QStringLiteral("Run"));
         L.fields(d.content.run);
         chainSection(L, d);
+        graphSection(L, d);
         timelineSection(L, d);
         histogramSection(L, d);
         replaySection(L, d);

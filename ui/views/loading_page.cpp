@@ -6,6 +6,8 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "core/util/progress.h"
+
 namespace dlui {
 
 LoadingPage::LoadingPage(QWidget* parent)
@@ -38,6 +40,7 @@ void LoadingPage::begin(const QString& path) {
     m_detail->clear();
     m_bar->setRange(0, 0);
     m_timer.start();
+    m_phase = -1;
 }
 
 void LoadingPage::setStage(const QString& text) {
@@ -45,8 +48,25 @@ void LoadingPage::setStage(const QString& text) {
     if (!text.startsWith(tr("Indexing"))) m_bar->setRange(0, 0);
 }
 
-void LoadingPage::setProgress(quint64 filesDone, quint64 filesTotal, quint64 bytesDone, quint64 bytesTotal) {
+bool LoadingPage::isDeterminate() const { return m_bar->maximum() > 0; }
+
+int LoadingPage::barValue() const { return isDeterminate() ? m_bar->value() : -1; }
+
+void LoadingPage::setProgress(quint64 filesDone, quint64 filesTotal, quint64 bytesDone, quint64 bytesTotal, int phase) {
     const QLocale loc;
+    if (phase != m_phase) {
+        m_phase = phase;
+        m_timer.start();  // the time left counts from this pass's start
+    }
+    if (phase == int(dl::ProgressPhase::Listing)) {
+        // Names and statistic.csv rows, shard by shard: files are the only measure known yet.
+        if (!filesTotal) return;
+        m_bar->setRange(0, 1000);
+        m_bar->setValue(static_cast<int>(double(filesDone) / double(filesTotal) * 1000));
+        m_detail->setText(
+            tr("Listing names and statistics: %1 of %2 files").arg(loc.toString(filesDone), loc.toString(filesTotal)));
+        return;
+    }
     // Bytes drive the bar (files differ wildly in size); files only when no byte total is known.
     const double frac =
         bytesTotal ? double(bytesDone) / double(bytesTotal) : (filesTotal ? double(filesDone) / double(filesTotal) : 0);

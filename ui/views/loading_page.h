@@ -15,7 +15,11 @@ public:
     explicit LoadingPage(QWidget* parent = nullptr);
     void begin(const QString& path);
     void setStage(const QString& text);
-    void setProgress(quint64 filesDone, quint64 filesTotal, quint64 bytesDone, quint64 bytesTotal);
+    // phase: dl::ProgressPhase. The bar is determinate from the first call (the file count is
+    // known once the folder is walked): the listing pass by files, the reading pass by bytes.
+    void setProgress(quint64 filesDone, quint64 filesTotal, quint64 bytesDone, quint64 bytesTotal, int phase);
+    bool isDeterminate() const;
+    int barValue() const;  // per mille, -1 while indeterminate
 
 signals:
     void cancelRequested();
@@ -26,7 +30,8 @@ private:
     QLabel* m_detail;
     QProgressBar* m_bar;
     QPushButton* m_cancel;
-    QElapsedTimer m_timer;
+    QElapsedTimer m_timer;  // since the start of the current pass
+    int m_phase = -1;
 };
 
 }  // namespace dlui

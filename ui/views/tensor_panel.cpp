@@ -140,12 +140,12 @@ void TensorPanel::updateHeader() {
              .arg(s.satCount)
              .arg(s.count);
     const dl::TensorAnomaly an = dl::classifyTensor(*ix, t);
-    // The share of 65504 it reaches (TensorAnomaly::headroom holds it) and the headroom, the room
+    // The share of 65504 it reaches (TensorAnomaly::fp16MaxShare) and the headroom, the room
     // left below it (0% at the limit).
-    if (an.headroom >= 0)
+    if (an.fp16MaxShare >= 0)
         h += tr(" · %1% of fp16 max · headroom %2%")
-                 .arg(an.headroom * 100, 0, 'f', 1)
-                 .arg((1 - an.headroom) * 100, 0, 'f', 1);
+                 .arg(an.fp16MaxShare * 100, 0, 'f', 1)
+                 .arg((1 - an.fp16MaxShare) * 100, 0, 'f', 1);
     m_header->setText(h);
     QString tip = m_fullName;
     if (!m_filePath.isEmpty()) tip += QLatin1Char('\n') + m_filePath;

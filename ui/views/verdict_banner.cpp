@@ -84,18 +84,28 @@ void VerdictBanner::refresh() {
         setTone(theme::kToneMuted);
         return;
     }
+    // Two runs' ranks in one folder share lanes and the verdict: the banner names them (issue 27).
+    QString runs;
+    if (!a->separateRuns.empty()) {
+        QStringList names;
+        for (const std::string& r : a->separateRuns) names << QString::fromStdString(r).toHtmlEscaped();
+        runs = tr(" · <b>%1 separate runs</b> in this folder (%2): open each on its own")
+                   .arg(a->separateRuns.size())
+                   .arg(names.join(QStringLiteral(", ")));
+    }
     if (!a->overflow || !a->firstOverflow) {
         if (a->unreadableFiles) {
             m_label->setText(
-                tr("<b>Clean among %L1 readable tensors</b>; %L2 file(s) could not be read (see the Issues dock). %3.")
+                tr("<b>Clean among %L1 readable tensors</b>; %L2 file(s) could not be read (see the Issues dock). "
+                   "%3.%4")
                     .arg(a->readableTensors)
                     .arg(a->unreadableFiles)
-                    .arg(nearLimit));
+                    .arg(nearLimit, runs));
             setTone(theme::kToneWarn);
             return;
         }
         m_label->setText(
-            tr("<b>Clean</b>: no fp16 overflow in %L1 tensors. %2.").arg(a->readableTensors).arg(nearLimit));
+            tr("<b>Clean</b>: no fp16 overflow in %L1 tensors. %2.%3").arg(a->readableTensors).arg(nearLimit, runs));
         setTone(theme::kToneOk);
         return;
     }
@@ -109,9 +119,12 @@ void VerdictBanner::refresh() {
     const QString scope =
         names.scope.isEmpty() ? QString() : fm.elidedText(names.scope, Qt::ElideLeft, std::max(room, 60));
     // Files that could not be read may hold an earlier overflow: the verdict says so.
-    const QString unreadable = !a->unreadableFiles ? QString()
-        : a->unreadableFiles == 1                  ? tr(" · <b>1 file could not be read</b> (see Issues)")
-                                  : tr(" · <b>%L1 files could not be read</b> (see Issues)").arg(a->unreadableFiles);
+    const QString unreadable =
+        (!a->unreadableFiles ? QString()
+             : a->unreadableFiles == 1
+             ? tr(" · <b>1 file could not be read</b> (see Issues)")
+             : tr(" · <b>%L1 files could not be read</b> (see Issues)").arg(a->unreadableFiles)) +
+        runs;
     m_label->setText(
         tr("<b>First overflow</b>: <b>%1</b> <i>%2</i> on rank %3, stage %4, iteration %5 (%6, %7)%10<br>"
            "<small>%8%9</small>")

@@ -117,7 +117,7 @@ TEST(OverflowAnalyzer, BackwardOriginOnLastStageWinsByCausality) {
     // The near-limit decoy is listed as an early warning, not taken for the overflow.
     ASSERT_FALSE(r.nearLimit.empty());
     EXPECT_EQ(r.nearLimit[0].op, pl.nearLimit);
-    EXPECT_NEAR(r.nearLimit[0].headroom, 60000.0 / 65504.0, 1e-9);
+    EXPECT_NEAR(r.nearLimit[0].fp16MaxShare, 60000.0 / 65504.0, 1e-9);
     // No dumped data: the replay is unavailable and says its advice is a rule of thumb.
     ASSERT_TRUE(r.replay);
     EXPECT_FALSE(r.replay->available);
@@ -369,9 +369,9 @@ TEST(OverflowAnalyzer, ClassificationOverManyBlocksKeepsOpOrder) {
     EXPECT_EQ(r.nearLimitTensors, nearTensors);
     EXPECT_EQ(r.nearLimitTotal, nearTensors.size());
     ASSERT_EQ(r.nearLimit.size(), std::min<std::size_t>(100, nearTensors.size()));
-    EXPECT_TRUE(
-        std::is_sorted(r.nearLimit.begin(), r.nearLimit.end(),
-                       [](const NearLimitEntry& x, const NearLimitEntry& y) { return x.headroom > y.headroom; }));
+    EXPECT_TRUE(std::is_sorted(
+        r.nearLimit.begin(), r.nearLimit.end(),
+        [](const NearLimitEntry& x, const NearLimitEntry& y) { return x.fp16MaxShare > y.fp16MaxShare; }));
     EXPECT_EQ(r.nearLimit.front().maxAbs, largest);
     std::vector<std::string> skipWarnings;
     for (const std::string& w : r.warnings)

@@ -34,13 +34,13 @@ TEST(TensorAnomaly, SaturationPileUpWithData) {
     EXPECT_EQ(a.kind, AnomalyKind::Saturated);
     EXPECT_EQ(a.count, 37u);
     EXPECT_FALSE(a.weak);
-    EXPECT_DOUBLE_EQ(a.headroom, 1.0);
+    EXPECT_DOUBLE_EQ(a.fp16MaxShare, 1.0);
 }
 
 TEST(TensorAnomaly, LegitimateLargeValueIsNotSaturation) {
     TensorAnomaly a = classify(out(0, dataStats(47580.0)));
     EXPECT_EQ(a.kind, AnomalyKind::None);
-    EXPECT_NEAR(a.headroom, 47580.0 / 65504.0, 1e-12);
+    EXPECT_NEAR(a.fp16MaxShare, 47580.0 / 65504.0, 1e-12);
     a = classify(out(0, csvStats(-60000, 60000)));
     EXPECT_EQ(a.kind, AnomalyKind::None);
 }
@@ -62,7 +62,7 @@ TEST(TensorAnomaly, Fp32AboveFp16RangeIsHeadroomNotAnomaly) {
     // An fp32 tensor reaching 70000 is fine in fp32: only a headroom figure (>1), no anomaly.
     TensorAnomaly a = classify(out(0, dataStats(70000.0, 0, 0, 5), DType::Float32));
     EXPECT_EQ(a.kind, AnomalyKind::None);
-    EXPECT_GT(a.headroom, 1.0);
+    EXPECT_GT(a.fp16MaxShare, 1.0);
 }
 
 TEST(TensorAnomaly, NonFiniteCsvMaxWithoutCounts) {
@@ -100,7 +100,7 @@ TEST(TensorAnomaly, BoolAndUnknownStatsAreClean) {
     TensorStats none;
     const TensorAnomaly a = classify(out(0, none));
     EXPECT_EQ(a.kind, AnomalyKind::None);
-    EXPECT_EQ(a.headroom, -1);
+    EXPECT_EQ(a.fp16MaxShare, -1);
 }
 
 TEST(TensorAnomaly, OpdebugStatusDecoding) {

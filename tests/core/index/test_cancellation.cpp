@@ -151,8 +151,8 @@ TEST(Cancellation, IndexStopsAfterOneFileAndWritesNoCache) {
     opt.threads = 1;
     opt.cacheDir = cache.path.string();
     opt.stop = source.get_token();
-    opt.progress = [&](const Progress&) {
-        if (++calls == 1) source.request_stop();
+    opt.progress = [&](const Progress& p) {
+        if (p.phase == ProgressPhase::Reading && ++calls == 1) source.request_stop();  // the listing goes on
     };
     DumpIndex out;
     IndexReport report;
@@ -176,6 +176,37 @@ TEST(Cancellation, IndexStopsAfterOneFileAndWritesNoCache) {
     EXPECT_EQ(fullReport.filesRead, std::size_t(kFiles));
     EXPECT_EQ(all.tensors.size(), std::size_t(kFiles));
     EXPECT_EQ(filesUnder(cache.path), 1u);
+}
+
+// The progress is determinate from the listing pass on: it names the dump's file count first (0
+// of 24 listed) and ends with every file listed, before any tensor file is read; the reading then
+// counts the same 24 files.
+TEST(Cancellation, IndexProgressCountsTheFilesFromTheListingOn) {
+    dltest::TempDir dump;
+    writeDump(dump.path);
+    IndexOptions opt;
+    opt.threads = 1;
+    opt.useCache = false;
+    std::vector<Progress> calls;
+    opt.progress = [&](const Progress& p) { calls.push_back(p); };
+    DumpIndex out;
+    IndexReport report;
+    std::string error;
+    ASSERT_TRUE(indexDump(dump.path.string(), opt, out, report, error)) << error;
+    ASSERT_GE(calls.size(), 3u);
+    EXPECT_EQ(calls.front().phase, ProgressPhase::Listing);
+    EXPECT_EQ(calls.front().filesDone, 0u);
+    EXPECT_EQ(calls.front().filesTotal, std::uint64_t(kFiles));
+    std::size_t lastListing = 0;
+    for (std::size_t i = 0; i < calls.size(); ++i)
+        if (calls[i].phase == ProgressPhase::Listing) lastListing = i;
+    EXPECT_EQ(calls[lastListing].filesDone, std::uint64_t(kFiles));  // all listed, one shard
+    for (std::size_t i = lastListing + 1; i < calls.size(); ++i) {
+        EXPECT_EQ(calls[i].phase, ProgressPhase::Reading);  // the passes do not interleave
+        EXPECT_EQ(calls[i].filesTotal, std::uint64_t(kFiles));
+    }
+    EXPECT_EQ(calls.back().filesDone, std::uint64_t(kFiles));
+    EXPECT_GT(calls.back().bytesTotal, 0u);
 }
 
 // (A stop before indexDump starts: test_dump_indexer.cpp, CancelledBeforeStartReturnsWithoutCaching.)

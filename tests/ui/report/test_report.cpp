@@ -1,6 +1,8 @@
 // The PDF report, offscreen: the demo dump's report read back with poppler (pdftotext, pdfinfo,
 // pdfimages) and qpdf (outline, structure); the clean twin's short report; the headless CLI; the
 // app's File > Export report… path (MainWindow::writeReport).
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -104,6 +106,75 @@ private slots:
         const QString images = tool(QStringLiteral("pdfimages"), {QStringLiteral("-list"), pdf});
         QCOMPARE(images.trimmed().split(QLatin1Char('\n')).size(), 2);  // the two header lines only
         QVERIFY(tool(QStringLiteral("pdfinfo"), {pdf}).contains(QStringLiteral("595 x 842 pts (A4)")));
+    }
+
+    // Issue 30: the origin's IR neighbourhood as a figure, on its own page with its heading; the
+    // names on it are the origin's and those of the producers the analysis joined from the IR.
+    void demoReportHasTheOriginGraph() {
+        const QString pdf = m_tmp.filePath(QStringLiteral("graph.pdf"));
+        ReportRenderInfo info;
+        QString error;
+        QVERIFY2(writeReportPdf(m_overflow.index, m_overflow.analysis, {}, pdf, info, error), qPrintable(error));
+        QVERIFY(std::find(info.sections.begin(), info.sections.end(), std::string("Graph around the origin")) !=
+                info.sections.end());
+        QString page;
+        for (int i = 1; i <= info.pages && page.isEmpty(); ++i) {
+            const QString text = tool(QStringLiteral("pdftotext"),
+                                      {QStringLiteral("-f"), QString::number(i), QStringLiteral("-l"),
+                                       QString::number(i), pdf, QStringLiteral("-")});
+            if (text.contains(QStringLiteral("Graph around the origin"))) page = text;
+        }
+        QVERIFY2(!page.isEmpty(), "no page holds the graph section");
+        QVERIFY2(page.contains(QStringLiteral("Producers (left) and consumers (right)")), qPrintable(page));
+        QVERIFY(!page.contains(QStringLiteral("no graph IR")));
+        // The origin's box: its type and its short name.
+        QVERIFY2(page.count(QString::fromStdString(m_overflow.info.culpritType)) >= 2, qPrintable(page));
+        QVERIFY2(page.contains(QString::fromStdString(m_overflow.info.culpritShortName)), qPrintable(page));
+        // Every kernel producing one of the origin's inputs has its box, by the short name of its scope.
+        int producers = 0;
+        for (const dl::OriginInput& in : m_overflow.analysis.originInputs) {
+            if (in.source != "kernel") continue;
+            const QString scoped = QString::fromStdString(in.producer);
+            const QString shortName = scoped.mid(scoped.lastIndexOf(QLatin1Char('/')) + 1);
+            QVERIFY2(page.contains(shortName), qPrintable(shortName + QStringLiteral(" not in:\n") + page));
+            ++producers;
+        }
+        QVERIFY2(producers > 0, "the demo origin has kernel producers in its IR");
+        // The worst figure of the origin's box: the 65504 it saturates at.
+        QVERIFY2(page.contains(QStringLiteral("origin · ")), qPrintable(page));
+    }
+
+    // Without graph IR the section says so in a sentence instead of drawing an empty figure.
+    void dumpWithoutIrSaysSoInTheReport() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString it = tmp.path() + QStringLiteral("/rank_0/Net/0/0");
+        QVERIFY(QDir().mkpath(it));
+        QFile f(it + QStringLiteral("/statistic.csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(
+            "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min Value,Avg "
+            "Value,Count,Negative Zero Count,Positive Zero Count,NaN Count,Negative Inf Count,Positive Inf Count,Zero "
+            "Count\n"
+            "Mul,Mul-op1,7,2,1700000000000000,output,0,8,float16,\"(4)\",100,1,2,4,0,4,0,0,0,0\n"
+            "Add,Add-op2,7,2,1700000000000100,output,0,8,float16,\"(4)\",65504,1,2,4,0,4,0,0,0,0\n");
+        f.close();
+        Run r;
+        dl::IndexOptions io;
+        io.useCache = false;
+        dl::IndexReport report;
+        std::string err;
+        QVERIFY2(dl::indexDump(tmp.path().toStdString(), io, r.index, report, err), err.c_str());
+        r.analysis = dl::analyze(r.index);
+        QVERIFY(r.analysis.firstOverflow);
+        const QString pdf = m_tmp.filePath(QStringLiteral("noir.pdf"));
+        ReportRenderInfo info;
+        QString error;
+        QVERIFY2(writeReportPdf(r.index, r.analysis, {}, pdf, info, error), qPrintable(error));
+        const QString text = tool(QStringLiteral("pdftotext"), {pdf, QStringLiteral("-")}).simplified();
+        QVERIFY2(text.contains(QStringLiteral("Graph around the origin")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("The dump has no graph IR for rank 0")), qPrintable(text));
+        QVERIFY(!text.contains(QStringLiteral("Producers (left) and consumers (right)")));
     }
 
     void letterPages() {

@@ -5,9 +5,11 @@
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsView>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainterPath>
+#include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <mutex>
@@ -17,6 +19,7 @@
 #include "ui/models/dump_session.h"
 #include "ui/style/state_colors.h"
 #include "ui/style/theme.h"
+#include "ui/views/graph/graph_scene.h"
 
 namespace dlui {
 
@@ -34,20 +37,13 @@ struct GraphFlow {
 
 namespace {
 
-constexpr double kNodeW = 156, kNodeH = 40, kLayerGap = 220, kRowGap = 58;
-constexpr int kNodeRole = 0;  // QGraphicsItem::data key: the node's index in the graph
+constexpr GraphGeometry kGeometry;
+constexpr double kNodeW = kGeometry.nodeW, kNodeH = kGeometry.nodeH;
+constexpr int kNodeRole = kGraphNodeRole;
 
-QPointF scenePos(const dl::OpGraphPoint& p) { return {p.x * kLayerGap, p.y * kRowGap}; }
+QPointF scenePos(const dl::OpGraphPoint& p) { return graphScenePos(p, kGeometry); }
 
-QString shortName(const std::string& scoped) {
-    const QString s = QString::fromStdString(scoped);
-    const qsizetype slash = s.lastIndexOf(QLatin1Char('/'));
-    return slash < 0 ? s : s.mid(slash + 1);
-}
-
-bool darkFill(dl::OpState s) {
-    return s == dl::OpState::Origin || s == dl::OpState::InfNan || s == dl::OpState::Saturated;
-}
+QString hopsText(int hops) { return hops == 1 ? QObject::tr("1 hop") : QObject::tr("%1 hops").arg(hops); }
 
 struct Built {
     bool ok = false;
@@ -64,6 +60,8 @@ GraphView::GraphView(DumpSession* session, QWidget* parent)
       m_session(session),
       m_task(new BackgroundTask(this)),
       m_message(new QLabel(this)),
+      m_hopsBox(new QSpinBox(this)),
+      m_summary(new QLabel(this)),
       m_view(new QGraphicsView(this)),
       m_scene(new QGraphicsScene(this)) {
     auto* lay = new QVBoxLayout(this);
@@ -77,6 +75,26 @@ GraphView::GraphView(DumpSession* session, QWidget* parent)
     m_view->setBackgroundBrush(theme::kCanvas);
     m_view->setDragMode(QGraphicsView::ScrollHandDrag);
     m_view->viewport()->installEventFilter(this);
+    // The bar: how far the neighbourhood reaches, and what it holds.
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 3, 6, 3);
+    auto* hopsLabel = new QLabel(tr("&Hops:"), this);
+    hopsLabel->setBuddy(m_hopsBox);
+    m_hopsBox->setObjectName(QStringLiteral("graphHops"));
+    m_hopsBox->setRange(1, kMaxHops);
+    m_hopsBox->setValue(m_hops);
+    m_hopsBox->setToolTip(
+        tr("Producers and consumers up to this many edges from the centre op (as dumplens-cli graph --hops)"));
+    m_hopsBox->setKeyboardTracking(false);
+    m_summary->setObjectName(QStringLiteral("graphSummary"));
+    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // never widens the dock
+    m_summary->setStyleSheet(QStringLiteral("color: %1;").arg(theme::kTextMuted.name()));
+    bar->addWidget(hopsLabel);
+    bar->addWidget(m_hopsBox);
+    bar->addSpacing(10);
+    bar->addWidget(m_summary, 1);
+    lay->addLayout(bar);
+    connect(m_hopsBox, &QSpinBox::valueChanged, this, &GraphView::setHops);
     lay->addWidget(m_message);
     lay->addWidget(m_view, 1);
     connect(m_session, &DumpSession::dumpChanged, this, &GraphView::onDumpChanged);
@@ -86,6 +104,17 @@ GraphView::GraphView(DumpSession* session, QWidget* parent)
 
 GraphView::~GraphView() = default;
 
+QString GraphView::summary() const { return m_summary->text(); }
+
+void GraphView::setHops(int hops) {
+    hops = std::clamp(hops, 1, kMaxHops);
+    if (hops == m_hops) return;
+    m_hops = hops;
+    if (m_hopsBox->value() != hops) m_hopsBox->setValue(hops);  // re-enters with m_hops == hops: no-op
+    const quint32 op = m_building ? m_wanted : m_centreOp;
+    if (op != dl::kNoIndex && m_flow) build(op);
+}
+
 QString GraphView::message() const { return m_message->isHidden() ? QString() : m_message->text(); }
 
 void GraphView::showMessage(const QString& text) {
@@ -93,6 +122,7 @@ void GraphView::showMessage(const QString& text) {
     m_graph = {};
     m_layout = {};
     m_centreOp = dl::kNoIndex;
+    m_summary->clear();
     m_message->setText(text);
     m_message->show();
     m_view->hide();
@@ -129,15 +159,17 @@ void GraphView::build(quint32 op) {
     m_building = true;
     const std::shared_ptr<GraphFlow> flow = m_flow;
     const quint64 gen = m_generation;
-    m_task->start([this, flow, op, gen](std::stop_token stop, const BackgroundTask::Post& post) {
+    const int hops = m_hops;
+    m_summary->setText(tr("Laying out %1 around the op…").arg(hopsText(hops)));
+    m_task->start([this, flow, op, gen, hops](std::stop_token stop, const BackgroundTask::Post& post) {
         auto b = std::make_shared<Built>();
         {
             std::lock_guard guard(flow->lock);
             if (stop.stop_requested()) return;
             const LoadedDump& d = *flow->dump;
             std::string error;
-            b->ok =
-                dl::buildOpGraph(*d.index, d.analysis.get(), *d.states, *flow->flow, op, kDefaultHops, b->graph, error);
+            b->ok = dl::buildOpGraph(*d.index, d.analysis.get(), *d.states, *flow->flow, op, hops, b->graph, error,
+                                     dl::kMaxGraphNodes);
             b->error = QString::fromStdString(error);
         }
         if (b->ok) {
@@ -149,8 +181,8 @@ void GraphView::build(quint32 op) {
                                     QString::fromStdString(n.opType.empty() ? n.kind : n.opType), stateText(n.state),
                                     QString::fromStdString(dl::opGraphFigure(ix, n)));
         }
-        post([this, b, op, gen] {
-            if (gen != m_generation || op != m_wanted) return;  // a newer dump or selection took over
+        post([this, b, op, gen, hops] {
+            if (gen != m_generation || op != m_wanted || hops != m_hops) return;  // a newer dump or selection took over
             m_building = false;
             if (!b->ok)
                 return showMessage(tr("No graph for this op: %1 (the graph view needs MindSpore's graph IR, "
@@ -172,64 +204,19 @@ void GraphView::showGraph(const dl::OpGraph& g, const dl::OpGraphLayout& l, quin
     m_centreOp = op;
     m_message->hide();
     m_view->show();
-    // Edges first, under the nodes: a curve through each dummy, leaving a node on the side it heads to.
-    for (std::size_t e = 0; e < g.edges.size(); ++e) {
-        const auto& route = l.route[e];
-        if (route.size() < 2 || g.edges[e].from == g.edges[e].to) continue;  // a self loop: not drawn
-        QPainterPath path;
-        QPointF prev = scenePos(route[0]);
-        const auto side = [](QPointF at, double towardsX) {
-            return at + QPointF(towardsX >= at.x() ? kNodeW / 2 : -kNodeW / 2, 0);
-        };
-        prev = side(prev, scenePos(route[1]).x());
-        path.moveTo(prev);
-        for (std::size_t i = 1; i < route.size(); ++i) {
-            QPointF next = scenePos(route[i]);
-            if (i + 1 == route.size()) next = side(next, prev.x());
-            const double bend = (next.x() - prev.x()) / 2;
-            path.cubicTo(prev + QPointF(bend, 0), next - QPointF(bend, 0), next);
-            prev = next;
-        }
-        const bool chain = g.edges[e].onChain;
-        auto* item = m_scene->addPath(path, QPen(chain ? theme::kStateOrigin : theme::kEdge, chain ? 3.2 : 1.2));
-        item->setZValue(chain ? 1 : 0);
-        // The arrow head, pointing along the last stretch.
-        const double dir = path.pointAtPercent(1).x() >= path.pointAtPercent(0.97).x() ? 1 : -1;
-        QPolygonF head;
-        head << prev << prev + QPointF(-9 * dir, -4.5) << prev + QPointF(-9 * dir, 4.5);
-        auto* h = m_scene->addPolygon(head, Qt::NoPen, chain ? theme::kStateOrigin : theme::kEdge);
-        h->setZValue(item->zValue());
-    }
-    QFont bold = font();
-    bold.setBold(true);
-    const QFontMetrics fm(font()), fmb(bold);
-    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-        const dl::OpGraphNode& n = g.nodes[i];
-        const QPointF c = scenePos(l.pos[i]);
-        const QRectF r(c.x() - kNodeW / 2, c.y() - kNodeH / 2, kNodeW, kNodeH);
-        QPainterPath shape;
-        shape.addRoundedRect(r, 6, 6);
-        const bool dumped = n.op != dl::kNoIndex;
-        const QColor fill = dumped ? stateColor(n.state) : theme::kStripBackground;
-        QPen border(n.onChain ? theme::kNavy : theme::kNodeBorder, n.onChain ? 2.6 : 1);
-        if (!dumped) border.setStyle(Qt::DashLine);
-        auto* node = m_scene->addPath(shape, border, fill);
-        node->setZValue(2);
-        node->setData(kNodeRole, int(i));
-        if (dumped) node->setCursor(Qt::PointingHandCursor);
-        const QColor ink = dumped && darkFill(n.state) ? QColor(Qt::white) : theme::kText;
-        const QString title = QString::fromStdString(n.opType.empty() ? n.kind : n.opType);
-        const QString sub = n.kind == "kernel" ? shortName(n.name) : QString::fromStdString(n.name);
-        auto* t1 = new QGraphicsSimpleTextItem(fmb.elidedText(title, Qt::ElideRight, int(kNodeW) - 10), node);
-        t1->setFont(bold);
-        t1->setBrush(ink);
-        t1->setPos(r.left() + 6, r.top() + 3);
-        auto* t2 = new QGraphicsSimpleTextItem(fm.elidedText(sub, Qt::ElideMiddle, int(kNodeW) - 10), node);
-        t2->setBrush(ink);
-        t2->setPos(r.left() + 6, r.top() + 3 + fmb.height());
-        for (QGraphicsItem* t : {static_cast<QGraphicsItem*>(t1), static_cast<QGraphicsItem*>(t2)})
-            t->setData(kNodeRole, int(i));
-    }
+    GraphSceneStyle style;
+    style.font = font();
+    populateGraphScene(*m_scene, g, l, style);
+    QString summary = tr("%1 nodes, %2 edges within %3").arg(g.nodes.size()).arg(g.edges.size()).arg(hopsText(g.hops));
+    if (g.truncated)
+        summary = tr("the nearest %1 kernels of more within 1 hop (%2 edges): the graph shows at most %3")
+                      .arg(dl::kMaxGraphNodes)
+                      .arg(g.edges.size())
+                      .arg(dl::kMaxGraphNodes);
+    else if (g.hops < g.requestedHops)
+        summary += tr(" (%1 would hold more than %2 kernels)").arg(hopsText(g.requestedHops)).arg(dl::kMaxGraphNodes);
+    m_summary->setText(summary);
+    m_summary->setToolTip(summary);
     m_scene->setSceneRect(m_scene->itemsBoundingRect().adjusted(-30, -30, 30, 30));
     // The whole neighbourhood when it fits at a readable size, else as much of it as does (it scrolls).
     const QSizeF room = m_view->viewport()->size(), need = m_scene->sceneRect().size();
@@ -240,7 +227,7 @@ void GraphView::showGraph(const dl::OpGraph& g, const dl::OpGraphLayout& l, quin
 
 void GraphView::highlight(quint32 op) {
     for (QGraphicsItem* it : m_scene->items()) {
-        if (it->data(kNodeRole).isValid() && it->data(kNodeRole + 1).toBool()) delete it;  // the old frame
+        if (it->data(kNodeRole).isValid() && it->data(kGraphFrameRole).toBool()) delete it;  // the old frame
     }
     for (std::size_t i = 0; i < m_graph.nodes.size(); ++i) {
         if (op == dl::kNoIndex || m_graph.nodes[i].op != op) continue;
@@ -250,7 +237,7 @@ void GraphView::highlight(quint32 op) {
         auto* f = m_scene->addPath(frame, QPen(theme::kSelection, 2.5), Qt::NoBrush);
         f->setZValue(3);
         f->setData(kNodeRole, int(i));
-        f->setData(kNodeRole + 1, true);
+        f->setData(kGraphFrameRole, true);
         f->setAcceptedMouseButtons(Qt::NoButton);
         m_view->centerOn(c);
     }
@@ -266,7 +253,7 @@ bool GraphView::eventFilter(QObject* watched, QEvent* e) {
         const auto* me = static_cast<QMouseEvent*>(e);
         if (me->button() == Qt::LeftButton) {
             for (QGraphicsItem* it : m_view->items(me->position().toPoint())) {
-                if (!it->data(kNodeRole).isValid() || it->data(kNodeRole + 1).toBool()) continue;
+                if (!it->data(kNodeRole).isValid() || it->data(kGraphFrameRole).toBool()) continue;
                 const std::size_t i = std::size_t(it->data(kNodeRole).toInt());
                 if (i < m_graph.nodes.size() && m_graph.nodes[i].op != dl::kNoIndex) {
                     m_session->select(m_graph.nodes[i].op);

@@ -13,6 +13,7 @@
 class QGraphicsScene;
 class QGraphicsView;
 class QLabel;
+class QSpinBox;
 
 namespace dlui {
 
@@ -26,7 +27,15 @@ public:
     explicit GraphView(DumpSession* session, QWidget* parent = nullptr);
     ~GraphView() override;
 
-    static constexpr int kDefaultHops = 2;
+    static constexpr int kDefaultHops = 2;  // as `dumplens-cli graph --hops`
+    static constexpr int kMaxHops = 6;
+    int hops() const { return m_hops; }
+    // Producers and consumers up to `hops` edges (clamped to 1..kMaxHops) from the centre: the
+    // shown graph is rebuilt around the same op on the worker.
+    void setHops(int hops);
+    QSpinBox* hopsBox() const { return m_hopsBox; }
+    // "23 nodes, 31 edges" of the shown graph, "" while none shows.
+    QString summary() const;
     const dl::OpGraph& graph() const { return m_graph; }
     const dl::OpGraphLayout& layout() const { return m_layout; }
     quint32 centreOp() const { return m_centreOp; }  // the op the shown graph is built around
@@ -50,6 +59,9 @@ private:
     BackgroundTask* m_task;
     std::shared_ptr<GraphFlow> m_flow;  // the open dump's IR, read on first use by the worker
     QLabel* m_message;
+    QSpinBox* m_hopsBox;
+    QLabel* m_summary;
+    int m_hops = kDefaultHops;
     QGraphicsView* m_view;
     QGraphicsScene* m_scene;
     dl::OpGraph m_graph;

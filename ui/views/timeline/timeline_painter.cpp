@@ -432,6 +432,11 @@ void TimelinePainter::paintLabels(QPainter& p, const QRect& r, int scrollY) {
         p.fillRect(QRect(r.left(), top, kLabelWidth, kLaneHeight), m_colors.labelFill);
         p.setPen(m_colors.labelText);
         QString text = QObject::tr("rank %1").arg(lane.rank);
+        if (lane.runs > 1) {  // separate runs' ranks of this number: "r0 · 2 runs" where the long form does not fit
+            text += QObject::tr(" · %1 runs").arg(lane.runs);
+            if (p.fontMetrics().horizontalAdvance(text) > kLabelWidth - 14)
+                text = QObject::tr("r%1 · %2 runs").arg(lane.rank).arg(lane.runs);
+        }
         if (lane.stream) text += QObject::tr(" · s%1").arg(*lane.stream);
         if (m_compact && lane.stage >= 0) text += QObject::tr(" · st %1").arg(lane.stage);
         p.drawText(QRect(r.left() + 12, top, kLabelWidth - 14, kLaneHeight), Qt::AlignVCenter, text);

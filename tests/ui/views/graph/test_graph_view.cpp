@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QGraphicsView>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
 #include <set>
@@ -147,6 +148,56 @@ private slots:
         session.select(outside);
         QTRY_VERIFY_WITH_TIMEOUT(!view.isBuilding() && view.centreOp() == outside, 60000);
         QCOMPARE(view.graph().nodes.front().op, outside);
+    }
+
+    // Issue 30: the Hops box (1-6, as `dumplens-cli graph --hops`) rebuilds the graph around the
+    // same op on the worker: node for node op_graph's at those hops with the tab's cap.
+    void hopsControlRebuildsAroundTheSameOp() {
+        dl::demo::DemoVariantInfo info;
+        QString root;
+        try {
+            root = QString::fromStdString(dltest::sharedDemoVariant(dl::demo::DemoOptions{}, info));
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
+        const LoadedDumpPtr d = openDump(root);
+        QVERIFY2(d->ok, qPrintable(d->error));
+        const quint32 origin = d->analysis->firstOverflow->op;
+        DumpSession session;
+        GraphView view(&session);
+        view.resize(1000, 420);
+        view.show();
+        session.setDump(d);
+        QTRY_VERIFY_WITH_TIMEOUT(!view.isBuilding(), 60000);
+        QCOMPARE(view.hops(), GraphView::kDefaultHops);
+        QCOMPARE(view.hopsBox()->value(), GraphView::kDefaultHops);
+        QCOMPARE(view.hopsBox()->minimum(), 1);
+        QCOMPARE(view.hopsBox()->maximum(), 6);
+        dl::RankDataflow flow(*d->index);
+        std::size_t previous = 0;
+        for (const int hops : {1, 3, 6}) {
+            view.hopsBox()->setValue(hops);
+            QCOMPARE(view.hops(), hops);
+            QTRY_VERIFY_WITH_TIMEOUT(!view.isBuilding(), 60000);
+            QCOMPARE(view.centreOp(), origin);
+            dl::OpGraph expect;
+            std::string error;
+            QVERIFY2(dl::buildOpGraph(*d->index, d->analysis.get(), *d->states, flow, origin, hops, expect, error,
+                                      dl::kMaxGraphNodes),
+                     error.c_str());
+            QVERIFY(keys(view.graph()) == keys(expect));
+            QCOMPARE(view.graph().edges.size(), expect.edges.size());
+            QCOMPARE(view.graph().requestedHops, hops);
+            QVERIFY2(view.graph().nodes.size() >= previous, "more hops never hold fewer nodes");
+            previous = view.graph().nodes.size();
+            QVERIFY2(view.summary().startsWith(QStringLiteral("%1 nodes, %2 edges within %3 hop")
+                                                   .arg(expect.nodes.size())
+                                                   .arg(expect.edges.size())
+                                                   .arg(expect.hops)),
+                     qPrintable(view.summary()));
+        }
+        view.hopsBox()->setValue(9);  // the box clamps
+        QCOMPARE(view.hops(), 6);
     }
 
     void dumpWithoutIrSaysSo() {
