@@ -98,7 +98,7 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addWidget(m_summary, 1);
     // While a folder is watched: what and how far behind (hidden otherwise).
     m_watchStatus->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    statusBar()->addWidget(m_watchStatus, 3);
+    statusBar()->insertWidget(0, m_watchStatus, 3);
     m_watchStatus->hide();
     setupActions();
     setupDocks();
@@ -134,7 +134,7 @@ void MainWindow::setupActions() {
         tr("Follow a dump folder while training writes it (it may not exist yet): the first overflow as soon as its "
            "file is complete"));
     connect(m_watchAction, &QAction::triggered, this, &MainWindow::chooseWatchFolder);
-    m_stopWatchAction = new QAction(tr("S&top watching"), this);
+    m_stopWatchAction = new QAction(tr("Sto&p watching"), this);
     m_stopWatchAction->setEnabled(false);  // enabled while a folder is watched
     m_stopWatchAction->setStatusTip(tr("Stop following the folder; what landed gets the full analysis"));
     connect(m_stopWatchAction, &QAction::triggered, this, &MainWindow::stopWatching);
@@ -364,7 +364,6 @@ void MainWindow::setupWatcher() {
     });
     connect(m_watcher, &DumpWatcher::note, this, &MainWindow::setSummary);
     connect(m_watcher, &DumpWatcher::overflowFound, this, [this](const QString& text, bool moved) {
-        setSummary(text);
         if (m_notified && moved) return;  // once per watch, as --exec runs once
         m_notified = true;
         const QString name = QFileInfo(m_watcher->dir()).fileName();

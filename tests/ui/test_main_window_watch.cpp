@@ -106,16 +106,15 @@ private slots:
         const Finished one = analyzeFolder(dir);
         QVERIFY(one.firstOverflow.is_null());  // the clean iterations only
         OpTableModel* table = w.opTable()->model();
-        QTRY_VERIFY_WITH_TIMEOUT(w.session()->index() && w.session()->index()->tensors.size() == one.tensors &&
-                                     w.session()->analysis(),
-                                 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.session()->index() && w.session()->index()->tensors.size() == one.tensors && w.session()->analysis(),
+            30000);
         QVERIFY(w.session()->dump()->live);
         QCOMPARE(std::size_t(table->rowCount()), one.tensors);
         QVERIFY2(w.banner()->text().contains(QStringLiteral("Clean so far")), qPrintable(w.banner()->text()));
         QCOMPARE(w.notifier()->sent(), 0);
-        QTRY_VERIFY_WITH_TIMEOUT(w.watchStatus()->fullText().contains(
-                                     QStringLiteral("all %L1 files indexed").arg(m_round1.size())),
-                                 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.watchStatus()->fullText().contains(QStringLiteral("all %L1 files indexed").arg(m_round1.size())), 30000);
         QVERIFY2(w.watchStatus()->fullText().contains(QStringLiteral("last file landed")),
                  qPrintable(w.watchStatus()->fullText()));
 
@@ -149,7 +148,8 @@ private slots:
         QVERIFY(w.session()->analysis()->firstOverflow);
         QCOMPARE(QString::fromStdString(fin.strings.str(fin.ops[w.session()->analysis()->firstOverflow->op].name)),
                  wantOp);
-        QVERIFY2(w.banner()->text().startsWith(QStringLiteral("<b>First overflow</b>")), qPrintable(w.banner()->text()));
+        QVERIFY2(w.banner()->text().startsWith(QStringLiteral("<b>First overflow</b>")),
+                 qPrintable(w.banner()->text()));
         QVERIFY2(w.watchStatus()->fullText().startsWith(QStringLiteral("Stopped watching")),
                  qPrintable(w.watchStatus()->fullText()));
         QCOMPARE(w.notifier()->sent(), 1);

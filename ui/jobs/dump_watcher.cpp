@@ -28,7 +28,7 @@ WatchProgress progressOf(const nlohmann::json& j) {
         p.iterations = QStringLiteral("none");
     } else {
         const auto first = j["first_iteration"].get<std::uint32_t>(), last = j["last_iteration"].get<std::uint32_t>();
-        p.iterations = first == last     ? QString::number(first)
+        p.iterations = first == last    ? QString::number(first)
             : count == last - first + 1 ? QStringLiteral("%1-%2").arg(first).arg(last)
                                         : QStringLiteral("%1 of %2-%3").arg(count).arg(first).arg(last);
     }

@@ -25,7 +25,7 @@ struct WatchProgress {
     quint64 filesIndexed = 0;  // complete files in the index
     quint64 filesBeingWritten = 0;
     quint64 tensors = 0, ops = 0;
-    qint64 behindMs = 0;  // how long the oldest file being written has waited
+    qint64 behindMs = 0;        // how long the oldest file being written has waited
     QString ranks, iterations;  // "0-3", "none"
 };
 

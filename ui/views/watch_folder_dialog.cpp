@@ -38,6 +38,8 @@ WatchFolderDialog::WatchFolderDialog(QWidget* parent, const QString& initial)
     };
     connect(m_path, &QLineEdit::textChanged, this, update);
     update();
+    m_path->selectAll();  // typing replaces the last folder; Browse starts from it
+    m_path->setFocus();
     connect(browse, &QPushButton::clicked, this, [this] {
         // The nearest existing folder of what is typed.
         QString start = folder();

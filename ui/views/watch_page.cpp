@@ -38,10 +38,12 @@ WatchPage::WatchPage(QWidget* parent)
 
 void WatchPage::begin(const QString& dir, bool exists) {
     m_title->setText(tr("<b>Watching</b> %1").arg(dir.toHtmlEscaped()));
-    m_state->setText(exists ? tr("Looking at the files already there…")
-                            : tr("Waiting for the folder to appear. It is followed from the moment the job creates it."));
-    m_detail->setText(tr("The timeline, the table and the verdict show each file once it is complete. Nothing is "
-                         "ever written into the folder."));
+    m_state->setText(exists
+                         ? tr("Looking at the files already there…")
+                         : tr("Waiting for the folder to appear. It is followed from the moment the job creates it."));
+    m_detail->setText(
+        tr("The timeline, the table and the verdict show each file once it is complete. Nothing is "
+           "ever written into the folder."));
     m_stop->setEnabled(true);
     m_stop->show();
 }
@@ -58,9 +60,10 @@ void WatchPage::setWatching(const QString& dirAbs, const QString& mode) {
 void WatchPage::setProgress(const WatchProgress& p) {
     const QLocale loc;
     if (p.filesIndexed == 0 && p.filesBeingWritten)
-        m_state->setText(p.filesBeingWritten == 1
-                             ? tr("1 file is being written; none complete yet.")
-                             : tr("%1 files are being written; none complete yet.").arg(loc.toString(p.filesBeingWritten)));
+        m_state->setText(
+            p.filesBeingWritten == 1
+                ? tr("1 file is being written; none complete yet.")
+                : tr("%1 files are being written; none complete yet.").arg(loc.toString(p.filesBeingWritten)));
     else if (p.filesIndexed)
         m_state->setText(tr("%1 complete files indexed, no tensor among them yet.").arg(loc.toString(p.filesIndexed)));
 }

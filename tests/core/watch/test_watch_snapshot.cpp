@@ -56,8 +56,8 @@ TEST(WatchSnapshot, GrowsWithTheFilesAndEndsOnTheFinishedIndex) {
     dltest::ChunkedWriter writer;
     std::size_t landed = 0;
     for (int rank : {0, 1}) {
-        for (const dltest::DumpFile& f : dltest::rankFiles(rank, rank ? dltest::kLateRankBadIteration
-                                                                       : dltest::kEarlyRankBadIteration)) {
+        for (const dltest::DumpFile& f :
+             dltest::rankFiles(rank, rank ? dltest::kLateRankBadIteration : dltest::kEarlyRankBadIteration)) {
             writer.land(dir, f.rel, f.bytes, 0ms);
             ++landed;
         }
@@ -73,7 +73,8 @@ TEST(WatchSnapshot, GrowsWithTheFilesAndEndsOnTheFinishedIndex) {
         EXPECT_GE(snapshots[i]->tensors.size(), snapshots[i - 1]->tensors.size());
     // Rank 0 alone was seen complete before rank 1's first file was written.
     EXPECT_TRUE(std::any_of(snapshots.begin(), snapshots.end(), [](const auto& s) {
-        return !s->ops.empty() && std::all_of(s->ops.begin(), s->ops.end(), [](const auto& op) { return op.rank == 0; });
+        return !s->ops.empty() &&
+            std::all_of(s->ops.begin(), s->ops.end(), [](const auto& op) { return op.rank == 0; });
     }));
     dl::IndexOptions io;
     io.useCache = false;

@@ -1,7 +1,8 @@
 // DesktopNotifier: without a session bus (and no tray, offscreen) it says it fell back to the
 // window alone, no error; likewise with a bus that has no notification server; with a bus whose
 // org.freedesktop.Notifications server is this test, the server receives one Notify call carrying
-// the title and the body, and the notifier says it used the bus. The bus is a private dbus-daemon of the test (skipped where dbus-daemon is missing).
+// the title and the body, and the notifier says it used the bus. The bus is a private dbus-daemon of the test (skipped
+// where dbus-daemon is missing).
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -62,8 +63,9 @@ private slots:
         const QString daemon = QStandardPaths::findExecutable(QStringLiteral("dbus-daemon"));
         if (daemon.isEmpty()) QSKIP("dbus-daemon is not installed");
         QProcess bus;
-        bus.start(daemon, {QStringLiteral("--session"), QStringLiteral("--nofork"), QStringLiteral("--print-address=1"),
-                           QStringLiteral("--address=unix:dir=") + m_tmp.path()});
+        bus.start(daemon,
+                  {QStringLiteral("--session"), QStringLiteral("--nofork"), QStringLiteral("--print-address=1"),
+                   QStringLiteral("--address=unix:dir=") + m_tmp.path()});
         QVERIFY(bus.waitForStarted());
         QVERIFY(bus.waitForReadyRead(10000));
         const QByteArray address = bus.readLine().trimmed();
@@ -86,8 +88,9 @@ private slots:
             QVERIFY(conn.registerService(QStringLiteral("org.freedesktop.Notifications")));
             QWidget window;
             DesktopNotifier n(&window);
-            QCOMPARE(n.notify(QStringLiteral("First fp16 overflow in dump"), QStringLiteral("SqrtGrad-op393 on rank 3")),
-                     DesktopNotifier::Channel::DesktopBus);
+            QCOMPARE(
+                n.notify(QStringLiteral("First fp16 overflow in dump"), QStringLiteral("SqrtGrad-op393 on rank 3")),
+                DesktopNotifier::Channel::DesktopBus);
             QTRY_COMPARE_WITH_TIMEOUT(server.summaries.size(), 1, 10000);
             QCOMPARE(server.summaries.first(), QStringLiteral("First fp16 overflow in dump"));
             QCOMPARE(server.bodies.first(), QStringLiteral("SqrtGrad-op393 on rank 3"));
