@@ -1,5 +1,6 @@
 #include "core/watch/dump_watch.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -85,10 +86,13 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
     json lastOverflow = nullptr;
     bool progressDirty = false, stoppedByOverflow = false, snapshotDirty = false;
     Clock::time_point lastProgress{}, lastSnapshot{};
+    Clock::duration snapshotCost{};  // the last merge: the next waits 10 times that (a tenth of a core)
     const auto handSnapshot = [&](Clock::time_point at) {
         snapshotDirty = false;
         lastSnapshot = at;
-        opt.onSnapshot(std::make_shared<const DumpIndex>(idx.merged()));
+        auto snapshot = std::make_shared<const DumpIndex>(idx.merged());
+        snapshotCost = Clock::now() - at;
+        opt.onSnapshot(std::move(snapshot));
     };
     std::map<std::pair<std::string, std::string>, Clock::time_point> pendingWarnings;
     std::map<std::pair<std::string, std::string>, WarningSeverity> severities;
@@ -197,7 +201,10 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
                       (its.empty() ? std::string("none") : numberRanges(its)) + ", " +
                       std::to_string(watcher.incompleteFiles()) + " being written"});
         }
-        if (snapshotDirty && now - lastSnapshot >= std::chrono::milliseconds(opt.snapshotIntervalMs)) handSnapshot(now);
+        if (snapshotDirty &&
+            now - lastSnapshot >=
+                std::max<Clock::duration>(std::chrono::milliseconds(opt.snapshotIntervalMs), 10 * snapshotCost))
+            handSnapshot(now);
     }
     if (snapshotDirty) handSnapshot(Clock::now());
     // The cache beside the dump, as `index` keeps it; said once when it cannot be written.

@@ -43,7 +43,9 @@ struct WatchOptions {
     std::stop_token stop;
     // For a viewer (the app): the merged index of the files complete so far, as `index` would give
     // for them, handed on the watch's thread after files changed it, at most once per
-    // snapshotIntervalMs; the last change is always handed on (at the latest before "stopped").
+    // snapshotIntervalMs and never sooner than 10 times the last merge took (a large index is
+    // merged at most a tenth of the time); the last change is always handed on (at the latest
+    // before "stopped").
     // Empty: none is made (the CLI).
     std::function<void(std::shared_ptr<const DumpIndex>)> onSnapshot;
     int snapshotIntervalMs = 250;
