@@ -367,7 +367,8 @@ void MainWindow::setupWatcher() {
         if (m_notified && moved) return;  // once per watch, as --exec runs once
         m_notified = true;
         const QString name = QFileInfo(m_watcher->dir()).fileName();
-        m_notifier->notify(tr("First fp16 overflow in %1").arg(name.isEmpty() ? m_watcher->dir() : name), text);
+        m_notifier->notify(tr("First fp16 overflow in %1").arg(name.isEmpty() ? m_watcher->dir() : name),
+                           tr("%1\nStill watching: a file landing later may move it earlier.").arg(text));
         QApplication::alert(this);  // the taskbar entry asks for attention too
     });
     connect(m_watcher, &DumpWatcher::dumpUpdated, this, [this](LoadedDumpPtr d) {
