@@ -69,7 +69,7 @@ private slots:
     void anOpTheNewIndexLacksLeavesNoSelection() {
         DumpSession s;
         s.setDump(dumpOf({0, 1}, 2));
-        s.select(7);  // rank 1, iteration 1, Mul-op2
+        s.select(7);                   // rank 1, iteration 1, Mul-op2
         s.updateDump(dumpOf({0}, 2));  // rank 1's files were removed
         QCOMPARE(s.currentOp(), dl::kNoIndex);
         QCOMPARE(s.currentTensor(), dl::kNoIndex);
