@@ -373,6 +373,12 @@ void MainWindow::setupWatcher() {
     });
     connect(m_watcher, &DumpWatcher::dumpUpdated, this, [this](LoadedDumpPtr d) {
         const bool first = m_stack->currentWidget() != m_workspace;
+        // Setup files alone (execution order, graphs, configs): the watch page says so until the
+        // first tensor is there, rather than an empty workspace.
+        if (first && d->live && d->index->tensors.empty()) {
+            m_issues->setDump(d.get());
+            return;
+        }
         const dl::AnalysisResult* before = m_session->analysis();
         const std::optional<dl::OverflowPoint> was = before ? before->firstOverflow : std::nullopt;
         const dl::DumpIndex* oldIndex = m_session->index();
@@ -440,6 +446,7 @@ bool MainWindow::isWatching() const { return m_watcher->isWatching(); }
 void MainWindow::endWatch() {
     if (!m_watcher->isWatching() && m_watchStatus->isHidden()) return;
     m_watcher->cancel();
+    m_watchStatus->clear();
     m_watchStatus->hide();
     m_stopWatchAction->setEnabled(false);
 }

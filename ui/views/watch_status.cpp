@@ -47,6 +47,13 @@ void WatchStatus::setStopped(const QString& summary, const QString& error) {
     render();
 }
 
+void WatchStatus::clear() {
+    m_tick.stop();
+    m_haveProgress = false;
+    m_lastLanded = {};
+    setFullText({});
+}
+
 QString WatchStatus::ageText(qint64 seconds, const QDateTime& at) {
     if (seconds < 60) return tr("%1 s ago").arg(std::max<qint64>(seconds, 0));
     if (seconds < 600) return tr("%1 min ago").arg(seconds / 60);

@@ -22,6 +22,7 @@ public:
     // When the last file landed (setProgress makes it now; a test sets an older one).
     void setLastLanded(const QDateTime& at);
     void setStopped(const QString& summary, const QString& error);
+    void clear();  // no watch: no text, no refresh pending
     // The age of the last landing as shown ("3 s ago", "4 min ago", "at 16:42"); for tests.
     static QString ageText(qint64 seconds, const QDateTime& at);
     bool refreshPending() const { return m_tick.isActive(); }
