@@ -23,11 +23,13 @@
 
 #include "core/index/index_file.h"
 #include "ui/compare_window.h"
+#include "ui/jobs/dump_watcher.h"
 #include "ui/jobs/load_worker.h"
 #include "ui/jobs/trace_export.h"
 #include "ui/models/compare_session.h"
 #include "ui/models/dump_session.h"
 #include "ui/models/issues_model.h"
+#include "ui/notify/desktop_notifier.h"
 #include "ui/report/report_export.h"
 #include "ui/report/report_renderer.h"
 #include "ui/style/screen_fit.h"
@@ -42,6 +44,9 @@
 #include "ui/views/timeline/timeline_panel.h"
 #include "ui/views/timeline/timeline_widget.h"
 #include "ui/views/verdict_banner.h"
+#include "ui/views/watch_folder_dialog.h"
+#include "ui/views/watch_page.h"
+#include "ui/views/watch_status.h"
 
 namespace dlui {
 
@@ -56,6 +61,10 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       m_session(new DumpSession(this)),
       m_worker(new LoadWorker(this)),
+      m_watcher(new DumpWatcher(this)),
+      m_notifier(new DesktopNotifier(this)),
+      m_watchPage(new WatchPage(this)),
+      m_watchStatus(new WatchStatus(this)),
       m_issues(new IssuesModel(this)),
       m_stack(new QStackedWidget(this)),
       m_start(new StartPage(this)),
@@ -78,6 +87,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_stack->addWidget(m_start);
     m_stack->addWidget(m_loading);
     m_stack->addWidget(m_workspace);
+    m_stack->addWidget(m_watchPage);
     setCentralWidget(m_stack);
     // The summary is a status-bar widget, not a message: a menu's status tip only covers it for the
     // hover and it comes back (showMessage's text would be wiped for good). It may shrink to
@@ -86,10 +96,15 @@ MainWindow::MainWindow(QWidget* parent)
     m_summary->setObjectName(QStringLiteral("statusSummary"));
     m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     statusBar()->addWidget(m_summary, 1);
+    // While a folder is watched: what and how far behind (hidden otherwise).
+    m_watchStatus->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    statusBar()->insertWidget(0, m_watchStatus, 3);
+    m_watchStatus->hide();
     setupActions();
     setupDocks();
     setupMenus();
     setupWorker();
+    setupWatcher();
     // Item views take '?' (type-ahead search) and Esc (their editor) before any shortcut sees them;
     // eventFilter gives them to the shortcuts dialog and to clearing the selection.
     for (QAbstractItemView* v : findChildren<QAbstractItemView*>()) v->installEventFilter(this);
@@ -113,6 +128,16 @@ void MainWindow::setupActions() {
     m_openIndexAction->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O));
     m_openIndexAction->setStatusTip(tr("Open a portable index written by `dumplens-cli index -o` or `merge`"));
     connect(m_openIndexAction, &QAction::triggered, this, &MainWindow::chooseIndexFile);
+    m_watchAction = new QAction(tr("&Watch folder…"), this);
+    m_watchAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W));
+    m_watchAction->setStatusTip(
+        tr("Follow a dump folder while training writes it (it may not exist yet): the first overflow as soon as its "
+           "file is complete"));
+    connect(m_watchAction, &QAction::triggered, this, &MainWindow::chooseWatchFolder);
+    m_stopWatchAction = new QAction(tr("Sto&p watching"), this);
+    m_stopWatchAction->setEnabled(false);  // enabled while a folder is watched
+    m_stopWatchAction->setStatusTip(tr("Stop following the folder; what landed gets the full analysis"));
+    connect(m_stopWatchAction, &QAction::triggered, this, &MainWindow::stopWatching);
     m_demoAction = new QAction(tr("Open the bundled &demo dump"), this);
     connect(m_demoAction, &QAction::triggered, this, &MainWindow::openDemo);
     m_compareAction = new QAction(tr("&Compare with…"), this);
@@ -202,6 +227,9 @@ void MainWindow::setupMenus() {
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(m_demoAction);
     file->addSeparator();
+    file->addAction(m_watchAction);
+    file->addAction(m_stopWatchAction);
+    file->addSeparator();
     file->addAction(m_compareAction);
     file->addAction(m_compareFixAction);
     file->addAction(m_exportAction);
@@ -275,7 +303,11 @@ void MainWindow::setupWorker() {
     connect(m_worker, &LoadWorker::progress, m_loading, &LoadingPage::setProgress);
     // A selection the user makes while the analysis runs is kept; views re-selecting a row when
     // the new dump arrives are not the user, so every dump still opens on its origin.
-    connect(m_session, &DumpSession::selectionChanged, this, [this] { m_userPicked = true; });
+    connect(m_session, &DumpSession::selectionChanged, this, [this] {
+        if (m_autoSelecting) return;
+        m_userPicked = true;
+        m_followOrigin = false;
+    });
     connect(m_worker, &LoadWorker::indexed, this, [this](LoadedDumpPtr d) {
         m_session->setDump(d);
         m_issues->setDump(d.get());
@@ -318,6 +350,111 @@ void MainWindow::setupWorker() {
                        .arg(d->analysisSeconds, 0, 'f', 2));
         setWindowTitle(tr("DumpLens — %1").arg(QFileInfo(d->path).fileName()));
     });
+}
+
+void MainWindow::setupWatcher() {
+    connect(m_watchPage, &WatchPage::stopRequested, this, &MainWindow::stopWatching);
+    connect(m_watcher, &DumpWatcher::watching, this, [this](const QString& dirAbs, const QString& mode) {
+        m_watchPage->setWatching(dirAbs, mode);
+        m_watchStatus->setWatching(dirAbs);
+    });
+    connect(m_watcher, &DumpWatcher::progress, this, [this](const WatchProgress& p) {
+        m_watchPage->setProgress(p);
+        m_watchStatus->setProgress(p);
+    });
+    connect(m_watcher, &DumpWatcher::note, this, &MainWindow::setSummary);
+    connect(m_watcher, &DumpWatcher::overflowFound, this, [this](const QString& text, bool moved) {
+        if (m_notified && moved) return;  // once per watch, as --exec runs once
+        m_notified = true;
+        const QString name = QFileInfo(m_watcher->dir()).fileName();
+        m_notifier->notify(tr("First fp16 overflow in %1").arg(name.isEmpty() ? m_watcher->dir() : name),
+                           tr("%1\nStill watching: a file landing later may move it earlier.").arg(text));
+        QApplication::alert(this);  // the taskbar entry asks for attention too
+    });
+    connect(m_watcher, &DumpWatcher::dumpUpdated, this, [this](LoadedDumpPtr d) {
+        const bool first = m_stack->currentWidget() != m_workspace;
+        // Setup files alone (execution order, graphs, configs): the watch page says so until the
+        // first tensor is there, rather than an empty workspace.
+        if (first && d->live && d->index->tensors.empty()) {
+            m_issues->setDump(d.get());
+            return;
+        }
+        const dl::AnalysisResult* before = m_session->analysis();
+        const std::optional<dl::OverflowPoint> was = before ? before->firstOverflow : std::nullopt;
+        const dl::DumpIndex* oldIndex = m_session->index();
+        // The origin moved (or appeared): compare by what names it, not by index (indexes shift).
+        const auto key = [](const dl::DumpIndex& ix, const dl::OverflowPoint& p) {
+            const dl::OpRecord& o = ix.ops[p.op];
+            return std::make_tuple(o.rank, o.iteration, ix.strings.str(o.name),
+                                   p.tensor < ix.tensors.size() ? int(ix.tensors[p.tensor].slot) : -1);
+        };
+        const bool originChanged = d->analysis && d->analysis->firstOverflow &&
+            (!was || !oldIndex || key(*oldIndex, *was) != key(*d->index, *d->analysis->firstOverflow));
+        m_autoSelecting = true;
+        if (m_followOrigin && originChanged) {
+            m_session->setDump(d);
+            m_banner->jumpToOrigin();
+        } else {
+            m_session->updateDump(d);  // the op the user picked stays picked
+        }
+        m_autoSelecting = false;
+        m_issues->setDump(d.get());
+        setPanelsEnabled(true);
+        if (first) {
+            showWorkspace();
+            m_autoSelecting = true;  // the table picks its first row when it gets the focus
+            focusTimeline();
+            m_autoSelecting = false;
+        }
+        setWindowTitle(d->live ? tr("DumpLens — watching %1").arg(QFileInfo(d->path).fileName())
+                               : tr("DumpLens — %1").arg(QFileInfo(d->path).fileName()));
+    });
+    connect(m_watcher, &DumpWatcher::stopped, this, [this](const QString& summary, const QString& error) {
+        m_stopWatchAction->setEnabled(false);
+        m_watchPage->setStopped(summary, error);
+        m_watchStatus->setStopped(summary, error);
+        if (!error.isEmpty()) {
+            m_issues->addError(tr("watch"), m_watcher->dir(), error);
+            setSummary(tr("Cannot watch %1: %2").arg(m_watcher->dir(), error));
+        }
+    });
+}
+
+void MainWindow::watchFolder(const QString& dir) {
+    m_worker->cancel();
+    endWatch();
+    m_session->clear();
+    m_issues->clear();
+    setSummary({});
+    m_notified = false;
+    m_followOrigin = true;
+    m_userPicked = false;
+    const bool exists = QFileInfo(dir).isDir();
+    m_watchPage->begin(dir, exists);
+    m_watchStatus->begin(dir, exists);
+    m_watchStatus->show();
+    m_stack->setCurrentWidget(m_watchPage);
+    m_stopWatchAction->setEnabled(true);
+    setWindowTitle(tr("DumpLens — watching %1").arg(QFileInfo(dir).fileName()));
+    m_watcher->start(dir);
+}
+
+void MainWindow::stopWatching() { m_watcher->stop(); }
+
+bool MainWindow::isWatching() const { return m_watcher->isWatching(); }
+
+void MainWindow::endWatch() {
+    if (!m_watcher->isWatching() && m_watchStatus->isHidden()) return;
+    m_watcher->cancel();
+    m_watchStatus->clear();
+    m_watchStatus->hide();
+    m_stopWatchAction->setEnabled(false);
+}
+
+void MainWindow::chooseWatchFolder() {
+    // A folder that does not exist yet can be typed (a file dialog accepts existing ones only).
+    const QString dir = WatchFolderDialog::ask(this, m_watcher->dir());
+    if (!dir.isEmpty()) watchFolder(dir);
 }
 
 QString MainWindow::demoRoot() {
@@ -393,6 +530,7 @@ void MainWindow::setPanelsEnabled(bool on) {
 }
 
 void MainWindow::startLoad(const QString& path, const QString& demoDir) {
+    endWatch();  // another dump: the watched one's updates must not replace it
     // The old dump's panels stay visible beside the progress page, but not clickable.
     setPanelsEnabled(false);
     m_loading->begin(path);
@@ -528,6 +666,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
     if (m_docksShown) s.setValue(QStringLiteral("window/state"), saveState());
     if (m_compare) m_compare->close();
     m_worker->cancel();
+    endWatch();  // its thread returns within its poll; nothing it posts reaches the closed window
     e->accept();
 }
 

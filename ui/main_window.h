@@ -17,6 +17,8 @@ namespace dlui {
 class ChainView;
 class DetailsPanel;
 class CompareWindow;
+class DesktopNotifier;
+class DumpWatcher;
 class DumpSession;
 class GraphView;
 class IssuesModel;
@@ -28,6 +30,8 @@ class TensorPanel;
 class TimelinePanel;
 class TraceExporter;
 class VerdictBanner;
+class WatchPage;
+class WatchStatus;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -41,6 +45,17 @@ public:
     // One bundled demo variant by folder name (dl::demo::demoVariants()), written on first use.
     void openDemoVariant(const QString& variant);
     bool isBusy() const;
+    // File > Watch folder…, `dumplens --watch DIR`: follows a folder a job is writing (it may not
+    // exist yet); the timeline, the table and the verdict grow as files land, and the first
+    // overflow gives a desktop notification. Stops a watch already running.
+    void watchFolder(const QString& dir);
+    // File > Stop watching: the watch ends, the last files get the full analysis an Open gives.
+    void stopWatching();
+    bool isWatching() const;
+    DumpWatcher* watcher() const { return m_watcher; }
+    WatchStatus* watchStatus() const { return m_watchStatus; }
+    WatchPage* watchPage() const { return m_watchPage; }
+    DesktopNotifier* notifier() const { return m_notifier; }
     // The folder the bundled demo is written into (QStandardPaths::CacheLocation/demo).
     static QString demoRoot();
     // Compares the open dump (run A) with pathB in the compare window (a bundled demo variant
@@ -86,6 +101,9 @@ private:
     void setupMenus();
     void setupDocks();
     void setupWorker();
+    void setupWatcher();
+    void chooseWatchFolder();
+    void endWatch();  // drops the watch without its final analysis (another dump is opened, the window closes)
     QDockWidget* addDock(QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area);
     void startLoad(const QString& path, const QString& demoDir);
     void showWorkspace();
@@ -104,6 +122,15 @@ private:
 
     DumpSession* m_session;
     LoadWorker* m_worker;
+    DumpWatcher* m_watcher;
+    DesktopNotifier* m_notifier;
+    WatchPage* m_watchPage;
+    WatchStatus* m_watchStatus;
+    QAction* m_watchAction = nullptr;
+    QAction* m_stopWatchAction = nullptr;
+    bool m_notified = false;       // this watch's first overflow was notified
+    bool m_followOrigin = true;    // a watch selects each new first overflow until the user picks an op
+    bool m_autoSelecting = false;  // the selection being made is the app's, not the user's
     IssuesModel* m_issues;
     QStackedWidget* m_stack;
     StartPage* m_start;

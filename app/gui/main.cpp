@@ -80,6 +80,11 @@ int main(int argc, char** argv) {
     QCommandLineOption compareFix(QStringLiteral("compare-fix"),
                                   QStringLiteral("with --demo: compare the demo with its bundled bf16 fix"));
     parser.addOption(compareFix);
+    QCommandLineOption watch(QStringLiteral("watch"),
+                             QStringLiteral("follow DIR while training writes it (it may not exist yet): the verdict "
+                                            "grows as files land, a desktop notification at the first overflow"),
+                             QStringLiteral("DIR"));
+    parser.addOption(watch);
     QCommandLineOption dark(QStringLiteral("dark"),
                             QStringLiteral("dark colours (Fusion style); also DUMPLENS_DARK=1"));
     parser.addOption(dark);
@@ -113,7 +118,9 @@ int main(int argc, char** argv) {
         });
     }
     const QStringList args = parser.positionalArguments();
-    if (!args.isEmpty())
+    if (parser.isSet(watch))
+        window.watchFolder(QDir(parser.value(watch)).absolutePath());
+    else if (!args.isEmpty())
         window.openFolder(QDir(args.first()).absolutePath());
     else if (parser.isSet(demo))
         window.openDemo();

@@ -1,5 +1,6 @@
 #include "core/watch/dump_watch.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -83,8 +84,16 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
     IncrementalIndex idx(summary.dirAbs, cacheDir, opt.threads);
     std::optional<std::uint32_t> firstBad;
     json lastOverflow = nullptr;
-    bool progressDirty = false, stoppedByOverflow = false;
-    Clock::time_point lastProgress{};
+    bool progressDirty = false, stoppedByOverflow = false, snapshotDirty = false;
+    Clock::time_point lastProgress{}, lastSnapshot{};
+    Clock::duration snapshotCost{};  // the last merge: the next waits 10 times that (a tenth of a core)
+    const auto handSnapshot = [&](Clock::time_point at) {
+        snapshotDirty = false;
+        lastSnapshot = at;
+        auto snapshot = std::make_shared<const DumpIndex>(idx.merged());
+        snapshotCost = Clock::now() - at;
+        opt.onSnapshot(std::move(snapshot));
+    };
     std::map<std::pair<std::string, std::string>, Clock::time_point> pendingWarnings;
     std::map<std::pair<std::string, std::string>, WarningSeverity> severities;
     std::set<std::pair<std::string, std::string>> warned;
@@ -108,6 +117,7 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
         if (!ch.complete.empty() || !ch.removed.empty()) {
             const std::vector<ShardChange> changes = idx.update(ch.complete, ch.removed, opt.stop);
             progressDirty = true;
+            snapshotDirty = static_cast<bool>(opt.onSnapshot);
             if (worthAnalysing(changes, firstBad) && !opt.stop.stop_requested()) {
                 const DumpIndex merged = idx.merged();
                 AnalysisOptions ao;
@@ -191,7 +201,12 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
                       (its.empty() ? std::string("none") : numberRanges(its)) + ", " +
                       std::to_string(watcher.incompleteFiles()) + " being written"});
         }
+        if (snapshotDirty &&
+            now - lastSnapshot >=
+                std::max<Clock::duration>(std::chrono::milliseconds(opt.snapshotIntervalMs), 10 * snapshotCost))
+            handSnapshot(now);
     }
+    if (snapshotDirty) handSnapshot(Clock::now());
     // The cache beside the dump, as `index` keeps it; said once when it cannot be written.
     const std::vector<std::string> cacheNotes = idx.writeCaches();
     if (!cacheNotes.empty())

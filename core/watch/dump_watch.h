@@ -9,6 +9,7 @@
 // Events go to a sink, each with the JSON object `--json` prints and a readable line.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stop_token>
@@ -17,6 +18,8 @@
 #include <nlohmann/json.hpp>
 
 namespace dl {
+
+struct DumpIndex;
 
 // Note: for the user, not an event of the JSON stream (the CLI prints it on stderr): the folder
 // awaited, a cache that cannot be written.
@@ -38,6 +41,14 @@ struct WatchOptions {
     unsigned threads = 0;
     int progressIntervalMs = 1000;  // at most one progress event per interval
     std::stop_token stop;
+    // For a viewer (the app): the merged index of the files complete so far, as `index` would give
+    // for them, handed on the watch's thread after files changed it, at most once per
+    // snapshotIntervalMs and never sooner than 10 times the last merge took (a large index is
+    // merged at most a tenth of the time); the last change is always handed on (at the latest
+    // before "stopped").
+    // Empty: none is made (the CLI).
+    std::function<void(std::shared_ptr<const DumpIndex>)> onSnapshot;
+    int snapshotIntervalMs = 250;
 };
 
 // The overflow as the event names it (the first_overflow of `analyze --json`, condensed).

@@ -69,27 +69,30 @@ LoadedDumpPtr loadDump(const QString& path, const QString& demoDir, std::stop_to
     result->states = std::make_shared<dl::OpStates>();
     if (cb.indexed) cb.indexed(std::make_shared<LoadedDump>(*result));
     stage(tr("Analysing…"));
-    QElapsedTimer timer;
-    timer.start();
-    auto dataflow = std::make_shared<dl::RankDataflow>(*index);
-    dl::AnalysisOptions aopt;
-    aopt.stop = stop;
-    aopt.dataflow = dataflow.get();
-    auto analysis = std::make_shared<dl::AnalysisResult>(dl::analyze(*index, aopt));
-    if (analysis->cancelled) {  // the index was posted already (cb.indexed); a half verdict never is
+    if (!analyseDump(*result, stop, {})) {  // the index was posted already (cb.indexed); a half verdict never is
         result->ok = false;
         result->index.reset();
         result->states.reset();
         result->cancelled = true;
         result->error = tr("Cancelled.");
-        return result;
     }
-    result->analysisSeconds = timer.elapsed() / 1000.0;
-    result->analysis = analysis;
-    result->dataflow = std::move(dataflow);
-    result->states =
-        std::make_shared<dl::OpStates>(dl::computeOpStates(*index, analysis.get(), analysis->nearLimitThreshold));
     return result;
+}
+
+bool analyseDump(LoadedDump& dump, std::stop_token stop, dl::AnalysisOptions options) {
+    QElapsedTimer timer;
+    timer.start();
+    auto dataflow = std::make_shared<dl::RankDataflow>(*dump.index);
+    options.stop = stop;
+    options.dataflow = dataflow.get();
+    auto analysis = std::make_shared<dl::AnalysisResult>(dl::analyze(*dump.index, options));
+    if (analysis->cancelled) return false;
+    dump.analysisSeconds = timer.elapsed() / 1000.0;
+    dump.analysis = analysis;
+    dump.dataflow = std::move(dataflow);
+    dump.states =
+        std::make_shared<dl::OpStates>(dl::computeOpStates(*dump.index, analysis.get(), analysis->nearLimitThreshold));
+    return true;
 }
 
 }  // namespace dlui

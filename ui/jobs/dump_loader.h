@@ -6,6 +6,7 @@
 #include <functional>
 #include <stop_token>
 
+#include "core/analysis/overflow_analyzer.h"
 #include "core/util/progress.h"
 #include "ui/jobs/loaded_dump.h"
 
@@ -19,5 +20,10 @@ struct DumpLoadCallbacks {
 
 // When demoDir is set, `path` is a bundled demo variant inside it, written first if missing.
 LoadedDumpPtr loadDump(const QString& path, const QString& demoDir, std::stop_token stop, const DumpLoadCallbacks& cb);
+
+// The second half of loadDump: analyses `dump.index` (`options` as given, with `stop`) and fills
+// analysis, states and dataflow. False when stopped (dump unchanged). The watch (dump_watcher.h)
+// runs it on each index the watcher hands over.
+bool analyseDump(LoadedDump& dump, std::stop_token stop, dl::AnalysisOptions options);
 
 }  // namespace dlui

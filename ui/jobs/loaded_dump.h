@@ -24,6 +24,9 @@ struct LoadedDump {
     bool statesPending() const { return index && states && states->tensor.size() != index->tensors.size(); }
     dl::IndexReport report;
     double analysisSeconds = 0;
+    // The files complete so far of a folder being watched (ui/jobs/dump_watcher.h): the verdict
+    // is "so far", and the next update replaces this dump.
+    bool live = false;
     // The graph IR as the analysis read it, kept for the Graph view (a cache filled on use: its
     // users serialise on it, ui/views/graph/graph_view.cpp). Null until the analysis ran.
     std::shared_ptr<dl::RankDataflow> dataflow;

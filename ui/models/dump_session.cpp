@@ -12,6 +12,29 @@ void DumpSession::setDump(LoadedDumpPtr dump) {
     emit dumpChanged();
 }
 
+void DumpSession::updateDump(LoadedDumpPtr dump) {
+    const dl::DumpIndex* old = index();
+    if (!dump || !dump->index || !old || m_op >= old->ops.size()) return setDump(std::move(dump));
+    const dl::OpRecord was = old->ops[m_op];
+    const std::string name = old->strings.str(was.name);
+    const bool hadTensor = m_tensor < old->tensors.size();
+    const dl::TensorRecord wasTensor = hadTensor ? old->tensors[m_tensor] : dl::TensorRecord{};
+    setDump(std::move(dump));
+    const dl::DumpIndex* ix = index();
+    for (quint32 op = 0; op < ix->ops.size(); ++op) {
+        const dl::OpRecord& o = ix->ops[op];
+        if (o.rank != was.rank || o.graph != was.graph || o.iteration != was.iteration || o.execPos != was.execPos ||
+            ix->strings.view(o.name) != name)
+            continue;
+        quint32 tensor = dl::kNoIndex;
+        if (hadTensor)
+            for (quint32 t = o.firstTensor; t < o.firstTensor + o.tensorCount; ++t)
+                if (ix->tensors[t].io == wasTensor.io && ix->tensors[t].slot == wasTensor.slot) tensor = t;
+        select(op, tensor);
+        return;
+    }
+}
+
 void DumpSession::select(quint32 op, quint32 tensor) {
     const dl::DumpIndex* ix = index();
     if (!ix || op >= ix->ops.size()) return;

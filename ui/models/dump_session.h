@@ -14,6 +14,10 @@ public:
     explicit DumpSession(QObject* parent = nullptr);
 
     void setDump(LoadedDumpPtr dump);  // null clears
+    // The same run grown (a watched folder's next update): the op selected, found again by rank,
+    // graph, iteration, name and position (its index moves as files land), and its tensor by io
+    // and slot, stay selected. Else as setDump.
+    void updateDump(LoadedDumpPtr dump);
     void clear() { setDump(nullptr); }
     LoadedDumpPtr dump() const { return m_dump; }
     const dl::DumpIndex* index() const { return m_dump ? m_dump->index.get() : nullptr; }

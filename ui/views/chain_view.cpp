@@ -189,11 +189,18 @@ void ChainView::onDumpChanged() {
     m_chainEmpty->setText(
         !a ? (m_session->index() ? tr("No chain yet: the analysis is running.") : tr("No chain: no dump is open."))
             : a->noData         ? tr("No chain: nothing in this dump could be read (the Issues dock says why).")
-            : !a->firstOverflow ? tr("No chain: no tensor overflows in this dump.")
+            : !a->firstOverflow ? (m_session->dump()->live ? tr("No chain: no tensor overflows so far (watching).")
+                                                           : tr("No chain: no tensor overflows in this dump."))
                                 : tr("No chain steps were found for the first overflow."));
     m_replayView->setVisible(m_replay->rowCount() > 0);  // a bare header says nothing
     if (!a || !a->replay) {
-        m_replayTitle->setText(tr("<b>Replay</b>: %1").arg(a ? tr("no overflow to replay") : tr("analysis pending")));
+        // A watched folder is analysed from its index alone (the replay would read tensor files
+        // again on every update): the replay comes when the watch stops.
+        const bool live = m_session->dump() && m_session->dump()->live;
+        m_replayTitle->setText(tr("<b>Replay</b>: %1")
+                                   .arg(!a                             ? tr("analysis pending")
+                                            : live && a->firstOverflow ? tr("runs once the watch stops")
+                                                                       : tr("no overflow to replay")));
         m_recommendation->clear();
         return;
     }

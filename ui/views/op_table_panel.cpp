@@ -115,6 +115,12 @@ OpTablePanel::OpTablePanel(DumpSession* session, QWidget* parent)
 void OpTablePanel::onDumpChanged() {
     const dl::DumpIndex* ix = m_session->index();
     const dl::AnalysisResult* a = m_session->analysis();
+    // The same run again (a watched folder grew): the type, rank and stage picked stay picked.
+    const QString path = m_session->dump() ? m_session->dump()->path : QString();
+    const bool sameRun = !path.isEmpty() && path == m_shownPath;
+    const QString keepType = sameRun && m_type->currentIndex() > 0 ? m_type->currentText() : QString();
+    const QVariant keepRank = sameRun ? m_rank->currentData() : QVariant(),
+                   keepStage = sameRun ? m_stage->currentData() : QVariant();
     {
         QSignalBlocker b1(m_type), b2(m_rank), b3(m_stage);
         m_type->clear();
@@ -129,10 +135,12 @@ void OpTablePanel::onDumpChanged() {
         }
         if (a)
             for (int s = 0; s < a->stages.stageCount; ++s) m_stage->addItem(tr("stage %1").arg(s), s);
+        if (!keepType.isEmpty()) m_type->setCurrentIndex(std::max(0, m_type->findText(keepType)));
+        if (keepRank.isValid()) m_rank->setCurrentIndex(std::max(0, m_rank->findData(keepRank)));
+        if (keepStage.isValid()) m_stage->setCurrentIndex(std::max(0, m_stage->findData(keepStage)));
     }
     // Another dump: the old filter text and current row mean nothing in it (a stale current row
     // would even select an unrelated op of the new dump).
-    const QString path = m_session->dump() ? m_session->dump()->path : QString();
     if (path != m_shownPath) {
         m_shownPath = path;
         QSignalBlocker b(m_text);

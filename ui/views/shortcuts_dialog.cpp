@@ -24,6 +24,7 @@ QString ShortcutsDialog::shortcutsHtml() {
         {"click overview strip", "jump there"},
         {"Ctrl+O", "open a dump folder"},
         {"Ctrl+Alt+O", "open a .dlx index file"},
+        {"Ctrl+Shift+W", "watch a folder while training writes it"},
         {"Ctrl+E", "export the PDF report"},
         {"Ctrl+C", "copy the selected table rows (tab-separated)"},
         {"right-click an op or a row", "copy its name or file path, open its folder, compare it, export its histogram"},

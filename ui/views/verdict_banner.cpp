@@ -68,6 +68,13 @@ void VerdictBanner::refresh() {
     const QString nearLimit = a->nearLimitTotal == 1  // "1 tensor", not "1 tensors"
         ? tr("1 tensor near the fp16 limit (≥ %1% of 65504)").arg(pct)
         : tr("%L1 tensors near the fp16 limit (≥ %2% of 65504)").arg(a->nearLimitTotal).arg(pct);
+    const bool live = m_session->dump()->live;  // a watched folder: the verdict of the files so far
+    if (a->noData && live) {
+        m_label->setText(tr("<b>Watching</b> %1: nothing readable yet; the verdict follows as files land.")
+                             .arg(QString::fromStdString(ix->root).toHtmlEscaped()));
+        setTone(theme::kToneNeutral);
+        return;
+    }
     if (a->noData) {
         // Neither clean nor overflow: say what could not be read instead of an all-clear.
         QString reasons;
@@ -105,7 +112,10 @@ void VerdictBanner::refresh() {
             return;
         }
         m_label->setText(
-            tr("<b>Clean</b>: no fp16 overflow in %L1 tensors. %2.%3").arg(a->readableTensors).arg(nearLimit, runs));
+            live ? tr("<b>Clean so far</b> (watching): no fp16 overflow in %L1 tensors. %2.%3")
+                       .arg(a->readableTensors)
+                       .arg(nearLimit, runs)
+                 : tr("<b>Clean</b>: no fp16 overflow in %L1 tensors. %2.%3").arg(a->readableTensors).arg(nearLimit, runs));
         setTone(theme::kToneOk);
         return;
     }
@@ -125,8 +135,9 @@ void VerdictBanner::refresh() {
              ? tr(" · <b>1 file could not be read</b> (see Issues)")
              : tr(" · <b>%L1 files could not be read</b> (see Issues)").arg(a->unreadableFiles)) +
         runs;
+    const QString headline = live ? tr("<b>First overflow so far</b> (watching)") : tr("<b>First overflow</b>");
     m_label->setText(
-        tr("<b>First overflow</b>: <b>%1</b> <i>%2</i> on rank %3, stage %4, iteration %5 (%6, %7)%10<br>"
+        tr("%11: <b>%1</b> <i>%2</i> on rank %3, stage %4, iteration %5 (%6, %7)%10<br>"
            "<small>%8%9</small>")
             .arg(QString::fromStdString(ix->strings.str(o.type)).toHtmlEscaped(), names.shortName.toHtmlEscaped())
             .arg(p.rank)
@@ -134,7 +145,8 @@ void VerdictBanner::refresh() {
             .arg(p.iteration)
             .arg(QString::fromLatin1(dl::anomalyKindName(p.kind)),
                  QString::fromLatin1(dl::persistenceName(a->persistence)),
-                 scope.isEmpty() ? QString() : scope.toHtmlEscaped() + QStringLiteral(" · "), nearLimit, unreadable));
+                 scope.isEmpty() ? QString() : scope.toHtmlEscaped() + QStringLiteral(" · "), nearLimit, unreadable,
+                 headline));
     m_label->setToolTip(names.full);
     setTone(theme::kToneAlarm);
 }

@@ -32,8 +32,13 @@ TimelinePanel::TimelinePanel(DumpSession* session, QWidget* parent)
 
     connect(m_session, &DumpSession::dumpChanged, this, &TimelinePanel::onDumpChanged);
     connect(m_session, &DumpSession::selectionChanged, this, [this](quint32 op, quint32) { onSelection(op); });
-    connect(m_bar, &TimelineToolbar::optionsChanged, this, &TimelinePanel::rebuild);
-    connect(m_perStream, &QCheckBox::toggled, this, &TimelinePanel::rebuild);
+    // Another iteration or layout asked for: framed anew (only a grown run keeps its window).
+    const auto rebuildAsAsked = [this] {
+        m_keepWindow = false;
+        rebuild();
+    };
+    connect(m_bar, &TimelineToolbar::optionsChanged, this, rebuildAsAsked);
+    connect(m_perStream, &QCheckBox::toggled, this, rebuildAsAsked);
     connect(m_bar, &TimelineToolbar::fitRequested, m_widget, &TimelineWidget::fitAll);
     connect(m_widget, &TimelineWidget::opClicked, m_session, [this](quint32 op) { m_session->select(op); });
     connect(m_widget, &TimelineWidget::selectionCleared, m_session, &DumpSession::clearSelection);
@@ -54,8 +59,15 @@ void TimelinePanel::onDumpChanged() {
         return;
     }
     const dl::AnalysisResult* a = m_session->analysis();
+    const LoadedDumpPtr dump = m_session->dump();
+    const std::optional<std::uint32_t> firstBad = a ? a->firstBadIteration : std::nullopt;
+    const bool grown = (dump->live || (m_shown && m_shown->live)) && dump->path == m_runPath;
+    const bool keep = grown && firstBad == m_runFirstBad;
+    m_keepWindow = keep;
+    m_runPath = dump->path;
+    m_runFirstBad = firstBad;
     // The first bad iteration, else the first iteration (row 1, after "All").
-    m_bar->setIterations(ix->iterations(), a ? a->firstBadIteration : std::nullopt, tr("first overflow"), false, 1);
+    m_bar->setIterations(ix->iterations(), firstBad, tr("first overflow"), keep, 1);
     rebuild();
 }
 
@@ -82,9 +94,20 @@ void TimelinePanel::rebuild() {
 
 void TimelinePanel::onBuilt(LoadedDumpPtr dump, std::shared_ptr<const dl::TimelineData> data) {
     m_building = false;
+    // The same run grown: the window the user was looking at, unless it showed everything.
+    const dl::TimelineViewport& vp = m_widget->viewport();
+    const bool keepWindow =
+        m_keepWindow && m_data && m_data->base == data->base && (vp.from() > vp.fullFrom() || vp.to() < vp.fullTo());
+    m_keepWindow = false;
+    const std::int64_t origin = vp.origin();
+    const double from = vp.from(), to = vp.to();
     m_shown = std::move(dump);  // keeps the index the widget points into alive
     m_data = std::move(data);
     m_widget->setTimeline(m_data, m_shown->index.get(), m_shown->states.get(), m_shown->analysis.get());
+    if (keepWindow) {
+        const double shift = double(origin - vp.origin());
+        m_widget->setWindow(from + shift, to + shift);
+    }
     m_widget->setMatches(m_matches);
     emit matchesChanged();
     const bool one = m_data->opsShown == 1;  // "1 op", not "1 ops"

@@ -4,6 +4,7 @@
 // changes (a million ops take most of a second) and follows the session's selection.
 #include <QWidget>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/timeline/timeline_data.h"
@@ -54,6 +55,11 @@ private:
     bool m_building = false;
     std::vector<quint32> m_matches;
     quint32 m_pendingFrame = 0xffffffffu;  // frameOp before its timeline was built
+    // A watched folder's next update (LoadedDump::live) is the same run grown: the iteration and
+    // the time window shown stay, unless the first overflow moved to another iteration.
+    QString m_runPath;
+    std::optional<std::uint32_t> m_runFirstBad;
+    bool m_keepWindow = false;
 };
 
 }  // namespace dlui

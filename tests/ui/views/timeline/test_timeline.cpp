@@ -10,12 +10,14 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 #include <algorithm>
+#include <functional>
 #include <tuple>
 
 #include "tests/ui/isolated_app_state.h"
@@ -682,6 +684,43 @@ private slots:
         QCOMPARE(QColor(img.pixel(img.width() - 2, img.height() - 2)).rgb(), c.canvas.rgb());
         static_cast<QWidget*>(m_tw)->setPalette(QPalette());
         QVERIFY(!m_tw->painter().colors().dark || theme::isDark(QApplication::palette()));
+    }
+
+    // A watched folder's next update (a live dump of the same path) keeps the iteration shown and
+    // the window the user zoomed to; an Open of the folder after the watch ended does not.
+    void aWatchedRunsUpdateKeepsTheIterationAndTheWindow() {
+        TimelinePanel* panel = m_w->timelinePanel();
+        const LoadedDumpPtr opened = m_w->session()->dump();
+        QComboBox* iteration = panel->toolbar()->iterationChoice();
+        const auto liveCopy = [&] {
+            auto d = std::make_shared<LoadedDump>(*opened);
+            d->live = true;
+            return LoadedDumpPtr(d);
+        };
+        const auto built = [&](const std::function<void()>& change) {
+            QSignalSpy spy(panel, &TimelinePanel::timelineBuilt);
+            change();
+            return spy.wait(20000) || spy.count() > 0;
+        };
+        QVERIFY(built([&] { m_w->session()->setDump(liveCopy()); }));
+        // Another iteration than the first overflow's, and a window inside it.
+        const int first = iteration->findData(QVariant::fromValue(std::uint32_t(1)));
+        QVERIFY(first > 0 && first != iteration->currentIndex());
+        QVERIFY(built([&] { iteration->setCurrentIndex(first); }));
+        const dl::TimelineViewport& vp = m_tw->viewport();
+        const double span = vp.fullTo() - vp.fullFrom();
+        m_tw->setWindow(vp.fullFrom() + span * 0.3, vp.fullFrom() + span * 0.4);
+        const double from = vp.from(), to = vp.to();
+        QVERIFY(built([&] { m_w->session()->setDump(liveCopy()); }));
+        QCOMPARE(iteration->currentIndex(), first);
+        QCOMPARE(vp.from(), from);
+        QCOMPARE(vp.to(), to);
+        // The watch's last update, no longer live (Stop watching: the full analysis) keeps them too;
+        // the same folder opened again after that is framed anew, on the first overflow's iteration.
+        QVERIFY(built([&] { m_w->session()->setDump(opened); }));
+        QCOMPARE(iteration->currentIndex(), first);
+        QVERIFY(built([&] { m_w->session()->setDump(std::make_shared<LoadedDump>(*opened)); }));
+        QVERIFY(iteration->currentIndex() != first);
     }
 
 private:
