@@ -105,8 +105,8 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
                    {"settle_ms", opt.settleMs}},
                   "watching " + summary.dirAbs + " (" + (watcher.usingInotify() ? "inotify" : "rescanning") +
                       ", settle " + std::to_string(opt.settleMs) + " ms)"});
-        if (!ch.complete.empty() || !ch.removed.empty()) {
-            const std::vector<ShardChange> changes = idx.update(ch.complete, ch.removed, opt.stop);
+        if (!ch.complete.empty() || !ch.removed.empty() || !ch.removedFolders.empty()) {
+            const std::vector<ShardChange> changes = idx.update(ch.complete, ch.removed, ch.removedFolders, opt.stop);
             progressDirty = true;
             if (worthAnalysing(changes, firstBad) && !opt.stop.stop_requested()) {
                 const DumpIndex merged = idx.merged();
@@ -202,6 +202,7 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
     summary.filesRead = idx.filesRead();
     summary.shardBuilds = idx.shardBuilds();
     summary.tablesParsed = idx.tablesParsed();
+    summary.tableBytesRead = idx.tableBytesRead();
     summary.ranks = idx.ranks();
     summary.iterations = idx.iterations();
     summary.text = summary.overflow ? "overflow: " + overflowText(*summary.overflow) : cleanText(idx);
