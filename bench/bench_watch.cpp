@@ -31,12 +31,15 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <set>
 #include <thread>
 #include <vector>
 
 #include "core/index/dump_indexer.h"
+#include "core/index/dump_scanner.h"
 #include "core/io/npy_writer.h"
 #include "core/watch/dump_watch.h"
+#include "core/watch/incremental_index.h"
 
 namespace {
 
@@ -307,6 +310,42 @@ BENCHMARK(BM_WatchOverflowLatency)
     ->Iterations(20)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// One batch of the watch, alone: N files indexed in 64 shards, then one new file per shard (what a
+// batch under a 64-rank writer holds) handed to IncrementalIndex::update. Its cost grows with the
+// files already in the shards it touches (each rebuilt shard is re-listed): the slope is the cost
+// per file held.
+void BM_WatchBatch(benchmark::State& state) {
+    const std::uint64_t n = std::uint64_t(state.range(0));
+    Scratch s;
+    Fleet fleet(s.root / "dump", 64, 1);
+    fleet.start(n, 0);
+    fleet.wait();
+    const std::string root = fs::absolute(s.root / "dump").string();
+    const auto toWatched = [&](const dl::ScanResult& scan) {
+        std::vector<dl::WatchedFile> out;
+        for (const dl::ScannedFile& f : scan.files) out.push_back({f.rel, f.size, f.mtimeNs, f.stamp});
+        return out;
+    };
+    dl::IncrementalIndex idx(root, "", 1);
+    const dl::ScanResult first = dl::scanFolder(root);
+    idx.update(toWatched(first), {});
+    std::set<std::string> known;
+    for (const dl::ScannedFile& f : first.files) known.insert(f.rel);
+    for (auto _ : state) {
+        state.PauseTiming();
+        fleet.start(64, 0);
+        fleet.wait();
+        std::vector<dl::WatchedFile> fresh;
+        for (const dl::WatchedFile& f : toWatched(dl::scanFolder(root)))
+            if (known.insert(f.rel).second) fresh.push_back(f);
+        state.ResumeTiming();
+        idx.update(fresh, {});
+    }
+    state.counters["files_held"] = double(idx.files());
+    state.counters["shard_builds"] = double(idx.shardBuilds());
+}
+BENCHMARK(BM_WatchBatch)->Arg(5000)->Arg(20000)->Arg(80000)->Iterations(5)->Unit(benchmark::kMillisecond);
 
 void BM_WatchIdleCpu(benchmark::State& state) {
     for (auto _ : state) {

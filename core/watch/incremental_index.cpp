@@ -70,6 +70,7 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
             for (auto it = s.files.lower_bound(prefix); it != s.files.end() && it->rel.starts_with(prefix);) {
                 s.resume.entries.erase(it->rel);
                 it = s.files.erase(it);
+                s.stale = true;
                 touched.insert(rel);
             }
         }
@@ -81,16 +82,18 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
         if (const auto f = it->second.files.find(rel); f != it->second.files.end()) {
             it->second.files.erase(f);
             it->second.resume.entries.erase(rel);
+            it->second.stale = true;
             touched.insert(shard);
         }
     }
     for (const WatchedFile& f : complete) {
         const std::string shard = shardOfFile(f.rel);
-        auto& files = m_shards[shard].files;
-        const auto it = files.find(f.rel);
-        if (it != files.end() && it->size == f.size && it->stamp == f.stamp) continue;  // handed on again, unchanged
-        if (it != files.end()) files.erase(it);
-        files.insert({f.rel, f.size, f.mtimeNs, f.stamp});
+        Shard& sh = m_shards[shard];
+        const auto it = sh.files.find(f.rel);
+        if (it != sh.files.end() && it->size == f.size && it->stamp == f.stamp) continue;  // handed on again, unchanged
+        if (it != sh.files.end()) sh.files.erase(it);
+        sh.files.insert({f.rel, f.size, f.mtimeNs, f.stamp});
+        sh.stale = true;
         touched.insert(shard);
     }
     std::vector<ShardChange> changes;
@@ -104,8 +107,9 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
     return changes;
 }
 
-void IncrementalIndex::rebuild(const std::string& rel, Shard& s, std::stop_token stop, ShardChange& change) {
-    // msprobe's tensor files mean nothing without their dump.json: they wait for it.
+// The files a build of the shard is offered: msprobe's tensor files mean nothing without their
+// dump.json, so they wait for it.
+std::vector<const ScannedFile*> IncrementalIndex::offeredFiles(const Shard& s) {
     std::set<std::string> jsonFolders;
     for (const ScannedFile& f : s.files)
         if (const std::string& r = f.rel; r == "dump.json" || r.ends_with("/dump.json"))
@@ -118,6 +122,11 @@ void IncrementalIndex::rebuild(const std::string& rel, Shard& s, std::stop_token
         if (at != std::string::npos && !jsonFolders.count(at == 0 ? "" : r.substr(0, at))) continue;
         offered.push_back(&f);
     }
+    return offered;
+}
+
+void IncrementalIndex::rebuild(const std::string& rel, Shard& s, std::stop_token stop, ShardChange& change) {
+    const std::vector<const ScannedFile*> offered = offeredFiles(s);
     DumpIndex cached;
     const DumpIndex* previous = s.built ? &s.index : nullptr;
     if (!s.built && !s.cacheTried && !m_cacheDir.empty()) {
@@ -127,22 +136,22 @@ void IncrementalIndex::rebuild(const std::string& rel, Shard& s, std::stop_token
         if (readIndexFile(shardCacheFile(m_cacheDir, m_root, rel), cached, fp, error) && cached.root == m_root)
             previous = &cached;
     }
-    const FolderFingerprint fingerprint = shardFingerprint(offered);
     ShardBuilder builder(m_root, rel, previous);
     builder.setResume(&s.resume);
     if (!builder.scan(offered, stop)) return;
     std::vector<StatsJob>& jobs = builder.jobs();
     tbb::task_arena arena(m_threads ? int(m_threads) : tbb::task_arena::automatic);
-    parallelFor(
-        tbb::blocked_range<std::size_t>(0, jobs.size(), 4),
-        [&](const tbb::blocked_range<std::size_t>& range) {
-            std::vector<std::uint8_t> scratch;
-            for (std::size_t i = range.begin(); i != range.end(); ++i) {
-                StatsJobResult r = jobs[i].reader->run(jobs[i], scratch);
-                builder.applyJob(jobs[i], std::move(r));  // each job its own slot
-            }
-        },
-        &arena);
+    if (!jobs.empty())  // most rebuilds read no file: the arena's threads are not woken for nothing
+        parallelFor(
+            tbb::blocked_range<std::size_t>(0, jobs.size(), 4),
+            [&](const tbb::blocked_range<std::size_t>& range) {
+                std::vector<std::uint8_t> scratch;
+                for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                    StatsJobResult r = jobs[i].reader->run(jobs[i], scratch);
+                    builder.applyJob(jobs[i], std::move(r));  // each job its own slot
+                }
+            },
+            &arena);
     m_filesRead += jobs.size();
     for (const ScannedFile* f : offered) m_tables += isTable(f->rel);
     ++m_builds;
@@ -170,8 +179,8 @@ void IncrementalIndex::rebuild(const std::string& rel, Shard& s, std::stop_token
     }
     s.tensors = built.tensors.size();
     s.index = std::move(built);
-    s.fingerprint = fingerprint;
     s.built = true;
+    s.stale = false;
     s.cacheDirty = true;
 }
 
@@ -230,10 +239,13 @@ std::vector<std::string> IncrementalIndex::writeCaches() {
     std::vector<std::string> notes;
     if (m_cacheDir.empty()) return notes;
     for (auto& [rel, s] : m_shards) {
-        if (!s.cacheDirty) continue;
+        // A shard whose files changed after its last build (a batch cut short by the stop) is not
+        // written: its fingerprint would vouch for files its index does not hold.
+        if (!s.cacheDirty || s.stale) continue;
         s.cacheDirty = false;
         std::string error;
-        if (!writeIndexFile(shardCacheFile(m_cacheDir, m_root, rel), s.index, s.fingerprint, kCacheEncoding, error))
+        const FolderFingerprint fingerprint = shardFingerprint(offeredFiles(s));
+        if (!writeIndexFile(shardCacheFile(m_cacheDir, m_root, rel), s.index, fingerprint, kCacheEncoding, error))
             notes.push_back("cache not written: " + shardCacheFile(m_cacheDir, m_root, rel) + ": " + error);
     }
     return notes;

@@ -82,14 +82,15 @@ private:
         // Complete files, by rel (the rel held once: ~130 bytes a file less than a map by rel).
         std::set<ScannedFile, ByRel> files;
         DumpIndex index;
-        FolderFingerprint fingerprint;  // of the files the last build was offered
         bool built = false, cacheTried = false, cacheDirty = false;
+        bool stale = false;  // files changed since the last build
         std::set<std::uint32_t> ranks, iterations;
         std::uint64_t tensors = 0;
         std::unordered_map<std::uint32_t, std::uint64_t> digests;  // of `index`, per iteration
         ShardResume resume;                                        // growing files read from where they were left
     };
     void rebuild(const std::string& rel, Shard& s, std::stop_token stop, ShardChange& change);
+    static std::vector<const ScannedFile*> offeredFiles(const Shard& s);
 
     std::string m_root, m_cacheDir;
     unsigned m_threads;

@@ -89,8 +89,8 @@ std::vector<TensorKey> expected(const std::vector<Written>& rows, std::size_t n)
     std::vector<TensorKey> out;
     for (std::size_t k = 0; k < n; ++k) {
         const Written& w = rows[k];
-        out.emplace_back(w.opName, int(w.input ? dl::Io::Input : dl::Io::Output), w.slot, w.inf ? -1e300 : w.max,
-                         w.min, w.inf, w.shape);
+        out.emplace_back(w.opName, int(w.input ? dl::Io::Input : dl::Io::Output), w.slot, w.inf ? -1e300 : w.max, w.min,
+                         w.inf, w.shape);
     }
     std::sort(out.begin(), out.end());
     return out;
@@ -130,8 +130,8 @@ TEST(IncrementalStatisticCsv, GrowingFileGivesTheRowsOfOneWholeReadReadingOnlyWh
         // bytes that tell an append from a rewrite: proportional to the append, not to the file.
         EXPECT_GE(read, n) << "append " << step;
         EXPECT_LE(read, n + longestLine + 64) << "append " << step;
-        const std::size_t complete = std::size_t(
-            std::upper_bound(rowEnds.begin(), rowEnds.end(), written) - rowEnds.begin());
+        const std::size_t complete =
+            std::size_t(std::upper_bound(rowEnds.begin(), rowEnds.end(), written) - rowEnds.begin());
         ASSERT_EQ(tensorsOf(idx.merged()), expected(rows, complete)) << "after " << written << " bytes";
     }
     ::close(fd);
