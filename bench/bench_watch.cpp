@@ -308,6 +308,7 @@ void BM_WatchOverflowLatency(benchmark::State& state) {
 // ranks, target files/s (0: flat out), clean files before the overflow, writer threads.
 BENCHMARK(BM_WatchOverflowLatency)
     ->Args({64, 10000, 20000, 4})
+    ->Args({64, 3000, 6000, 4})
     ->Iterations(20)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
