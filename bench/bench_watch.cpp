@@ -352,6 +352,49 @@ void BM_WatchBatch(benchmark::State& state) {
 }
 BENCHMARK(BM_WatchBatch)->Arg(5000)->Arg(20000)->Arg(80000)->Iterations(5)->Unit(benchmark::kMillisecond);
 
+// A statistic.csv of R rows (2.2 layout, one op of two tensors per two rows) growing by one row:
+// the cost of the batch that takes the row in. The bytes read are the row's (test_incremental_
+// statistic_csv checks it through a counter); the CPU still grows with the rows held, applied
+// again to the shard's fresh drafts and grouped.
+void BM_WatchStatisticCsvAppend(benchmark::State& state) {
+    const std::size_t rows = std::size_t(state.range(0));
+    Scratch s;
+    const fs::path root = s.root / "dump";
+    const std::string rel = "rank_0/Net/0/0/statistic.csv";
+    fs::create_directories((root / rel).parent_path());
+    std::uint64_t n = 0;
+    const auto row = [&] {
+        const std::uint64_t k = n++;
+        return "Add,Default/Add-op" + std::to_string(k / 2) + ",0,0," + std::to_string(1733905446822806ULL + k / 2) +
+            (k % 2 ? ",output" : ",input") + ",0,8,float16,\"(2,2)\",1.5,-0.5,2.25\n";
+    };
+    std::string text =
+        "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min Value,L2Norm "
+        "Value\n";
+    while (n < rows) text += row();
+    const int fd = ::open((root / rel).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (::write(fd, text.data(), text.size()) != ssize_t(text.size())) {}
+    const std::string absRoot = fs::absolute(root).string();
+    dl::IncrementalIndex idx(absRoot, "", 1);
+    const auto current = [&] {
+        for (const dl::ScannedFile& f : dl::scanFolder(absRoot).files)
+            if (f.rel == rel) return std::vector<dl::WatchedFile>{{f.rel, f.size, f.mtimeNs, f.stamp}};
+        return std::vector<dl::WatchedFile>{};
+    };
+    idx.update(current(), {});
+    for (auto _ : state) {
+        state.PauseTiming();
+        const std::string r = row();
+        if (::write(fd, r.data(), r.size()) != ssize_t(r.size())) {}
+        const auto batch = current();
+        state.ResumeTiming();
+        idx.update(batch, {});
+    }
+    ::close(fd);
+    state.counters["rows"] = double(idx.tensors());
+}
+BENCHMARK(BM_WatchStatisticCsvAppend)->Arg(10000)->Arg(100000)->Iterations(20)->Unit(benchmark::kMillisecond);
+
 void BM_WatchIdleCpu(benchmark::State& state) {
     for (auto _ : state) {
         Scratch s;
