@@ -178,6 +178,14 @@ void IncrementalIndex::rebuild(const std::string& rel, Shard& s, std::stop_token
         s.iterations.insert(o.iteration);
     }
     s.tensors = built.tensors.size();
+    // Kept until the shard's next build, for the whole watch: the builder's growth slack (vectors
+    // doubled as drafts arrived) would be held on top of the records.
+    built.ops.shrink_to_fit();
+    built.tensors.shrink_to_fit();
+    built.sides.shrink_to_fit();
+    built.dims.shrink_to_fit();
+    built.histBytes.shrink_to_fit();
+    built.wideStats.shrink_to_fit();
     s.index = std::move(built);
     s.built = true;
     s.stale = false;
