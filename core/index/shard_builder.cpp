@@ -40,6 +40,8 @@ ShardBuilder::~ShardBuilder() = default;
 
 std::vector<StatsJob>& ShardBuilder::jobs() { return m->jobs; }
 
+void ShardBuilder::setResume(ShardResume* resume) { m->resume = resume; }
+
 std::size_t ShardBuilder::reusedFiles() const { return m->reused; }
 
 bool ShardBuilder::scan(const std::vector<const ScannedFile*>& files, std::stop_token stop) {

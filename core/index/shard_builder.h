@@ -17,6 +17,7 @@
 
 #include "core/index/dump_scanner.h"
 #include "core/index/shard_drafts.h"
+#include "core/index/shard_resume.h"
 #include "core/index/stats_job.h"
 #include "core/model/dump_index.h"
 
@@ -32,6 +33,9 @@ public:
     ShardBuilder(std::string rootAbs, std::string shardRel, const DumpIndex* previous,
                  std::span<const FormatReader* const> readers);
     ~ShardBuilder();
+    // Before scan: a store kept across builds of this shard (shard_resume.h), so that a reader of
+    // growing files (statistic.csv) reads only what was added since the last build.
+    void setResume(ShardResume* resume);
     // `files` are relative to the index root and all lie inside this shard. False when `stop` was
     // requested before the last file: the builder is then half-filled and must be dropped.
     bool scan(const std::vector<const ScannedFile*>& files, std::stop_token stop = {});

@@ -14,6 +14,7 @@
 #include "core/formats/mindspore/dump_file_name.h"
 #include "core/index/dump_scanner.h"
 #include "core/index/shard_drafts.h"
+#include "core/index/shard_resume.h"
 #include "core/index/shard_sources.h"
 #include "core/index/stats_job.h"
 #include "core/model/dump_index.h"
@@ -44,6 +45,9 @@ struct ShardContext : ShardDrafts {
     // Set by a reader that re-orders ops across folders after grouping (plain .npy): the shard's
     // ops then stay in first-seen folder order and name order (see emitOrder).
     bool keepEmitOrder = false;
+    // Kept across builds of this shard by the caller (the watch): growing files read from where
+    // they were left. Null: every file read whole.
+    ShardResume* resume = nullptr;
 
     std::uint32_t folderOf(const std::string& fileRel);
     void warn(const std::string& path, const std::string& reason, WarningSeverity severity) {

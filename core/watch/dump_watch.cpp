@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <utility>
 
 #include "core/analysis/analysis_json.h"
 #include "core/analysis/overflow_analyzer.h"
@@ -99,9 +100,30 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
     std::set<std::pair<std::string, std::string>> warned;
     if (!fs::exists(dirAbs, ec)) note("waiting for " + summary.dirAbs + " to appear");
 
+    // Complete files wait here while the last batch's cost has not passed since it ended: a batch
+    // re-lists every shard it touches, so back-to-back batches under a steady writer would take a
+    // whole core; paced so, batches take at most about half of one, and grow instead.
+    WatchChanges pending;
+    Clock::time_point lastBatchEnd{};
+    Clock::duration lastBatchCost{};
+    const auto addPending = [&](WatchChanges& ch) {
+        for (const std::string& rel : ch.removed)
+            std::erase_if(pending.complete, [&](const WatchedFile& f) { return f.rel == rel; });
+        for (const std::string& dir : ch.removedFolders)
+            std::erase_if(pending.complete, [&](const WatchedFile& f) { return f.rel.starts_with(dir + "/"); });
+        pending.removed.insert(pending.removed.end(), ch.removed.begin(), ch.removed.end());
+        pending.removedFolders.insert(pending.removedFolders.end(), ch.removedFolders.begin(), ch.removedFolders.end());
+        pending.complete.insert(pending.complete.end(), std::make_move_iterator(ch.complete.begin()),
+                                std::make_move_iterator(ch.complete.end()));
+    };
+
     while (!opt.stop.stop_requested() && !stoppedByOverflow) {
-        WatchChanges ch = watcher.poll(100);
+        const bool waiting = !pending.complete.empty() || !pending.removed.empty() || !pending.removedFolders.empty();
+        const auto dueIn =
+            std::chrono::duration_cast<std::chrono::milliseconds>(lastBatchEnd + lastBatchCost - Clock::now());
+        WatchChanges ch = watcher.poll(waiting ? int(std::clamp<std::int64_t>(dueIn.count() + 1, 1, 100)) : 100);
         const auto now = Clock::now();
+        addPending(ch);
         for (const std::string& n : ch.notes)
             sink({WatchEventKind::Warning,
                   {{"event", "warning"}, {"path", summary.dirAbs}, {"reason", n}, {"severity", "note"}},
@@ -114,8 +136,11 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
                    {"settle_ms", opt.settleMs}},
                   "watching " + summary.dirAbs + " (" + (watcher.usingInotify() ? "inotify" : "rescanning") +
                       ", settle " + std::to_string(opt.settleMs) + " ms)"});
-        if (!ch.complete.empty() || !ch.removed.empty()) {
-            const std::vector<ShardChange> changes = idx.update(ch.complete, ch.removed, opt.stop);
+        if ((!pending.complete.empty() || !pending.removed.empty() || !pending.removedFolders.empty()) &&
+            now - lastBatchEnd >= lastBatchCost) {
+            const WatchChanges batch = std::exchange(pending, WatchChanges{});
+            const std::vector<ShardChange> changes =
+                idx.update(batch.complete, batch.removed, batch.removedFolders, opt.stop);
             progressDirty = true;
             snapshotDirty = static_cast<bool>(opt.onSnapshot);
             if (worthAnalysing(changes, firstBad) && !opt.stop.stop_requested()) {
@@ -161,6 +186,8 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
                 pendingWarnings.emplace(key, now);
             }
             std::erase_if(pendingWarnings, [&](const auto& p) { return !severities.count(p.first); });
+            lastBatchEnd = Clock::now();
+            lastBatchCost = lastBatchEnd - now;
         }
         if (stoppedByOverflow) break;  // --until-overflow: the overflow event is the last before "stopped"
         // A warning is news once the file it names has stayed as it was for the settle time:
@@ -217,6 +244,7 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
     summary.filesRead = idx.filesRead();
     summary.shardBuilds = idx.shardBuilds();
     summary.tablesParsed = idx.tablesParsed();
+    summary.tableBytesRead = idx.tableBytesRead();
     summary.ranks = idx.ranks();
     summary.iterations = idx.iterations();
     summary.text = summary.overflow ? "overflow: " + overflowText(*summary.overflow) : cleanText(idx);

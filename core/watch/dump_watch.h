@@ -64,6 +64,7 @@ struct WatchSummary {
     std::string dirAbs;
     std::optional<WatchOverflow> overflow;
     std::uint64_t tensors = 0, files = 0, filesRead = 0, shardBuilds = 0, analyses = 0, tablesParsed = 0;
+    std::uint64_t tableBytesRead = 0;  // from growing statistic.csv files (IncrementalIndex::tableBytesRead)
     std::set<std::uint32_t> ranks, iterations;
     std::string text;  // "clean so far: ..." or the overflow
 };

@@ -76,7 +76,7 @@ struct FolderWatcher::Impl {
     std::unordered_map<std::string, Tracked> files;
     std::unordered_set<std::string> incomplete;  // rels not reported at their current state
     std::vector<std::string> notes;
-    std::vector<std::string> removed;
+    std::vector<std::string> removed, removedFolders;
     Clock::time_point lastRescan{};
     std::chrono::milliseconds rescanTook{0};  // the walk of a large tree is paced by its own cost
 
@@ -86,9 +86,21 @@ struct FolderWatcher::Impl {
     // A file event or a scan found `rel`: its size and stamp now; a change restarts the settling.
     // A write event means a writer holds it open, whatever the size says (its close comes later).
     void touch(const std::string& rel, Seen how, Clock::time_point now) {
+        // A write event on a file already being followed needs no stat: it stays incomplete until
+        // its close, or until collectComplete sees its size and stamp stay still.
+        if (how == Seen::Write) {
+            const auto it = files.find(rel);
+            if (it != files.end() && !it->second.reported) {
+                it->second.closed = false;
+                it->second.stillSince = now;
+                return;
+            }
+        }
         struct stat st {};
         if (::stat(abs(rel).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+        const bool known = files.count(rel) != 0;
         Tracked& t = files[rel];
+        if (!known && fd >= 0) t.everReported = true;  // forgotten after it was handed on: its removal is news
         const std::int64_t stamp = stampOf(st);
         if (t.stamp != stamp || t.size != std::uint64_t(st.st_size) || t.stillSince == Clock::time_point{}) {
             t.size = std::uint64_t(st.st_size);
@@ -106,7 +118,10 @@ struct FolderWatcher::Impl {
 
     void forget(const std::string& rel) {
         const auto it = files.find(rel);
-        if (it == files.end()) return;
+        if (it == files.end()) {
+            if (fd >= 0) removed.push_back(rel);  // forgotten once handed on (or never seen: harmless)
+            return;
+        }
         if (it->second.everReported) removed.push_back(rel);
         incomplete.erase(rel);
         files.erase(it);
@@ -216,7 +231,11 @@ struct FolderWatcher::Impl {
                         std::vector<std::string> gone;
                         for (const auto& [f, t] : files)
                             if (f.starts_with(rel + "/")) gone.push_back(f);
-                        for (const auto& f : gone) forget(f);
+                        for (const auto& f : gone) {
+                            incomplete.erase(f);
+                            files.erase(f);
+                        }
+                        removedFolders.push_back(rel);
                     }
                     continue;
                 }
@@ -251,7 +270,13 @@ struct FolderWatcher::Impl {
             out.complete.push_back({rel, t.size, t.mtimeNs, t.stamp});
             done.push_back(rel);
         }
-        for (const auto& rel : done) incomplete.erase(rel);
+        for (const auto& rel : done) {
+            incomplete.erase(rel);
+            // With inotify, a file handed on is forgotten: a later write, close or removal has an
+            // event that brings it back (a close after it settled hands it on again, unchanged,
+            // and IncrementalIndex passes over it). A rescan needs every file to compare.
+            if (fd >= 0) files.erase(rel);
+        }
     }
 };
 
@@ -308,6 +333,8 @@ WatchChanges FolderWatcher::poll(int timeoutMs) {
     m->collectComplete(now, out);
     out.removed = std::move(m->removed);
     m->removed.clear();
+    out.removedFolders = std::move(m->removedFolders);
+    m->removedFolders.clear();
     out.notes = std::move(m->notes);
     m->notes.clear();
     return out;
@@ -316,6 +343,7 @@ WatchChanges FolderWatcher::poll(int timeoutMs) {
 bool FolderWatcher::exists() const { return m->present; }
 bool FolderWatcher::usingInotify() const { return m->fd >= 0; }
 std::size_t FolderWatcher::incompleteFiles() const { return m->incomplete.size(); }
+std::size_t FolderWatcher::trackedFiles() const { return m->files.size(); }
 const std::string& FolderWatcher::root() const { return m->root; }
 bool FolderWatcher::isIncomplete(const std::string& rel) const { return m->incomplete.count(rel) != 0; }
 

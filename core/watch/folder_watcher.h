@@ -33,7 +33,11 @@ struct WatchChanges {
     bool appeared = false;              // the root exists from this poll on (once)
     std::vector<WatchedFile> complete;  // new, or changed since they were last complete
     std::vector<std::string> removed;   // gone since they were complete
-    std::vector<std::string> notes;     // e.g. inotify unavailable: rescanning instead
+    // Folders gone (deleted or moved away), '/'-separated rels: every file that was complete under
+    // them is gone too. With inotify a file handed on and closed is forgotten (its state would be
+    // a map entry per file for ever): its folder's removal is said here instead of file by file.
+    std::vector<std::string> removedFolders;
+    std::vector<std::string> notes;  // e.g. inotify unavailable: rescanning instead
 };
 
 class FolderWatcher {
@@ -48,6 +52,7 @@ public:
     bool exists() const;
     bool usingInotify() const;
     std::size_t incompleteFiles() const;  // seen, not complete yet
+    std::size_t trackedFiles() const;     // files whose state is kept (incomplete, or rescanning)
     bool isIncomplete(const std::string& rel) const;
     // How long the oldest incomplete file has waited: how far behind the writer the watch is.
     std::chrono::milliseconds oldestIncomplete() const;

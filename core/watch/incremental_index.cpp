@@ -52,17 +52,49 @@ IncrementalIndex::IncrementalIndex(std::string rootAbs, std::string cacheDir, un
 
 std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>& complete,
                                                   const std::vector<std::string>& removed, std::stop_token stop) {
+    return update(complete, removed, {}, stop);
+}
+
+std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>& complete,
+                                                  const std::vector<std::string>& removed,
+                                                  const std::vector<std::string>& removedFolders,
+                                                  std::stop_token stop) {
     std::set<std::string> touched;
-    for (const WatchedFile& f : complete) {
-        const std::string shard = shardOfFile(f.rel);
-        ScannedFile& s = m_shards[shard].files[f.rel];
-        s = {f.rel, f.size, f.mtimeNs, f.stamp};
-        touched.insert(shard);
+    // Removals first: a folder or file removed and made again in one poll keeps its new files.
+    for (const std::string& folder : removedFolders) {
+        const std::string prefix = folder + "/";
+        for (auto& [rel, s] : m_shards) {
+            // A shard's files all start with its rel: a shard outside the folder and the folder
+            // outside the shard share no file.
+            if (!(rel.empty() || prefix.starts_with(rel + "/") || (rel + "/").starts_with(prefix))) continue;
+            for (auto it = s.files.lower_bound(prefix); it != s.files.end() && it->rel.starts_with(prefix);) {
+                s.resume.entries.erase(it->rel);
+                it = s.files.erase(it);
+                s.stale = true;
+                touched.insert(rel);
+            }
+        }
     }
     for (const std::string& rel : removed) {
         const std::string shard = shardOfFile(rel);
         const auto it = m_shards.find(shard);
-        if (it != m_shards.end() && it->second.files.erase(rel)) touched.insert(shard);
+        if (it == m_shards.end()) continue;
+        if (const auto f = it->second.files.find(rel); f != it->second.files.end()) {
+            it->second.files.erase(f);
+            it->second.resume.entries.erase(rel);
+            it->second.stale = true;
+            touched.insert(shard);
+        }
+    }
+    for (const WatchedFile& f : complete) {
+        const std::string shard = shardOfFile(f.rel);
+        Shard& sh = m_shards[shard];
+        const auto it = sh.files.find(f.rel);
+        if (it != sh.files.end() && it->size == f.size && it->stamp == f.stamp) continue;  // handed on again, unchanged
+        if (it != sh.files.end()) sh.files.erase(it);
+        sh.files.insert({f.rel, f.size, f.mtimeNs, f.stamp});
+        sh.stale = true;
+        touched.insert(shard);
     }
     std::vector<ShardChange> changes;
     for (const std::string& rel : touched) {
@@ -75,19 +107,26 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
     return changes;
 }
 
-void IncrementalIndex::rebuild(const std::string& rel, Shard& s, std::stop_token stop, ShardChange& change) {
-    // msprobe's tensor files mean nothing without their dump.json: they wait for it.
+// The files a build of the shard is offered: msprobe's tensor files mean nothing without their
+// dump.json, so they wait for it.
+std::vector<const ScannedFile*> IncrementalIndex::offeredFiles(const Shard& s) {
     std::set<std::string> jsonFolders;
-    for (const auto& [r, f] : s.files)
-        if (r == "dump.json" || r.ends_with("/dump.json"))
+    for (const ScannedFile& f : s.files)
+        if (const std::string& r = f.rel; r == "dump.json" || r.ends_with("/dump.json"))
             jsonFolders.insert(r.size() == 9 ? "" : r.substr(0, r.size() - 10));
     std::vector<const ScannedFile*> offered;
     offered.reserve(s.files.size());
-    for (const auto& [r, f] : s.files) {
+    for (const ScannedFile& f : s.files) {
+        const std::string& r = f.rel;
         const std::size_t at = r.starts_with("dump_tensor_data/") ? 0 : r.find("/dump_tensor_data/");
         if (at != std::string::npos && !jsonFolders.count(at == 0 ? "" : r.substr(0, at))) continue;
         offered.push_back(&f);
     }
+    return offered;
+}
+
+void IncrementalIndex::rebuild(const std::string& rel, Shard& s, std::stop_token stop, ShardChange& change) {
+    const std::vector<const ScannedFile*> offered = offeredFiles(s);
     DumpIndex cached;
     const DumpIndex* previous = s.built ? &s.index : nullptr;
     if (!s.built && !s.cacheTried && !m_cacheDir.empty()) {
@@ -97,21 +136,22 @@ void IncrementalIndex::rebuild(const std::string& rel, Shard& s, std::stop_token
         if (readIndexFile(shardCacheFile(m_cacheDir, m_root, rel), cached, fp, error) && cached.root == m_root)
             previous = &cached;
     }
-    const FolderFingerprint fingerprint = shardFingerprint(offered);
     ShardBuilder builder(m_root, rel, previous);
+    builder.setResume(&s.resume);
     if (!builder.scan(offered, stop)) return;
     std::vector<StatsJob>& jobs = builder.jobs();
     tbb::task_arena arena(m_threads ? int(m_threads) : tbb::task_arena::automatic);
-    parallelFor(
-        tbb::blocked_range<std::size_t>(0, jobs.size(), 4),
-        [&](const tbb::blocked_range<std::size_t>& range) {
-            std::vector<std::uint8_t> scratch;
-            for (std::size_t i = range.begin(); i != range.end(); ++i) {
-                StatsJobResult r = jobs[i].reader->run(jobs[i], scratch);
-                builder.applyJob(jobs[i], std::move(r));  // each job its own slot
-            }
-        },
-        &arena);
+    if (!jobs.empty())  // most rebuilds read no file: the arena's threads are not woken for nothing
+        parallelFor(
+            tbb::blocked_range<std::size_t>(0, jobs.size(), 4),
+            [&](const tbb::blocked_range<std::size_t>& range) {
+                std::vector<std::uint8_t> scratch;
+                for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                    StatsJobResult r = jobs[i].reader->run(jobs[i], scratch);
+                    builder.applyJob(jobs[i], std::move(r));  // each job its own slot
+                }
+            },
+            &arena);
     m_filesRead += jobs.size();
     for (const ScannedFile* f : offered) m_tables += isTable(f->rel);
     ++m_builds;
@@ -122,11 +162,14 @@ void IncrementalIndex::rebuild(const std::string& rel, Shard& s, std::stop_token
         r.indexedOn = host;
         r.dataRoot = m_root;
     }
-    const auto before = iterationDigests(s.index), after = iterationDigests(built);
+    // The digests of the last build were kept: only the new build's are computed.
+    auto after = iterationDigests(built);
+    const auto& before = s.digests;
     for (const auto& [it, d] : after)
         if (const auto b = before.find(it); b == before.end() || b->second != d) change.iterations.insert(it);
     for (const auto& [it, d] : before)
         if (!after.count(it)) change.iterations.insert(it);
+    s.digests = std::move(after);
     change.anomalous = holdsAnomaly(built);
     s.ranks.clear();
     s.iterations.clear();
@@ -135,9 +178,17 @@ void IncrementalIndex::rebuild(const std::string& rel, Shard& s, std::stop_token
         s.iterations.insert(o.iteration);
     }
     s.tensors = built.tensors.size();
+    // Kept until the shard's next build, for the whole watch: the builder's growth slack (vectors
+    // doubled as drafts arrived) would be held on top of the records.
+    built.ops.shrink_to_fit();
+    built.tensors.shrink_to_fit();
+    built.sides.shrink_to_fit();
+    built.dims.shrink_to_fit();
+    built.histBytes.shrink_to_fit();
+    built.wideStats.shrink_to_fit();
     s.index = std::move(built);
-    s.fingerprint = fingerprint;
     s.built = true;
+    s.stale = false;
     s.cacheDirty = true;
 }
 
@@ -159,6 +210,12 @@ std::uint64_t IncrementalIndex::tensors() const {
 std::uint64_t IncrementalIndex::ops() const {
     std::uint64_t n = 0;
     for (const auto& [rel, s] : m_shards) n += s.index.ops.size();
+    return n;
+}
+
+std::uint64_t IncrementalIndex::tableBytesRead() const {
+    std::uint64_t n = 0;
+    for (const auto& [rel, s] : m_shards) n += s.resume.bytesRead;
     return n;
 }
 
@@ -190,10 +247,13 @@ std::vector<std::string> IncrementalIndex::writeCaches() {
     std::vector<std::string> notes;
     if (m_cacheDir.empty()) return notes;
     for (auto& [rel, s] : m_shards) {
-        if (!s.cacheDirty) continue;
+        // A shard whose files changed after its last build (a batch cut short by the stop) is not
+        // written: its fingerprint would vouch for files its index does not hold.
+        if (!s.cacheDirty || s.stale) continue;
         s.cacheDirty = false;
         std::string error;
-        if (!writeIndexFile(shardCacheFile(m_cacheDir, m_root, rel), s.index, s.fingerprint, kCacheEncoding, error))
+        const FolderFingerprint fingerprint = shardFingerprint(offeredFiles(s));
+        if (!writeIndexFile(shardCacheFile(m_cacheDir, m_root, rel), s.index, fingerprint, kCacheEncoding, error))
             notes.push_back("cache not written: " + shardCacheFile(m_cacheDir, m_root, rel) + ": " + error);
     }
     return notes;

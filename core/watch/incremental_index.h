@@ -4,8 +4,13 @@
 // batch rebuilds only the shards it touched, through the indexer's own ShardBuilder with the
 // shard's previous build as the "cached" index, so:
 //   - a tensor file whose statistics were computed is never read again (ShardContext::reuse);
-//   - a changed statistic.csv, or msprobe dump.json with its tensors, is parsed again whole, with
-//     the other files of its shard re-listed (names parsed, no file read);
+//   - a growing statistic.csv is read from where it was left: only the bytes added since the last
+//     build are read and parsed (the header's column map and the rows parsed before are kept, a
+//     partial last line waits for the next read; a file rewritten or replaced is read again);
+//   - a rewritten msprobe dump.json is parsed again whole: msprobe rewrites it whole (json.dump
+//     of everything so far, every 1,000 entries and at stop), so it is read once per rewrite,
+//     when the rewrite is complete (closed, or its size settled);
+//   - the other files of a rebuilt shard are re-listed (names parsed, no file read);
 //   - other shards are not touched.
 // An msprobe dump_tensor_data/ file waits for its dump.json (before it, it would pass for a
 // plain .npy).
@@ -14,10 +19,12 @@
 #include <set>
 #include <stop_token>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/index/dump_scanner.h"
 #include "core/index/index_serializer.h"
+#include "core/index/shard_resume.h"
 #include "core/model/dump_index.h"
 #include "core/watch/folder_watcher.h"
 
@@ -36,8 +43,12 @@ public:
     IncrementalIndex(std::string rootAbs, std::string cacheDir, unsigned threads = 0);
 
     // Adds or replaces complete files, drops removed ones, rebuilds the shards they belong to.
+    // A file handed on again with the size and stamp it had is passed over.
     std::vector<ShardChange> update(const std::vector<WatchedFile>& complete, const std::vector<std::string>& removed,
                                     std::stop_token stop = {});
+    // The same, and every file under `removedFolders` (WatchChanges::removedFolders) dropped.
+    std::vector<ShardChange> update(const std::vector<WatchedFile>& complete, const std::vector<std::string>& removed,
+                                    const std::vector<std::string>& removedFolders, std::stop_token stop = {});
     // Every shard merged in shard order and finalized, as indexDump would give for these files.
     DumpIndex merged() const;
 
@@ -48,22 +59,38 @@ public:
     std::set<std::uint32_t> iterations() const;
     std::uint64_t filesRead() const { return m_filesRead; }  // statistics computed (each once)
     std::uint64_t shardBuilds() const { return m_builds; }
-    std::uint64_t tablesParsed() const { return m_tables; }  // statistic.csv / dump.json parses
+    std::uint64_t tablesParsed() const { return m_tables; }  // statistic.csv / dump.json reads
+    // Bytes read from growing statistic.csv files over all builds: what was added, plus the few
+    // bytes before it that tell an append from a rewrite.
+    std::uint64_t tableBytesRead() const;
     // Every shard's warnings, as its last build left them.
     std::vector<IndexWarning> warnings() const;
     // Writes every shard built since the last call to the cache; the reasons it could not.
     std::vector<std::string> writeCaches();
 
 private:
+    struct ByRel {
+        using is_transparent = void;
+        static const std::string& key(const ScannedFile& f) { return f.rel; }
+        static const std::string& key(const std::string& s) { return s; }
+        template <class A, class B>
+        bool operator()(const A& a, const B& b) const {
+            return key(a) < key(b);
+        }
+    };
     struct Shard {
-        std::map<std::string, ScannedFile> files;  // complete files, by rel
+        // Complete files, by rel (the rel held once: ~130 bytes a file less than a map by rel).
+        std::set<ScannedFile, ByRel> files;
         DumpIndex index;
-        FolderFingerprint fingerprint;  // of the files the last build was offered
         bool built = false, cacheTried = false, cacheDirty = false;
+        bool stale = false;  // files changed since the last build
         std::set<std::uint32_t> ranks, iterations;
         std::uint64_t tensors = 0;
+        std::unordered_map<std::uint32_t, std::uint64_t> digests;  // of `index`, per iteration
+        ShardResume resume;                                        // growing files read from where they were left
     };
     void rebuild(const std::string& rel, Shard& s, std::stop_token stop, ShardChange& change);
+    static std::vector<const ScannedFile*> offeredFiles(const Shard& s);
 
     std::string m_root, m_cacheDir;
     unsigned m_threads;

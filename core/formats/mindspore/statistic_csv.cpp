@@ -23,7 +23,10 @@ class Parser {
 public:
     Parser(const std::function<void(StatisticRow&)>& onRow, std::vector<StatisticCsvWarning>& warnings,
            std::size_t maxWarnings)
-        : m_onRow(onRow), m_warnings(warnings), m_maxWarnings(maxWarnings) {}
+        : m_onRow(&onRow), m_warnings(warnings), m_maxWarnings(maxWarnings) {}
+    // A parser kept across reads of a growing file (StatisticCsvStream): each read its own callback.
+    void setOnRow(const std::function<void(StatisticRow&)>& onRow) { m_onRow = &onRow; }
+    std::size_t suppressed() const { return suppressed_; }
 
     void setHeader(const std::vector<std::string_view>& fields, std::vector<std::string>& names) {
         m_cols.clear();
@@ -149,7 +152,7 @@ public:
         }
         if (r.opName.empty()) return false;
         applyRange(r, mxCell, mx, mnCell, mn);
-        m_onRow(r);
+        (*m_onRow)(r);
         return true;
     }
 
@@ -251,7 +254,7 @@ public:
             return end;
         }
         applyRange(r, mxCell, mx, mnCell, mn);
-        m_onRow(r);
+        (*m_onRow)(r);
         return end;
     }
 
@@ -449,7 +452,7 @@ private:
         r.lowerBoundCounts |= bit;
     }
 
-    const std::function<void(StatisticRow&)>& m_onRow;
+    const std::function<void(StatisticRow&)>* m_onRow;
     std::vector<StatisticCsvWarning>& m_warnings;
     std::size_t m_maxWarnings;
     std::size_t firstWarning_ = m_warnings.size();
@@ -499,18 +502,12 @@ std::size_t splitLine(std::string_view text, std::size_t pos, DelimiterScanner& 
     }
 }
 
-}  // namespace
-
-bool parseStatisticCsv(std::string_view text, const std::function<void(StatisticRow&)>& onRow,
-                       std::vector<std::string>& columns, std::vector<StatisticCsvWarning>& warnings,
-                       std::string& error, std::size_t maxWarnings, bool fixedLayouts) {
-    if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 BOM from hand-edited files
-    Parser parser(onRow, warnings, maxWarnings);
-    parser.setFixedLayouts(fixedLayouts);
+// The lines of `text` from the parser's state on (the header seen so far, the line count): false
+// (error set) when the first non-empty line is not a usable header.
+bool parseLines(std::string_view text, Parser& parser, std::vector<std::string>& columns, bool& haveHeader,
+                std::uint32_t& lineNo, std::string& error) {
     std::vector<std::string_view> fields;
     DelimiterScanner scan(text);
-    bool haveHeader = false;
-    std::uint32_t lineNo = 0;
     std::size_t pos = 0;
     while (pos < text.size()) {
         ++lineNo;
@@ -547,6 +544,22 @@ bool parseStatisticCsv(std::string_view text, const std::function<void(Statistic
         error = "statistic.csv: first non-empty line is not a header starting with 'Op Type,'";
         return false;
     }
+    return true;
+}
+
+const std::function<void(StatisticRow&)> kNoRows = [](StatisticRow&) {};
+
+}  // namespace
+
+bool parseStatisticCsv(std::string_view text, const std::function<void(StatisticRow&)>& onRow,
+                       std::vector<std::string>& columns, std::vector<StatisticCsvWarning>& warnings,
+                       std::string& error, std::size_t maxWarnings, bool fixedLayouts) {
+    if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 BOM from hand-edited files
+    Parser parser(onRow, warnings, maxWarnings);
+    parser.setFixedLayouts(fixedLayouts);
+    bool haveHeader = false;
+    std::uint32_t lineNo = 0;
+    if (!parseLines(text, parser, columns, haveHeader, lineNo, error)) return false;
     if (!haveHeader) {
         error = "statistic.csv: no header line";
         return false;
@@ -554,6 +567,56 @@ bool parseStatisticCsv(std::string_view text, const std::function<void(Statistic
     parser.finish();
     return true;
 }
+
+struct StatisticCsvStream::Impl {
+    explicit Impl(std::size_t maxWarnings) : parser(kNoRows, warnings, maxWarnings) {}
+    std::vector<StatisticCsvWarning> warnings;  // before `parser`, which keeps a reference to it
+    Parser parser;
+    std::vector<std::string> columns;
+    std::string error;
+    std::uint64_t fed = 0;
+    std::uint32_t lineNo = 0;
+    bool haveHeader = false, failed = false;
+};
+
+StatisticCsvStream::StatisticCsvStream(std::size_t maxWarnings) : m(std::make_unique<Impl>(maxWarnings)) {}
+StatisticCsvStream::~StatisticCsvStream() = default;
+StatisticCsvStream::StatisticCsvStream(StatisticCsvStream&&) noexcept = default;
+StatisticCsvStream& StatisticCsvStream::operator=(StatisticCsvStream&&) noexcept = default;
+
+bool StatisticCsvStream::feed(std::string_view lines, const std::function<void(StatisticRow&)>& onRow) {
+    if (m->failed) return false;
+    if (m->fed == 0 && lines.starts_with("\xEF\xBB\xBF")) lines.remove_prefix(3);
+    m->fed += lines.size();
+    m->parser.setOnRow(onRow);
+    m->failed = !parseLines(lines, m->parser, m->columns, m->haveHeader, m->lineNo, m->error);
+    m->parser.setOnRow(kNoRows);
+    return !m->failed;
+}
+
+bool StatisticCsvStream::ok(std::string& error) const {
+    if (m->failed) {
+        error = m->error;
+        return false;
+    }
+    if (!m->haveHeader) {
+        error = "statistic.csv: no header line";
+        return false;
+    }
+    return true;
+}
+
+const std::vector<std::string>& StatisticCsvStream::columns() const { return m->columns; }
+
+std::vector<StatisticCsvWarning> StatisticCsvStream::warnings() const {
+    std::vector<StatisticCsvWarning> out = m->warnings;
+    if (m->parser.suppressed())
+        out.push_back({0, std::to_string(m->parser.suppressed()) + " more malformed rows not listed",
+                       WarningSeverity::Unreadable});
+    return out;
+}
+
+std::uint32_t StatisticCsvStream::lines() const { return m->lineNo; }
 
 namespace {
 bool parseOwned(std::shared_ptr<const std::string> text, StatisticCsvResult& out, std::string& error) {

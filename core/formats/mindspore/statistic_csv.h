@@ -80,6 +80,30 @@ bool parseStatisticCsv(std::string_view text, const std::function<void(Statistic
                        std::string& error, std::size_t maxWarnings = 1000, bool fixedLayouts = true);
 bool parseStatisticCsv(std::string_view text, StatisticCsvResult& out, std::string& error);
 
+// A statistic.csv that grows while it is read (the watch): each feed parses only lines after the
+// ones fed before, with the header's column map, the line numbers and the warnings kept from
+// them. Feed whole lines (each ending in '\n'): the caller keeps a partial last line for the next
+// feed. Rows and warnings are those parseStatisticCsv gives for the concatenated text.
+class StatisticCsvStream {
+public:
+    explicit StatisticCsvStream(std::size_t maxWarnings = 1000);
+    ~StatisticCsvStream();
+    StatisticCsvStream(StatisticCsvStream&&) noexcept;
+    StatisticCsvStream& operator=(StatisticCsvStream&&) noexcept;
+    // False when the text so far is not a statistic.csv (first line no usable header); from then
+    // on every feed is false and ok() says why.
+    bool feed(std::string_view lines, const std::function<void(StatisticRow&)>& onRow);
+    // What parseStatisticCsv would return for all lines fed: false with `error` when none was a header.
+    bool ok(std::string& error) const;
+    const std::vector<std::string>& columns() const;
+    std::vector<StatisticCsvWarning> warnings() const;  // with the summary of those not listed
+    std::uint32_t lines() const;                        // lines fed
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m;
+};
+
 // Number of '\n' in `text` (16 bytes a step): sizes the drafts of a file before it is parsed.
 std::size_t countLines(std::string_view text);
 

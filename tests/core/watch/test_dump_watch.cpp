@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "core/analysis/analysis_json.h"
@@ -324,6 +325,74 @@ TEST(DumpWatch, MsprobeDumpJsonLandsAfterItsTensors) {
     }));
     const dl::WatchSummary s = watch.stop();
     EXPECT_EQ(s.tensors, finished.tensors.size());
+    EXPECT_TRUE(watch.events(dl::WatchEventKind::Overflow).empty());
+    for (const auto& e : watch.events()) EXPECT_FALSE(unreadableWarning(e)) << e.json.dump();
+}
+
+// msprobe rewrites dump.json whole (json.dump of every entry so far, every 1,000 entries and at
+// stop): there is no "where it was left" to read on from, the file is truncated and written again.
+// So it is read once per rewrite, when the rewrite is complete; never half-written. Here three
+// rewrites, each of more entries, each written in two chunks with a pause past the settle time.
+TEST(DumpWatch, MsprobeDumpJsonRewrittenWholeIsReadOncePerRewrite) {
+    const fs::path source = fs::path(DUMPLENS_TEST_DATA_DIR) / "real/msprobe/dumps/26.2.0/statistics_L1/fp16_overflow";
+    ASSERT_TRUE(fs::exists(source / "dump.json"));
+    // The versions msprobe would write: the head, the first n entries of "data" (one per line
+    // "  \"Name\": {" at indent 2), the closing brackets; as json.dump(indent=1) writes them.
+    std::vector<std::string> lines;
+    {
+        std::istringstream in(dltest::readText(source / "dump.json"));
+        for (std::string l; std::getline(in, l);) lines.push_back(l);
+    }
+    std::vector<std::size_t> entryStarts;
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        if (lines[i].starts_with("  \"")) entryStarts.push_back(i);
+    ASSERT_EQ(entryStarts.size(), 66u);
+    const auto version = [&](std::size_t entries) {
+        std::string out;
+        const std::size_t end = entries < entryStarts.size() ? entryStarts[entries] : lines.size() - 2;
+        for (std::size_t i = 0; i < end; ++i) out += lines[i] + "\n";
+        if (out.ends_with("},\n")) out.replace(out.size() - 3, 3, "}\n");
+        return out + " }\n}";
+    };
+    ASSERT_EQ(version(66), dltest::readText(source / "dump.json"));
+    dltest::TempDir tmp;
+    const fs::path dir = tmp.path / "dump";
+    fs::create_directories(dir);
+    dltest::WatchSession watch(optionsFor(dir, tmp.path / "cache"));
+    ASSERT_TRUE(watch.waitForKind(dl::WatchEventKind::Watching));
+    dltest::ChunkedWriter writer;
+    writer.land(dir, "construct.json", dltest::readText(source / "construct.json"), 0ms);
+    writer.land(dir, "stack.json", dltest::readText(source / "stack.json"), 0ms);
+    ASSERT_TRUE(watch.waitFor([&](const dl::WatchEvent& e) {
+        return e.kind == dl::WatchEventKind::Progress && e.json["files"] == 2 && e.json["files_being_written"] == 0;
+    }));
+    std::size_t want = 0;
+    for (const std::size_t entries : {22, 44, 66}) {
+        SCOPED_TRACE(entries);
+        const std::string text = version(entries);
+        {  // what `index` gives for this version
+            dltest::TempDir alone;
+            dltest::writeFile(alone.path / "dump.json", text);
+            dl::IndexOptions io;
+            io.useCache = false;
+            dl::DumpIndex idx;
+            dl::IndexReport report;
+            std::string error;
+            ASSERT_TRUE(dl::indexDump(alone.path.string(), io, idx, report, error)) << error;
+            ASSERT_GT(idx.tensors.size(), want);
+            want = idx.tensors.size();
+        }
+        writer.land(dir, "dump.json", text, 150ms);  // truncated, then two chunks 150 ms apart
+        ASSERT_TRUE(watch.waitFor([&](const dl::WatchEvent& e) {
+            return e.kind == dl::WatchEventKind::Progress && e.json["tensors"] == want;
+        }));
+    }
+    const dl::WatchSummary s = watch.stop();
+    EXPECT_EQ(s.tablesParsed, 3u);  // once per rewrite, never a half-written one
+    EXPECT_EQ(s.tensors, want);
+    // analyze of the finished dump: clean (its Mean and L2 norm overflowed in fp16, not its values).
+    const json finished = finishedFirstOverflow(source);
+    EXPECT_TRUE(finished.is_null());
     EXPECT_TRUE(watch.events(dl::WatchEventKind::Overflow).empty());
     for (const auto& e : watch.events()) EXPECT_FALSE(unreadableWarning(e)) << e.json.dump();
 }
