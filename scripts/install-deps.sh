@@ -14,7 +14,7 @@ PACKAGES=(
   clang clang-format clang-tidy libfuzzer-14-dev libclang-rt-14-dev
   python3 python3-numpy
   libopenmpi-dev openmpi-bin
-  xvfb xauth imagemagick poppler-utils qpdf fonts-dejavu-core
+  xvfb xauth imagemagick poppler-utils qpdf fonts-dejavu-core dbus-daemon
   file dpkg-dev desktop-file-utils appstream shared-mime-info librsvg2-bin
   help2man man-db groff-base bash-completion lintian
 )

@@ -111,11 +111,12 @@ void VerdictBanner::refresh() {
             setTone(theme::kToneWarn);
             return;
         }
-        m_label->setText(
-            live ? tr("<b>Clean so far</b> (watching): no fp16 overflow in %L1 tensors. %2.%3")
-                       .arg(a->readableTensors)
-                       .arg(nearLimit, runs)
-                 : tr("<b>Clean</b>: no fp16 overflow in %L1 tensors. %2.%3").arg(a->readableTensors).arg(nearLimit, runs));
+        m_label->setText(live ? tr("<b>Clean so far</b> (watching): no fp16 overflow in %L1 tensors. %2.%3")
+                                    .arg(a->readableTensors)
+                                    .arg(nearLimit, runs)
+                              : tr("<b>Clean</b>: no fp16 overflow in %L1 tensors. %2.%3")
+                                    .arg(a->readableTensors)
+                                    .arg(nearLimit, runs));
         setTone(theme::kToneOk);
         return;
     }

@@ -2,7 +2,7 @@
 // window alone, no error; likewise with a bus that has no notification server; with a bus whose
 // org.freedesktop.Notifications server is this test, the server receives one Notify call carrying
 // the title and the body, and the notifier says it used the bus. The bus is a private dbus-daemon of the test (skipped
-// where dbus-daemon is missing).
+// where dbus-daemon is missing; scripts/install-deps.sh installs it, so CI runs it).
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
