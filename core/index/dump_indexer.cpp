@@ -41,6 +41,120 @@ struct Shard {
     DumpIndex result;
 };
 
+// Progress from worker threads, serialised: the first file, then at most every 50 ms, and the last.
+class ThrottledProgress {
+public:
+    ThrottledProgress(const ProgressCallback& callback, const Progress& total) : m_callback(callback), m_total(total) {}
+    void fileDone(std::uint64_t bytes) {
+        const auto fd = ++m_filesDone;
+        const auto bd = m_bytesDone += bytes;
+        if (!m_callback) return;
+        std::lock_guard lock(m_mutex);
+        const auto now = std::chrono::steady_clock::now();
+        if (!m_last || now - *m_last > std::chrono::milliseconds(50) || fd == m_total.filesTotal) {
+            m_last = now;
+            m_callback({fd, m_total.filesTotal, bd, m_total.bytesTotal});
+        }
+    }
+    std::uint64_t filesDone() const { return m_filesDone.load(); }
+
+private:
+    const ProgressCallback& m_callback;
+    const Progress m_total;
+    std::atomic<std::uint64_t> m_filesDone{0}, m_bytesDone{0};
+    std::mutex m_mutex;
+    std::optional<std::chrono::steady_clock::time_point> m_last;  // the first file is reported at once
+};
+
+enum class Resolved : std::uint8_t { Dump, IndexFile, Unusable, Stopped };
+
+// One call of indexDump: its steps (defined below indexDump, in the order it calls them) and what
+// they hand on to each other.
+class IndexRun {
+public:
+    IndexRun(const IndexOptions& options, DumpIndex& out, IndexReport& report)
+        : m_options(options), m_out(out), m_report(report), m_t0(std::chrono::steady_clock::now()) {}
+
+    Resolved resolve(const std::string& path, std::string& error);  // 1. sets root()
+    bool openCache();                                               // 2.
+    bool build();                                                   // 3.
+    void merge();                                                   // 4.
+
+    bool done() {
+        m_report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_t0).count();
+        return true;
+    }
+    // A stopped index publishes nothing: an empty `out`, no cache written, `report.cancelled`.
+    bool cancelled() {
+        m_out = DumpIndex();
+        m_report.cancelled = true;
+        return done();
+    }
+
+    const std::string& root() const { return m_root; }  // the dump root, or the .dlx file resolve() found
+
+private:
+    void resolveCacheFolder();
+    void scanShards();
+    bool runStatsJobs();
+    void finishShards();
+    void finishShard(Shard& s, std::size_t i);
+    // Shards share nothing until the merge: each is loaded, scanned and finished on its own core.
+    template <class Fn>
+    void eachShard(Fn&& fn) {
+        parallelFor(
+            std::size_t(0), m_shardList.size(), [&](std::size_t i) { fn(*m_shardList[i], i); }, &*m_arena);
+    }
+    // A worker's cache note goes to its shard's slot; they are reported in shard order.
+    void flushNotes() {
+        for (std::string& n : m_notes)
+            if (!n.empty()) m_report.cacheNotes.push_back(std::move(n));
+        m_notes.assign(m_shardList.size(), std::string());
+    }
+
+    const IndexOptions& m_options;
+    DumpIndex& m_out;
+    IndexReport& m_report;
+    const std::chrono::steady_clock::time_point m_t0;
+    std::string m_root;
+    std::string m_cacheDir;
+    bool m_useCache = false;
+    ScanResult m_scan;
+    std::map<std::string, Shard> m_shards;
+    std::vector<Shard*> m_shardList;  // map order: the merge order
+    FolderFingerprint m_wholeDump;
+    std::string m_mergedPath;  // empty: no merged cache (disabled, or one shard)
+    std::optional<tbb::task_arena> m_arena;
+    std::vector<std::string> m_notes;                  // per shard
+    std::vector<std::set<DumpFormat>> m_shardFormats;  // per shard: the writers of its files
+    std::string m_host;                                // set once the shards are to be built
+};
+
+}  // namespace
+
+// The four steps of an index, each below: resolve the path into a dump root and its shards, open
+// what the cache holds of them, build the shards it does not, merge them into `out`.
+bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& out, IndexReport& report,
+               std::string& error) {
+    IndexRun run(options, out, report);
+    switch (run.resolve(path, error)) {
+        case Resolved::Unusable:
+            return false;
+        case Resolved::IndexFile:  // a .dlx file is read as it is
+            return loadIndexFile(run.root(), out, report, error);
+        case Resolved::Stopped:
+            return run.cancelled();
+        case Resolved::Dump:
+            break;
+    }
+    if (run.openCache()) return run.done();  // the merged cache is the dump as scanned: `out` holds it
+    if (!run.build()) return run.cancelled();
+    run.merge();
+    return run.done();
+}
+
+namespace {
+
 // Shard = the path prefix up to the first rank_N / device_N folder; files outside any: root shard.
 std::string shardOf(const std::string& rel) {
     std::size_t start = 0;
@@ -135,6 +249,264 @@ bool loadMergedCache(const std::string& path, const std::string& rootAbs, const 
 
 }  // namespace
 
+// 1. Resolve: the dump root (msprobe's dump.json stands for its folder), the cache folder (never
+// inside the dump), the dump's files (scanFolder) grouped into shards with their fingerprints.
+Resolved IndexRun::resolve(const std::string& path, std::string& error) {
+    std::error_code ec;
+    fs::path rootPath = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    if (ec || !fs::exists(rootPath, ec)) {
+        error = "'" + path + "' does not exist";
+        return Resolved::Unusable;
+    }
+    // msprobe's own CLI takes the dump.json of a rank: it stands for its folder (dump.json,
+    // stack.json, construct.json and dump_tensor_data/ are read together).
+    if (rootPath.filename() == "dump.json" && fs::is_regular_file(rootPath, ec)) rootPath = rootPath.parent_path();
+    if (!fs::is_directory(rootPath, ec)) {
+        if (!fs::is_regular_file(rootPath, ec)) {  // opening a FIFO would wait for a writer for ever
+            error = "'" + path + "' is not a folder or a regular file; not read";
+            return Resolved::Unusable;
+        }
+        m_root = rootPath.string();
+        if (isIndexFile(m_root)) return Resolved::IndexFile;
+        error = "'" + path +
+            "' is not a folder (point at the dump path, a rank_N folder, an iteration folder, an msprobe dump.json or "
+            "a "
+            ".dlx index file; use `dumplens-cli inspect` for a single tensor file)";
+        return Resolved::Unusable;
+    }
+    m_root = rootPath.string();
+    resolveCacheFolder();
+    m_scan = scanFolder(m_root, m_options.stop);
+    if (m_options.stop.stop_requested()) return Resolved::Stopped;
+    for (const auto& f : m_scan.files) m_shards[shardOf(f.rel)].files.push_back(&f);
+    for (auto& [rel, s] : m_shards) {  // map order: the merge order, whatever the thread count
+        s.rel = rel;
+        s.fingerprint = fingerprintOf(s.files);
+        if (m_useCache) s.cachePath = cacheFileFor(m_cacheDir, m_root, rel);
+        m_shardList.push_back(&s);
+    }
+    m_wholeDump = combinedFingerprint(m_shardList);
+    return Resolved::Dump;
+}
+
+void IndexRun::resolveCacheFolder() {
+    std::error_code ec;
+    // Absolute before the inside-the-dump check: a relative folder that does not exist yet would
+    // otherwise compare as relative and never be found inside the dump.
+    const fs::path cacheAbs =
+        fs::weakly_canonical(fs::absolute(m_options.cacheDir.empty() ? defaultCacheDir() : m_options.cacheDir, ec), ec);
+    m_cacheDir = cacheAbs.string();
+    // Against the whole dump, not only the folder given: for dump/rank_0 a cache in dump/.cache is
+    // inside the dump too.
+    const bool cacheInside = !ec && isInsideOrEqual(cacheAbs, fs::path(dumpExtent(m_root)));
+    m_useCache = m_options.useCache && !ec && !cacheInside;
+    if (m_options.useCache && ec)
+        m_report.cacheNotes.push_back("cache folder unusable (" + ec.message() + "); cache disabled");
+    else if (m_options.useCache && cacheInside)
+        m_report.cacheNotes.push_back("cache folder lies inside the dump; cache disabled (never writing into a dump)");
+}
+
+// 2. Cache: true when the merged cache of a dump of several shards matches it as scanned (then
+// `out` holds it). Otherwise each shard's cache entry is loaded: an unchanged shard is reopened
+// whole, a changed one keeps the figures of its unchanged files.
+bool IndexRun::openCache() {
+    if (m_useCache && m_shardList.size() > 1) m_mergedPath = mergedCacheFileFor(m_cacheDir, m_root);
+    if (!m_mergedPath.empty()) {
+        std::string note;
+        const bool hit = loadMergedCache(m_mergedPath, m_root, m_wholeDump, m_out, note);
+        if (!note.empty()) m_report.cacheNotes.push_back(std::move(note));
+        if (hit) {
+            m_report.shardsFromCache = m_shardList.size();
+            std::set<DumpFormat> seen;  // in enum order, as a rebuild lists them
+            for (const auto& r : m_out.ranks) seen.insert(r.format);
+            for (DumpFormat f : seen)
+                if (f != DumpFormat::Unknown) m_report.formats.emplace_back(dumpFormatName(f));
+            return true;
+        }
+    }
+    m_host = hostName();
+    m_arena.emplace(m_options.threads ? int(m_options.threads) : tbb::task_arena::automatic);
+    m_notes.assign(m_shardList.size(), std::string());
+    m_shardFormats.assign(m_shardList.size(), {});
+    if (m_useCache) {
+        eachShard([&](Shard& s, std::size_t i) { loadCache(s, m_root, m_notes[i]); });
+        flushNotes();
+    }
+    return false;
+}
+
+// 3. Build: every shard not reopened from the cache, in three passes (structure, statistics,
+// finish); each finished shard is written to its cache entry. False when stopped: nothing is
+// published and no cache written.
+bool IndexRun::build() {
+    scanShards();
+    if (m_options.stop.stop_requested()) return false;
+    if (!runStatsJobs()) return false;
+    finishShards();
+    return true;
+}
+
+// The structure pass (names, csv, records) per shard, its progress the Listing phase. A shard without statistics jobs
+// (statistics only: its statistic.csv rows are its tensors) is finished at once, so only the drafts of the shards being
+// parsed are alive, not those of all shards.
+void IndexRun::scanShards() {
+    // The file count is known from here on: the listing reports the files of each shard listed.
+    std::uint64_t listTotal = 0;
+    for (const Shard* s : m_shardList)
+        if (!s->fromCache) listTotal += s->files.size();
+    std::atomic<std::uint64_t> listed{0};
+    std::mutex listMutex;
+    std::optional<std::chrono::steady_clock::time_point> lastList;
+    const auto reportListed = [&](std::uint64_t files) {
+        const std::uint64_t done = listed += files;
+        if (!m_options.progress || !listTotal) return;
+        std::lock_guard lock(listMutex);
+        const auto now = std::chrono::steady_clock::now();
+        if (lastList && now - *lastList < std::chrono::milliseconds(50) && done != 0 && done != listTotal) return;
+        lastList = now;
+        Progress p;
+        p.filesDone = done;
+        p.filesTotal = listTotal;
+        p.phase = ProgressPhase::Listing;
+        m_options.progress(p);
+    };
+    reportListed(0);
+    tbb::enumerable_thread_specific<DraftBuffers> buffers;  // freed before the merge
+    eachShard([&](Shard& s, std::size_t i) {
+        if (s.fromCache) return;
+        struct Listed {  // counted however the shard's pass ends
+            const decltype(reportListed)& report;
+            std::uint64_t files;
+            ~Listed() { report(files); }
+        } listedOnExit{reportListed, s.files.size()};
+        s.builder = std::make_unique<ShardBuilder>(m_root, s.rel, s.haveCached ? &s.cached : nullptr);
+        s.builder->adoptBuffers(std::move(buffers.local()));
+        if (s.builder->scan(s.files, m_options.stop) && s.builder->jobs().empty() && !m_options.stop.stop_requested()) {
+            DraftBuffers& mine = buffers.local();  // the same thread's, unless it was stolen meanwhile
+            s.result = s.builder->finish();
+            mine = s.builder->releaseBuffers();
+            finishShard(s, i);
+        }
+    });
+}
+
+// One pool of statistics jobs for all shards; false when a stop left jobs undone.
+bool IndexRun::runStatsJobs() {
+    struct JobRef {
+        Shard* shard;
+        std::size_t job;
+    };
+    std::vector<JobRef> jobs;
+    Progress total;
+    for (Shard* s : m_shardList) {
+        if (s->fromCache) continue;
+        m_report.filesReused += s->built ? s->reused : s->builder->reusedFiles();
+        if (s->built) continue;
+        for (std::size_t j = 0; j < s->builder->jobs().size(); ++j) {
+            jobs.push_back({s, j});
+            total.bytesTotal += s->builder->jobs()[j].fileSize;
+        }
+    }
+    total.filesTotal = jobs.size();
+    ThrottledProgress progress(m_options.progress, total);
+    parallelFor(
+        tbb::blocked_range<std::size_t>(0, jobs.size(), 8),
+        [&](const tbb::blocked_range<std::size_t>& range) {
+            std::vector<std::uint8_t> scratch;
+            for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                if (m_options.stop.stop_requested()) return;
+                Shard& s = *jobs[i].shard;
+                const StatsJob& job = s.builder->jobs()[jobs[i].job];
+                StatsJobResult r = job.reader->run(job, scratch);  // one virtual call per file
+                s.builder->applyJob(job, std::move(r));            // each job fills its own draft: no lock needed
+                progress.fileDone(job.fileSize);
+            }
+        },
+        &*m_arena);
+    m_report.filesRead = progress.filesDone();
+    return progress.filesDone() == jobs.size();  // only a stop leaves jobs undone
+}
+
+// Every shard not finished yet is finished, and each shard written to its cache entry, in parallel.
+void IndexRun::finishShards() {
+    eachShard([&](Shard& s, std::size_t i) {
+        if (s.fromCache) {
+            s.result = std::move(s.cached);
+            return;
+        }
+        if (!s.built) {
+            s.result = s.builder->finish();
+            finishShard(s, i);
+        }
+        if (m_useCache) {
+            std::string werr;
+            if (!writeIndexFile(s.cachePath, s.result, s.fingerprint, kCacheEncoding, werr))
+                m_notes[i] = "cache not written: " + s.cachePath + ": " + werr;
+        }
+    });
+    flushNotes();
+}
+
+// A builder is freed as soon as its shard is built, so the drafts of all shards and all the
+// results are never held together.
+void IndexRun::finishShard(Shard& s, std::size_t i) {  // after s.result = s.builder->finish()
+    m_shardFormats[i] = s.builder->formats();
+    s.reused = s.builder->reusedFiles();
+    s.builder.reset();
+    s.cached = DumpIndex();
+    s.result.root = m_root;
+    for (auto& r : s.result.ranks) {
+        r.indexedOn = m_host;
+        r.dataRoot = m_root;
+    }
+    s.built = true;
+}
+
+// 4. Merge: the shards into `out` in shard order, finalized, written to the merged cache; the
+// formats found.
+void IndexRun::merge() {
+    m_out = DumpIndex();
+    m_out.root = m_root;
+    m_out.warnings = m_scan.warnings;
+    // One allocation per array, then each shard is appended and freed: linear, and the peak is
+    // the index plus one shard's worth of records.
+    std::size_t opCount = 0, tensorCount = 0, dimCount = 0, sideCount = 0;
+    for (Shard* s : m_shardList) {
+        opCount += s->result.ops.size();
+        tensorCount += s->result.tensors.size();
+        dimCount += s->result.dims.size();
+        sideCount += s->result.sides.size();
+        ++(s->fromCache ? m_report.shardsFromCache : m_report.shardsIndexed);
+    }
+    for (std::size_t i = 0; i < m_shardList.size(); ++i) {
+        if (i == 1) {  // the first shard was moved in whole; make room for the rest once
+            m_out.ops.reserve(opCount);
+            m_out.tensors.reserve(tensorCount);
+            m_out.dims.reserve(dimCount);
+            m_out.sides.reserve(sideCount);
+            adviseHugePages(m_out.ops.data(), opCount * sizeof(OpRecord));
+            adviseHugePages(m_out.tensors.data(), tensorCount * sizeof(TensorRecord));
+            adviseHugePages(m_out.dims.data(), dimCount * sizeof(std::int64_t));
+        }
+        m_out.merge(std::move(m_shardList[i]->result));
+        m_shardList[i]->result = DumpIndex();
+    }
+    m_out.finalize();
+    m_out.root = m_root;
+    if (!m_mergedPath.empty()) {
+        std::string werr;
+        if (!writeIndexFile(m_mergedPath, m_out, m_wholeDump, kCacheEncoding, werr))
+            m_report.cacheNotes.push_back("merged cache not written: " + m_mergedPath + ": " + werr);
+    }
+    // Formats: what each rebuilt shard's files were written by, plus the cached shards' ranks.
+    std::map<DumpFormat, int> formats;
+    for (const auto& r : m_out.ranks) formats[r.format]++;
+    for (const auto& list : m_shardFormats)
+        for (DumpFormat f : list) formats[f]++;
+    for (const auto& [f, n] : formats)
+        if (f != DumpFormat::Unknown) m_report.formats.emplace_back(dumpFormatName(f));
+}
+
 std::string shardOfFile(const std::string& rel) { return shardOf(rel); }
 
 std::string shardCacheFile(const std::string& cacheDir, const std::string& rootAbs, const std::string& shardRel) {
@@ -148,263 +520,6 @@ std::string defaultCacheDir() {
     if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/dumplens";
     if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/dumplens";
     return (fs::temp_directory_path() / "dumplens-cache").string();
-}
-
-bool indexDump(const std::string& path, const IndexOptions& options, DumpIndex& out, IndexReport& report,
-               std::string& error) {
-    const auto t0 = std::chrono::steady_clock::now();
-    std::error_code ec;
-    fs::path rootPath = fs::weakly_canonical(fs::absolute(path, ec), ec);
-    if (ec || !fs::exists(rootPath, ec)) {
-        error = "'" + path + "' does not exist";
-        return false;
-    }
-    // msprobe's own CLI takes the dump.json of a rank: it stands for its folder (dump.json,
-    // stack.json, construct.json and dump_tensor_data/ are read together).
-    if (rootPath.filename() == "dump.json" && fs::is_regular_file(rootPath, ec)) rootPath = rootPath.parent_path();
-    if (!fs::is_directory(rootPath, ec)) {
-        if (!fs::is_regular_file(rootPath, ec)) {  // opening a FIFO would wait for a writer for ever
-            error = "'" + path + "' is not a folder or a regular file; not read";
-            return false;
-        }
-        if (isIndexFile(rootPath.string())) return loadIndexFile(rootPath.string(), out, report, error);
-        error = "'" + path +
-            "' is not a folder (point at the dump path, a rank_N folder, an iteration folder, an msprobe dump.json or "
-            "a "
-            ".dlx index file; use `dumplens-cli inspect` for a single tensor file)";
-        return false;
-    }
-    const std::string rootAbs = rootPath.string();
-    // Absolute before the inside-the-dump check: a relative folder that does not exist yet would
-    // otherwise compare as relative and never be found inside the dump.
-    const fs::path cacheAbs =
-        fs::weakly_canonical(fs::absolute(options.cacheDir.empty() ? defaultCacheDir() : options.cacheDir, ec), ec);
-    const std::string cacheDir = cacheAbs.string();
-    // Against the whole dump, not only the folder given: for dump/rank_0 a cache in dump/.cache is
-    // inside the dump too.
-    const bool cacheInside = !ec && isInsideOrEqual(cacheAbs, fs::path(dumpExtent(rootAbs)));
-    const bool useCache = options.useCache && !ec && !cacheInside;
-    if (options.useCache && ec)
-        report.cacheNotes.push_back("cache folder unusable (" + ec.message() + "); cache disabled");
-    else if (options.useCache && cacheInside)
-        report.cacheNotes.push_back("cache folder lies inside the dump; cache disabled (never writing into a dump)");
-
-    // A stopped index publishes nothing: an empty `out`, no cache written, `report.cancelled`.
-    const auto cancelled = [&] {
-        out = DumpIndex();
-        report.cancelled = true;
-        report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        return true;
-    };
-    ScanResult scan = scanFolder(rootAbs, options.stop);
-    if (options.stop.stop_requested()) return cancelled();
-    std::map<std::string, Shard> shards;
-    for (const auto& f : scan.files) shards[shardOf(f.rel)].files.push_back(&f);
-    std::vector<Shard*> shardList;  // map order: the merge order, whatever the thread count
-    for (auto& [rel, s] : shards) {
-        s.rel = rel;
-        s.fingerprint = fingerprintOf(s.files);
-        if (useCache) s.cachePath = cacheFileFor(cacheDir, rootAbs, rel);
-        shardList.push_back(&s);
-    }
-    const FolderFingerprint wholeDump = combinedFingerprint(shardList);
-    const std::string mergedPath =
-        useCache && shardList.size() > 1 ? mergedCacheFileFor(cacheDir, rootAbs) : std::string();
-    if (!mergedPath.empty()) {
-        std::string note;
-        const bool hit = loadMergedCache(mergedPath, rootAbs, wholeDump, out, note);
-        if (!note.empty()) report.cacheNotes.push_back(std::move(note));
-        if (hit) {
-            report.shardsFromCache = shardList.size();
-            std::set<DumpFormat> seen;  // in enum order, as a rebuild lists them
-            for (const auto& r : out.ranks) seen.insert(r.format);
-            for (DumpFormat f : seen)
-                if (f != DumpFormat::Unknown) report.formats.emplace_back(dumpFormatName(f));
-            report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            return true;
-        }
-    }
-    tbb::task_arena arena(options.threads ? int(options.threads) : tbb::task_arena::automatic);
-    // Shards share nothing until the merge: each is loaded, scanned and finished on its own core.
-    auto eachShard = [&](auto&& fn) {
-        parallelFor(
-            std::size_t(0), shardList.size(), [&](std::size_t i) { fn(*shardList[i], i); }, &arena);
-    };
-    std::vector<std::string> notes(shardList.size());
-    auto flushNotes = [&] {
-        for (std::string& n : notes)
-            if (!n.empty()) report.cacheNotes.push_back(std::move(n));
-        notes.assign(shardList.size(), std::string());
-    };
-    if (useCache) {
-        eachShard([&](Shard& s, std::size_t i) { loadCache(s, rootAbs, notes[i]); });
-        flushNotes();
-    }
-    std::vector<std::set<DumpFormat>> shardFormats(shardList.size());
-    const std::string host = hostName();
-    // A builder is freed as soon as its shard is built, so the drafts of all shards and all the
-    // results are never held together.
-    const auto finishShard = [&](Shard& s, std::size_t i) {  // after s.result = s.builder->finish()
-        shardFormats[i] = s.builder->formats();
-        s.reused = s.builder->reusedFiles();
-        s.builder.reset();
-        s.cached = DumpIndex();
-        s.result.root = rootAbs;
-        for (auto& r : s.result.ranks) {
-            r.indexedOn = host;
-            r.dataRoot = rootAbs;
-        }
-        s.built = true;
-    };
-    // Structure pass (names, csv, records) per shard, then one pool of statistics jobs for all. A
-    // shard without jobs (statistics only: its statistic.csv rows are its tensors) is finished at
-    // once, so only the drafts of the shards being parsed are alive, not those of all shards.
-    {
-        // The file count is known from here on: the listing reports the files of each shard listed.
-        std::uint64_t listTotal = 0;
-        for (const Shard* s : shardList)
-            if (!s->fromCache) listTotal += s->files.size();
-        std::atomic<std::uint64_t> listed{0};
-        std::mutex listMutex;
-        std::optional<std::chrono::steady_clock::time_point> lastList;
-        const auto reportListed = [&](std::uint64_t files) {
-            const std::uint64_t done = listed += files;
-            if (!options.progress || !listTotal) return;
-            std::lock_guard lock(listMutex);
-            const auto now = std::chrono::steady_clock::now();
-            if (lastList && now - *lastList < std::chrono::milliseconds(50) && done != 0 && done != listTotal) return;
-            lastList = now;
-            Progress p;
-            p.filesDone = done;
-            p.filesTotal = listTotal;
-            p.phase = ProgressPhase::Listing;
-            options.progress(p);
-        };
-        reportListed(0);
-        tbb::enumerable_thread_specific<DraftBuffers> buffers;  // freed before the merge
-        eachShard([&](Shard& s, std::size_t i) {
-            if (s.fromCache) return;
-            struct Listed {  // counted however the shard's pass ends
-                const decltype(reportListed)& report;
-                std::uint64_t files;
-                ~Listed() { report(files); }
-            } listedOnExit{reportListed, s.files.size()};
-            s.builder = std::make_unique<ShardBuilder>(rootAbs, s.rel, s.haveCached ? &s.cached : nullptr);
-            s.builder->adoptBuffers(std::move(buffers.local()));
-            if (s.builder->scan(s.files, options.stop) && s.builder->jobs().empty() && !options.stop.stop_requested()) {
-                DraftBuffers& mine = buffers.local();  // the same thread's, unless it was stolen meanwhile
-                s.result = s.builder->finish();
-                mine = s.builder->releaseBuffers();
-                finishShard(s, i);
-            }
-        });
-    }
-    if (options.stop.stop_requested()) return cancelled();
-    struct JobRef {
-        Shard* shard;
-        std::size_t job;
-    };
-    std::vector<JobRef> jobs;
-    Progress total;
-    for (auto& [rel, s] : shards) {
-        if (s.fromCache) continue;
-        report.filesReused += s.built ? s.reused : s.builder->reusedFiles();
-        if (s.built) continue;
-        for (std::size_t j = 0; j < s.builder->jobs().size(); ++j) {
-            jobs.push_back({&s, j});
-            total.bytesTotal += s.builder->jobs()[j].fileSize;
-        }
-    }
-    total.filesTotal = jobs.size();
-    std::atomic<std::uint64_t> filesDone{0}, bytesDone{0};
-    std::mutex progressMutex;
-    std::optional<std::chrono::steady_clock::time_point> lastReport;  // the first file is reported at once
-    parallelFor(
-        tbb::blocked_range<std::size_t>(0, jobs.size(), 8),
-        [&](const tbb::blocked_range<std::size_t>& range) {
-            std::vector<std::uint8_t> scratch;
-            for (std::size_t i = range.begin(); i != range.end(); ++i) {
-                if (options.stop.stop_requested()) return;
-                Shard& s = *jobs[i].shard;
-                const StatsJob& job = s.builder->jobs()[jobs[i].job];
-                StatsJobResult r = job.reader->run(job, scratch);  // one virtual call per file
-                s.builder->applyJob(job, std::move(r));            // each job fills its own draft: no lock needed
-                const auto fd = ++filesDone;
-                const auto bd = bytesDone += job.fileSize;
-                if (options.progress) {
-                    std::lock_guard lock(progressMutex);
-                    const auto now = std::chrono::steady_clock::now();
-                    if (!lastReport || now - *lastReport > std::chrono::milliseconds(50) || fd == jobs.size()) {
-                        lastReport = now;
-                        options.progress({fd, total.filesTotal, bd, total.bytesTotal});
-                    }
-                }
-            }
-        },
-        &arena);
-    report.filesRead = filesDone.load();
-    if (filesDone.load() < jobs.size()) return cancelled();  // only a stop leaves jobs undone
-
-    out = DumpIndex();
-    out.root = rootAbs;
-    out.warnings = scan.warnings;
-    // Finish every shard not finished yet and write the caches, in parallel (a stopped index has
-    // returned above: it writes no cache).
-    eachShard([&](Shard& s, std::size_t i) {
-        if (s.fromCache) {
-            s.result = std::move(s.cached);
-            return;
-        }
-        if (!s.built) {
-            s.result = s.builder->finish();
-            finishShard(s, i);
-        }
-        if (useCache) {
-            std::string werr;
-            if (!writeIndexFile(s.cachePath, s.result, s.fingerprint, kCacheEncoding, werr))
-                notes[i] = "cache not written: " + s.cachePath + ": " + werr;
-        }
-    });
-    flushNotes();
-    // One allocation per array, then each shard is appended and freed: linear, and the peak is
-    // the index plus one shard's worth of records.
-    std::size_t opCount = 0, tensorCount = 0, dimCount = 0, sideCount = 0;
-    for (Shard* s : shardList) {
-        opCount += s->result.ops.size();
-        tensorCount += s->result.tensors.size();
-        dimCount += s->result.dims.size();
-        sideCount += s->result.sides.size();
-        ++(s->fromCache ? report.shardsFromCache : report.shardsIndexed);
-    }
-    for (std::size_t i = 0; i < shardList.size(); ++i) {
-        if (i == 1) {  // the first shard was moved in whole; make room for the rest once
-            out.ops.reserve(opCount);
-            out.tensors.reserve(tensorCount);
-            out.dims.reserve(dimCount);
-            out.sides.reserve(sideCount);
-            adviseHugePages(out.ops.data(), opCount * sizeof(OpRecord));
-            adviseHugePages(out.tensors.data(), tensorCount * sizeof(TensorRecord));
-            adviseHugePages(out.dims.data(), dimCount * sizeof(std::int64_t));
-        }
-        out.merge(std::move(shardList[i]->result));
-        shardList[i]->result = DumpIndex();
-    }
-    out.finalize();
-    out.root = rootAbs;
-    if (!mergedPath.empty()) {
-        std::string werr;
-        if (!writeIndexFile(mergedPath, out, wholeDump, kCacheEncoding, werr))
-            report.cacheNotes.push_back("merged cache not written: " + mergedPath + ": " + werr);
-    }
-    // Formats: what each rebuilt shard's files were written by, plus the cached shards' ranks.
-    std::map<DumpFormat, int> formats;
-    for (const auto& r : out.ranks) formats[r.format]++;
-    for (const auto& list : shardFormats)
-        for (DumpFormat f : list) formats[f]++;
-    for (const auto& [f, n] : formats)
-        if (f != DumpFormat::Unknown) report.formats.emplace_back(dumpFormatName(f));
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return true;
 }
 
 }  // namespace dl
