@@ -4,28 +4,28 @@
 
 namespace dl {
 
-// Each is defined in its reader's file. A new format: its declaration here and its place in the table.
-extern const FormatReader kStatisticCsvReader;
-extern const FormatReader kMindSporeNpyReader;
-extern const FormatReader kMindSporeBinReader;
-extern const FormatReader kCannRawReader;
-extern const FormatReader kPlainNpyReader;
-extern const FormatReader kMsprobeReader;
+// The table: one line per format, in the order readers are offered a file (the first that takes
+// it reads it) and run each step of format_reader.h. Each name is the FormatReader defined at the
+// end of its reader's file (core/formats/<format>/<format>_reader.cpp). Plain .npy takes only what
+// no grammar matched; raw CANN results become drafts before msprobe's figures are written (the
+// order of their warnings).
+// clang-format off
+#define DUMPLENS_FORMAT_READERS(X) \
+    X(kStatisticCsvReader)         \
+    X(kMindSporeNpyReader)         \
+    X(kMindSporeBinReader)         \
+    X(kCannRawReader)              \
+    X(kPlainNpyReader)             \
+    X(kMsprobeReader)
+// clang-format on
+
+#define DUMPLENS_DECLARE_READER(reader) extern const FormatReader reader;
+DUMPLENS_FORMAT_READERS(DUMPLENS_DECLARE_READER)
 
 namespace {
 
-// Plain .npy takes only what no grammar matched; raw CANN results become drafts before msprobe's
-// figures are written (the order of their warnings).
-// clang-format off
-constexpr const FormatReader* kReaders[] = {
-    &kStatisticCsvReader,
-    &kMindSporeNpyReader,
-    &kMindSporeBinReader,
-    &kCannRawReader,
-    &kPlainNpyReader,
-    &kMsprobeReader,
-};
-// clang-format on
+#define DUMPLENS_READER_ADDRESS(reader) &reader,
+constexpr const FormatReader* kReaders[] = {DUMPLENS_FORMAT_READERS(DUMPLENS_READER_ADDRESS)};
 
 }  // namespace
 

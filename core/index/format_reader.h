@@ -1,8 +1,25 @@
 #pragma once
-// One interface for every dump format the indexer reads. A format is a FormatReader (one row of
-// the table in reader_registry.cpp) whose `open` makes a ShardReader for each shard being built.
-// The ShardBuilder offers the reader the shard's files, queues the statistics jobs it plans,
-// hands each job back to it on a worker, and lets it finish its part of the shard index.
+// One interface for every dump format the indexer reads. A format is a FormatReader (one line of
+// the table in core/formats/reader_registry.cpp) whose `open` makes a ShardReader for each shard
+// being built; the reader sees the shard through its ShardContext (`s`).
+//
+// ShardBuilder calls a shard's readers in this fixed sequence, at each step every reader in table
+// order (the step a reader does not override does nothing):
+//
+//   scan (the shard's thread)
+//     1. scanShard(files, taken)  once, with all the shard's files: a reader of whole folders
+//                                 (msprobe's dump.json) reads them here and marks what it took
+//     2. scanFile(file, name)     per file nothing took yet, until a reader takes it
+//     3. scanDone()               once: files whose reading depends on the whole shard
+//   read (worker threads, in any order; only the jobs the reader queued in 1-3)
+//     4. run(job, scratch)        per job: reads the file (const: no shared writes)
+//     5. apply(job, result)       per job queued with ShardContext::queueJob: keeps the result in
+//                                 the reader's own slot (jobs queued with queueDraftJob go into
+//                                 their draft, and their read errors are warned, without it)
+//   finish (the shard's thread)
+//     6. finishDrafts(out)        before the drafts are grouped into op executions
+//     7. finishOps(out)           the ops grouped and ordered, the rank entries made from the folders
+//     8. finishRanks(out)         last, each rank's format settled
 //
 // Dispatch is once per file or per job (a virtual call), never per row or element: a reader
 // loops over its own rows (statistic.csv) and elements (the statistics kernels) itself.
@@ -14,61 +31,68 @@
 #include "core/formats/mindspore/dump_file_name.h"
 #include "core/index/dump_scanner.h"
 #include "core/index/stats_job.h"
-#include "core/model/dump_index.h"
+#include "core/model/dump_format.h"
 
 namespace dl {
 
-struct ShardContext;
+class ShardContext;
+struct DumpIndex;
 
-// A format's reader for one shard. All hooks but `run` and `apply` run on the shard's thread, in
-// the order listed; `run` and `apply` run on worker threads and touch only the job's own slot.
 class ShardReader {
 public:
+    explicit ShardReader(ShardContext& shard) : s(shard) {}
     virtual ~ShardReader() = default;
+    ShardReader(const ShardReader&) = delete;
+    ShardReader& operator=(const ShardReader&) = delete;
 
-    // Before the per-file pass: a reader of whole folders (msprobe's dump.json) reads them and
-    // marks the files it consumed in `taken` (parallel to `files`); they are offered to no one.
-    virtual void collect(const std::vector<const ScannedFile*>& /*files*/, std::vector<char>& /*taken*/) {}
-    // Per file, before the auxiliary files (configs, graphs, *.csv) are set aside: a file this
-    // format knows by its base name alone (statistic.csv). True when the reader took it.
-    virtual bool addNamed(const ScannedFile& /*f*/, std::string_view /*base*/) { return false; }
-    // Per remaining tensor file, with its name parsed (kind Unknown when no grammar matched, and
-    // mapping.csv names already resolved). True when the reader took it; readers are asked in
-    // table order, the first that takes a file reads it.
-    virtual bool addFile(const ScannedFile& /*f*/, const DumpFileName& /*name*/) { return false; }
-    // After the per-file pass: files whose reading depends on the whole shard (plain .npy).
-    virtual void endScan() {}
+    // 1. `taken` is parallel to `files`: a file marked 1 is offered to no one in step 2.
+    virtual void scanShard(const std::vector<const ScannedFile*>& /*files*/, std::vector<char>& /*taken*/) {}
+    // 2. True when the reader took the file. Files named by the row's `fileName` come to that
+    // reader first, before configs, graphs and *.csv are set aside, with `name` unparsed. Every
+    // other tensor file comes with its name parsed (kind Unknown when no grammar matched, mapping.csv
+    // names resolved): the file is this reader's if no earlier reader in the table took it.
+    virtual bool scanFile(const ScannedFile& /*file*/, const DumpFileName& /*name*/) { return false; }
+    // 3.
+    virtual void scanDone() {}
 
-    // Worker thread: reads one job this reader queued (readers that queue jobs override both).
+    // 4. Worker thread: reads one job this reader queued (a reader that queues jobs overrides it).
     virtual StatsJobResult run(const StatsJob& /*job*/, std::vector<std::uint8_t>& /*scratch*/) const {
         StatsJobResult r;
         r.error = "this reader queues no statistics jobs";
         return r;
     }
-    // Worker thread: keeps the result in the job's own slot (no lock: one slot per job).
+    // 5. Worker thread: the result of a job queued with queueJob into the job's own slot (no
+    // lock: one slot per job).
     virtual void apply(const StatsJob& /*job*/, StatsJobResult&& /*result*/) {}
 
-    // finish(), in job order: what one job left to say (read errors, in the same order whatever
-    // the thread count).
-    virtual void finishJob(const StatsJob& /*job*/) {}
-    // Before the tensor drafts are grouped into ops: results into drafts or into tensors.
-    virtual void finish(DumpIndex& /*out*/) {}
-    // After the drafts were grouped into ops: an op order of the format's own.
-    virtual void orderOps(DumpIndex& /*out*/) {}
-    // After the shard's rank entries were made from its folders: ranks the reader found itself.
-    virtual void addRanks(DumpIndex& /*out*/) {}
-    // Last: rank fields only this format sets (its order source).
+    // 6. Results into drafts (raw CANN parts) or into records the reader made itself (msprobe).
+    virtual void finishDrafts(DumpIndex& /*out*/) {}
+    // 7. An op order of the format's own (plain .npy), ranks the reader found itself (msprobe).
+    virtual void finishOps(DumpIndex& /*out*/) {}
+    // 8. Rank fields only this format sets (its order source).
     virtual void finishRanks(DumpIndex& /*out*/) {}
+
+protected:
+    ShardContext& s;  // the shard being built
 };
 
-// One row of the reader table: what the format is called and how to read it in a shard.
+// One line of the reader table: what the format is called and how to read it in a shard.
 struct FormatReader {
     DumpFormat format = DumpFormat::Unknown;
     std::string_view name;  // as the index summary prints it ("CANN raw")
-    // A folder holding this format names its rank's format, over the guess the shard makes from
-    // the tensors it found (MindSpore npy / bin / statistic.csv).
+    // A folder holding this format (ShardContext::noteFormat) names its rank's format, over what
+    // the shard's MindSpore readers recorded (npy / bin / statistic.csv).
     bool namesRankFormat = false;
     std::unique_ptr<ShardReader> (*open)(ShardContext& shard) = nullptr;
+    // A base name only this format has ("statistic.csv"): such files go to this reader's scanFile
+    // before configs and *.csv are set aside. Empty: none.
+    std::string_view fileName = {};
 };
+
+// The usual `open`: `.open = openReader<MyReader>`.
+template <class Reader>
+std::unique_ptr<ShardReader> openReader(ShardContext& shard) {
+    return std::make_unique<Reader>(shard);
+}
 
 }  // namespace dl

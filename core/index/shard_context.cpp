@@ -7,25 +7,25 @@ namespace dl {
 std::uint32_t ShardContext::folderOf(const std::string& fileRel) {
     const auto slash = fileRel.rfind('/');
     const std::string dir = slash == std::string::npos ? std::string() : fileRel.substr(0, slash);
-    auto [it, inserted] = folderIds.emplace(dir, std::uint32_t(folders.size()));
+    auto [it, inserted] = m_folderIds.emplace(dir, std::uint32_t(m_folders.size()));
     if (inserted) {
         FolderInfo f;
         f.rel = dir;
-        auto dirs = splitPath(rootAbs);
+        auto dirs = splitPath(m_rootAbs);
         auto rel = splitPath(dir);
         dirs.insert(dirs.end(), rel.begin(), rel.end());
         f.loc = locateDumpFolder(dirs);
-        folders.push_back(std::move(f));
+        m_folders.push_back(std::move(f));
     }
     return it->second;
 }
 
 std::optional<std::uint32_t> ShardContext::addTensorFile(const ScannedFile& f, const DumpFileName& name,
-                                                         DumpFormat format, ShardReader* reader) {
+                                                         DumpFormat format, ShardReader& reader) {
     const std::uint32_t folder = folderOf(f.rel);
-    grammarFolders.insert(folder);
+    noteGrammarFolder(folder);
     noteFormat(folder, format);
-    rankFormats.insert(format);
+    noteRankFormat(format);
     const auto id = draftFor(folder, name.opType, name.opName, name.taskId, name.streamId, name.timestampUs,
                              name.hasIo ? name.io : Io::Output, name.slot);
     Draft& d = drafts[id];
@@ -41,37 +41,33 @@ std::optional<std::uint32_t> ShardContext::addTensorFile(const ScannedFile& f, c
     fs.stamp = f.stamp;
     d.format = keys.intern(name.format);
     d.origDtype = name.dtype;
-    if (reuse(f, d)) {
-        ++reused;
-        return id;
-    }
-    jobs.push_back({id, rootAbs + "/" + f.rel, f.size, name.dtype, reader});
+    if (!reuse(f, d)) queueDraftJob(id, f, name.dtype, reader);
     return id;
 }
 
-// Statistics of an unchanged file from the previous index of this shard.
 bool ShardContext::reuse(const ScannedFile& f, Draft& d) {
-    const auto it = previous.find(f.rel);
-    if (it == previous.end() || it->second.size() != 1) return false;
+    const auto it = m_previous.find(f.rel);
+    if (it == m_previous.end() || it->second.size() != 1) return false;
     const TensorRecord& t = *it->second.front();
-    const TensorSide& side = previousIndex->side(t);
+    const TensorSide& side = m_previousIndex->side(t);
     if (side.fileSize != f.size || side.fileStamp != f.stamp || !(t.flags & HasData)) return false;
     TensorData& r = d.fileSide().data;
     r.ok = true;
     r.dtype = t.dtype;
     r.bigEndian = t.flags & BigEndian;
     r.fortranOrder = t.flags & FortranOrder;
-    r.shape = previousIndex->shape(t);
+    r.shape = m_previousIndex->shape(t);
     r.dataOffset = side.dataOffset;
     r.dataBytes = side.dataBytes;
-    r.stats = previousIndex->stats(t);
+    r.stats = m_previousIndex->stats(t);
     Log2Histogram h;
-    if ((t.flags & HasHistogram) && previousIndex->histogram(t, h)) h.encode(r.hist);
+    if ((t.flags & HasHistogram) && m_previousIndex->histogram(t, h)) h.encode(r.hist);
+    ++m_reused;
     return true;
 }
 
 void ShardContext::applyToDraft(const StatsJob& job, StatsJobResult&& result) {
-    FileSide& fs = *drafts[job.draft].file;  // made by scan() for every job
+    FileSide& fs = *drafts[job.draft].file;  // made by scan() for every draft job
     if (!result.ok) {                        // worker thread: only this job's draft is written, warned in finish()
         fs.readError = true;
         fs.readErrorText = std::move(result.error);

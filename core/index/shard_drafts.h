@@ -109,45 +109,33 @@ struct DraftBuffers {
     std::vector<std::int64_t> csvDims;
 };
 
-struct ShardDrafts {
+// The drafts of a shard and their lookup. `drafts`, `keys`, `csvDims` and `csvWide` are the
+// readers' to fill (through draftFor / draftAt, then the draft's fields); the lookup table is not.
+class ShardDrafts {
+public:
     std::vector<Draft> drafts;
-    StringPool keys;  // op types, names and formats of the drafts
-    // Open addressing over drafts: id + 1 in the low 32 bits (0 = empty), the key hash's high 32
-    // bits above, so that a probe passing an occupied slot compares the tag, not the draft (a
-    // random read of a draft per probe was the hot miss of a statistics-only shard).
-    std::vector<std::uint64_t> table;
+    StringPool keys;                    // op types, names and formats of the drafts
     std::vector<std::int64_t> csvDims;  // shapes from statistic.csv rows (Draft::csvDims)
     std::vector<TensorStats> csvWide;   // CSV figures a PackedStats cannot hold exactly
-    // The last op type and name interned: a CSV row repeats them for every tensor of an op.
-    std::string lastType, lastName;
-    StrId lastTypeId = 0, lastNameId = 0;
-
-    StrId keyOf(std::string_view v, std::string& last, StrId& lastId) {
-        if (v != last) {
-            last.assign(v);
-            lastId = keys.intern(v);
-        }
-        return lastId;
-    }
-
-    static std::uint64_t tagOf(std::uint64_t hash) { return hash & 0xffffffff00000000ull; }
 
     // Before the first draft: the buffers' capacity is kept, their contents dropped.
     void adoptBuffers(DraftBuffers&& b) {
         drafts = std::move(b.drafts);
-        table = std::move(b.table);
+        m_table = std::move(b.table);
         csvDims = std::move(b.csvDims);
         drafts.clear();
-        table.clear();
+        m_table.clear();
         csvDims.clear();
     }
     // Once the drafts are grouped: the buffers, emptied, for the next shard.
     DraftBuffers releaseBuffers() {
         drafts.clear();  // frees the drafts' file sides
-        table.clear();
+        m_table.clear();
         csvDims.clear();
-        return {std::move(drafts), std::move(table), std::move(csvDims)};
+        return {std::move(drafts), std::move(m_table), std::move(csvDims)};
     }
+    // Once no more drafts are looked up (grouping): the table emptied, its capacity kept.
+    void dropLookup() { m_table.clear(); }
 
     void reserveDrafts(std::size_t n) {
         if (n > drafts.capacity()) {
@@ -156,21 +144,7 @@ struct ShardDrafts {
         }
         std::size_t cap = 16;
         while (cap < 2 * n) cap <<= 1;
-        if (cap > table.size()) rehash(cap);
-    }
-
-    void rehash(std::size_t cap) {
-        table.assign(cap, 0);
-        for (std::uint32_t id = 0; id < drafts.size(); ++id) {
-            const Draft& d = drafts[id];
-            const std::uint64_t h =
-                hashKey({d.folder, d.opType, d.opName, d.taskId, d.streamId, d.timestampUs, d.io, d.slot});
-            for (std::size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1))
-                if (!table[i]) {
-                    table[i] = tagOf(h) | (id + 1);
-                    break;
-                }
-        }
+        if (cap > m_table.size()) rehash(cap);
     }
 
     // The key of a tensor with the op type and name interned, and its hash: a reader that knows
@@ -178,8 +152,8 @@ struct ShardDrafts {
     DraftKey keyFor(std::uint32_t folder, std::string_view opType, std::string_view opName, std::uint32_t taskId,
                     std::uint32_t streamId, std::int64_t timestampUs, Io io, std::uint16_t slot) {
         return {folder,
-                keyOf(opType, lastType, lastTypeId),
-                keyOf(opName, lastName, lastNameId),
+                keyOf(opType, m_lastType, m_lastTypeId),
+                keyOf(opName, m_lastName, m_lastNameId),
                 taskId,
                 streamId,
                 timestampUs,
@@ -187,22 +161,22 @@ struct ShardDrafts {
                 slot};
     }
     void prefetch(std::uint64_t hash) const {
-        if (!table.empty()) __builtin_prefetch(table.data() + (hash & (table.size() - 1)));
+        if (!m_table.empty()) __builtin_prefetch(m_table.data() + (hash & (m_table.size() - 1)));
     }
 
     // The draft of a tensor, made on first sight. No allocation per call beyond the drafts' growth.
     std::uint32_t draftAt(const DraftKey& k, std::uint64_t hash) {
-        if (2 * (drafts.size() + 1) > table.size()) rehash(std::max<std::size_t>(16, table.size() * 2));
-        const std::size_t mask = table.size() - 1;
+        if (2 * (drafts.size() + 1) > m_table.size()) rehash(std::max<std::size_t>(16, m_table.size() * 2));
+        const std::size_t mask = m_table.size() - 1;
         const std::uint64_t tag = tagOf(hash);
         std::size_t i = hash & mask;
-        for (; table[i]; i = (i + 1) & mask)
-            if (tagOf(table[i]) == tag) {
-                const std::uint32_t id = std::uint32_t(table[i]) - 1;
+        for (; m_table[i]; i = (i + 1) & mask)
+            if (tagOf(m_table[i]) == tag) {
+                const std::uint32_t id = std::uint32_t(m_table[i]) - 1;
                 if (sameKey(drafts[id], k)) return id;
             }
         const auto id = std::uint32_t(drafts.size());
-        table[i] = tag | (id + 1);
+        m_table[i] = tag | (id + 1);
         Draft& d = drafts.emplace_back();
         d.folder = k.folder;
         d.opType = k.opType;
@@ -220,6 +194,39 @@ struct ShardDrafts {
         const DraftKey k = keyFor(folder, opType, opName, taskId, streamId, timestampUs, io, slot);
         return draftAt(k, hashKey(k));
     }
+
+private:
+    StrId keyOf(std::string_view v, std::string& last, StrId& lastId) {
+        if (v != last) {
+            last.assign(v);
+            lastId = keys.intern(v);
+        }
+        return lastId;
+    }
+
+    static std::uint64_t tagOf(std::uint64_t hash) { return hash & 0xffffffff00000000ull; }
+
+    void rehash(std::size_t cap) {
+        m_table.assign(cap, 0);
+        for (std::uint32_t id = 0; id < drafts.size(); ++id) {
+            const Draft& d = drafts[id];
+            const std::uint64_t h =
+                hashKey({d.folder, d.opType, d.opName, d.taskId, d.streamId, d.timestampUs, d.io, d.slot});
+            for (std::size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1))
+                if (!m_table[i]) {
+                    m_table[i] = tagOf(h) | (id + 1);
+                    break;
+                }
+        }
+    }
+
+    // Open addressing over drafts: id + 1 in the low 32 bits (0 = empty), the key hash's high 32
+    // bits above, so that a probe passing an occupied slot compares the tag, not the draft (a
+    // random read of a draft per probe was the hot miss of a statistics-only shard).
+    std::vector<std::uint64_t> m_table;
+    // The last op type and name interned: a CSV row repeats them for every tensor of an op.
+    std::string m_lastType, m_lastName;
+    StrId m_lastTypeId = 0, m_lastNameId = 0;
 };
 
 }  // namespace dl

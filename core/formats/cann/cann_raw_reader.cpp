@@ -23,9 +23,9 @@ struct RawFile {
 
 class CannRawReader final : public ShardReader {
 public:
-    explicit CannRawReader(ShardContext& shard) : s(shard) {}
+    using ShardReader::ShardReader;
 
-    bool addFile(const ScannedFile& f, const DumpFileName& name) override {
+    bool scanFile(const ScannedFile& f, const DumpFileName& name) override {
         if (name.kind != DumpFileKind::CannRaw) return false;
         add(f, name);
         return true;
@@ -38,21 +38,20 @@ public:
     void apply(const StatsJob& job, StatsJobResult&& result) override {
         rawFiles[job.draft].result = std::move(result);
     }
-    void finish(DumpIndex&) override {
+    void finishDrafts(DumpIndex&) override {
         for (RawFile& raw : rawFiles) materialize(raw);
     }
 
 private:
     void add(const ScannedFile& f, const DumpFileName& name);
     void materialize(RawFile& raw);
-    ShardContext& s;
     std::vector<RawFile> rawFiles;
 };
 
 void CannRawReader::add(const ScannedFile& f, const DumpFileName& name) {
     RawFile raw;
     raw.folder = s.folderOf(f.rel);
-    s.grammarFolders.insert(raw.folder);
+    s.noteGrammarFolder(raw.folder);
     s.noteFormat(raw.folder, DumpFormat::CannRaw);
     raw.name = name;
     raw.rel = f.rel;
@@ -60,36 +59,37 @@ void CannRawReader::add(const ScannedFile& f, const DumpFileName& name) {
     raw.stamp = f.stamp;
     const auto id = std::uint32_t(rawFiles.size());
     // Unchanged raw file: every tensor it held comes back from the previous index.
-    if (auto it = s.previous.find(f.rel); it != s.previous.end()) {
+    if (const auto previous = s.previousTensors(f.rel); !previous.empty()) {
+        const DumpIndex& prev = *s.previousIndex();
         bool same = true;
-        for (const TensorRecord* t : it->second)
-            same = same && s.previousIndex->side(*t).fileSize == f.size &&
-                s.previousIndex->side(*t).fileStamp == f.stamp && (t->flags & HasData);
+        for (const TensorRecord* t : previous)
+            same =
+                same && prev.side(*t).fileSize == f.size && prev.side(*t).fileStamp == f.stamp && (t->flags & HasData);
         if (same) {
             raw.result.ok = true;
-            for (const TensorRecord* t : it->second) {
+            for (const TensorRecord* t : previous) {
                 StatsJobPart p;
                 p.io = t->io;
                 p.slot = t->slot;
                 p.dtype = t->dtype;
-                p.format = s.previousIndex->strings.str(t->format);
-                p.shape = s.previousIndex->shape(*t);
-                if (t->flags & DeviceFormat) p.originalShape = s.previousIndex->originalShape(*t);
-                p.dataOffset = s.previousIndex->side(*t).dataOffset;
-                p.dataBytes = s.previousIndex->side(*t).dataBytes;
+                p.format = prev.strings.str(t->format);
+                p.shape = prev.shape(*t);
+                if (t->flags & DeviceFormat) p.originalShape = prev.originalShape(*t);
+                p.dataOffset = prev.side(*t).dataOffset;
+                p.dataBytes = prev.side(*t).dataBytes;
                 p.flags = t->flags & (DeviceFormat | PaddingExcluded | PaddingIncluded);
-                p.stats = s.previousIndex->stats(*t);
+                p.stats = prev.stats(*t);
                 p.hasStats = p.stats.known != 0;
-                s.previousIndex->histogram(*t, p.hist);
+                prev.histogram(*t, p.hist);
                 raw.result.parts.push_back(std::move(p));
             }
             rawFiles.push_back(std::move(raw));
-            ++s.reused;
+            s.countReused();
             return;
         }
     }
     rawFiles.push_back(std::move(raw));
-    s.jobs.push_back({id, s.rootAbs + "/" + f.rel, f.size, DType::Unknown, this});
+    s.queueJob({id, s.absPath(f), f.size, DType::Unknown, this});
 }
 
 // Turns the parts of a raw file into tensor drafts (after the parallel jobs: drafts may grow here).
@@ -134,7 +134,6 @@ void CannRawReader::materialize(RawFile& raw) {
 
 // A folder of raw CANN files names its rank's format.
 extern const FormatReader kCannRawReader{
-    DumpFormat::CannRaw, "CANN raw", true,
-    [](ShardContext& s) -> std::unique_ptr<ShardReader> { return std::make_unique<CannRawReader>(s); }};
+    .format = DumpFormat::CannRaw, .name = "CANN raw", .namesRankFormat = true, .open = openReader<CannRawReader>};
 
 }  // namespace dl

@@ -2,18 +2,20 @@
 // name gives op, io, slot, shape, dtype and format.
 #include <unordered_map>
 
-#include "core/index/tensor_file_reader.h"
+#include "core/index/format_reader.h"
+#include "core/index/shard_context.h"
+#include "core/index/tensor_file_job.h"
 
 namespace dl {
 namespace {
 
-class MindSporeBinReader final : public TensorFileReader {
+class MindSporeBinReader final : public ShardReader {
 public:
-    using TensorFileReader::TensorFileReader;
+    using ShardReader::ShardReader;
 
-    bool addFile(const ScannedFile& f, const DumpFileName& name) override {
+    bool scanFile(const ScannedFile& f, const DumpFileName& name) override {
         if (name.kind != DumpFileKind::MindSporeBin) return false;
-        if (const auto draft = s.addTensorFile(f, name, DumpFormat::MindSporeBin, this)) m_names.emplace(*draft, name);
+        if (const auto draft = s.addTensorFile(f, name, DumpFormat::MindSporeBin, *this)) m_names.emplace(*draft, name);
         return true;
     }
     // Workers only read m_names: it is complete before the first job runs.
@@ -27,9 +29,8 @@ private:
 
 }  // namespace
 
-// Its rank's format: what the shard's readers recorded (ShardContext::rankFormats, fillRankInfo).
+// Its rank's format: what the shard's readers recorded (ShardContext::noteRankFormat, fillRankInfo).
 extern const FormatReader kMindSporeBinReader{
-    DumpFormat::MindSporeBin, "MindSpore <=1.2 bin", false,
-    [](ShardContext& s) -> std::unique_ptr<ShardReader> { return std::make_unique<MindSporeBinReader>(s); }};
+    .format = DumpFormat::MindSporeBin, .name = "MindSpore <=1.2 bin", .open = openReader<MindSporeBinReader>};
 
 }  // namespace dl

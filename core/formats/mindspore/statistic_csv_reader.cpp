@@ -120,17 +120,18 @@ struct CsvResume final : ShardResumeEntry {
 
 class StatisticCsvReader final : public ShardReader {
 public:
-    explicit StatisticCsvReader(ShardContext& shard) : s(shard) {}
+    using ShardReader::ShardReader;
 
     // The bytes of all statistic.csv files of the shard: the first file's bytes per line then
     // size the drafts for all of them at once (one allocation, no moves of the drafts).
-    void collect(const std::vector<const ScannedFile*>& files, std::vector<char>&) override {
+    void scanShard(const std::vector<const ScannedFile*>& files, std::vector<char>&) override {
         for (const ScannedFile* f : files)
             if (f->rel == "statistic.csv" || f->rel.ends_with("/statistic.csv")) csvBytesLeft += f->size;
     }
 
-    bool addNamed(const ScannedFile& f, std::string_view base) override {
-        if (base != "statistic.csv") return false;
+    // Offered by its name (the row's fileName) before *.csv files are set aside.
+    bool scanFile(const ScannedFile& f, const DumpFileName&) override {
+        if (f.rel != "statistic.csv" && !f.rel.ends_with("/statistic.csv")) return false;
         read(f);
         return true;
     }
@@ -156,7 +157,6 @@ private:
                      bool hasShape, std::span<const std::int64_t> shape, DType dtype, std::uint64_t dataBytes,
                      std::string_view format, const std::string& fileRel);
     void readResumed(const ScannedFile& f);
-    ShardContext& s;
     std::uint64_t csvBytesLeft = 0;
     std::string text;  // reused: a fresh buffer per file was a fresh page-zeroing per file
 };
@@ -208,14 +208,14 @@ void StatisticCsvReader::applyFields(const DraftKey& key, std::uint64_t hash, st
 // With a resume store: only the bytes added since the last build are read and parsed; the rows
 // kept from before are applied again (the drafts are the builder's own, made anew each build).
 void StatisticCsvReader::readResumed(const ScannedFile& f) {
-    auto& slot = s.resume->entries[f.rel];
+    auto& slot = s.resume()->entries[f.rel];
     auto* r = dynamic_cast<CsvResume*>(slot.get());
     if (!r) {
         slot = std::make_unique<CsvResume>();
         r = static_cast<CsvResume*>(slot.get());
     }
     std::string error;
-    if (!r->update(s.rootAbs + "/" + f.rel, s.resume->bytesRead, error)) {
+    if (!r->update(s.absPath(f), s.resume()->bytesRead, error)) {
         slot.reset();
         s.warn(f.rel, error, WarningSeverity::Unreadable);
         return;
@@ -230,7 +230,7 @@ void StatisticCsvReader::readResumed(const ScannedFile& f) {
                     std::span<const std::int64_t>(r->dims.data() + row.dims, row.hasShape ? row.ndim : 0), row.dtype,
                     row.dataBytes, row.format, f.rel);
     }
-    if (!r->rows.empty()) s.rankFormats.insert(DumpFormat::MindSporeStatsOnly);
+    if (!r->rows.empty()) s.noteRankFormat(DumpFormat::MindSporeStatsOnly);
     if (!r->stream.ok(error)) s.warn(f.rel, error, WarningSeverity::Unreadable);
     for (const auto& w : r->stream.warnings())
         s.warn(f.rel, (w.line ? "line " + std::to_string(w.line) + ": " : std::string()) + w.reason, w.severity);
@@ -242,7 +242,7 @@ void StatisticCsvReader::readResumed(const ScannedFile& f) {
 }
 
 void StatisticCsvReader::read(const ScannedFile& f) {
-    if (s.resume) {
+    if (s.resume()) {
         readResumed(f);
         return;
     }
@@ -250,7 +250,7 @@ void StatisticCsvReader::read(const ScannedFile& f) {
     std::vector<std::string> columns;
     std::vector<StatisticCsvWarning> warnings;
     std::string error;
-    if (!readSmallTextFile(s.rootAbs + "/" + f.rel, text, error, std::size_t(16) << 30)) {
+    if (!readSmallTextFile(s.absPath(f), text, error, std::size_t(16) << 30)) {
         s.warn(f.rel, error, WarningSeverity::Unreadable);
         return;
     }
@@ -281,7 +281,7 @@ void StatisticCsvReader::read(const ScannedFile& f) {
         },
         columns, warnings, error);
     if (waiting) apply(pending[cur ^ 1], f.rel);
-    if (anyRow) s.rankFormats.insert(DumpFormat::MindSporeStatsOnly);
+    if (anyRow) s.noteRankFormat(DumpFormat::MindSporeStatsOnly);
     if (!ok) s.warn(f.rel, error, WarningSeverity::Unreadable);
     for (const auto& w : warnings)
         s.warn(f.rel, (w.line ? "line " + std::to_string(w.line) + ": " : std::string()) + w.reason, w.severity);
@@ -289,9 +289,10 @@ void StatisticCsvReader::read(const ScannedFile& f) {
 
 }  // namespace
 
-// Its rank's format: what the shard's readers recorded (ShardContext::rankFormats, fillRankInfo).
-extern const FormatReader kStatisticCsvReader{
-    DumpFormat::MindSporeStatsOnly, "MindSpore statistic.csv", false,
-    [](ShardContext& s) -> std::unique_ptr<ShardReader> { return std::make_unique<StatisticCsvReader>(s); }};
+// Its rank's format: what the shard's readers recorded (ShardContext::noteRankFormat, fillRankInfo).
+extern const FormatReader kStatisticCsvReader{.format = DumpFormat::MindSporeStatsOnly,
+                                              .name = "MindSpore statistic.csv",
+                                              .open = openReader<StatisticCsvReader>,
+                                              .fileName = "statistic.csv"};
 
 }  // namespace dl

@@ -10,14 +10,17 @@ namespace {
 
 class MsprobeReader final : public ShardReader {
 public:
-    explicit MsprobeReader(ShardContext& shard) : s(shard) {}
+    using ShardReader::ShardReader;
 
-    void collect(const std::vector<const ScannedFile*>& files, std::vector<char>& taken) override {
-        const std::size_t first = s.jobs.size();
-        m_shard.collect(s.rootAbs, files, s.out, s.jobs, s.out.warnings);
-        for (std::size_t j = first; j < s.jobs.size(); ++j) s.jobs[j].reader = this;
+    void scanShard(const std::vector<const ScannedFile*>& files, std::vector<char>& taken) override {
+        std::vector<StatsJob> jobs;  // slots of m_shard's own
+        m_shard.collect(s.rootAbs(), files, s.index(), jobs, s.index().warnings);
+        for (StatsJob& job : jobs) {
+            job.reader = this;
+            s.queueJob(std::move(job));
+        }
         if (!m_shard.found()) return;
-        s.formats.insert(DumpFormat::Msprobe);
+        s.noteShardFormat(DumpFormat::Msprobe);
         for (std::size_t i = 0; i < files.size(); ++i)
             if (m_shard.owns(files[i]->rel)) taken[i] = 1;
     }
@@ -26,23 +29,21 @@ public:
         return runTensorFileJob(job, job.absPath.ends_with(".pt") ? TensorHeader::Torch : TensorHeader::Npy, scratch);
     }
     void apply(const StatsJob& job, StatsJobResult&& result) override { m_shard.apply(job, std::move(result)); }
-    void finish(DumpIndex& out) override { m_shard.finish(out); }
-    void addRanks(DumpIndex& out) override { m_shard.fillRankInfo(s.shardRel, out); }
+    void finishDrafts(DumpIndex& out) override { m_shard.finish(out); }
+    void finishOps(DumpIndex& out) override { m_shard.fillRankInfo(s.shardRel(), out); }
     void finishRanks(DumpIndex& out) override {
         for (RankInfo& r : out.ranks)
             if (r.format == DumpFormat::Msprobe && r.orderSource.empty()) r.orderSource = "dump_json";
     }
 
 private:
-    ShardContext& s;
     MsprobeShard m_shard;
 };
 
 }  // namespace
 
-// Its ranks are named by MsprobeShard::fillRankInfo (addRanks), not by its folders.
+// Its ranks are named by MsprobeShard::fillRankInfo (finishOps), not by its folders.
 extern const FormatReader kMsprobeReader{
-    DumpFormat::Msprobe, "msprobe", false,
-    [](ShardContext& s) -> std::unique_ptr<ShardReader> { return std::make_unique<MsprobeReader>(s); }};
+    .format = DumpFormat::Msprobe, .name = "msprobe", .open = openReader<MsprobeReader>};
 
 }  // namespace dl

@@ -5,26 +5,28 @@
 #include <tuple>
 #include <vector>
 
-#include "core/index/tensor_file_reader.h"
+#include "core/index/format_reader.h"
+#include "core/index/shard_context.h"
+#include "core/index/tensor_file_job.h"
 
 namespace dl {
 namespace {
 
-class PlainNpyReader final : public TensorFileReader {
+class PlainNpyReader final : public ShardReader {
 public:
-    using TensorFileReader::TensorFileReader;
+    using ShardReader::ShardReader;
 
     // Kept until the whole shard was seen: whether a folder holds dump-grammar files decides.
-    bool addFile(const ScannedFile& f, const DumpFileName& name) override {
+    bool scanFile(const ScannedFile& f, const DumpFileName& name) override {
         if (name.kind != DumpFileKind::Unknown || !f.rel.ends_with(".npy")) return false;
         m_stray.push_back(&f);
         return true;
     }
-    void endScan() override;
+    void scanDone() override;
     StatsJobResult run(const StatsJob& job, std::vector<std::uint8_t>& scratch) const override {
         return runTensorFileJob(job, TensorHeader::Npy, scratch);
     }
-    void orderOps(DumpIndex& out) override;
+    void finishOps(DumpIndex& out) override;
     void finishRanks(DumpIndex& out) override {
         for (RankInfo& r : out.ranks)
             if (r.format == DumpFormat::PlainNpy) r.orderSource = "modification_time";
@@ -35,11 +37,11 @@ private:
     std::vector<const ScannedFile*> m_stray;  // .npy names outside every dump grammar
 };
 
-void PlainNpyReader::endScan() {
+void PlainNpyReader::scanDone() {
     // A folder of .npy files that follow no dump grammar is a user's own np.save dump (one op per
     // file); next to dump-grammar files such a name is a malformed dump file instead.
     for (const ScannedFile* f : m_stray) {
-        if (s.grammarFolders.count(s.folderOf(f->rel))) {
+        if (s.holdsGrammarFiles(s.folderOf(f->rel))) {
             DumpFileName name;
             parseDumpFileName(f->rel.substr(f->rel.rfind('/') + 1), name);
             s.warn(f->rel, "tensor file name does not follow the dump grammar: " + name.reason,
@@ -53,7 +55,7 @@ void PlainNpyReader::endScan() {
 void PlainNpyReader::add(const ScannedFile& f) {
     const std::uint32_t folder = s.folderOf(f.rel);
     s.noteFormat(folder, DumpFormat::PlainNpy);
-    s.keepEmitOrder = true;  // orderOps below sorts across folders, ties by op index
+    s.keepFolderOrder();  // finishOps below sorts across folders, ties by op index
     std::string stem = f.rel.substr(f.rel.rfind('/') + 1);
     stem.resize(stem.size() - 4);
     // The modification time orders the ops (np.save calls in program order); the name breaks ties.
@@ -64,15 +66,11 @@ void PlainNpyReader::add(const ScannedFile& f) {
     fs.fileRel = f.rel;
     fs.fileSize = f.size;
     fs.stamp = f.stamp;
-    if (s.reuse(f, d)) {
-        ++s.reused;
-        return;
-    }
-    s.jobs.push_back({id, s.rootAbs + "/" + f.rel, f.size, DType::Unknown, this});
+    if (!s.reuse(f, d)) s.queueDraftJob(id, f, DType::Unknown, *this);
 }
 
 // Plain .npy ops of all folders form one sequence: modification time, then name.
-void PlainNpyReader::orderOps(DumpIndex& out) {
+void PlainNpyReader::finishOps(DumpIndex& out) {
     const StrId npyType = out.strings.intern("npy");
     std::vector<std::uint32_t> ids;
     for (std::uint32_t i = 0; i < out.ops.size(); ++i)
@@ -88,7 +86,6 @@ void PlainNpyReader::orderOps(DumpIndex& out) {
 
 // A folder of plain .npy files names its rank's format (the tensors alone would say MindSpore npy).
 extern const FormatReader kPlainNpyReader{
-    DumpFormat::PlainNpy, "plain npy", true,
-    [](ShardContext& s) -> std::unique_ptr<ShardReader> { return std::make_unique<PlainNpyReader>(s); }};
+    .format = DumpFormat::PlainNpy, .name = "plain npy", .namesRankFormat = true, .open = openReader<PlainNpyReader>};
 
 }  // namespace dl

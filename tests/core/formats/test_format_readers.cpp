@@ -14,9 +14,10 @@
 #include "core/formats/reader_registry.h"
 #include "core/index/dump_indexer.h"
 #include "core/index/dump_scanner.h"
+#include "core/index/format_reader.h"
 #include "core/index/index_summary.h"
 #include "core/index/shard_builder.h"
-#include "core/index/tensor_file_reader.h"
+#include "core/index/shard_context.h"
 #include "core/io/npy_writer.h"
 #include "core/stats/stats_accumulator.h"
 #include "tests/core/temp_dir.h"
@@ -83,10 +84,10 @@ TEST(FormatReaders, EveryReaderOpensForAShard) {
 // Everything it needs is this reader and one table entry.
 constexpr auto kRawF32 = DumpFormat(200);
 
-class RawF32Reader final : public TensorFileReader {
+class RawF32Reader final : public ShardReader {
 public:
-    using TensorFileReader::TensorFileReader;
-    bool addFile(const ScannedFile& f, const DumpFileName& name) override {
+    using ShardReader::ShardReader;
+    bool scanFile(const ScannedFile& f, const DumpFileName& name) override {
         if (name.kind != DumpFileKind::Unknown || !f.rel.ends_with(".f32le")) return false;
         const std::uint32_t folder = s.folderOf(f.rel);
         s.noteFormat(folder, kRawF32);
@@ -98,7 +99,7 @@ public:
         fs.fileRel = f.rel;
         fs.fileSize = f.size;
         fs.stamp = f.stamp;
-        s.jobs.push_back({id, s.rootAbs + "/" + f.rel, f.size, DType::Float32, this});
+        s.queueDraftJob(id, f, DType::Float32, *this);
         return true;
     }
     StatsJobResult run(const StatsJob& job, std::vector<std::uint8_t>&) const override {
@@ -115,9 +116,7 @@ public:
     }
 };
 
-const FormatReader kRawF32Reader{kRawF32, "raw f32", false, [](ShardContext& s) -> std::unique_ptr<ShardReader> {
-                                     return std::make_unique<RawF32Reader>(s);
-                                 }};
+const FormatReader kRawF32Reader{.format = kRawF32, .name = "raw f32", .open = openReader<RawF32Reader>};
 
 void writeFloats(const fs::path& p, const std::vector<float>& v) {
     std::string bytes(v.size() * 4, '\0');
