@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/model/dump_index.h"
+#include "core/model/index_warning.h"
 
 namespace dl {
 

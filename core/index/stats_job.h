@@ -6,22 +6,25 @@
 #include <string>
 #include <vector>
 
-#include "core/model/dump_index.h"
+#include "core/model/dump_format.h"
 #include "core/stats/log2_histogram.h"
 #include "core/stats/tensor_stats.h"
+#include "core/util/dtype.h"
 
 namespace dl {
 
 class ShardReader;
 
-// Queued by a reader while it scans a shard; run and applied by the same reader (one virtual
-// call each per job, never per element).
+// Queued by a reader while it scans a shard (ShardContext::queueDraftJob / queueJob); run by the
+// same reader (one virtual call per job, never per element).
 struct StatsJob {
-    std::uint32_t draft = 0;  // the reader's own slot for it (a tensor draft, a raw file, ...)
+    std::uint32_t draft = 0;  // the tensor draft, or the reader's own slot for it (a raw file, ...)
     std::string absPath;
     std::uint64_t fileSize = 0;
     DType hint = DType::Unknown;  // dtype from the name, resolves bf16 void descrs
     ShardReader* reader = nullptr;
+    // The result is the tensor of drafts[draft] (the builder applies it); else reader->apply keeps it.
+    bool intoDraft = false;
 };
 
 // One tensor of a multi-tensor file (CANN raw).

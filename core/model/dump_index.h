@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/model/dump_format.h"
+#include "core/model/index_warning.h"
 #include "core/model/packed_stats.h"
 #include "core/model/record_allocator.h"
 #include "core/model/string_pool.h"
@@ -104,18 +105,6 @@ struct OpRecord {
     StrId tensorNames = 0;
 };
 static_assert(sizeof(OpRecord) == 80 && std::has_unique_object_representations_v<OpRecord>);  // raw in .dlx
-
-// What a warning means for the verdict, set where the warning is written. Unreadable: some content
-// of the file or folder could not be read (counted in "K file(s) could not be read", and a clean
-// verdict says so). Note: it was read in full, and the note says how the index coped (ops ordered
-// by file name, a duplicate kept once, an unknown column ignored, ...).
-enum class WarningSeverity : std::uint8_t { Unreadable = 0, Note = 1 };
-
-struct IndexWarning {
-    std::string path;    // file or folder the warning is about
-    std::string reason;  // human-readable cause
-    WarningSeverity severity = WarningSeverity::Unreadable;
-};
 
 struct RankInfo {
     std::uint32_t rank = 0;

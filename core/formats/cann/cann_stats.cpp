@@ -10,6 +10,7 @@
 
 #include "core/formats/cann/cann_dump_file.h"
 #include "core/formats/cann/device_layout.h"
+#include "core/model/dump_index.h"
 #include "core/stats/stats_accumulator.h"
 
 namespace dl {
