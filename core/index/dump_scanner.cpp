@@ -87,7 +87,7 @@ struct Walker {
 }  // namespace
 
 ScanResult scanFolder(const std::string& root, std::stop_token stop, int maxDepth) {
-    Walker w{root, std::move(stop), maxDepth, {}, {}};
+    Walker w{root, stop, maxDepth, {}, {}};
     struct stat st {};
     if (::stat(root.c_str(), &st) == 0) w.visited.insert({st.st_dev, st.st_ino});
     if (char* real = ::realpath(root.c_str(), nullptr)) {

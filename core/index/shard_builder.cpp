@@ -44,7 +44,7 @@ void ShardBuilder::setResume(ShardResume* resume) { m->resume = resume; }
 
 std::size_t ShardBuilder::reusedFiles() const { return m->reused; }
 
-bool ShardBuilder::scan(const std::vector<const ScannedFile*>& files, const std::stop_token& stop) {
+bool ShardBuilder::scan(const std::vector<const ScannedFile*>& files, std::stop_token stop) {
     if (stop.stop_requested()) return false;
     m->sources.collect(m->rootAbs, files, m->out.warnings);
     m->out.meta = m->sources.meta;

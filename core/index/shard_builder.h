@@ -38,7 +38,7 @@ public:
     void setResume(ShardResume* resume);
     // `files` are relative to the index root and all lie inside this shard. False when `stop` was
     // requested before the last file: the builder is then half-filled and must be dropped.
-    bool scan(const std::vector<const ScannedFile*>& files, const std::stop_token& stop = {});
+    bool scan(const std::vector<const ScannedFile*>& files, std::stop_token stop = {});
     // Each job names the reader that runs it: `job.reader->run(job, scratch)` on any thread.
     std::vector<StatsJob>& jobs();
     void applyJob(const StatsJob& job, StatsJobResult&& result);  // worker thread, the job's own slot
