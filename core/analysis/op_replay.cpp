@@ -383,7 +383,8 @@ ReplayResult replayFromIndex(const DumpIndex& index, std::uint32_t op, std::uint
         inputs[t.slot] = std::move(rt);
         anyInput = &t;
     }
-    if (inputs.empty()) return unavailable("the op's inputs were not dumped");
+    // anyInput is set with the first input loaded, so null exactly when `inputs` is empty.
+    if (!anyInput) return unavailable("the op's inputs were not dumped");
     // msprobe keeps Python numbers and lists in dump.json only: the call's operands come from there.
     if (const std::string json = msprobeDumpJsonOf(index, *anyInput); !json.empty())
         if (!msprobeOperands(r.opType, json, index.strings.view(o.name), inputs, loadNotes, error))

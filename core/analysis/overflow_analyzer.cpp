@@ -59,7 +59,7 @@ void proveCarriedSaturation(AnalysisContext& ctx, const std::vector<std::pair<st
             it != res.nearLimitTensors.end() && *it == tensor) {
             res.nearLimitTensors.erase(it);
             --res.nearLimitTotal;
-            std::erase_if(res.nearLimit, [&](const NearLimitEntry& e) { return e.tensor == tensor; });
+            std::erase_if(res.nearLimit, [&, tensor = tensor](const NearLimitEntry& e) { return e.tensor == tensor; });
         }
         st.outputBad = true;
         if (st.kind < AnomalyKind::Saturated) {

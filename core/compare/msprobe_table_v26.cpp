@@ -48,7 +48,7 @@ void statDiff(const MsprobeValue& n, const MsprobeValue* b, std::string& diff, s
     }
     const Val x = classify(&n), y = classify(b);
     auto both = [&](const char* s) { diff = rel = s; };
-    if (x == Val::NA || y == Val::NA) return both(kNA);
+    if (!b || x == Val::NA || y == Val::NA) return both(kNA);  // classify(nullptr) is NA: `!b` says so here
     if (x == Val::Num && y == Val::Num) {
         const double d = numberOf(n) - numberOf(*b), bv = numberOf(*b);
         diff = pythonFloatText(d);

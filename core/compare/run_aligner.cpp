@@ -145,7 +145,7 @@ private:
         auto at = [&](std::size_t i, std::size_t j) -> std::int64_t& { return dp[i * (m + 1) + j]; };
         auto score = [&](std::size_t i, std::size_t j) -> std::int64_t {
             if (!same(i0 + i, j0 + j)) return -1;
-            return big + 2 * (m_a.shapes[i0 + i] == m_b.shapes[j0 + j]) + sameName(i0 + i, j0 + j);
+            return big + 2 * std::int64_t(m_a.shapes[i0 + i] == m_b.shapes[j0 + j]) + sameName(i0 + i, j0 + j);
         };
         for (std::size_t i = n; i-- > 0;)
             for (std::size_t j = m; j-- > 0;) {

@@ -82,7 +82,7 @@ Sums kernel(const float* a, const float* b, std::size_t n) {
         std::memcpy(&y, b + i, sizeof y);
         const v4i xnf = ((v4i)x & expMask) == expMask;  // NaN or Inf
         const v4i ynf = ((v4i)y & expMask) == expMask;
-        const v4i xnan = x != x, ynan = y != y;
+        const v4i xnan = x != x, ynan = y != y;  // NOLINT(misc-redundant-expression): lane-wise NaN test
         mism |= (xnan ^ ynan) | ((xnf & ~xnan) ^ (ynf & ~ynan));
         const v4f xz = (v4f)((v4i)x & ~xnf);
         const v4f yz = (v4f)((v4i)y & ~ynf);

@@ -37,7 +37,7 @@ ClusterSpec specOf(ClusterScenario s) {
 std::vector<std::int64_t> defaultOffsets(int ranks) {
     const std::vector<std::int64_t> base = {0, 850, -3000, 420, -1500, 2200, 300, -700};
     std::vector<std::int64_t> out;
-    for (int r = 0; r < ranks; ++r) out.push_back(base[std::size_t(r) % base.size()] + 10 * (r / 8));
+    for (int r = 0; r < ranks; ++r) out.push_back(base[std::size_t(r) % base.size()] + 10 * std::int64_t(r / 8));
     return out;
 }
 

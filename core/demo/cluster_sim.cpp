@@ -18,6 +18,10 @@ constexpr float kOutlierValue = 30000.f;
 constexpr float kLossScale = 1024.f, kLr = 0.01f, kHeadLr = 1e-5f, kMomentum = 0.9f, kHeadDecay = 0.6f;
 constexpr float kNormEps = 1e-6f, kHeadEps = 1e-5f, kClipNorm = 1.0f;
 constexpr std::int64_t kSendRecvLatencyUs = 37, kCollectiveLatencyUs = 25, kIterationGapUs = 200;
+// Row-major index row * cols + col, computed in size_t (not in int, then widened).
+constexpr std::size_t flat(int row, int cols, int col) {
+    return std::size_t(row) * std::size_t(cols) + std::size_t(col);
+}
 
 const std::string kBase = "Default/network-PipelineCell/_backbone-LlamaForCausalLM";
 const std::string kModel = kBase + "/model-LlamaModel";
@@ -70,7 +74,7 @@ TensorP ClusterSim::scalar(DType t, float v) { return m_k.make(t, {}, {m_k.round
 
 void ClusterSim::initParams() {
     Rng rng{20250611};
-    auto randn = [&](std::vector<std::int64_t> shape, float scale) {
+    auto randn = [&](const std::vector<std::int64_t>& shape, float scale) {
         std::int64_t n = 1;
         for (auto d : shape) n *= d;
         std::vector<float> v(static_cast<std::size_t>(n));
@@ -90,9 +94,9 @@ void ClusterSim::initParams() {
     std::vector<float> e(std::size_t(kVocab * kHidden));
     for (int t = 0; t < kVocab; ++t)
         for (int j = 0; j < kHidden; ++j)
-            e[std::size_t(t * kHidden + j)] =
+            e[flat(t, kHidden, j)] =
                 j == kMassiveDim ? 0.05f * rng.normal() : dir[std::size_t(j)] + 0.5f * rng.normal();
-    e[std::size_t(kOutlierToken * kHidden + kMassiveDim)] = kOutlierValue;
+    e[flat(kOutlierToken, kHidden, kMassiveDim)] = kOutlierValue;
     m_emb = f16({kVocab, kHidden}, std::move(e));
     m_normF = f16({kHidden}, std::vector<float>(kHidden, 1.0f));
 
@@ -107,10 +111,10 @@ void ClusterSim::initParams() {
                 const bool massiveCol = ln * fl + j == kMassiveFfn;
                 // Only the outlier's dimension is read and written strongly, and only by stage 1
                 // in ForwardResidual: its residual Add then passes 65504.
-                float& in = w1[std::size_t(kMassiveDim * fl + j)];
+                float& in = w1[flat(kMassiveDim, fl, j)];
                 in = massiveCol && fwdOrigin && st == 1 ? 1.0f : in * 0.001f;
                 for (int k = 0; k < kHidden; ++k) {
-                    float& o = w2[std::size_t(j * kHidden + k)];
+                    float& o = w2[flat(j, kHidden, k)];
                     if (k == kMassiveDim)
                         o = massiveCol && fwdOrigin && st == 1 ? 1.25f : o * 0.01f;
                     else if (massiveCol)
@@ -130,13 +134,12 @@ void ClusterSim::initParams() {
                 for (float x : dir) dn += x * x;
                 std::vector<float> row(kHidden);
                 for (int j = 0; j < kHidden; ++j) {
-                    row[std::size_t(j)] = 0.8f * dir[std::size_t(j)] / std::sqrt(dn) +
-                        0.2f * head[std::size_t((kCulpritToken % vl) * kHidden + j)];
+                    row[std::size_t(j)] =
+                        0.8f * dir[std::size_t(j)] / std::sqrt(dn) + 0.2f * head[flat(kCulpritToken % vl, kHidden, j)];
                     rn += row[std::size_t(j)] * row[std::size_t(j)];
                 }
                 for (int j = 0; j < kHidden; ++j)
-                    head[std::size_t((kCulpritToken % vl) * kHidden + j)] =
-                        row[std::size_t(j)] * m_s.headRowScale / std::sqrt(rn);
+                    head[flat(kCulpritToken % vl, kHidden, j)] = row[std::size_t(j)] * m_s.headRowScale / std::sqrt(rn);
             }
             L.head = f16({vl, kHidden}, std::move(head));
             L.headAcc = f16({vl, kHidden}, std::vector<float>(std::size_t(vl * kHidden), 0.f));
@@ -342,7 +345,7 @@ void ClusterSim::headForward(int st) {
         std::vector<float> oh(std::size_t(kBatch * vl), 0.f);
         for (int b = 0; b < kBatch; ++b) {
             const int lab = int(m_labels[std::size_t(b)]) - ln * vl;
-            if (lab >= 0 && lab < vl) oh[std::size_t(b * vl + lab)] = 1.f;
+            if (lab >= 0 && lab < vl) oh[flat(b, vl, lab)] = 1.f;
         }
         auto lab = m_k.make(DType::Int32, {kBatch}, m_labels);
         auto on = scalar(f32, 1.f), off = scalar(f32, 0.f);

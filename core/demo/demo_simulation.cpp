@@ -18,6 +18,10 @@ const std::string kLoss = kBase + "/loss-CrossEntropyLoss";
 const std::string kOptim = "Default/optimizer-Momentum";
 constexpr float kLr = 0.004f, kHeadLr = 0.0005f, kMomentum = 0.9f, kNormEps = 1e-6f, kHeadEps = 1e-5f;
 constexpr std::int64_t kIterationPeriodUs = 60000, kHcclLatencyUs = 37;
+// Row-major index row * cols + col, computed in size_t (not in int, then widened).
+constexpr std::size_t flat(int row, int cols, int col) {
+    return std::size_t(row) * std::size_t(cols) + std::size_t(col);
+}
 
 std::string layerScope(int rank, int l) {
     return kModel + "/layers-CellList/" + std::to_string(rank * kLayersPerStage + l) + "-Baichuan2DecodeLayer";
@@ -77,7 +81,7 @@ void DemoSimulation::initParams() {
             float v = c[std::size_t(j)] + 0.6f * rng.normal();
             if (j == kMassiveDim) v = 0.05f * rng.normal();
             if (t == kDecoyToken && j == kMassiveDim) v = m_cal.decoyValue;
-            e[std::size_t(t * kHidden + j)] = m_k.round(DType::Float16, v);
+            e[flat(t, kHidden, j)] = m_k.round(DType::Float16, v);
         }
     m_emb = m_k.make(DType::Float16, {kVocab, kHidden}, std::move(e));
     const float ws = 1.0f / std::sqrt(float(kHidden));
@@ -91,16 +95,14 @@ void DemoSimulation::initParams() {
             for (int j = 0; j < kHidden; ++j) {
                 // The massive dimension is barely read or written; in ForwardOrigin the first layer
                 // writes a positive value there, which tips the outlier past 65504 in the residual Add.
-                w1v[std::size_t(kMassiveDim * kHidden + j)] =
-                    origin ? 0.5f : w1v[std::size_t(kMassiveDim * kHidden + j)] * 0.001f;
-                w2v[std::size_t(j * kHidden + kMassiveDim)] =
-                    origin ? 1.0f : w2v[std::size_t(j * kHidden + kMassiveDim)] * 0.01f;
+                w1v[flat(kMassiveDim, kHidden, j)] = origin ? 0.5f : w1v[flat(kMassiveDim, kHidden, j)] * 0.001f;
+                w2v[flat(j, kHidden, kMassiveDim)] = origin ? 1.0f : w2v[flat(j, kHidden, kMassiveDim)] * 0.01f;
             }
             for (auto& x : w1v) x = m_k.round(DType::Float16, x);
             for (auto& x : w2v) x = m_k.round(DType::Float16, x);
             L.w1 = m_k.make(DType::Float16, {kHidden, kHidden}, std::move(w1v));
             L.w2 = m_k.make(DType::Float16, {kHidden, kHidden}, std::move(w2v));
-            L.acc1 = m_k.make(DType::Float16, {kHidden, kHidden}, std::vector<float>(kHidden * kHidden, 0.f));
+            L.acc1 = m_k.make(DType::Float16, {kHidden, kHidden}, std::vector<float>(flat(kHidden, kHidden, 0), 0.f));
             L.acc2 = L.acc1;
         }
     m_normF = m_k.make(DType::Float16, {kHidden}, std::vector<float>(kHidden, 1.0f));
@@ -111,15 +113,15 @@ void DemoSimulation::initParams() {
     float n2 = 0, c2 = 0;
     for (int j = 0; j < kHidden; ++j) c2 += c[std::size_t(j)] * c[std::size_t(j)];
     for (int j = 0; j < kHidden; ++j) {
-        row[std::size_t(j)] = m_cal.alpha * c[std::size_t(j)] / std::sqrt(c2) +
-            (1 - m_cal.alpha) * hv[std::size_t(kCulpritToken * kHidden + j)];
+        row[std::size_t(j)] =
+            m_cal.alpha * c[std::size_t(j)] / std::sqrt(c2) + (1 - m_cal.alpha) * hv[flat(kCulpritToken, kHidden, j)];
         n2 += row[std::size_t(j)] * row[std::size_t(j)];
     }
     for (int j = 0; j < kHidden; ++j)
-        hv[std::size_t(kCulpritToken * kHidden + j)] = row[std::size_t(j)] * m_cal.rowScale / std::sqrt(n2);
+        hv[flat(kCulpritToken, kHidden, j)] = row[std::size_t(j)] * m_cal.rowScale / std::sqrt(n2);
     for (auto& x : hv) x = m_k.round(DType::Float16, x);
     m_head = m_k.make(DType::Float16, {kVocab, kHidden}, std::move(hv));
-    m_headAcc = m_k.make(DType::Float16, {kVocab, kHidden}, std::vector<float>(kVocab * kHidden, 0.f));
+    m_headAcc = m_k.make(DType::Float16, {kVocab, kHidden}, std::vector<float>(flat(kVocab, kHidden, 0), 0.f));
     m_k.takeOverflow();  // initialisation is not an operator
 }
 
@@ -334,7 +336,7 @@ void DemoSimulation::run(int iterations) {
         m_labels[kBatch - 1] = float(m_ids[0]);  // one label differs from the frequent token
         if (m_iter == m_o.decoyIteration) m_ids[1] = float(kDecoyToken);
         for (int r = 0; r < kRanks; ++r) {
-            m_now[std::size_t(r)] = m_iter * kIterationPeriodUs + 13 * r;
+            m_now[std::size_t(r)] = m_iter * kIterationPeriodUs + 13 * std::int64_t(r);
             m_pos[std::size_t(r)] = 0;
         }
         TensorP x;

@@ -16,6 +16,10 @@ constexpr int kOutlierToken = kVocab - 1;  // fed once, in the origin micro-batc
 constexpr int kOutlierDim = 7;             // quiet in every other token
 constexpr float kLossScale = 1024.f, kLr = 1e-4f, kMomentum = 0.9f, kNormEps = 1e-6f, kClipNorm = 1.0f;
 constexpr std::int64_t kSendRecvLatencyUs = 37, kCollectiveLatencyUs = 25, kIterationGapUs = 200;
+// Row-major index row * cols + col, computed in size_t (not in int, then widened).
+constexpr std::size_t flat(int row, int cols, int col) {
+    return std::size_t(row) * std::size_t(cols) + std::size_t(col);
+}
 
 const std::string kBase = "Default/network-PipelineCell/_backbone-LlamaForCausalLM";
 const std::string kModel = kBase + "/model-LlamaModel";
@@ -80,7 +84,7 @@ PipelineSim::PipelineSim(const PipelineSpec& spec)
         for (int j = 0; j < kHidden; ++j) {
             float v = j == kOutlierDim ? 1e-4f * rng.normal() : rng.normal();
             if (t == kOutlierToken && j == kOutlierDim) v = 3.0f;
-            e[std::size_t(t * kHidden + j)] = m_k.round(DType::Float16, v);
+            e[flat(t, kHidden, j)] = m_k.round(DType::Float16, v);
         }
     m_emb = m_k.make(DType::Float16, {kVocab, kHidden}, e);
     m_gamma = m_k.make(DType::Float16, {kHidden}, std::vector<float>(kHidden, 1.f));
@@ -309,7 +313,7 @@ std::vector<TensorP> PipelineSim::allReduce(const std::vector<int>& ranks, const
 
 bool PipelineSim::ready(int replica, int stage) const {
     const auto& list = m_schedule[std::size_t(stage)];
-    const std::size_t k = m_next[std::size_t(replica * m_pp + stage)];
+    const std::size_t k = m_next[flat(replica, m_pp, stage)];
     if (k >= list.size()) return false;
     const Unit& u = list[k];
     const int vs = virtualStage(stage, u.chunk), last = m_pp * m_chunks - 1;
@@ -327,7 +331,7 @@ void PipelineSim::forwardUnit(int rp, int st, int mb, int c) {
         const int r = rankOf(rp, st, ln);
         group.push_back(r);
         if (vs == 0) {
-            auto ids = m_k.make(DType::Int32, {kTokens}, m_tokens[std::size_t(rp * m_spec.microBatches + mb)]);
+            auto ids = m_k.make(DType::Int32, {kTokens}, m_tokens[flat(rp, m_spec.microBatches, mb)]);
             x[std::size_t(ln)] = out(
                 rec(r, kModel + "/tok_embeddings-VocabEmbedding", "Gather", {m_emb, ids}, {m_k.gather(m_emb, ids)}));
         } else {
@@ -388,17 +392,17 @@ void PipelineSim::forwardUnit(int rp, int st, int mb, int c) {
             out(rec(r, kHead, "MatMul", {n, h.wh}, {m_k.binary(n, h.wh, f16, [](float a, float b) { return a * b; })}));
         auto zf = out(rec(r, kLoss, "Cast", {z}, {m_k.cast(z, DType::Float32)}));
         // Softmax cross-entropy over the 8 values of each token against its label.
-        const auto& lab = m_labels[std::size_t(rp * m_spec.microBatches + mb)];
+        const auto& lab = m_labels[flat(rp, m_spec.microBatches, mb)];
         std::vector<float> loss(kTokens), g(std::size_t(kTokens * kHidden));
         for (int t = 0; t < kTokens; ++t) {
             float mx = -std::numeric_limits<float>::infinity(), sum = 0;
-            for (int j = 0; j < kHidden; ++j) mx = std::max(mx, zf->v[std::size_t(t * kHidden + j)]);
-            for (int j = 0; j < kHidden; ++j) sum += std::exp(zf->v[std::size_t(t * kHidden + j)] - mx);
+            for (int j = 0; j < kHidden; ++j) mx = std::max(mx, zf->v[flat(t, kHidden, j)]);
+            for (int j = 0; j < kHidden; ++j) sum += std::exp(zf->v[flat(t, kHidden, j)] - mx);
             const int y = int(lab[std::size_t(t)]);
-            loss[std::size_t(t)] = m_k.round(DType::Float32, std::log(sum) + mx - zf->v[std::size_t(t * kHidden + y)]);
+            loss[std::size_t(t)] = m_k.round(DType::Float32, std::log(sum) + mx - zf->v[flat(t, kHidden, y)]);
             for (int j = 0; j < kHidden; ++j)
-                g[std::size_t(t * kHidden + j)] = m_k.round(
-                    DType::Float32, std::exp(zf->v[std::size_t(t * kHidden + j)] - mx) / sum - (j == y ? 1.f : 0.f));
+                g[flat(t, kHidden, j)] =
+                    m_k.round(DType::Float32, std::exp(zf->v[flat(t, kHidden, j)] - mx) / sum - (j == y ? 1.f : 0.f));
         }
         auto labels = m_k.make(DType::Int32, {kTokens}, lab);
         const int ce =
@@ -427,8 +431,7 @@ TensorP PipelineSim::reduceTokens(const TensorP& a, const TensorP& b) {
     // A weight's gradient: sum over the tokens of a * b, in fp32 (the accumulation's type).
     std::vector<float> r(kHidden, 0.f);
     for (int t = 0; t < kTokens; ++t)
-        for (int j = 0; j < kHidden; ++j)
-            r[std::size_t(j)] += a->v[std::size_t(t * kHidden + j)] * b->v[std::size_t(t * kHidden + j)];
+        for (int j = 0; j < kHidden; ++j) r[std::size_t(j)] += a->v[flat(t, kHidden, j)] * b->v[flat(t, kHidden, j)];
     for (auto& x : r) x = m_k.round(DType::Float32, x);
     return m_k.make(DType::Float32, {kHidden}, r);
 }
@@ -473,9 +476,8 @@ void PipelineSim::backwardUnit(int rp, int st, int mb, int c) {
                 c == m_chunks - 1 && l == m_originLayer && mb == m_originMb) {
                 float mx = 0;
                 for (int t = 0; t < kTokens; ++t)
-                    mx = std::max(mx,
-                                  std::fabs(dm->v[std::size_t(t * kHidden + kOutlierDim)] *
-                                            sv.u->v[std::size_t(t * kHidden + kOutlierDim)]));
+                    mx = std::max(
+                        mx, std::fabs(dm->v[flat(t, kHidden, kOutlierDim)] * sv.u->v[flat(t, kHidden, kOutlierDim)]));
                 dgateProbe = mx;
             }
             // SwiGLU backward: dgate = dm * up (the overflow), dup = dm * SiLU(gate).
@@ -626,7 +628,7 @@ void PipelineSim::run() {
     trace.iterations = lastIteration + 1;
     for (m_iter = 0; m_iter <= lastIteration; ++m_iter) {
         Rng rng{std::uint64_t(104729 * (m_iter + 1))};
-        m_tokens.assign(std::size_t(m_dp * mbs), std::vector<float>(kTokens));
+        m_tokens.assign(std::size_t(m_dp) * std::size_t(mbs), std::vector<float>(kTokens));
         m_labels = m_tokens;
         for (auto& t : m_tokens)
             for (auto& x : t) x = float(rng.next() % (kVocab - 1));
@@ -641,14 +643,14 @@ void PipelineSim::run() {
             m_pos[std::size_t(r)] = 0;
         }
         m_lossSum = 0;
-        m_next.assign(std::size_t(m_dp * m_pp), 0);
+        m_next.assign(std::size_t(m_dp) * std::size_t(m_pp), 0);
         for (;;) {
             int best = -1;
             std::int64_t bestClock = 0;
             bool left = false;
             for (int rp = 0; rp < m_dp; ++rp)
                 for (int st = 0; st < m_pp; ++st) {
-                    if (m_next[std::size_t(rp * m_pp + st)] < m_schedule[std::size_t(st)].size()) left = true;
+                    if (m_next[flat(rp, m_pp, st)] < m_schedule[std::size_t(st)].size()) left = true;
                     if (!ready(rp, st)) continue;
                     std::int64_t clock = 0;
                     for (int ln = 0; ln < m_tp; ++ln) clock = std::max(clock, m_now[std::size_t(rankOf(rp, st, ln))]);

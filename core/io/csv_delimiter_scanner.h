@@ -50,7 +50,7 @@ private:
 #if defined(__SSE2__)
         const __m128i comma = _mm_set1_epi8(','), nl = _mm_set1_epi8('\n');
         std::uint64_t m = 0;
-        for (int k = 0; k < 4; ++k) {
+        for (std::size_t k = 0; k < 4; ++k) {
             const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
             const int bits = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, nl)));
             m |= std::uint64_t(std::uint16_t(bits)) << (16 * k);

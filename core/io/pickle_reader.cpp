@@ -73,7 +73,7 @@ private:
         return true;
     }
     bool push(PickleRef v) {
-        m_stack.push_back(std::move(v));
+        m_stack.push_back(v);
         return true;
     }
     bool pop(PickleRef& v) {

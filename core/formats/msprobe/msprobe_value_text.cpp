@@ -216,7 +216,7 @@ std::string pythonFloatText(double v) {
     } else if (exp >= n - 1) {
         out += digits + std::string(std::size_t(exp - (n - 1)), '0') + ".0";
     } else {
-        out += digits.substr(0, std::size_t(exp + 1)) + "." + digits.substr(std::size_t(exp + 1));
+        out += digits.substr(0, std::size_t(exp) + 1) + "." + digits.substr(std::size_t(exp) + 1);
     }
     return out;
 }
