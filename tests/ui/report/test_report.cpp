@@ -15,6 +15,7 @@
 #include "core/demo/demo_dumps.h"
 #include "core/index/dump_indexer.h"
 #include "tests/core/shared_demo.h"
+#include "tests/ui/statistic_csv_fixture.h"
 #include "ui/main_window.h"
 #include "ui/models/dump_session.h"
 #include "ui/report/report_renderer.h"
@@ -148,17 +149,10 @@ private slots:
     void dumpWithoutIrSaysSoInTheReport() {
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
-        const QString it = tmp.path() + QStringLiteral("/rank_0/Net/0/0");
-        QVERIFY(QDir().mkpath(it));
-        QFile f(it + QStringLiteral("/statistic.csv"));
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(
-            "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min Value,Avg "
-            "Value,Count,Negative Zero Count,Positive Zero Count,NaN Count,Negative Inf Count,Positive Inf Count,Zero "
-            "Count\n"
+        QVERIFY(dltest::writeStatisticCsv(
+            tmp.path() + QStringLiteral("/rank_0/Net/0/0"),
             "Mul,Mul-op1,7,2,1700000000000000,output,0,8,float16,\"(4)\",100,1,2,4,0,4,0,0,0,0\n"
-            "Add,Add-op2,7,2,1700000000000100,output,0,8,float16,\"(4)\",65504,1,2,4,0,4,0,0,0,0\n");
-        f.close();
+            "Add,Add-op2,7,2,1700000000000100,output,0,8,float16,\"(4)\",65504,1,2,4,0,4,0,0,0,0\n"));
         Run r;
         dl::IndexOptions io;
         io.useCache = false;

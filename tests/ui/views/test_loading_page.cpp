@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include "core/index/dump_indexer.h"
+#include "tests/ui/statistic_csv_fixture.h"
 #include "ui/views/loading_page.h"
 
 using namespace dlui;
@@ -20,15 +21,9 @@ private slots:
         QVERIFY(tmp.isValid());
         constexpr int kRanks = 3;
         for (int r = 0; r < kRanks; ++r) {
-            const QString it = tmp.path() + QStringLiteral("/rank_%1/Net/0/0").arg(r);
-            QVERIFY(QDir().mkpath(it));
-            QFile f(it + QStringLiteral("/statistic.csv"));
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(
-                "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min "
-                "Value,Avg Value,Count,Negative Zero Count,Positive Zero Count,NaN Count,Negative Inf Count,Positive "
-                "Inf Count,Zero Count\n"
-                "Add,Add-op1,7,2,1700000000000100,output,0,8,float16,\"(4)\",3,1,2,4,0,4,0,0,0,0\n");
+            QVERIFY(dltest::writeStatisticCsv(
+                tmp.path() + QStringLiteral("/rank_%1/Net/0/0").arg(r),
+                "Add,Add-op1,7,2,1700000000000100,output,0,8,float16,\"(4)\",3,1,2,4,0,4,0,0,0,0\n"));
         }
         LoadingPage page;
         page.begin(tmp.path());

@@ -18,6 +18,7 @@
 #include "core/index/dump_indexer.h"
 #include "core/query/op_graph.h"
 #include "core/query/op_state.h"
+#include "tests/ui/statistic_csv_fixture.h"
 #include "ui/models/dump_session.h"
 #include "ui/views/graph/graph_view.h"
 
@@ -203,16 +204,9 @@ private slots:
     void dumpWithoutIrSaysSo() {
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
-        const QString it = tmp.path() + QStringLiteral("/rank_0/Net/0/0");
-        QVERIFY(QDir().mkpath(it));
-        QFile f(it + QStringLiteral("/statistic.csv"));
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(
-            "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min Value,Avg "
-            "Value,"
-            "Count,Negative Zero Count,Positive Zero Count,NaN Count,Negative Inf Count,Positive Inf Count,Zero Count\n"
-            "Add,Add-op1,7,2,1700000000000100,output,0,8,float16,\"(4)\",70000,1,2,4,0,4,0,0,0,0\n");
-        f.close();
+        QVERIFY(dltest::writeStatisticCsv(
+            tmp.path() + QStringLiteral("/rank_0/Net/0/0"),
+            "Add,Add-op1,7,2,1700000000000100,output,0,8,float16,\"(4)\",70000,1,2,4,0,4,0,0,0,0\n"));
         const LoadedDumpPtr d = openDump(tmp.path());
         QVERIFY2(d->ok, qPrintable(d->error));
         DumpSession session;
