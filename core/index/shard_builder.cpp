@@ -34,12 +34,23 @@ ShardBuilder::ShardBuilder(std::string rootAbs, std::string shardRel, const Dump
     : m(std::make_unique<Impl>()) {
     m->m_rootAbs = std::move(rootAbs);
     m->m_shardRel = std::move(shardRel);
-    m->m_previousIndex = previous;
-    if (previous)
-        for (const auto& t : previous->tensors)
-            if (previous->side(t).file) m->m_previous[previous->strings.str(previous->side(t).file)].push_back(&t);
     m->table.assign(readers.begin(), readers.end());
     for (const FormatReader* r : readers) m->readers.push_back(r->open(*m));
+    rememberPrevious(previous, {});
+}
+
+ShardBuilder::ShardBuilder(std::string rootAbs, std::string shardRel, const DumpIndex* previous,
+                           std::string_view previousUnder)
+    : ShardBuilder(std::move(rootAbs), std::move(shardRel), nullptr, formatReaders()) {
+    rememberPrevious(previous, previousUnder);
+}
+
+void ShardBuilder::rememberPrevious(const DumpIndex* previous, std::string_view under) {
+    m->m_previousIndex = previous;
+    if (!previous) return;
+    for (const auto& t : previous->tensors)
+        if (const StrId file = previous->side(t).file; file && previous->strings.view(file).starts_with(under))
+            m->m_previous[previous->strings.str(file)].push_back(&t);
 }
 
 ShardBuilder::~ShardBuilder() = default;

@@ -12,6 +12,7 @@
 #include <span>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -32,6 +33,9 @@ public:
     // With other readers than the table's (tests: a format added without touching the table).
     ShardBuilder(std::string rootAbs, std::string shardRel, const DumpIndex* previous,
                  std::span<const FormatReader* const> readers);
+    // Reusing only the previous tensors whose file lies under `previousUnder` ("a/b/": one folder
+    // of a larger cached index; "" all): a watch builds a shard folder by folder from one cache entry.
+    ShardBuilder(std::string rootAbs, std::string shardRel, const DumpIndex* previous, std::string_view previousUnder);
     ~ShardBuilder();
     // Before scan: a store kept across builds of this shard (shard_resume.h), so that a reader of
     // growing files (statistic.csv) reads only what was added since the last build.
@@ -51,6 +55,7 @@ public:
     void adoptBuffers(DraftBuffers&& buffers);
 
 private:
+    void rememberPrevious(const DumpIndex* previous, std::string_view under);
     struct Impl;
     std::unique_ptr<Impl> m;
 };

@@ -147,7 +147,15 @@ std::string_view ShardSources::orderSourceName(OrderSource s) {
     return "";
 }
 
-bool ShardSources::isAuxiliary(const std::string& rel) const {
+bool ShardSources::isShardContext(const std::string& rel) {
+    if (inFolderNamed(rel, "execution_order")) {
+        bool isGlobal = false;
+        return executionOrderGraphId(baseName(rel), &isGlobal) >= 0 && !isGlobal;
+    }
+    return inFolderNamed(rel, "graphs") || inFolderNamed(rel, ".dump_metadata") || inFolderNamed(rel, ".metadata");
+}
+
+bool ShardSources::isAuxiliary(const std::string& rel) {
     const std::string base = baseName(rel);
     if (base == "mapping.csv" || inFolderNamed(rel, "execution_order") || inFolderNamed(rel, ".dump_metadata") ||
         inFolderNamed(rel, ".metadata") || inFolderNamed(rel, "graphs") || inFolderNamed(rel, "constants"))

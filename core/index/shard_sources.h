@@ -25,7 +25,11 @@ public:
     void collect(const std::string& rootAbs, const std::vector<const ScannedFile*>& files,
                  std::vector<IndexWarning>& warnings);
     // Files that are not tensors and not handled elsewhere (metadata, graphs, configs, ...).
-    bool isAuxiliary(const std::string& rel) const;
+    static bool isAuxiliary(const std::string& rel);
+    // What `collect` reads to order or describe every folder of its shard (execution order, graph
+    // IR, .dump_metadata): a build of one iteration folder needs them too. ms_global_execution_order
+    // (the iterations run, rewritten every step) is not: it orders nothing.
+    static bool isShardContext(const std::string& rel);
     // mapping.csv lookup for a numeric file name in the folder of `rel`; empty when absent.
     std::string mappedName(const std::string& rel, const std::string& key) const;
     void addOpdebug(const std::string& rootAbs, const ScannedFile& f, const DumpFileName& name, std::uint32_t folder,

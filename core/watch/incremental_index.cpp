@@ -8,10 +8,12 @@
 
 #include "core/analysis/tensor_anomaly.h"
 #include "core/index/dump_indexer.h"
+#include "core/index/dump_layout.h"
 #include "core/index/format_reader.h"
 #include "core/index/index_file.h"
 #include "core/index/index_serializer.h"
 #include "core/index/shard_builder.h"
+#include "core/index/shard_sources.h"
 #include "core/util/parallel_for.h"
 
 namespace dl {
@@ -50,6 +52,27 @@ bool isTable(const std::string& rel) {
 IncrementalIndex::IncrementalIndex(std::string rootAbs, std::string cacheDir, unsigned threads)
     : m_root(std::move(rootAbs)), m_cacheDir(std::move(cacheDir)), m_threads(threads) {}
 
+bool IncrementalIndex::Shard::stale() const {
+    return std::any_of(units.begin(), units.end(), [](const auto& u) { return u.second.stale; });
+}
+
+// The iteration folder holding `rel` within `shard`, "" when it lies in none (module header). An
+// msprobe dump_tensor_data/ file belongs with the folder of its dump.json.
+std::string IncrementalIndex::unitOf(const std::string& shard, const std::string& rel) {
+    std::string_view dir(rel);
+    if (const auto at = dir.find("/dump_tensor_data/"); at != std::string_view::npos)
+        dir = dir.substr(0, at + 1);
+    else if (dir.starts_with("dump_tensor_data/"))
+        return {};
+    const auto slash = dir.rfind('/');
+    if (slash == std::string_view::npos) return {};
+    dir = dir.substr(0, slash);
+    if (dir.size() <= shard.size()) return {};  // the shard folder itself
+    const std::vector<std::string_view> parts = splitPath(dir);
+    if (parts.empty() || !locateDumpFolder(parts).iteration) return {};
+    return std::string(dir);
+}
+
 std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>& complete,
                                                   const std::vector<std::string>& removed, std::stop_token stop) {
     return update(complete, removed, {}, stop);
@@ -59,85 +82,131 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
                                                   const std::vector<std::string>& removed,
                                                   const std::vector<std::string>& removedFolders,
                                                   std::stop_token stop) {
-    std::set<std::string> touched;
+    std::set<std::string> touched;  // shards
+    // A file of the shard's context read by every unit's build: all of them are built again.
+    const auto markStale = [&](const std::string& shardRel, Shard& sh, const std::string& unitRel, Unit& u,
+                               const std::string& rel) {
+        u.stale = true;
+        touched.insert(shardRel);
+        if (unitRel.empty() && ShardSources::isShardContext(rel))
+            for (auto& [r, other] : sh.units) other.stale = true;
+    };
     // Removals first: a folder or file removed and made again in one poll keeps its new files.
     for (const std::string& folder : removedFolders) {
         const std::string prefix = folder + "/";
-        for (auto& [rel, s] : m_shards) {
+        for (auto& [rel, sh] : m_shards) {
             // A shard's files all start with its rel: a shard outside the folder and the folder
             // outside the shard share no file.
             if (!(rel.empty() || prefix.starts_with(rel + "/") || (rel + "/").starts_with(prefix))) continue;
-            for (auto it = s.files.lower_bound(prefix); it != s.files.end() && it->rel.starts_with(prefix);) {
-                s.resume.entries.erase(it->rel);
-                it = s.files.erase(it);
-                s.stale = true;
-                touched.insert(rel);
-            }
+            for (auto& [unitRel, u] : sh.units)
+                for (auto it = u.files.lower_bound(prefix); it != u.files.end() && it->rel.starts_with(prefix);) {
+                    u.resume.entries.erase(it->rel);
+                    const std::string gone = it->rel;
+                    it = u.files.erase(it);
+                    markStale(rel, sh, unitRel, u, gone);
+                }
         }
     }
     for (const std::string& rel : removed) {
         const std::string shard = shardOfFile(rel);
         const auto it = m_shards.find(shard);
         if (it == m_shards.end()) continue;
-        if (const auto f = it->second.files.find(rel); f != it->second.files.end()) {
-            it->second.files.erase(f);
-            it->second.resume.entries.erase(rel);
-            it->second.stale = true;
-            touched.insert(shard);
+        const std::string unitRel = unitOf(shard, rel);
+        const auto u = it->second.units.find(unitRel);
+        if (u == it->second.units.end()) continue;
+        if (const auto f = u->second.files.find(rel); f != u->second.files.end()) {
+            u->second.files.erase(f);
+            u->second.resume.entries.erase(rel);
+            markStale(shard, it->second, unitRel, u->second, rel);
         }
     }
     for (const WatchedFile& f : complete) {
         const std::string shard = shardOfFile(f.rel);
         Shard& sh = m_shards[shard];
-        const auto it = sh.files.find(f.rel);
-        if (it != sh.files.end() && it->size == f.size && it->stamp == f.stamp) continue;  // handed on again, unchanged
-        if (it != sh.files.end()) sh.files.erase(it);
-        sh.files.insert({f.rel, f.size, f.mtimeNs, f.stamp});
-        sh.stale = true;
-        touched.insert(shard);
+        const std::string unitRel = unitOf(shard, f.rel);
+        Unit& u = sh.units[unitRel];
+        const auto it = u.files.find(f.rel);
+        if (it != u.files.end() && it->size == f.size && it->stamp == f.stamp) continue;  // handed on again, unchanged
+        if (it != u.files.end()) u.files.erase(it);
+        u.files.insert({f.rel, f.size, f.mtimeNs, f.stamp});
+        // A new unit needs the shard's context, which unit "" holds: built once, even if empty.
+        if (!unitRel.empty() && !sh.units.count("")) sh.units[""];
+        markStale(shard, sh, unitRel, u, f.rel);
     }
     std::vector<ShardChange> changes;
     for (const std::string& rel : touched) {
-        if (stop.stop_requested()) break;
-        ShardChange c;
-        c.shard = rel;
-        rebuild(rel, m_shards[rel], stop, c);
-        changes.push_back(std::move(c));
+        Shard& sh = m_shards[rel];
+        if (!sh.cacheTried && !m_cacheDir.empty()) {
+            sh.cacheTried = true;
+            FolderFingerprint fp;
+            std::string error;
+            sh.hasCached = readIndexFile(shardCacheFile(m_cacheDir, m_root, rel), sh.cached, fp, error) &&
+                sh.cached.root == m_root;
+        }
+        for (auto& [unitRel, u] : sh.units) {
+            if (!u.stale) continue;
+            if (stop.stop_requested()) break;
+            ShardChange c;
+            c.shard = rel;
+            c.unit = unitRel;
+            rebuild(rel, sh, unitRel, u, stop, c);
+            changes.push_back(std::move(c));
+        }
+        std::erase_if(sh.units,
+                      [](const auto& u) { return u.second.files.empty() && !u.second.stale && !u.first.empty(); });
+        if (!stop.stop_requested()) {
+            sh.hasCached = false;  // its files are all in the units' builds now
+            sh.cached = DumpIndex();
+        }
     }
     return changes;
 }
 
-// The files a build of the shard is offered: msprobe's tensor files mean nothing without their
+// The files a build of a unit is offered: its own, and for an iteration folder the shard's
+// context (ShardSources::isShardContext). msprobe's tensor files mean nothing without their
 // dump.json, so they wait for it.
-std::vector<const ScannedFile*> IncrementalIndex::offeredFiles(const Shard& s) {
+std::vector<const ScannedFile*> IncrementalIndex::offeredFiles(const Shard& sh, const std::string& unitRel,
+                                                               const Unit& u) {
+    std::vector<const ScannedFile*> offered;
+    if (!unitRel.empty())
+        if (const auto base = sh.units.find(""); base != sh.units.end())
+            for (const ScannedFile& f : base->second.files)
+                if (ShardSources::isShardContext(f.rel)) offered.push_back(&f);
     std::set<std::string> jsonFolders;
-    for (const ScannedFile& f : s.files)
+    for (const ScannedFile& f : u.files)
         if (const std::string& r = f.rel; r == "dump.json" || r.ends_with("/dump.json"))
             jsonFolders.insert(r.size() == 9 ? "" : r.substr(0, r.size() - 10));
-    std::vector<const ScannedFile*> offered;
-    offered.reserve(s.files.size());
-    for (const ScannedFile& f : s.files) {
+    offered.reserve(offered.size() + u.files.size());
+    for (const ScannedFile& f : u.files) {
         const std::string& r = f.rel;
         const std::size_t at = r.starts_with("dump_tensor_data/") ? 0 : r.find("/dump_tensor_data/");
         if (at != std::string::npos && !jsonFolders.count(at == 0 ? "" : r.substr(0, at))) continue;
         offered.push_back(&f);
     }
+    // In rel order, as indexDump offers a shard's files (context folders sort apart from units').
+    std::sort(offered.begin(), offered.end(),
+              [](const ScannedFile* a, const ScannedFile* b) { return a->rel < b->rel; });
     return offered;
 }
 
-void IncrementalIndex::rebuild(const std::string& rel, Shard& s, std::stop_token stop, ShardChange& change) {
-    const std::vector<const ScannedFile*> offered = offeredFiles(s);
-    DumpIndex cached;
-    const DumpIndex* previous = s.built ? &s.index : nullptr;
-    if (!s.built && !s.cacheTried && !m_cacheDir.empty()) {
-        s.cacheTried = true;
-        FolderFingerprint fp;
-        std::string error;
-        if (readIndexFile(shardCacheFile(m_cacheDir, m_root, rel), cached, fp, error) && cached.root == m_root)
-            previous = &cached;
+// Every file a whole-shard build would be offered, in rel order: what the shard's cache entry vouches for.
+std::vector<const ScannedFile*> IncrementalIndex::allFiles(const Shard& sh) {
+    std::vector<const ScannedFile*> all;
+    for (const auto& [unitRel, u] : sh.units) {
+        const std::vector<const ScannedFile*> mine = offeredFiles(sh, "", u);
+        all.insert(all.end(), mine.begin(), mine.end());
     }
-    ShardBuilder builder(m_root, rel, previous);
-    builder.setResume(&s.resume);
+    std::sort(all.begin(), all.end(), [](const ScannedFile* a, const ScannedFile* b) { return a->rel < b->rel; });
+    return all;
+}
+
+void IncrementalIndex::rebuild(const std::string& shardRel, Shard& sh, const std::string& unitRel, Unit& u,
+                               std::stop_token stop, ShardChange& change) {
+    const std::vector<const ScannedFile*> offered = offeredFiles(sh, unitRel, u);
+    // The unit's last build, or on the shard's first the part of its cache entry under the unit.
+    const DumpIndex* previous = u.built ? &u.index : sh.hasCached ? &sh.cached : nullptr;
+    ShardBuilder builder(m_root, shardRel, previous, u.built || unitRel.empty() ? "" : unitRel + "/");
+    builder.setResume(&u.resume);
     if (!builder.scan(offered, stop)) return;
     std::vector<StatsJob>& jobs = builder.jobs();
     tbb::task_arena arena(m_threads ? int(m_threads) : tbb::task_arena::automatic);
@@ -162,23 +231,24 @@ void IncrementalIndex::rebuild(const std::string& rel, Shard& s, std::stop_token
         r.indexedOn = host;
         r.dataRoot = m_root;
     }
+    if (!unitRel.empty())  // the context's warnings are unit ""'s to give, once
+        std::erase_if(built.warnings, [](const IndexWarning& w) { return ShardSources::isShardContext(w.path); });
     // The digests of the last build were kept: only the new build's are computed.
     auto after = iterationDigests(built);
-    const auto& before = s.digests;
+    const auto& before = u.digests;
     for (const auto& [it, d] : after)
         if (const auto b = before.find(it); b == before.end() || b->second != d) change.iterations.insert(it);
     for (const auto& [it, d] : before)
         if (!after.count(it)) change.iterations.insert(it);
-    s.digests = std::move(after);
+    u.digests = std::move(after);
     change.anomalous = holdsAnomaly(built);
-    s.ranks.clear();
-    s.iterations.clear();
+    u.ranks.clear();
+    u.iterations.clear();
     for (const OpRecord& o : built.ops) {
-        s.ranks.insert(o.rank);
-        s.iterations.insert(o.iteration);
+        u.ranks.insert(o.rank);
+        u.iterations.insert(o.iteration);
     }
-    s.tensors = built.tensors.size();
-    // Kept until the shard's next build, for the whole watch: the builder's growth slack (vectors
+    // Kept until the unit's next build, for the whole watch: the builder's growth slack (vectors
     // doubled as drafts arrived) would be held on top of the records.
     built.ops.shrink_to_fit();
     built.tensors.shrink_to_fit();
@@ -186,74 +256,118 @@ void IncrementalIndex::rebuild(const std::string& rel, Shard& s, std::stop_token
     built.dims.shrink_to_fit();
     built.histBytes.shrink_to_fit();
     built.wideStats.shrink_to_fit();
-    s.index = std::move(built);
-    s.built = true;
-    s.stale = false;
-    s.cacheDirty = true;
+    u.index = std::move(built);
+    u.built = true;
+    u.stale = false;
+    sh.cacheDirty = true;
+}
+
+// A shard's units as one whole-shard build would give them: the iteration folders, then unit ""
+// (so a rank's entry comes from a build that read its tensors), each rank's op order the weakest
+// of its folders' (RankInfo::orderSource).
+DumpIndex IncrementalIndex::mergedShard(const Shard& sh) {
+    DumpIndex out;
+    for (const auto& [unitRel, u] : sh.units)
+        if (!unitRel.empty() && u.built) out.merge(u.index);
+    if (const auto base = sh.units.find(""); base != sh.units.end() && base->second.built)
+        out.merge(base->second.index);
+    const auto strength = [](const std::string& s) {
+        static const std::map<std::string, int> order = {
+            {"file_name", 0}, {"graph_ir", 1}, {"execution_order", 2}, {"timestamps", 3}};
+        const auto it = order.find(s);
+        return it == order.end() ? -1 : it->second;
+    };
+    for (RankInfo& r : out.ranks)
+        for (const auto& [unitRel, u] : sh.units)
+            for (const RankInfo& x : u.index.ranks)
+                if (x.rank == r.rank && x.folder == r.folder && strength(x.orderSource) >= 0 &&
+                    strength(x.orderSource) < strength(r.orderSource))
+                    r.orderSource = x.orderSource;
+    return out;
 }
 
 DumpIndex IncrementalIndex::merged() const {
     DumpIndex out;
-    for (const auto& [rel, s] : m_shards)
-        if (s.built) out.merge(s.index);
+    for (const auto& [rel, sh] : m_shards) {
+        if (sh.units.size() == 1) {
+            if (sh.units.begin()->second.built) out.merge(sh.units.begin()->second.index);
+        } else {
+            out.merge(mergedShard(sh));
+        }
+    }
     out.finalize();
     out.root = m_root;
     return out;
 }
 
+template <class F>
+void IncrementalIndex::forEachUnit(F&& f) const {
+    for (const auto& [rel, sh] : m_shards)
+        for (const auto& [unitRel, u] : sh.units) f(u);
+}
+
 std::uint64_t IncrementalIndex::tensors() const {
     std::uint64_t n = 0;
-    for (const auto& [rel, s] : m_shards) n += s.tensors;
+    forEachUnit([&](const Unit& u) { n += u.index.tensors.size(); });
     return n;
 }
 
 std::uint64_t IncrementalIndex::ops() const {
     std::uint64_t n = 0;
-    for (const auto& [rel, s] : m_shards) n += s.index.ops.size();
+    forEachUnit([&](const Unit& u) { n += u.index.ops.size(); });
     return n;
 }
 
 std::uint64_t IncrementalIndex::tableBytesRead() const {
     std::uint64_t n = 0;
-    for (const auto& [rel, s] : m_shards) n += s.resume.bytesRead;
+    forEachUnit([&](const Unit& u) { n += u.resume.bytesRead; });
     return n;
 }
 
 std::size_t IncrementalIndex::files() const {
     std::size_t n = 0;
-    for (const auto& [rel, s] : m_shards) n += s.files.size();
+    forEachUnit([&](const Unit& u) { n += u.files.size(); });
+    return n;
+}
+
+std::size_t IncrementalIndex::units() const {
+    std::size_t n = 0;
+    forEachUnit([&](const Unit&) { ++n; });
     return n;
 }
 
 std::set<std::uint32_t> IncrementalIndex::ranks() const {
     std::set<std::uint32_t> out;
-    for (const auto& [rel, s] : m_shards) out.insert(s.ranks.begin(), s.ranks.end());
+    forEachUnit([&](const Unit& u) { out.insert(u.ranks.begin(), u.ranks.end()); });
     return out;
 }
 
 std::set<std::uint32_t> IncrementalIndex::iterations() const {
     std::set<std::uint32_t> out;
-    for (const auto& [rel, s] : m_shards) out.insert(s.iterations.begin(), s.iterations.end());
+    forEachUnit([&](const Unit& u) { out.insert(u.iterations.begin(), u.iterations.end()); });
     return out;
 }
 
 std::vector<IndexWarning> IncrementalIndex::warnings() const {
     std::vector<IndexWarning> out;
-    for (const auto& [rel, s] : m_shards) out.insert(out.end(), s.index.warnings.begin(), s.index.warnings.end());
+    forEachUnit([&](const Unit& u) { out.insert(out.end(), u.index.warnings.begin(), u.index.warnings.end()); });
     return out;
 }
 
 std::vector<std::string> IncrementalIndex::writeCaches() {
     std::vector<std::string> notes;
     if (m_cacheDir.empty()) return notes;
-    for (auto& [rel, s] : m_shards) {
+    for (auto& [rel, sh] : m_shards) {
         // A shard whose files changed after its last build (a batch cut short by the stop) is not
         // written: its fingerprint would vouch for files its index does not hold.
-        if (!s.cacheDirty || s.stale) continue;
-        s.cacheDirty = false;
+        if (!sh.cacheDirty || sh.stale()) continue;
+        sh.cacheDirty = false;
         std::string error;
-        const FolderFingerprint fingerprint = shardFingerprint(offeredFiles(s));
-        if (!writeIndexFile(shardCacheFile(m_cacheDir, m_root, rel), s.index, fingerprint, kCacheEncoding, error))
+        const FolderFingerprint fingerprint = shardFingerprint(allFiles(sh));
+        DumpIndex whole = sh.units.size() == 1 ? sh.units.begin()->second.index : mergedShard(sh);
+        if (sh.units.size() > 1) whole.finalize();
+        whole.root = m_root;
+        if (!writeIndexFile(shardCacheFile(m_cacheDir, m_root, rel), whole, fingerprint, kCacheEncoding, error))
             notes.push_back("cache not written: " + shardCacheFile(m_cacheDir, m_root, rel) + ": " + error);
     }
     return notes;

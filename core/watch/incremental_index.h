@@ -1,8 +1,9 @@
 #pragma once
 // The index of a dump that is still being written, kept shard by shard (one per rank folder, as
-// indexDump splits it: shardOfFile). Complete files (folder_watcher.h) are added in batches; a
-// batch rebuilds only the shards it touched, through the indexer's own ShardBuilder with the
-// shard's previous build as the "cached" index, so:
+// indexDump splits it: shardOfFile) and, within a shard, folder by iteration folder ("units").
+// Complete files (folder_watcher.h) are added in batches; a batch rebuilds only the units it
+// touched, through the indexer's own ShardBuilder with the unit's previous build as the "cached"
+// index, so a batch costs what it adds, not what the dump holds:
 //   - a tensor file whose statistics were computed is never read again (ShardContext::reuse);
 //   - a growing statistic.csv is read from where it was left: only the bytes added since the last
 //     build are read and parsed (the header's column map and the rows parsed before are kept, a
@@ -10,8 +11,15 @@
 //   - a rewritten msprobe dump.json is parsed again whole: msprobe rewrites it whole (json.dump
 //     of everything so far, every 1,000 entries and at stop), so it is read once per rewrite,
 //     when the rewrite is complete (closed, or its size settled);
-//   - the other files of a rebuilt shard are re-listed (names parsed, no file read);
-//   - other shards are not touched.
+//   - the other files of a rebuilt unit are re-listed (names parsed, no file read);
+//   - other units are not touched, unless a file of the shard's context changed (execution
+//     order, graph IR, .dump_metadata: every iteration folder's build reads them), which rebuilds
+//     the whole shard.
+// A unit is an iteration folder (dump_layout.h: rank_0/Net/0/7/, CANN's .../{n}/, <=1.2's
+// m_iteration7/): ops, their order (ShardSources::orderOps), Opdebug records and statistic.csv
+// rows are all per folder, so building the folders apart gives the records of one build. The
+// shard's other files (its context, a layout without iteration folders, msprobe's step/rank
+// folders: one unit each already) form unit "", built with all of them.
 // An msprobe dump_tensor_data/ file waits for its dump.json (before it, it would pass for a
 // plain .npy).
 #include <cstdint>
@@ -32,6 +40,7 @@ namespace dl {
 
 struct ShardChange {
     std::string shard;                   // "" or "rank_3"
+    std::string unit;                    // its iteration folder ("rank_3/Net/0/7"), "" the rest
     std::set<std::uint32_t> iterations;  // whose ops or tensors differ from the last build
     bool anomalous = false;              // holds a bad tensor or an overflow record
 };
@@ -42,7 +51,7 @@ public:
     // (its unchanged files are not read) and writeCaches() stores the built shards there.
     IncrementalIndex(std::string rootAbs, std::string cacheDir, unsigned threads = 0);
 
-    // Adds or replaces complete files, drops removed ones, rebuilds the shards they belong to.
+    // Adds or replaces complete files, drops removed ones, rebuilds the units they belong to.
     // A file handed on again with the size and stamp it had is passed over.
     std::vector<ShardChange> update(const std::vector<WatchedFile>& complete, const std::vector<std::string>& removed,
                                     std::stop_token stop = {});
@@ -58,7 +67,8 @@ public:
     std::set<std::uint32_t> ranks() const;
     std::set<std::uint32_t> iterations() const;
     std::uint64_t filesRead() const { return m_filesRead; }  // statistics computed (each once)
-    std::uint64_t shardBuilds() const { return m_builds; }
+    std::uint64_t shardBuilds() const { return m_builds; }   // unit builds
+    std::size_t units() const;
     std::uint64_t tablesParsed() const { return m_tables; }  // statistic.csv / dump.json reads
     // Bytes read from growing statistic.csv files over all builds: what was added, plus the few
     // bytes before it that tell an append from a rewrite.
@@ -78,19 +88,31 @@ private:
             return key(a) < key(b);
         }
     };
-    struct Shard {
+    struct Unit {
         // Complete files, by rel (the rel held once: ~130 bytes a file less than a map by rel).
         std::set<ScannedFile, ByRel> files;
         DumpIndex index;
-        bool built = false, cacheTried = false, cacheDirty = false;
+        bool built = false;
         bool stale = false;  // files changed since the last build
         std::set<std::uint32_t> ranks, iterations;
-        std::uint64_t tensors = 0;
         std::unordered_map<std::uint32_t, std::uint64_t> digests;  // of `index`, per iteration
         ShardResume resume;                                        // growing files read from where they were left
     };
-    void rebuild(const std::string& rel, Shard& s, std::stop_token stop, ShardChange& change);
-    static std::vector<const ScannedFile*> offeredFiles(const Shard& s);
+    struct Shard {
+        std::map<std::string, Unit> units;  // by iteration folder; "" the shard's other files
+        bool cacheTried = false, cacheDirty = false;
+        bool hasCached = false;
+        DumpIndex cached;  // the shard's cache entry, until the first batch that built it
+        bool stale() const;
+    };
+    static std::string unitOf(const std::string& shard, const std::string& rel);
+    void rebuild(const std::string& shardRel, Shard& sh, const std::string& unitRel, Unit& u, std::stop_token stop,
+                 ShardChange& change);
+    static std::vector<const ScannedFile*> offeredFiles(const Shard& sh, const std::string& unitRel, const Unit& u);
+    static std::vector<const ScannedFile*> allFiles(const Shard& sh);
+    static DumpIndex mergedShard(const Shard& sh);
+    template <class F>
+    void forEachUnit(F&& f) const;
 
     std::string m_root, m_cacheDir;
     unsigned m_threads;

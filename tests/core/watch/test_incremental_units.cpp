@@ -1,0 +1,182 @@
+// IncrementalIndex builds a shard folder by iteration folder (incremental_index.h): the merged
+// index must hold what indexDump gives for the same files, record for record, whatever the order
+// and the batches the files come in. Checked on the real MindSpore runs (three versions), the demo
+// dumps (async, overflow-only with Opdebug records, kernel-by-kernel statistic.csv) and the
+// sample corpus (GPU sync dumps, msprobe, stray files), fed sorted and in reverse in uneven batches.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/demo/pipeline_scenario.h"
+#include "core/index/dump_indexer.h"
+#include "core/index/dump_scanner.h"
+#include "core/watch/incremental_index.h"
+#include "tests/core/shared_demo.h"
+#include "tests/core/temp_dir.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// One line per op in index order, with its tensors; its position among the ops of its (rank,
+// iteration, graph), not execPos itself (plain .npy numbers it across folders).
+struct Canonical {
+    std::vector<std::string> ops;
+    std::multiset<std::string> warnings;
+    std::vector<std::string> ranks;
+    std::string meta;
+};
+
+std::string bits(double d) { return std::to_string(std::bit_cast<std::uint64_t>(d)); }
+
+Canonical canonical(const dl::DumpIndex& idx) {
+    Canonical c;
+    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, int> position;
+    for (const dl::OpRecord& o : idx.ops) {
+        std::string s = std::to_string(o.rank) + "|" + std::to_string(o.iteration) + "|" + std::to_string(o.graph) +
+            "|#" + std::to_string(position[{o.rank, o.iteration, o.graph}]++) + "|" + idx.strings.str(o.net) + "|" +
+            idx.strings.str(o.type) + "|" + idx.strings.str(o.name) + "|" + idx.strings.str(o.scope) + "|" +
+            std::to_string(o.taskId) + "|" + std::to_string(o.streamId) + "|" + std::to_string(o.startUs) + "|" +
+            std::to_string(o.endUs) + "|" + idx.strings.str(o.tensorNames);
+        if (o.overflow >= 0) s += "|overflow:" + idx.strings.str(idx.overflows[std::size_t(o.overflow)].file);
+        for (std::uint32_t t = o.firstTensor; t < o.firstTensor + o.tensorCount; ++t) {
+            const dl::TensorRecord& r = idx.tensors[t];
+            const dl::TensorStats st = idx.stats(r);
+            s += "\n  " + std::to_string(int(r.io)) + "." + std::to_string(r.slot) + " " +
+                std::to_string(int(r.dtype)) + " f" + std::to_string(r.flags) + " " + idx.strings.str(r.format) + " [";
+            for (std::int64_t d : idx.shape(r)) s += std::to_string(d) + ",";
+            s += "] " + bits(st.min) + " " + bits(st.max) + " " + bits(st.mean) + " " + std::to_string(st.count) +
+                " " + std::to_string(st.nanCount) + " " + std::to_string(st.posInfCount) + " " +
+                std::to_string(st.negInfCount) + " " + std::to_string(r.timestampUs) + " " +
+                (idx.side(r).file ? idx.strings.str(idx.side(r).file) : std::string("-"));
+        }
+        c.ops.push_back(std::move(s));
+    }
+    for (const dl::IndexWarning& w : idx.warnings)
+        c.warnings.insert(w.path + "|" + w.reason + "|" + std::to_string(int(w.severity)));
+    for (const dl::RankInfo& r : idx.ranks)
+        c.ranks.push_back(std::to_string(r.rank) + "|" + r.folder + "|" + std::to_string(int(r.format)) + "|" +
+                          r.orderSource + "|" + r.host + "|" + r.deviceId);
+    c.meta = idx.meta.frameworkVersion + "|" + idx.meta.deviceTarget + "|" + idx.meta.dumpMode + "|" +
+        std::to_string(idx.meta.opDebugMode);
+    return c;
+}
+
+void expectSame(const Canonical& want, const Canonical& got) {
+    ASSERT_EQ(got.ops.size(), want.ops.size());
+    for (std::size_t i = 0; i < want.ops.size(); ++i) ASSERT_EQ(got.ops[i], want.ops[i]) << "op " << i;
+    EXPECT_EQ(got.warnings, want.warnings);
+    EXPECT_EQ(got.ranks, want.ranks);
+    EXPECT_EQ(got.meta, want.meta);
+}
+
+dl::DumpIndex indexed(const fs::path& root) {
+    dl::IndexOptions io;
+    io.useCache = false;
+    dl::DumpIndex index;
+    dl::IndexReport report;
+    std::string error;
+    EXPECT_TRUE(dl::indexDump(root.string(), io, index, report, error)) << root << ": " << error;
+    return index;
+}
+
+// The folder's files handed to an IncrementalIndex in batches of `batch`, in rel order or reversed.
+dl::DumpIndex watched(const fs::path& root, bool reversed, std::size_t batch, std::size_t& units) {
+    const std::string abs = fs::absolute(root).lexically_normal().string();
+    dl::ScanResult scan = dl::scanFolder(abs);
+    std::vector<dl::WatchedFile> files;
+    for (const dl::ScannedFile& f : scan.files) files.push_back({f.rel, f.size, f.mtimeNs, f.stamp});
+    if (reversed) std::reverse(files.begin(), files.end());
+    dl::IncrementalIndex idx(abs, "", 1);
+    for (std::size_t at = 0; at < files.size(); at += batch) {
+        const std::vector<dl::WatchedFile> part(files.begin() + std::ptrdiff_t(at),
+                                                files.begin() + std::ptrdiff_t(std::min(files.size(), at + batch)));
+        idx.update(part, {});
+    }
+    EXPECT_EQ(idx.files(), files.size());
+    units = idx.units();
+    return idx.merged();
+}
+
+// Returns the units the sorted feed was built in.
+std::size_t checkFolder(const fs::path& root) {
+    SCOPED_TRACE(root.string());
+    const Canonical want = canonical(indexed(fs::absolute(root).lexically_normal()));
+    std::size_t sortedUnits = 0;
+    for (const auto& [reversed, batch] : {std::pair{false, std::size_t(61)}, std::pair{true, std::size_t(97)}}) {
+        SCOPED_TRACE(reversed ? "reversed" : "sorted");
+        std::size_t units = 0;
+        expectSame(want, canonical(watched(root, reversed, batch, units)));
+        if (!reversed) sortedUnits = units;
+    }
+    return sortedUnits;
+}
+
+fs::path data(const char* rel) { return fs::path(DUMPLENS_TEST_DATA_DIR) / rel; }
+
+TEST(IncrementalUnits, RealMindSporeRunsGiveTheRecordsOfIndex) {
+    for (const char* version : {"2.0.0", "2.7.0", "2.10.0"})
+        for (const char* net : {"forward_mul", "multigraph", "train_fixed", "train_sqrtgrad"})
+            checkFolder(data("real/mindspore") / version / net);
+}
+
+TEST(IncrementalUnits, DemoDumpsGiveTheRecordsOfIndexBuiltFolderByFolder) {
+    for (const auto& [name, options] : dl::demo::demoVariants()) {
+        if (name == "bf16_fix" || name == "ms22_async_saturation") continue;  // the layout of ms22_async_infnan
+        dl::demo::DemoVariantInfo info;
+        const fs::path root = dltest::sharedDemoVariant(options, info);
+        const std::size_t units = checkFolder(root);
+        // Built by iteration folder indeed: one unit per rank_N/.../{iteration}/ folder holding files,
+        // and one per rank folder for the rest (counted from the file list, not the index).
+        std::set<std::string> iterationFolders, rankFolders;
+        for (const dl::ScannedFile& f : dl::scanFolder(root).files) {
+            rankFolders.insert(f.rel.substr(0, f.rel.find('/')));
+            const std::string dir = f.rel.substr(0, f.rel.rfind('/'));
+            const std::string last = dir.substr(dir.rfind('/') + 1);
+            if (dir.find('/') != std::string::npos && !last.empty() &&
+                std::all_of(last.begin(), last.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+                iterationFolders.insert(dir);
+        }
+        EXPECT_GT(units, rankFolders.size()) << name;
+        EXPECT_EQ(units, iterationFolders.size() + rankFolders.size()) << name;
+    }
+}
+
+// Statistics-only and tensor pipelines (PP2 x TP2, 1F1B, 4 micro-batches) with their execution
+// order files: the shard's context, read by every iteration folder's build.
+TEST(IncrementalUnits, PipelineRunsGiveTheRecordsOfIndex) {
+    for (const bool tensors : {false, true}) {
+        dltest::TempDir dir("dumplens_units_");
+        dl::demo::PipelineSpec spec;
+        spec.pipelineStages = 2;
+        spec.tensorParallel = 2;
+        spec.microBatches = 4;
+        spec.iterations = 3;
+        spec.originIteration = 1;
+        spec.originStage = 1;
+        spec.originLane = 1;
+        dl::demo::ClusterScenarioOptions o;
+        o.stagesInRankTable = false;
+        o.writeTensors = tensors;
+        o.executionOrder = true;
+        dl::demo::ClusterScenarioTruth truth;
+        std::string error;
+        const fs::path root = dir.path / (tensors ? "tensors" : "statistics");
+        ASSERT_TRUE(dl::demo::writePipelineRun(root.string(), spec, o, truth, error)) << error;
+        checkFolder(root);
+    }
+}
+
+TEST(IncrementalUnits, SampleCorpusGivesTheRecordsOfIndex) {
+    for (const char* rel : {"samples/mindspore-tests/gpu_dumps/sync_trans_false",
+                            "samples/mindspore-tests/gpu_dumps/sync_trans_true", "samples/msprobe", "samples/torch"})
+        if (fs::exists(data(rel))) checkFolder(data(rel));
+}
+
+}  // namespace
