@@ -12,6 +12,7 @@
 #include "core/index/output_guard.h"
 #include "core/watch/folder_watcher.h"
 #include "core/watch/incremental_index.h"
+#include "core/watch/unit_spill.h"
 
 namespace dl {
 namespace fs = std::filesystem;
@@ -83,6 +84,10 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
     }
     FolderWatcher watcher(summary.dirAbs, {opt.settleMs, -1, opt.useInotify});
     IncrementalIndex idx(summary.dirAbs, cacheDir, opt.threads);
+    // Without a viewer nothing needs the whole index between analyses: settled iteration folders go
+    // to the cache folder, and the watch's memory stays flat however long the run.
+    if (!cacheDir.empty() && !opt.onSnapshot && opt.spillAfterBatches > 0)
+        idx.setSpill(unitSpillFolder(cacheDir, summary.dirAbs), std::uint64_t(opt.spillAfterBatches));
     std::optional<std::uint32_t> firstBad;
     json lastOverflow = nullptr;
     bool progressDirty = false, stoppedByOverflow = false, snapshotDirty = false;
@@ -143,6 +148,7 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
                 idx.update(batch.complete, batch.removed, batch.removedFolders, opt.stop);
             progressDirty = true;
             snapshotDirty = static_cast<bool>(opt.onSnapshot);
+            for (const std::string& n : idx.takeNotes()) note(n);
             if (worthAnalysing(changes, firstBad) && !opt.stop.stop_requested()) {
                 const DumpIndex merged = idx.merged();
                 AnalysisOptions ao;

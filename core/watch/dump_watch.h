@@ -49,6 +49,9 @@ struct WatchOptions {
     // Empty: none is made (the CLI).
     std::function<void(std::shared_ptr<const DumpIndex>)> onSnapshot;
     int snapshotIntervalMs = 250;
+    // With a cache and no onSnapshot: an iteration folder untouched for this many batches is
+    // written out of memory (IncrementalIndex::setSpill); 0 keeps everything in memory.
+    int spillAfterBatches = 16;
 };
 
 // The overflow as the event names it (the first_overflow of `analyze --json`, condensed).

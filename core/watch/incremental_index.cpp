@@ -4,6 +4,8 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <unordered_map>
 
 #include "core/analysis/tensor_anomaly.h"
@@ -15,6 +17,7 @@
 #include "core/index/shard_builder.h"
 #include "core/index/shard_sources.h"
 #include "core/util/parallel_for.h"
+#include "core/watch/unit_spill.h"
 
 namespace dl {
 namespace {
@@ -52,6 +55,107 @@ bool isTable(const std::string& rel) {
 IncrementalIndex::IncrementalIndex(std::string rootAbs, std::string cacheDir, unsigned threads)
     : m_root(std::move(rootAbs)), m_cacheDir(std::move(cacheDir)), m_threads(threads) {}
 
+IncrementalIndex::~IncrementalIndex() {
+    std::error_code ec;
+    if (!m_spillDir.empty()) std::filesystem::remove_all(m_spillDir, ec);
+}
+
+void IncrementalIndex::setSpill(std::string folder, std::uint64_t afterBatches) {
+    m_spillDir = std::move(folder);
+    m_spillAfter = afterBatches;
+    std::error_code ec;
+    if (!m_spillDir.empty()) std::filesystem::create_directories(m_spillDir, ec);
+}
+
+std::vector<std::string> IncrementalIndex::takeNotes() { return std::exchange(m_notes, {}); }
+
+std::string IncrementalIndex::spillPath(const std::string& unitRel) const {
+    char name[32];
+    std::snprintf(name, sizeof name, "%016llx.dlunit",
+                  static_cast<unsigned long long>(XXH64(unitRel.data(), unitRel.size(), 0)));
+    return m_spillDir + "/" + name;
+}
+
+void IncrementalIndex::spill(Unit& u, const std::string& unitRel) {
+    const std::vector<ScannedFile> files(u.files.begin(), u.files.end());
+    std::string error;
+    if (!writeUnitSpill(spillPath(unitRel), u.index, files, error)) {
+        m_spillFailed = true;  // said once; the watch goes on in memory
+        m_notes.push_back("watch keeps every unit in memory from now on: " + error);
+        return;
+    }
+    u.spilledTensors = u.index.tensors.size();
+    u.spilledOps = u.index.ops.size();
+    u.spilledFiles = files.size();
+    u.spilledWarnings = u.index.warnings;
+    u.spilledRanks = u.index.ranks;
+    u.index = DumpIndex();
+    u.files.clear();
+    u.resume = ShardResume();
+    u.spilled = true;
+}
+
+// A spill that cannot be read back is not trusted: the unit's folder is listed again and built
+// from the dump (its tensor files read again).
+void IncrementalIndex::restore(Unit& u, const std::string& unitRel) {
+    if (!u.spilled) return;
+    DumpIndex index;
+    std::vector<ScannedFile> files;
+    std::string error;
+    const std::string path = spillPath(unitRel);
+    if (readUnitSpill(path, index, files, error)) {
+        u.index = std::move(index);
+    } else {
+        m_notes.push_back("watch state of " + unitRel + " unreadable (" + error + "): its folder is read again");
+        files.clear();
+        for (ScannedFile& f : scanFolder(m_root + "/" + unitRel).files) {
+            f.rel = unitRel + "/" + f.rel;
+            files.push_back(std::move(f));
+        }
+        u.index = DumpIndex();
+        u.built = false;
+        u.stale = true;
+    }
+    u.files.clear();
+    for (ScannedFile& f : files) u.files.insert(std::move(f));
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    u.spilled = false;
+    u.spilledTensors = u.spilledOps = u.spilledFiles = 0;
+    u.spilledWarnings.clear();
+    u.spilledRanks.clear();
+}
+
+const DumpIndex& IncrementalIndex::indexOf(const Unit& u, const std::string& unitRel, DumpIndex& scratch) const {
+    if (!u.spilled) return u.index;
+    std::vector<ScannedFile> files;
+    std::string error;
+    scratch = DumpIndex();
+    if (!readUnitSpill(spillPath(unitRel), scratch, files, error)) throw SpillUnreadable{unitRel};
+    return scratch;
+}
+
+void IncrementalIndex::spillSettled() {
+    if (m_spillDir.empty() || m_spillFailed) return;
+    while (!m_spillQueue.empty() && m_batch - std::get<0>(m_spillQueue.front()) >= m_spillAfter) {
+        const auto [batch, shardRel, unitRel] = std::move(m_spillQueue.front());
+        m_spillQueue.pop_front();
+        const auto sh = m_shards.find(shardRel);
+        if (sh == m_shards.end()) continue;
+        const auto u = sh->second.units.find(unitRel);
+        if (u == sh->second.units.end()) continue;
+        Unit& unit = u->second;
+        if (unit.lastTouched == batch && unit.built && !unit.stale && !unit.spilled && !m_spillFailed)
+            spill(unit, unitRel);
+    }
+}
+
+std::size_t IncrementalIndex::spilledUnits() const {
+    std::size_t n = 0;
+    forEachUnit([&](const Unit& u) { n += u.spilled; });
+    return n;
+}
+
 bool IncrementalIndex::Shard::stale() const {
     return std::any_of(units.begin(), units.end(), [](const auto& u) { return u.second.stale; });
 }
@@ -82,14 +186,21 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
                                                   const std::vector<std::string>& removed,
                                                   const std::vector<std::string>& removedFolders,
                                                   std::stop_token stop) {
+    ++m_batch;
     std::set<std::string> touched;  // shards
+    const auto touch = [&](const std::string& shardRel, const std::string& unitRel, Unit& u) {
+        u.stale = true;
+        if (u.lastTouched != m_batch && !unitRel.empty() && !m_spillDir.empty())
+            m_spillQueue.emplace_back(m_batch, shardRel, unitRel);
+        u.lastTouched = m_batch;
+    };
     // A file of the shard's context read by every unit's build: all of them are built again.
     const auto markStale = [&](const std::string& shardRel, Shard& sh, const std::string& unitRel, Unit& u,
                                const std::string& rel) {
-        u.stale = true;
+        touch(shardRel, unitRel, u);
         touched.insert(shardRel);
         if (unitRel.empty() && ShardSources::isShardContext(rel))
-            for (auto& [r, other] : sh.units) other.stale = true;
+            for (auto& [r, other] : sh.units) touch(shardRel, r, other);
     };
     // Removals first: a folder or file removed and made again in one poll keeps its new files.
     for (const std::string& folder : removedFolders) {
@@ -98,13 +209,16 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
             // A shard's files all start with its rel: a shard outside the folder and the folder
             // outside the shard share no file.
             if (!(rel.empty() || prefix.starts_with(rel + "/") || (rel + "/").starts_with(prefix))) continue;
-            for (auto& [unitRel, u] : sh.units)
+            for (auto& [unitRel, u] : sh.units) {
+                if (u.spilled && ((unitRel + "/").starts_with(prefix) || prefix.starts_with(unitRel + "/")))
+                    restore(u, unitRel);
                 for (auto it = u.files.lower_bound(prefix); it != u.files.end() && it->rel.starts_with(prefix);) {
                     u.resume.entries.erase(it->rel);
                     const std::string gone = it->rel;
                     it = u.files.erase(it);
                     markStale(rel, sh, unitRel, u, gone);
                 }
+            }
         }
     }
     for (const std::string& rel : removed) {
@@ -114,6 +228,7 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
         const std::string unitRel = unitOf(shard, rel);
         const auto u = it->second.units.find(unitRel);
         if (u == it->second.units.end()) continue;
+        restore(u->second, unitRel);
         if (const auto f = u->second.files.find(rel); f != u->second.files.end()) {
             u->second.files.erase(f);
             u->second.resume.entries.erase(rel);
@@ -125,6 +240,7 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
         Shard& sh = m_shards[shard];
         const std::string unitRel = unitOf(shard, f.rel);
         Unit& u = sh.units[unitRel];
+        restore(u, unitRel);
         const auto it = u.files.find(f.rel);
         if (it != u.files.end() && it->size == f.size && it->stamp == f.stamp) continue;  // handed on again, unchanged
         if (it != u.files.end()) u.files.erase(it);
@@ -146,19 +262,22 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
         for (auto& [unitRel, u] : sh.units) {
             if (!u.stale) continue;
             if (stop.stop_requested()) break;
+            restore(u, unitRel);  // the shard's context changed
             ShardChange c;
             c.shard = rel;
             c.unit = unitRel;
             rebuild(rel, sh, unitRel, u, stop, c);
             changes.push_back(std::move(c));
         }
-        std::erase_if(sh.units,
-                      [](const auto& u) { return u.second.files.empty() && !u.second.stale && !u.first.empty(); });
+        std::erase_if(sh.units, [](const auto& u) {
+            return u.second.files.empty() && !u.second.spilled && !u.second.stale && !u.first.empty();
+        });
         if (!stop.stop_requested()) {
             sh.hasCached = false;  // its files are all in the units' builds now
             sh.cached = DumpIndex();
         }
     }
+    spillSettled();
     return changes;
 }
 
@@ -190,13 +309,21 @@ std::vector<const ScannedFile*> IncrementalIndex::offeredFiles(const Shard& sh, 
 }
 
 // Every file a whole-shard build would be offered, in rel order: what the shard's cache entry vouches for.
-std::vector<const ScannedFile*> IncrementalIndex::allFiles(const Shard& sh) {
-    std::vector<const ScannedFile*> all;
+std::vector<ScannedFile> IncrementalIndex::allFiles(const Shard& sh) const {
+    std::vector<ScannedFile> all;
     for (const auto& [unitRel, u] : sh.units) {
-        const std::vector<const ScannedFile*> mine = offeredFiles(sh, "", u);
-        all.insert(all.end(), mine.begin(), mine.end());
+        if (u.spilled) {
+            Unit back;
+            std::vector<ScannedFile> files;
+            std::string error;
+            if (!readUnitSpill(spillPath(unitRel), back.index, files, error)) throw SpillUnreadable{unitRel};
+            for (ScannedFile& f : files) back.files.insert(std::move(f));
+            for (const ScannedFile* f : offeredFiles(sh, "", back)) all.push_back(*f);
+        } else {
+            for (const ScannedFile* f : offeredFiles(sh, "", u)) all.push_back(*f);
+        }
     }
-    std::sort(all.begin(), all.end(), [](const ScannedFile* a, const ScannedFile* b) { return a->rel < b->rel; });
+    std::sort(all.begin(), all.end(), [](const ScannedFile& a, const ScannedFile& b) { return a.rel < b.rel; });
     return all;
 }
 
@@ -265,10 +392,10 @@ void IncrementalIndex::rebuild(const std::string& shardRel, Shard& sh, const std
 // A shard's units as one whole-shard build would give them: the iteration folders, then unit ""
 // (so a rank's entry comes from a build that read its tensors), each rank's op order the weakest
 // of its folders' (RankInfo::orderSource).
-DumpIndex IncrementalIndex::mergedShard(const Shard& sh) {
-    DumpIndex out;
+DumpIndex IncrementalIndex::mergedShard(const Shard& sh) const {
+    DumpIndex out, scratch;
     for (const auto& [unitRel, u] : sh.units)
-        if (!unitRel.empty() && u.built) out.merge(u.index);
+        if (!unitRel.empty() && u.built) out.merge(indexOf(u, unitRel, scratch));
     if (const auto base = sh.units.find(""); base != sh.units.end() && base->second.built)
         out.merge(base->second.index);
     const auto strength = [](const std::string& s) {
@@ -279,25 +406,43 @@ DumpIndex IncrementalIndex::mergedShard(const Shard& sh) {
     };
     for (RankInfo& r : out.ranks)
         for (const auto& [unitRel, u] : sh.units)
-            for (const RankInfo& x : u.index.ranks)
+            for (const RankInfo& x : u.spilled ? u.spilledRanks : u.index.ranks)
                 if (x.rank == r.rank && x.folder == r.folder && strength(x.orderSource) >= 0 &&
                     strength(x.orderSource) < strength(r.orderSource))
                     r.orderSource = x.orderSource;
     return out;
 }
 
-DumpIndex IncrementalIndex::merged() const {
-    DumpIndex out;
-    for (const auto& [rel, sh] : m_shards) {
-        if (sh.units.size() == 1) {
-            if (sh.units.begin()->second.built) out.merge(sh.units.begin()->second.index);
-        } else {
-            out.merge(mergedShard(sh));
+DumpIndex IncrementalIndex::merged() {
+    while (true) {
+        try {
+            DumpIndex out;
+            for (const auto& [rel, sh] : m_shards) {
+                if (sh.units.size() == 1) {
+                    if (sh.units.begin()->second.built) out.merge(sh.units.begin()->second.index);  // never spilled
+                } else {
+                    out.merge(mergedShard(sh));
+                }
+            }
+            out.finalize();
+            out.root = m_root;
+            return out;
+        } catch (const SpillUnreadable& e) {
+            rebuildUnreadable(e.unitRel);
         }
     }
-    out.finalize();
-    out.root = m_root;
-    return out;
+}
+
+// A spilled unit that could not be read back: listed and built again from the dump, so that no
+// answer is given without its records.
+void IncrementalIndex::rebuildUnreadable(const std::string& unitRel) {
+    const std::string shardRel = shardOfFile(unitRel + "/x");
+    Shard& sh = m_shards[shardRel];
+    Unit& u = sh.units[unitRel];
+    restore(u, unitRel);
+    if (!u.stale) return;  // read back after all
+    ShardChange ignored;
+    rebuild(shardRel, sh, unitRel, u, {}, ignored);
 }
 
 template <class F>
@@ -308,13 +453,13 @@ void IncrementalIndex::forEachUnit(F&& f) const {
 
 std::uint64_t IncrementalIndex::tensors() const {
     std::uint64_t n = 0;
-    forEachUnit([&](const Unit& u) { n += u.index.tensors.size(); });
+    forEachUnit([&](const Unit& u) { n += u.spilled ? u.spilledTensors : u.index.tensors.size(); });
     return n;
 }
 
 std::uint64_t IncrementalIndex::ops() const {
     std::uint64_t n = 0;
-    forEachUnit([&](const Unit& u) { n += u.index.ops.size(); });
+    forEachUnit([&](const Unit& u) { n += u.spilled ? u.spilledOps : u.index.ops.size(); });
     return n;
 }
 
@@ -326,7 +471,7 @@ std::uint64_t IncrementalIndex::tableBytesRead() const {
 
 std::size_t IncrementalIndex::files() const {
     std::size_t n = 0;
-    forEachUnit([&](const Unit& u) { n += u.files.size(); });
+    forEachUnit([&](const Unit& u) { n += u.spilled ? u.spilledFiles : u.files.size(); });
     return n;
 }
 
@@ -350,7 +495,10 @@ std::set<std::uint32_t> IncrementalIndex::iterations() const {
 
 std::vector<IndexWarning> IncrementalIndex::warnings() const {
     std::vector<IndexWarning> out;
-    forEachUnit([&](const Unit& u) { out.insert(out.end(), u.index.warnings.begin(), u.index.warnings.end()); });
+    forEachUnit([&](const Unit& u) {
+        const auto& w = u.spilled ? u.spilledWarnings : u.index.warnings;
+        out.insert(out.end(), w.begin(), w.end());
+    });
     return out;
 }
 
@@ -363,8 +511,19 @@ std::vector<std::string> IncrementalIndex::writeCaches() {
         if (!sh.cacheDirty || sh.stale()) continue;
         sh.cacheDirty = false;
         std::string error;
-        const FolderFingerprint fingerprint = shardFingerprint(allFiles(sh));
-        DumpIndex whole = sh.units.size() == 1 ? sh.units.begin()->second.index : mergedShard(sh);
+        std::vector<ScannedFile> files;
+        DumpIndex whole;
+        try {
+            files = allFiles(sh);
+            whole = sh.units.size() == 1 ? sh.units.begin()->second.index : mergedShard(sh);
+        } catch (const SpillUnreadable& e) {
+            notes.push_back("cache not written for " + (rel.empty() ? std::string(".") : rel) +
+                            ": the watch state of " + e.unitRel + " could not be read back");
+            continue;
+        }
+        std::vector<const ScannedFile*> pointers;
+        for (const ScannedFile& f : files) pointers.push_back(&f);
+        const FolderFingerprint fingerprint = shardFingerprint(pointers);
         if (sh.units.size() > 1) whole.finalize();
         whole.root = m_root;
         if (!writeIndexFile(shardCacheFile(m_cacheDir, m_root, rel), whole, fingerprint, kCacheEncoding, error))

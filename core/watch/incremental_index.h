@@ -23,10 +23,12 @@
 // An msprobe dump_tensor_data/ file waits for its dump.json (before it, it would pass for a
 // plain .npy).
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <set>
 #include <stop_token>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -50,6 +52,17 @@ public:
     // `cacheDir` empty: no cache. Otherwise a shard's first build starts from its cache entry
     // (its unchanged files are not read) and writeCaches() stores the built shards there.
     IncrementalIndex(std::string rootAbs, std::string cacheDir, unsigned threads = 0);
+    ~IncrementalIndex();
+    IncrementalIndex(const IncrementalIndex&) = delete;
+    IncrementalIndex& operator=(const IncrementalIndex&) = delete;
+    // Writes an iteration folder's unit out of memory (unit_spill.h) once `afterBatches` updates
+    // have passed without touching it, into `folder` (removed with this object); it is read back
+    // when a file of it changes, and by merged() and writeCaches(). A watch that hands no index to
+    // a viewer holds then only the units still changing: its memory stays flat however long the
+    // run. 0 (the default): everything stays in memory.
+    void setSpill(std::string folder, std::uint64_t afterBatches);
+    // Notes for the user since the last call (a spill that could not be written or read back).
+    std::vector<std::string> takeNotes();
 
     // Adds or replaces complete files, drops removed ones, rebuilds the units they belong to.
     // A file handed on again with the size and stamp it had is passed over.
@@ -59,7 +72,8 @@ public:
     std::vector<ShardChange> update(const std::vector<WatchedFile>& complete, const std::vector<std::string>& removed,
                                     const std::vector<std::string>& removedFolders, std::stop_token stop = {});
     // Every shard merged in shard order and finalized, as indexDump would give for these files.
-    DumpIndex merged() const;
+    // Reads spilled units back (one rebuilt from the dump when its spill is unreadable).
+    DumpIndex merged();
 
     std::uint64_t tensors() const;
     std::uint64_t ops() const;
@@ -69,6 +83,7 @@ public:
     std::uint64_t filesRead() const { return m_filesRead; }  // statistics computed (each once)
     std::uint64_t shardBuilds() const { return m_builds; }   // unit builds
     std::size_t units() const;
+    std::size_t spilledUnits() const;
     std::uint64_t tablesParsed() const { return m_tables; }  // statistic.csv / dump.json reads
     // Bytes read from growing statistic.csv files over all builds: what was added, plus the few
     // bytes before it that tell an append from a rewrite.
@@ -97,6 +112,15 @@ private:
         std::set<std::uint32_t> ranks, iterations;
         std::unordered_map<std::uint32_t, std::uint64_t> digests;  // of `index`, per iteration
         ShardResume resume;                                        // growing files read from where they were left
+        // Spilled (setSpill): `files`, `index` and `resume` are empty, the figures below stand in.
+        bool spilled = false;
+        std::uint64_t lastTouched = 0;  // the update that last changed it
+        std::uint64_t spilledTensors = 0, spilledOps = 0, spilledFiles = 0;
+        std::vector<IndexWarning> spilledWarnings;
+        std::vector<RankInfo> spilledRanks;
+    };
+    struct SpillUnreadable {
+        std::string unitRel;
     };
     struct Shard {
         std::map<std::string, Unit> units;  // by iteration folder; "" the shard's other files
@@ -109,8 +133,15 @@ private:
     void rebuild(const std::string& shardRel, Shard& sh, const std::string& unitRel, Unit& u, std::stop_token stop,
                  ShardChange& change);
     static std::vector<const ScannedFile*> offeredFiles(const Shard& sh, const std::string& unitRel, const Unit& u);
-    static std::vector<const ScannedFile*> allFiles(const Shard& sh);
-    static DumpIndex mergedShard(const Shard& sh);
+    std::vector<ScannedFile> allFiles(const Shard& sh) const;
+    DumpIndex mergedShard(const Shard& sh) const;
+    std::string spillPath(const std::string& unitRel) const;
+    void spill(Unit& u, const std::string& unitRel);
+    void restore(Unit& u, const std::string& unitRel);  // before any change to a spilled unit
+    // The unit's index: its own, or read back from its spill into `scratch`.
+    const DumpIndex& indexOf(const Unit& u, const std::string& unitRel, DumpIndex& scratch) const;
+    void spillSettled();
+    void rebuildUnreadable(const std::string& unitRel);
     template <class F>
     void forEachUnit(F&& f) const;
 
@@ -118,6 +149,11 @@ private:
     unsigned m_threads;
     std::map<std::string, Shard> m_shards;
     std::uint64_t m_filesRead = 0, m_builds = 0, m_tables = 0;
+    std::string m_spillDir;
+    std::uint64_t m_spillAfter = 0, m_batch = 0;
+    std::deque<std::tuple<std::uint64_t, std::string, std::string>> m_spillQueue;  // (batch touched, shard, unit)
+    mutable std::vector<std::string> m_notes;
+    bool m_spillFailed = false;
 };
 
 }  // namespace dl

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -51,8 +52,8 @@ Canonical canonical(const dl::DumpIndex& idx) {
             s += "\n  " + std::to_string(int(r.io)) + "." + std::to_string(r.slot) + " " +
                 std::to_string(int(r.dtype)) + " f" + std::to_string(r.flags) + " " + idx.strings.str(r.format) + " [";
             for (std::int64_t d : idx.shape(r)) s += std::to_string(d) + ",";
-            s += "] " + bits(st.min) + " " + bits(st.max) + " " + bits(st.mean) + " " + std::to_string(st.count) +
-                " " + std::to_string(st.nanCount) + " " + std::to_string(st.posInfCount) + " " +
+            s += "] " + bits(st.min) + " " + bits(st.max) + " " + bits(st.mean) + " " + std::to_string(st.count) + " " +
+                std::to_string(st.nanCount) + " " + std::to_string(st.posInfCount) + " " +
                 std::to_string(st.negInfCount) + " " + std::to_string(r.timestampUs) + " " +
                 (idx.side(r).file ? idx.strings.str(idx.side(r).file) : std::string("-"));
         }
@@ -177,6 +178,61 @@ TEST(IncrementalUnits, SampleCorpusGivesTheRecordsOfIndex) {
     for (const char* rel : {"samples/mindspore-tests/gpu_dumps/sync_trans_false",
                             "samples/mindspore-tests/gpu_dumps/sync_trans_true", "samples/msprobe", "samples/torch"})
         if (fs::exists(data(rel))) checkFolder(data(rel));
+}
+
+// Settled units written out of memory (IncrementalIndex::setSpill) answer as those kept in it:
+// read back for merged(), restored when a late file lands in one, rebuilt from the dump when a
+// spill file was damaged; the spill folder goes with the index.
+TEST(IncrementalUnits, SpilledUnitsGiveTheSameIndexAndALateFileRestoresOne) {
+    dl::demo::DemoOptions options;
+    options.mode = dl::demo::OverflowMode::InfNan;
+    dl::demo::DemoVariantInfo info;
+    const fs::path root = fs::absolute(dltest::sharedDemoVariant(options, info)).lexically_normal();
+    const Canonical want = canonical(indexed(root));
+    std::vector<dl::WatchedFile> files;
+    for (const dl::ScannedFile& f : dl::scanFolder(root.string()).files)
+        files.push_back({f.rel, f.size, f.mtimeNs, f.stamp});
+    // One file held back: it lands last, in a folder spilled long before.
+    const auto late = std::find_if(files.begin(), files.end(), [](const dl::WatchedFile& f) {
+        return f.rel.starts_with("rank_1/") && f.rel.ends_with(".npy");
+    });
+    ASSERT_NE(late, files.end());
+    const dl::WatchedFile lateFile = *late;
+    files.erase(late);
+    dltest::TempDir spillRoot("dumplens_spill_");
+    const std::string spillDir = (spillRoot.path / "spill").string();
+    std::size_t spilledBefore = 0;
+    {
+        dl::IncrementalIndex idx(root.string(), "", 1);
+        idx.setSpill(spillDir, 2);
+        for (std::size_t at = 0; at < files.size(); at += 200)
+            idx.update(
+                {files.begin() + std::ptrdiff_t(at), files.begin() + std::ptrdiff_t(std::min(files.size(), at + 200))},
+                {});
+        for (int i = 0; i < 3; ++i) idx.update({}, {});  // batches pass: the last units settle too
+        spilledBefore = idx.spilledUnits();
+        EXPECT_GT(spilledBefore, idx.units() / 2);
+        EXPECT_EQ(idx.files(), files.size());
+        EXPECT_FALSE(fs::is_empty(spillDir));
+        idx.update({lateFile}, {});
+        EXPECT_EQ(idx.spilledUnits(), spilledBefore - 1);  // its folder read back
+        EXPECT_EQ(idx.files(), files.size() + 1);
+        EXPECT_EQ(idx.tensors(), [&] {
+            std::size_t n = 0;
+            for (const std::string& op : want.ops) n += std::size_t(std::count(op.begin(), op.end(), '\n'));
+            return n;
+        }());
+        expectSame(want, canonical(idx.merged()));
+        // A damaged spill is not trusted: its folder is listed and built again from the dump.
+        for (int i = 0; i < 3; ++i) idx.update({}, {});
+        const auto victim = fs::directory_iterator(spillDir)->path();
+        std::ofstream(victim, std::ios::binary | std::ios::trunc) << "not a spill";
+        expectSame(want, canonical(idx.merged()));
+        const std::vector<std::string> notes = idx.takeNotes();
+        ASSERT_EQ(notes.size(), 1u);
+        EXPECT_NE(notes[0].find("unreadable"), std::string::npos) << notes[0];
+    }
+    EXPECT_FALSE(fs::exists(spillDir));
 }
 
 }  // namespace

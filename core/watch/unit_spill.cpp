@@ -1,0 +1,144 @@
+#include "core/watch/unit_spill.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "core/index/index_serializer.h"
+
+namespace dl {
+namespace {
+
+constexpr char kMagic[8] = {'D', 'L', 'S', 'P', 'I', 'L', 'L', '1'};
+
+template <class T>
+void put(std::vector<std::uint8_t>& out, const T& v) {
+    const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
+    out.insert(out.end(), p, p + sizeof v);
+}
+
+template <class T>
+bool take(const std::vector<std::uint8_t>& in, std::size_t& at, T& v) {
+    if (in.size() - at < sizeof v) return false;
+    std::memcpy(&v, in.data() + at, sizeof v);
+    at += sizeof v;
+    return true;
+}
+
+}  // namespace
+
+bool writeUnitSpill(const std::string& path, const DumpIndex& index, const std::vector<ScannedFile>& files,
+                    std::string& error) {
+    std::vector<std::uint8_t> out(kMagic, kMagic + sizeof kMagic);
+    const std::vector<std::uint8_t> idx = serializeIndex(index, FolderFingerprint{}, kCacheEncoding);
+    put(out, std::uint64_t(idx.size()));
+    out.insert(out.end(), idx.begin(), idx.end());
+    put(out, std::uint64_t(files.size()));
+    for (const ScannedFile& f : files) {
+        put(out, std::uint32_t(f.rel.size()));
+        out.insert(out.end(), f.rel.begin(), f.rel.end());
+        put(out, f.size);
+        put(out, f.mtimeNs);
+        put(out, f.stamp);
+    }
+    put(out, std::uint64_t(XXH3_64bits(out.data(), out.size())));
+    const std::string tmp = path + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        error = "cannot create " + tmp + ": " + std::strerror(errno);
+        return false;
+    }
+    for (std::size_t done = 0; done < out.size();) {
+        const ssize_t k = ::write(fd, out.data() + done, out.size() - done);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            error = "cannot write " + tmp + ": " + std::strerror(errno);
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            return false;
+        }
+        done += std::size_t(k);
+    }
+    if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+        error = "cannot write " + path + ": " + std::strerror(errno);
+        ::unlink(tmp.c_str());
+        return false;
+    }
+    return true;
+}
+
+bool readUnitSpill(const std::string& path, DumpIndex& index, std::vector<ScannedFile>& files, std::string& error) {
+    std::vector<std::uint8_t> in;
+    if (!readWholeFile(path, in, error)) return false;
+    std::uint64_t sum = 0;
+    if (in.size() < sizeof kMagic + 2 * sizeof sum || std::memcmp(in.data(), kMagic, sizeof kMagic) != 0) {
+        error = path + ": not a DumpLens watch spill";
+        return false;
+    }
+    std::memcpy(&sum, in.data() + in.size() - sizeof sum, sizeof sum);
+    in.resize(in.size() - sizeof sum);
+    if (XXH3_64bits(in.data(), in.size()) != sum) {
+        error = path + ": checksum mismatch";
+        return false;
+    }
+    std::size_t at = sizeof kMagic;
+    std::uint64_t idxBytes = 0, count = 0;
+    FolderFingerprint fp;
+    if (!take(in, at, idxBytes) || in.size() - at < idxBytes) {
+        error = path + ": truncated";
+        return false;
+    }
+    if (!deserializeIndex(in.data() + at, std::size_t(idxBytes), index, fp, error)) {
+        error = path + ": " + error;
+        return false;
+    }
+    at += std::size_t(idxBytes);
+    if (!take(in, at, count)) {
+        error = path + ": truncated";
+        return false;
+    }
+    files.clear();
+    for (std::uint64_t i = 0; i < count; ++i) {
+        std::uint32_t len = 0;
+        ScannedFile f;
+        if (!take(in, at, len) || in.size() - at < len) {
+            error = path + ": truncated";
+            return false;
+        }
+        f.rel.assign(reinterpret_cast<const char*>(in.data() + at), len);
+        at += len;
+        if (!take(in, at, f.size) || !take(in, at, f.mtimeNs) || !take(in, at, f.stamp)) {
+            error = path + ": truncated";
+            return false;
+        }
+        files.push_back(std::move(f));
+    }
+    return true;
+}
+
+std::string unitSpillFolder(const std::string& cacheDir, const std::string& rootAbs) {
+    namespace fs = std::filesystem;
+    char key[24];
+    std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(XXH64(rootAbs.data(), rootAbs.size(), 0)));
+    const fs::path base = fs::path(cacheDir) / "watch";
+    std::error_code ec;
+    // "<key>.<pid>" of a process that is gone: a watch killed before it could remove its own.
+    for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        const auto dot = name.rfind('.');
+        if (dot == std::string::npos || name.find_first_not_of("0123456789", dot + 1) != std::string::npos ||
+            name.size() - dot - 1 > 9 || dot + 1 == name.size())
+            continue;
+        const pid_t pid = pid_t(std::stol(name.substr(dot + 1)));
+        std::error_code removeError;
+        if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) fs::remove_all(it->path(), removeError);
+    }
+    return (base / (std::string(key) + "." + std::to_string(::getpid()))).string();
+}
+
+}  // namespace dl
