@@ -395,6 +395,51 @@ void BM_WatchStatisticCsvAppend(benchmark::State& state) {
 }
 BENCHMARK(BM_WatchStatisticCsvAppend)->Arg(10000)->Arg(100000)->Iterations(20)->Unit(benchmark::kMillisecond);
 
+// The incremental index alone (no folder watcher), N files fed in batches of 640 (10 per rank),
+// settled folders spilled as the watch does: what it holds per file, apart from the watcher's state.
+void BM_WatchIndexMemory(benchmark::State& state) {
+    const std::uint64_t n = std::uint64_t(state.range(0));
+    const bool spill = state.range(1) != 0;
+    for (auto _ : state) {
+        Scratch s;
+        {
+            Fleet fleet(s.root / "dump", 64, 4);
+            fleet.start(n, 0);
+            fleet.wait();
+        }
+        const std::string root = fs::absolute(s.root / "dump").string();
+        std::vector<dl::WatchedFile> files;
+        for (const dl::ScannedFile& f : dl::scanFolder(root).files) files.push_back({f.rel, f.size, f.mtimeNs, f.stamp});
+        // In landing order (iteration by iteration, every rank), as the writer wrote them.
+        std::stable_sort(files.begin(), files.end(), [](const dl::WatchedFile& a, const dl::WatchedFile& b) {
+            const auto it = [](const std::string& r) { return std::stoull(r.substr(r.rfind('/', r.rfind('/') - 1) + 1)); };
+            return it(a.rel) < it(b.rel);
+        });
+        malloc_trim(0);
+        const double rss0 = rssMiB();
+        const double heap0 = double(mallinfo2().uordblks);
+        dl::IncrementalIndex idx(root, "", 1);
+        if (spill) idx.setSpill((s.root / "spill").string(), 16);
+        for (std::size_t at = 0; at < files.size(); at += 640)
+            idx.update({files.begin() + std::ptrdiff_t(at), files.begin() + std::ptrdiff_t(std::min(files.size(), at + 640))},
+                       {});
+        malloc_trim(0);
+        state.counters["rss_bytes_per_file"] = (rssMiB() - rss0) * double(1 << 20) / double(files.size());
+        // What the allocator has handed out and not got back: the rest of the RSS is fragmentation.
+        state.counters["heap_bytes_per_file"] = (double(mallinfo2().uordblks) - heap0) / double(files.size());
+        state.counters["units"] = double(idx.units());
+        state.counters["spilled_units"] = double(idx.spilledUnits());
+    }
+}
+// files, spill (1) or not (0)
+BENCHMARK(BM_WatchIndexMemory)
+    ->Args({200000, 1})
+    ->Args({40000, 1})
+    ->Args({200000, 0})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
+
 void BM_WatchIdleCpu(benchmark::State& state) {
     for (auto _ : state) {
         Scratch s;
@@ -463,8 +508,14 @@ void BM_WatchSoak(benchmark::State& state) {
         }
     }
 }
-// files, target files/s (0: flat out)
-BENCHMARK(BM_WatchSoak)->Args({1000000, 10000})->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+// files, target files/s (0: flat out). The 10M soak (RSS at 1M, 5M and 10M files) needs ~40 GB of
+// file system and ~30 min: on disk, `DUMPLENS_BENCH_DIR=/some/disk --benchmark_filter=BM_WatchSoak/10000000`.
+BENCHMARK(BM_WatchSoak)
+    ->Args({1000000, 10000})
+    ->Args({10000000, 10000})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
 
 }  // namespace
 

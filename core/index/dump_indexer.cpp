@@ -453,7 +453,7 @@ void IndexRun::finishShard(Shard& s, std::size_t i) {  // after s.result = s.bui
     m_shardFormats[i] = s.builder->formats();
     s.reused = s.builder->reusedFiles();
     s.builder.reset();
-    s.cached = DumpIndex();
+    s.cached.release();
     s.result.root = m_root;
     for (auto& r : s.result.ranks) {
         r.indexedOn = m_host;
@@ -489,7 +489,7 @@ void IndexRun::merge() {
             adviseHugePages(m_out.dims.data(), dimCount * sizeof(std::int64_t));
         }
         m_out.merge(std::move(m_shardList[i]->result));
-        m_shardList[i]->result = DumpIndex();
+        m_shardList[i]->result.release();
     }
     m_out.finalize();
     m_out.root = m_root;

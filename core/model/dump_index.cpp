@@ -221,6 +221,11 @@ void DumpIndex::shareShapes() {
     dims = std::move(shared);
 }
 
+void DumpIndex::release() {
+    DumpIndex gone = std::move(*this);  // move construction takes the buffers; `gone` frees them
+    *this = DumpIndex();
+}
+
 void DumpIndex::finalize() {
     if (!tensors.empty() && dims.size() >= tensors.size()) shareShapes();
     auto opKey = [](const OpRecord& o) {

@@ -195,6 +195,10 @@ struct DumpIndex {
     // Sorts ops by (rank, iteration, graph, execPos) and tensors by (op, io, slot); fixes links.
     // Tensors of the same shape then share one run of dims.
     void finalize();
+    // Empties the index and frees every buffer it holds. `index = DumpIndex()` does not free them
+    // all: libstdc++ moves an empty std::string (held in place) into one that owns a buffer by
+    // copying its characters and keeping that buffer, and the string pool's text is such a string.
+    void release();
     // One copy of each distinct shape in dims (tensors point at it). Done by finalize() when dims
     // hold at least one entry per tensor (not shared yet).
     void shareShapes();

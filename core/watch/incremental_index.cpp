@@ -89,7 +89,7 @@ void IncrementalIndex::spill(Unit& u, const std::string& unitRel) {
     u.spilledFiles = files.size();
     u.spilledWarnings = u.index.warnings;
     u.spilledRanks = u.index.ranks;
-    u.index = DumpIndex();
+    u.index.release();
     u.files.clear();
     u.resume = ShardResume();
     u.spilled = true;
@@ -274,7 +274,7 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
         });
         if (!stop.stop_requested()) {
             sh.hasCached = false;  // its files are all in the units' builds now
-            sh.cached = DumpIndex();
+            sh.cached.release();
         }
     }
     spillSettled();
