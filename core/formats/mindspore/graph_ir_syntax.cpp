@@ -6,6 +6,38 @@
 #include "core/formats/mindspore/graph_ir_parser.h"
 
 namespace dl::graph_ir_detail {
+
+namespace {
+
+// The bracket scan splitArgs and matching share: from `from` on, quoted text ("...") is skipped,
+// ( [ { go one level deeper and ) ] } one back (never past the outermost); `at(i, c, depth)` sees
+// every other character with the depth after it. The scan stops at the first i `at` accepts and
+// returns it, else npos.
+template <class At>
+std::size_t scanBrackets(std::string_view s, std::size_t from, At at) {
+    int depth = 0;
+    bool quoted = false;
+    for (std::size_t i = from; i < s.size(); ++i) {
+        const char c = s[i];
+        if (quoted) {
+            quoted = c != '"';
+            continue;
+        }
+        if (c == '"') {
+            quoted = true;
+            continue;
+        }
+        if (c == '(' || c == '[' || c == '{')
+            ++depth;
+        else if ((c == ')' || c == ']' || c == '}') && depth > 0)
+            --depth;
+        if (at(i, c, depth)) return i;
+    }
+    return std::string_view::npos;
+}
+
+}  // namespace
+
 std::string_view stripPrefix(std::string_view p) {
     for (std::string_view pre : {"PrimFunc_", "S-Prim-", "S_Prim_", "Prim::", "prim::"})
         if (p.starts_with(pre)) return p.substr(pre.size());
@@ -32,26 +64,14 @@ NodeKind kindOfPrimitive(std::string_view prim) {
 // Splits "a, f(b, c), [d, e]" at top-level commas; brackets and quotes nest.
 std::vector<std::string_view> splitArgs(std::string_view s) {
     std::vector<std::string_view> out;
-    int depth = 0;
-    bool quoted = false;
     std::size_t start = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const char c = s[i];
-        if (quoted) {
-            quoted = c != '"';
-            continue;
-        }
-        if (c == '"')
-            quoted = true;
-        else if (c == '(' || c == '[' || c == '{')
-            ++depth;
-        else if ((c == ')' || c == ']' || c == '}') && depth > 0)
-            --depth;
-        else if (c == ',' && depth == 0) {
+    scanBrackets(s, 0, [&](std::size_t i, char c, int depth) {
+        if (c == ',' && depth == 0) {
             out.push_back(trim(s.substr(start, i - start)));
             start = i + 1;
         }
-    }
+        return false;
+    });
     const std::string_view last = trim(s.substr(start));
     if (!last.empty() || !out.empty()) out.push_back(last);
     return out;
@@ -59,23 +79,8 @@ std::vector<std::string_view> splitArgs(std::string_view s) {
 
 // The index of the bracket closing the one at `open`, or npos.
 std::size_t matching(std::string_view s, std::size_t open) {
-    int depth = 0;
-    bool quoted = false;
-    for (std::size_t i = open; i < s.size(); ++i) {
-        const char c = s[i];
-        if (quoted) {
-            quoted = c != '"';
-            continue;
-        }
-        if (c == '"')
-            quoted = true;
-        else if (c == '(' || c == '[' || c == '{')
-            ++depth;
-        else if (c == ')' || c == ']' || c == '}') {
-            if (--depth == 0) return i;
-        }
-    }
-    return std::string_view::npos;
+    return scanBrackets(
+        s, open, [](std::size_t, char c, int depth) { return depth == 0 && (c == ')' || c == ']' || c == '}'); });
 }
 
 bool readNumber(std::string_view s, std::uint32_t& v) {
