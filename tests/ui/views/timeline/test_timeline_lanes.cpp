@@ -18,19 +18,9 @@
 
 using namespace dlui;
 
-class TstTimelineLanes : public QObject {
+class TstTimelineLanes : public TimelineDemoSuite {
     Q_OBJECT
 private slots:
-    void initTestCase() { openTimelineDemo(m_tmp, m_w, m_tw, m_ix); }
-    void cleanupTestCase() { delete m_w; }
-
-    void cleanup() {
-        // The Details tab is raised by an area: the default layout has the table in front.
-        if (auto* table = m_w->findChild<QDockWidget*>(QStringLiteral("dock.table"))) table->raise();
-        // A selection in another iteration rebuilds the timeline: the next test starts on the new one.
-        QTRY_VERIFY_WITH_TIMEOUT(!m_w->timelinePanel()->isBuilding(), 20000);
-    }
-
     // Chain hops and flows are drawn for the selection only (as Perfetto does): none with nothing
     // selected, the origin's own hop with the origin selected.
     void chainArrowsOnlyForTheSelection() {
@@ -224,13 +214,8 @@ private slots:
         static_cast<QWidget*>(m_tw)->setPalette(QPalette());
         QVERIFY(!m_tw->painter().colors().dark || theme::isDark(QApplication::palette()));
     }
-
-private:
-    QTemporaryDir m_tmp;
-    MainWindow* m_w = nullptr;
-    TimelineWidget* m_tw = nullptr;
-    const dl::DumpIndex* m_ix = nullptr;
 };
 
 QTEST_MAIN(TstTimelineLanes)
+#include "moc_timeline_demo_window.cpp"
 #include "test_timeline_lanes.moc"

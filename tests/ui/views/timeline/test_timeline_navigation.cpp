@@ -28,19 +28,9 @@
 
 using namespace dlui;
 
-class TstTimelineNavigation : public QObject {
+class TstTimelineNavigation : public TimelineDemoSuite {
     Q_OBJECT
 private slots:
-    void initTestCase() { openTimelineDemo(m_tmp, m_w, m_tw, m_ix); }
-    void cleanupTestCase() { delete m_w; }
-
-    void cleanup() {
-        // The Details tab is raised by an area: the default layout has the table in front.
-        if (auto* table = m_w->findChild<QDockWidget*>(QStringLiteral("dock.table"))) table->raise();
-        // A selection in another iteration rebuilds the timeline: the next test starts on the new one.
-        QTRY_VERIFY_WITH_TIMEOUT(!m_w->timelinePanel()->isBuilding(), 20000);
-    }
-
     // W/S/A/D/F work as soon as a dump is open: the keyboard is on the timeline, not the table.
     // Keys go through the window (as a user's do) to whatever has the focus.
     void keyboardIsOnTheTimelineAfterLoading() {
@@ -276,13 +266,8 @@ private slots:
         QVERIFY(built([&] { m_w->session()->setDump(std::make_shared<LoadedDump>(*opened)); }));
         QVERIFY(iteration->currentIndex() != first);
     }
-
-private:
-    QTemporaryDir m_tmp;
-    MainWindow* m_w = nullptr;
-    TimelineWidget* m_tw = nullptr;
-    const dl::DumpIndex* m_ix = nullptr;
 };
 
 QTEST_MAIN(TstTimelineNavigation)
+#include "moc_timeline_demo_window.cpp"
 #include "test_timeline_navigation.moc"

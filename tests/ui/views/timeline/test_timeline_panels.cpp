@@ -37,19 +37,9 @@ QAction* actionNamed(QMenu& m, const char* name) {
 
 }  // namespace
 
-class TstTimelinePanels : public QObject {
+class TstTimelinePanels : public TimelineDemoSuite {
     Q_OBJECT
 private slots:
-    void initTestCase() { openTimelineDemo(m_tmp, m_w, m_tw, m_ix); }
-    void cleanupTestCase() { delete m_w; }
-
-    void cleanup() {
-        // The Details tab is raised by an area: the default layout has the table in front.
-        if (auto* table = m_w->findChild<QDockWidget*>(QStringLiteral("dock.table"))) table->raise();
-        // A selection in another iteration rebuilds the timeline: the next test starts on the new one.
-        QTRY_VERIFY_WITH_TIMEOUT(!m_w->timelinePanel()->isBuilding(), 20000);
-    }
-
     // At 1366x768 the info and the search status were clipped mid-word side by side and read as
     // one line ("1 op on dump timest0 matching ops on this timeline (Enter / F3: n"). Each now
     // ends in an ellipsis inside its own width and keeps its full text for info()/status().
@@ -266,13 +256,8 @@ private slots:
             QTRY_COMPARE(d->geometry(), before[d->objectName()]);
         }
     }
-
-private:
-    QTemporaryDir m_tmp;
-    MainWindow* m_w = nullptr;
-    TimelineWidget* m_tw = nullptr;
-    const dl::DumpIndex* m_ix = nullptr;
 };
 
 QTEST_MAIN(TstTimelinePanels)
+#include "moc_timeline_demo_window.cpp"
 #include "test_timeline_panels.moc"
