@@ -15,9 +15,9 @@
 
 #include "core/analysis/overflow_analyzer.h"
 #include "core/analysis/rank_dataflow.h"
-#include "core/index/dump_indexer.h"
 #include "core/query/op_graph.h"
 #include "core/query/op_state.h"
+#include "tests/ui/indexed_dump.h"
 #include "tests/ui/statistic_csv_fixture.h"
 #include "ui/models/dump_session.h"
 #include "ui/views/graph/graph_view.h"
@@ -28,22 +28,12 @@ namespace {
 
 // Indexed and analysed as the app's loader does (ui/jobs/dump_loader.cpp), outside the app.
 LoadedDumpPtr openDump(const QString& dir) {
-    auto d = std::make_shared<LoadedDump>();
-    d->path = dir;
-    auto index = std::make_shared<dl::DumpIndex>();
-    dl::IndexOptions o;
-    o.useCache = false;
-    std::string error;
-    d->ok = dl::indexDump(dir.toStdString(), o, *index, d->report, error);
-    if (!d->ok) {
-        d->error = QString::fromStdString(error);
-        return d;
-    }
-    auto analysis = std::make_shared<dl::AnalysisResult>(dl::analyze(*index));
+    const auto d = dltest::indexedDump(dir);
+    if (!d->ok) return d;
+    auto analysis = std::make_shared<dl::AnalysisResult>(dl::analyze(*d->index));
     d->states =
-        std::make_shared<dl::OpStates>(dl::computeOpStates(*index, analysis.get(), analysis->nearLimitThreshold));
+        std::make_shared<dl::OpStates>(dl::computeOpStates(*d->index, analysis.get(), analysis->nearLimitThreshold));
     d->analysis = analysis;
-    d->index = index;
     return d;
 }
 
