@@ -37,6 +37,19 @@ LoadedDumpPtr openDump(const QString& dir) {
     return d;
 }
 
+// The shared demo dump (tests/core/shared_demo.h) through openDump; not ok, with the reason, when
+// the demo cannot be written.
+LoadedDumpPtr openDemo() {
+    dl::demo::DemoVariantInfo info;
+    try {
+        return openDump(QString::fromStdString(dltest::sharedDemoVariant(dl::demo::DemoOptions{}, info)));
+    } catch (const std::exception& e) {
+        auto d = std::make_shared<LoadedDump>();
+        d->error = QString::fromUtf8(e.what());
+        return d;
+    }
+}
+
 using NodeKey = std::tuple<std::string, std::uint32_t, int, int>;  // name, op, distance, state
 
 std::set<NodeKey> keys(const dl::OpGraph& g) {
@@ -51,14 +64,7 @@ class TstGraphView : public QObject {
     Q_OBJECT
 private slots:
     void demoOriginNeighbourhoodLayeredAndClickable() {
-        dl::demo::DemoVariantInfo info;
-        QString root;
-        try {
-            root = QString::fromStdString(dltest::sharedDemoVariant(dl::demo::DemoOptions{}, info));
-        } catch (const std::exception& e) {
-            QFAIL(e.what());
-        }
-        const LoadedDumpPtr d = openDump(root);
+        const LoadedDumpPtr d = openDemo();
         QVERIFY2(d->ok, qPrintable(d->error));
         QVERIFY(d->analysis->firstOverflow);
         const quint32 origin = d->analysis->firstOverflow->op;
@@ -144,14 +150,7 @@ private slots:
     // Issue 30: the Hops box (1-6, as `dumplens-cli graph --hops`) rebuilds the graph around the
     // same op on the worker: node for node op_graph's at those hops with the tab's cap.
     void hopsControlRebuildsAroundTheSameOp() {
-        dl::demo::DemoVariantInfo info;
-        QString root;
-        try {
-            root = QString::fromStdString(dltest::sharedDemoVariant(dl::demo::DemoOptions{}, info));
-        } catch (const std::exception& e) {
-            QFAIL(e.what());
-        }
-        const LoadedDumpPtr d = openDump(root);
+        const LoadedDumpPtr d = openDemo();
         QVERIFY2(d->ok, qPrintable(d->error));
         const quint32 origin = d->analysis->firstOverflow->op;
         DumpSession session;
