@@ -66,8 +66,9 @@ bool matchOps(const DumpIndex& index, const OpFilter& f, std::vector<char>& matc
     return true;
 }
 
-// The figure a numeric column shows (nullopt: unknown).
-std::optional<double> numberOf(const TensorStats& s, OpColumn c) {
+}  // namespace
+
+std::optional<double> columnFigure(const TensorStats& s, OpColumn c) {
     switch (c) {
         case OpColumn::Min:
             return statFigure(s, StatFigure::Min);
@@ -85,8 +86,6 @@ std::optional<double> numberOf(const TensorStats& s, OpColumn c) {
             return 0.0;
     }
 }
-
-}  // namespace
 
 OpState shownState(const QueryContext& ctx, std::uint32_t t) {
     const OpState st = t < ctx.states.tensor.size() ? ctx.states.tensor[t] : OpState::Normal;
@@ -271,7 +270,7 @@ void sortRows(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColum
     constexpr std::uint64_t kUnknown = ~std::uint64_t(0), kNan = kUnknown - 1;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed(rows.size());
     parallelFor(std::size_t(0), rows.size(), [&](std::size_t k) {
-        const auto x = numberOf(ix.stats(ix.tensors[rows[k]]), column);
+        const auto x = columnFigure(ix.stats(ix.tensors[rows[k]]), column);
         std::uint64_t key = kUnknown;
         if (x) {
             if (std::isnan(*x)) {

@@ -58,6 +58,10 @@ OpState shownState(const QueryContext& ctx, std::uint32_t tensor);
 // Tensor indices passing `filter`, in index order. False (with `error`) for an invalid regex.
 bool filterRows(const QueryContext& ctx, const OpFilter& filter, std::vector<std::uint32_t>& rows, std::string& error);
 
+// The figure a numeric column (Min to Saturated) shows and sorts by: nullopt when unknown, 0 for a
+// column that holds no figure.
+std::optional<double> columnFigure(const TensorStats& s, OpColumn c);
+
 // Sorts rows (tensor indices) by a column; ties keep index order so sorting is deterministic.
 void sortRows(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColumn column, bool descending);
 

@@ -342,17 +342,22 @@ void writeStoredZipPickle(const fs::path& path, const std::string& unit, std::si
     const std::string name = "t/data.pkl";
     const std::size_t repeats = (size - 4) / unit.size();
     const auto pickleSize = std::uint32_t(3 + repeats * unit.size() + 1);
+    // What a local header and its central directory entry share: no flags, stored, no time or
+    // date, no CRC, both sizes, the name's length, no extra field.
+    auto entryFields = [&] {
+        u16(0);
+        u16(0);
+        u16(0);
+        u16(0);
+        u32(0);
+        u32(pickleSize);
+        u32(pickleSize);
+        u16(std::uint16_t(name.size()));
+        u16(0);
+    };
     u32(0x04034b50);
     u16(20);
-    u16(0);
-    u16(0);
-    u16(0);
-    u16(0);
-    u32(0);
-    u32(pickleSize);
-    u32(pickleSize);
-    u16(std::uint16_t(name.size()));
-    u16(0);
+    entryFields();
     z << name << std::string("\x80\x02]", 3);
     std::string chunk;
     for (std::size_t k = 0; k < 65536 && k < repeats; ++k) chunk += unit;
@@ -366,15 +371,7 @@ void writeStoredZipPickle(const fs::path& path, const std::string& unit, std::si
     u32(0x02014b50);
     u16(20);
     u16(20);
-    u16(0);
-    u16(0);
-    u16(0);
-    u16(0);
-    u32(0);
-    u32(pickleSize);
-    u32(pickleSize);
-    u16(std::uint16_t(name.size()));
-    u16(0);
+    entryFields();
     u16(0);
     u16(0);
     u16(0);

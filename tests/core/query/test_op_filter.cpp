@@ -104,25 +104,6 @@ std::vector<std::uint32_t> referenceFilter(const QueryContext& ctx, const OpFilt
     return rows;
 }
 
-std::optional<double> figure(const TensorStats& s, OpColumn c) {
-    switch (c) {
-        case OpColumn::Min:
-            return statFigure(s, StatFigure::Min);
-        case OpColumn::Max:
-            return statFigure(s, StatFigure::Max);
-        case OpColumn::MaxAbs:
-            return statFigure(s, StatFigure::MaxAbs);
-        case OpColumn::Mean:
-            return statFigure(s, StatFigure::Mean);
-        case OpColumn::NanInf:
-            return double(s.nanCount + s.infCount());
-        case OpColumn::Saturated:
-            return double(s.satCount);
-        default:
-            return 0.0;
-    }
-}
-
 // The sort as one comparator on the records: the column's order, unknown figures last in either
 // direction, ties by tensor index.
 void referenceSort(const QueryContext& ctx, std::vector<std::uint32_t>& rows, OpColumn column, bool descending) {
@@ -156,7 +137,7 @@ void referenceSort(const QueryContext& ctx, std::vector<std::uint32_t>& rows, Op
             case OpColumn::State:
                 return three(shownState(ctx, a), shownState(ctx, b));
             default: {
-                const auto x = figure(ix.stats(ta), column), y = figure(ix.stats(tb), column);
+                const auto x = columnFigure(ix.stats(ta), column), y = columnFigure(ix.stats(tb), column);
                 if (!x || !y) return bool(x) == bool(y) ? 0 : (!x ? 2 : -2);
                 return compareFigures(*x, *y);
             }
@@ -233,6 +214,29 @@ TEST(OpFilter, TensorsOutsideTheOpRunsAreFilteredByTheirOpField) {
         ASSERT_TRUE(filterRows(ctx, f, rows, error)) << error;
         EXPECT_EQ(rows, referenceFilter(ctx, f)) << text;
     }
+}
+
+// Each numeric column's figure, on statistics where they all differ: the reference sort takes its
+// figures from columnFigure too, so a column reading another's statistic would show only here.
+TEST(OpFilter, ColumnFigureIsTheColumnsOwnStatistic) {
+    TensorStats s{.min = -7,
+                  .max = 5,
+                  .mean = 1.5,
+                  .maxAbs = 7,
+                  .nanCount = 2,
+                  .satCount = 9,
+                  .known = stat::Min | stat::Max | stat::MaxAbs | stat::Mean | stat::NanCount | stat::SatCount};
+    const StatFigure figures[] = {StatFigure::Min, StatFigure::Max, StatFigure::MaxAbs, StatFigure::Mean};
+    const OpColumn columns[] = {OpColumn::Min, OpColumn::Max, OpColumn::MaxAbs, OpColumn::Mean};
+    for (int k = 0; k < 4; ++k) {
+        EXPECT_EQ(columnFigure(s, columns[k]), statFigure(s, figures[k])) << opColumnName(columns[k]);
+        for (int j = 0; j < k; ++j) EXPECT_NE(statFigure(s, figures[j]), statFigure(s, figures[k]));
+    }
+    s.posInfCount = 3;
+    s.known |= stat::PosInfCount;
+    EXPECT_EQ(columnFigure(s, OpColumn::NanInf), 5.0);
+    EXPECT_EQ(columnFigure(s, OpColumn::Saturated), 9.0);
+    EXPECT_EQ(columnFigure(s, OpColumn::Rank), 0.0);
 }
 
 TEST_P(OpFilterTest, EverySortMatchesTheComparatorReference) {

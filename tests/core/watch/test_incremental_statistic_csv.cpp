@@ -96,10 +96,15 @@ std::vector<TensorKey> expected(const std::vector<Written>& rows, std::size_t n)
     return out;
 }
 
-TEST(IncrementalStatisticCsv, GrowingFileGivesTheRowsOfOneWholeReadReadingOnlyWhatWasAdded) {
+// Each test's dump: a folder in a temporary directory with the folders of its statistic.csv made.
+class IncrementalStatisticCsv : public ::testing::Test {
+protected:
+    void SetUp() override { fs::create_directories((root / kRel).parent_path()); }
     dltest::TempDir tmp;
     const fs::path root = tmp.path / "dump";
-    fs::create_directories((root / kRel).parent_path());
+};
+
+TEST_F(IncrementalStatisticCsv, GrowingFileGivesTheRowsOfOneWholeReadReadingOnlyWhatWasAdded) {
     const std::vector<Written> rows = makeRows(300);
     std::string all = kHeader;
     std::vector<std::size_t> rowEnds;  // byte offset just past each row
@@ -161,10 +166,7 @@ TEST(IncrementalStatisticCsv, GrowingFileGivesTheRowsOfOneWholeReadReadingOnlyWh
 
 // Malformed rows say the same line numbers as a whole read, however the appends cut the file;
 // a rewritten file (shorter, then different bytes) is read again from its start.
-TEST(IncrementalStatisticCsv, WarningsKeepTheirLinesAndARewriteStartsOver) {
-    dltest::TempDir tmp;
-    const fs::path root = tmp.path / "dump";
-    fs::create_directories((root / kRel).parent_path());
+TEST_F(IncrementalStatisticCsv, WarningsKeepTheirLinesAndARewriteStartsOver) {
     const std::vector<Written> rows = makeRows(20);
     std::string all = kHeader;
     for (std::size_t k = 0; k < rows.size(); ++k) {

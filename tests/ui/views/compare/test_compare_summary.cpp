@@ -7,7 +7,7 @@
 #include <QTest>
 
 #include "core/compare/run_comparison.h"
-#include "core/index/dump_indexer.h"
+#include "tests/ui/indexed_dump.h"
 #include "ui/models/compare_session.h"
 #include "ui/views/compare/compare_summary_bar.h"
 
@@ -30,15 +30,7 @@ LoadedDumpPtr openRun(const QString& dir, const QString& type, const QString& na
                 .arg(type, name)
                 .toUtf8());
     f.close();
-    auto d = std::make_shared<LoadedDump>();
-    d->path = dir;
-    auto index = std::make_shared<dl::DumpIndex>();
-    dl::IndexOptions o;
-    o.useCache = false;
-    std::string error;
-    d->ok = dl::indexDump(dir.toStdString(), o, *index, d->report, error);
-    d->index = index;
-    return d;
+    return dltest::indexedDump(dir);
 }
 
 }  // namespace

@@ -15,9 +15,9 @@
 
 #include "core/analysis/overflow_analyzer.h"
 #include "core/analysis/rank_dataflow.h"
-#include "core/index/dump_indexer.h"
 #include "core/query/op_graph.h"
 #include "core/query/op_state.h"
+#include "tests/ui/indexed_dump.h"
 #include "tests/ui/statistic_csv_fixture.h"
 #include "ui/models/dump_session.h"
 #include "ui/views/graph/graph_view.h"
@@ -28,23 +28,26 @@ namespace {
 
 // Indexed and analysed as the app's loader does (ui/jobs/dump_loader.cpp), outside the app.
 LoadedDumpPtr openDump(const QString& dir) {
-    auto d = std::make_shared<LoadedDump>();
-    d->path = dir;
-    auto index = std::make_shared<dl::DumpIndex>();
-    dl::IndexOptions o;
-    o.useCache = false;
-    std::string error;
-    d->ok = dl::indexDump(dir.toStdString(), o, *index, d->report, error);
-    if (!d->ok) {
-        d->error = QString::fromStdString(error);
+    const auto d = dltest::indexedDump(dir);
+    if (!d->ok) return d;
+    auto analysis = std::make_shared<dl::AnalysisResult>(dl::analyze(*d->index));
+    d->states =
+        std::make_shared<dl::OpStates>(dl::computeOpStates(*d->index, analysis.get(), analysis->nearLimitThreshold));
+    d->analysis = analysis;
+    return d;
+}
+
+// The shared demo dump (tests/core/shared_demo.h) through openDump; not ok, with the reason, when
+// the demo cannot be written.
+LoadedDumpPtr openDemo() {
+    dl::demo::DemoVariantInfo info;
+    try {
+        return openDump(QString::fromStdString(dltest::sharedDemoVariant(dl::demo::DemoOptions{}, info)));
+    } catch (const std::exception& e) {
+        auto d = std::make_shared<LoadedDump>();
+        d->error = QString::fromUtf8(e.what());
         return d;
     }
-    auto analysis = std::make_shared<dl::AnalysisResult>(dl::analyze(*index));
-    d->states =
-        std::make_shared<dl::OpStates>(dl::computeOpStates(*index, analysis.get(), analysis->nearLimitThreshold));
-    d->analysis = analysis;
-    d->index = index;
-    return d;
 }
 
 using NodeKey = std::tuple<std::string, std::uint32_t, int, int>;  // name, op, distance, state
@@ -61,14 +64,7 @@ class TstGraphView : public QObject {
     Q_OBJECT
 private slots:
     void demoOriginNeighbourhoodLayeredAndClickable() {
-        dl::demo::DemoVariantInfo info;
-        QString root;
-        try {
-            root = QString::fromStdString(dltest::sharedDemoVariant(dl::demo::DemoOptions{}, info));
-        } catch (const std::exception& e) {
-            QFAIL(e.what());
-        }
-        const LoadedDumpPtr d = openDump(root);
+        const LoadedDumpPtr d = openDemo();
         QVERIFY2(d->ok, qPrintable(d->error));
         QVERIFY(d->analysis->firstOverflow);
         const quint32 origin = d->analysis->firstOverflow->op;
@@ -154,14 +150,7 @@ private slots:
     // Issue 30: the Hops box (1-6, as `dumplens-cli graph --hops`) rebuilds the graph around the
     // same op on the worker: node for node op_graph's at those hops with the tab's cap.
     void hopsControlRebuildsAroundTheSameOp() {
-        dl::demo::DemoVariantInfo info;
-        QString root;
-        try {
-            root = QString::fromStdString(dltest::sharedDemoVariant(dl::demo::DemoOptions{}, info));
-        } catch (const std::exception& e) {
-            QFAIL(e.what());
-        }
-        const LoadedDumpPtr d = openDump(root);
+        const LoadedDumpPtr d = openDemo();
         QVERIFY2(d->ok, qPrintable(d->error));
         const quint32 origin = d->analysis->firstOverflow->op;
         DumpSession session;
