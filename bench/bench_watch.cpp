@@ -409,10 +409,13 @@ void BM_WatchIndexMemory(benchmark::State& state) {
         }
         const std::string root = fs::absolute(s.root / "dump").string();
         std::vector<dl::WatchedFile> files;
-        for (const dl::ScannedFile& f : dl::scanFolder(root).files) files.push_back({f.rel, f.size, f.mtimeNs, f.stamp});
+        for (const dl::ScannedFile& f : dl::scanFolder(root).files)
+            files.push_back({f.rel, f.size, f.mtimeNs, f.stamp});
         // In landing order (iteration by iteration, every rank), as the writer wrote them.
         std::stable_sort(files.begin(), files.end(), [](const dl::WatchedFile& a, const dl::WatchedFile& b) {
-            const auto it = [](const std::string& r) { return std::stoull(r.substr(r.rfind('/', r.rfind('/') - 1) + 1)); };
+            const auto it = [](const std::string& r) {
+                return std::stoull(r.substr(r.rfind('/', r.rfind('/') - 1) + 1));
+            };
             return it(a.rel) < it(b.rel);
         });
         malloc_trim(0);
@@ -421,8 +424,9 @@ void BM_WatchIndexMemory(benchmark::State& state) {
         dl::IncrementalIndex idx(root, "", 1);
         if (spill) idx.setSpill((s.root / "spill").string(), 16);
         for (std::size_t at = 0; at < files.size(); at += 640)
-            idx.update({files.begin() + std::ptrdiff_t(at), files.begin() + std::ptrdiff_t(std::min(files.size(), at + 640))},
-                       {});
+            idx.update(
+                {files.begin() + std::ptrdiff_t(at), files.begin() + std::ptrdiff_t(std::min(files.size(), at + 640))},
+                {});
         malloc_trim(0);
         state.counters["rss_bytes_per_file"] = (rssMiB() - rss0) * double(1 << 20) / double(files.size());
         // What the allocator has handed out and not got back: the rest of the RSS is fragmentation.

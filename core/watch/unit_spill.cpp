@@ -124,7 +124,8 @@ bool readUnitSpill(const std::string& path, DumpIndex& index, std::vector<Scanne
 std::string unitSpillFolder(const std::string& cacheDir, const std::string& rootAbs) {
     namespace fs = std::filesystem;
     char key[24];
-    std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(XXH64(rootAbs.data(), rootAbs.size(), 0)));
+    std::snprintf(key, sizeof key, "%016llx",
+                  static_cast<unsigned long long>(XXH64(rootAbs.data(), rootAbs.size(), 0)));
     const fs::path base = fs::path(cacheDir) / "watch";
     std::error_code ec;
     // "<key>.<pid>" of a process that is gone: a watch killed before it could remove its own.
