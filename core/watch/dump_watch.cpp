@@ -106,11 +106,16 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
     if (!fs::exists(dirAbs, ec)) note("waiting for " + summary.dirAbs + " to appear");
 
     // Complete files wait here while the last batch's cost has not passed since it ended: a batch
-    // re-lists every shard it touches, so back-to-back batches under a steady writer would take a
-    // whole core; paced so, batches take at most about half of one, and grow instead.
+    // re-lists every unit (iteration folder) it touches, so back-to-back batches under a steady
+    // writer would take a whole core; paced so, batches take at most about half of one, and grow.
     WatchChanges pending;
     Clock::time_point lastBatchEnd{};
     Clock::duration lastBatchCost{};
+    // A unit being filled is rebuilt whole by every batch that adds to it, so many small batches
+    // cost more than a few larger ones: a batch also waits batchIntervalMs after the last.
+    const auto batchGap = [&] {
+        return std::max<Clock::duration>(lastBatchCost, std::chrono::milliseconds(opt.batchIntervalMs));
+    };
     const auto addPending = [&](WatchChanges& ch) {
         for (const std::string& rel : ch.removed)
             std::erase_if(pending.complete, [&](const WatchedFile& f) { return f.rel == rel; });
@@ -125,7 +130,7 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
     while (!opt.stop.stop_requested() && !stoppedByOverflow) {
         const bool waiting = !pending.complete.empty() || !pending.removed.empty() || !pending.removedFolders.empty();
         const auto dueIn =
-            std::chrono::duration_cast<std::chrono::milliseconds>(lastBatchEnd + lastBatchCost - Clock::now());
+            std::chrono::duration_cast<std::chrono::milliseconds>(lastBatchEnd + batchGap() - Clock::now());
         WatchChanges ch = watcher.poll(waiting ? int(std::clamp<std::int64_t>(dueIn.count() + 1, 1, 100)) : 100);
         const auto now = Clock::now();
         addPending(ch);
@@ -142,7 +147,7 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
                   "watching " + summary.dirAbs + " (" + (watcher.usingInotify() ? "inotify" : "rescanning") +
                       ", settle " + std::to_string(opt.settleMs) + " ms)"});
         if ((!pending.complete.empty() || !pending.removed.empty() || !pending.removedFolders.empty()) &&
-            now - lastBatchEnd >= lastBatchCost) {
+            now - lastBatchEnd >= batchGap()) {
             const WatchChanges batch = std::exchange(pending, WatchChanges{});
             const std::vector<ShardChange> changes =
                 idx.update(batch.complete, batch.removed, batch.removedFolders, opt.stop);

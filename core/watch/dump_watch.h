@@ -40,6 +40,9 @@ struct WatchOptions {
     std::string cacheDir;  // empty: defaultCacheDir()
     unsigned threads = 0;
     int progressIntervalMs = 1000;  // at most one progress event per interval
+    // The least time between two batches (and at least the last batch's cost): files landing
+    // meanwhile wait, so a steady writer gets batches of files instead of one rebuild per file.
+    int batchIntervalMs = 50;
     std::stop_token stop;
     // For a viewer (the app): the merged index of the files complete so far, as `index` would give
     // for them, handed on the watch's thread after files changed it, at most once per
