@@ -36,21 +36,29 @@ ShardBuilder::ShardBuilder(std::string rootAbs, std::string shardRel, const Dump
     m->m_shardRel = std::move(shardRel);
     m->table.assign(readers.begin(), readers.end());
     for (const FormatReader* r : readers) m->readers.push_back(r->open(*m));
-    rememberPrevious(previous, {});
+    m->m_previousIndex = previous;
+    if (previous)
+        for (const auto& t : previous->tensors)
+            if (previous->side(t).file) m->m_previous[previous->strings.str(previous->side(t).file)].push_back(&t);
 }
 
 ShardBuilder::ShardBuilder(std::string rootAbs, std::string shardRel, const DumpIndex* previous,
-                           std::string_view previousUnder)
+                           std::span<const TensorRecord* const> previousTensors)
     : ShardBuilder(std::move(rootAbs), std::move(shardRel), nullptr, formatReaders()) {
-    rememberPrevious(previous, previousUnder);
+    rememberPrevious(previous, previousTensors);
 }
 
-void ShardBuilder::rememberPrevious(const DumpIndex* previous, std::string_view under) {
+void ShardBuilder::rememberPrevious(const DumpIndex* previous, std::span<const TensorRecord* const> tensors) {
     m->m_previousIndex = previous;
     if (!previous) return;
-    for (const auto& t : previous->tensors)
-        if (const StrId file = previous->side(t).file; file && previous->strings.view(file).starts_with(under))
-            m->m_previous[previous->strings.str(file)].push_back(&t);
+    for (const TensorRecord* t : tensors)
+        if (const StrId file = previous->side(*t).file) m->m_previous[previous->strings.str(file)].push_back(t);
+}
+
+bool ShardBuilder::namesRankFormat(DumpFormat f) {
+    for (const FormatReader* r : formatReaders())
+        if (r->format == f) return r->namesRankFormat;
+    return false;
 }
 
 ShardBuilder::~ShardBuilder() = default;

@@ -12,7 +12,6 @@
 #include <span>
 #include <stop_token>
 #include <string>
-#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -33,9 +32,10 @@ public:
     // With other readers than the table's (tests: a format added without touching the table).
     ShardBuilder(std::string rootAbs, std::string shardRel, const DumpIndex* previous,
                  std::span<const FormatReader* const> readers);
-    // Reusing only the previous tensors whose file lies under `previousUnder` ("a/b/": one folder
-    // of a larger cached index; "" all): a watch builds a shard folder by folder from one cache entry.
-    ShardBuilder(std::string rootAbs, std::string shardRel, const DumpIndex* previous, std::string_view previousUnder);
+    // Reusing only `previousTensors` of `previous` (one folder's part of a larger cached index): a
+    // watch builds a shard folder by folder from one cache entry.
+    ShardBuilder(std::string rootAbs, std::string shardRel, const DumpIndex* previous,
+                 std::span<const TensorRecord* const> previousTensors);
     ~ShardBuilder();
     // Before scan: a store kept across builds of this shard (shard_resume.h), so that a reader of
     // growing files (statistic.csv) reads only what was added since the last build.
@@ -49,13 +49,16 @@ public:
     std::size_t reusedFiles() const;
     // Writers whose files this shard held (valid after scan).
     std::set<DumpFormat> formats() const;
+    // Whether files of this format name their rank's format over the MindSpore ones, as one build
+    // decides it (FormatReader::namesRankFormat: CANN raw, plain .npy).
+    static bool namesRankFormat(DumpFormat f);
     DumpIndex finish();
     // The drafts' buffers of a finished shard, for the next builder (adoptBuffers before its scan).
     DraftBuffers releaseBuffers();
     void adoptBuffers(DraftBuffers&& buffers);
 
 private:
-    void rememberPrevious(const DumpIndex* previous, std::string_view under);
+    void rememberPrevious(const DumpIndex* previous, std::span<const TensorRecord* const> tensors);
     struct Impl;
     std::unique_ptr<Impl> m;
 };

@@ -155,6 +155,17 @@ bool ShardSources::isShardContext(const std::string& rel) {
     return inFolderNamed(rel, "graphs") || inFolderNamed(rel, ".dump_metadata") || inFolderNamed(rel, ".metadata");
 }
 
+namespace {
+constexpr std::string_view kFileNameOrderNote = "no timestamps in the file names and no execution_order/";
+constexpr std::string_view kUnlistedOrderNote = " op(s) without timestamps are not in ";
+}  // namespace
+
+int ShardSources::oncePerRankNote(const IndexWarning& w) {
+    if (w.severity != WarningSeverity::Note) return -1;
+    if (w.reason.starts_with(kFileNameOrderNote)) return 0;
+    return w.reason.find(kUnlistedOrderNote) != std::string::npos ? 1 : -1;
+}
+
 bool ShardSources::isAuxiliary(const std::string& rel) {
     const std::string base = baseName(rel);
     if (base == "mapping.csv" || inFolderNamed(rel, "execution_order") || inFolderNamed(rel, ".dump_metadata") ||
@@ -266,15 +277,15 @@ void ShardSources::orderOps(const FolderInfo& folder, DumpIndex& out, std::size_
     const std::string where = folder.rel.empty() ? std::string(".") : folder.rel;
     if (source == OrderSource::FileName && m_orderWarned.insert({rank, 0}).second)
         out.warnings.push_back({where,
-                                "no timestamps in the file names and no execution_order/"
-                                "ms_execution_order_graph_N.csv or graphs/*.ir listing its ops for rank " +
+                                std::string(kFileNameOrderNote) +
+                                    "ms_execution_order_graph_N.csv or graphs/*.ir listing its ops for rank " +
                                     std::to_string(rank) +
                                     ": ops are ordered by file name, which need not be the order they ran "
                                     "(the first overflow named may be the wrong op)",
                                 WarningSeverity::Note});
     else if (source != OrderSource::FileName && !timed && unlisted && m_orderWarned.insert({rank, 1}).second)
         out.warnings.push_back({where,
-                                std::to_string(unlisted) + " op(s) without timestamps are not in " +
+                                std::to_string(unlisted) + std::string(kUnlistedOrderNote) +
                                     tables.front().second->rel + ": placed after the listed ops, in file-name order",
                                 WarningSeverity::Note});
     if (auto [it, inserted] = m_rankOrder.emplace(rank, source); !inserted) it->second = std::min(it->second, source);

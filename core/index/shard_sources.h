@@ -30,6 +30,9 @@ public:
     // IR, .dump_metadata): a build of one iteration folder needs them too. ms_global_execution_order
     // (the iterations run, rewritten every step) is not: it orders nothing.
     static bool isShardContext(const std::string& rel);
+    // The kind (0, 1) of a note orderOps gives once per rank, with the first folder it meets;
+    // -1 for any other warning.
+    static int oncePerRankNote(const IndexWarning& w);
     // mapping.csv lookup for a numeric file name in the folder of `rel`; empty when absent.
     std::string mappedName(const std::string& rel, const std::string& key) const;
     void addOpdebug(const std::string& rootAbs, const ScannedFile& f, const DumpFileName& name, std::uint32_t folder,

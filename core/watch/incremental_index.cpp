@@ -81,9 +81,11 @@ void IncrementalIndex::spill(Unit& u, const std::string& unitRel) {
     std::string error;
     if (!writeUnitSpill(spillPath(unitRel), u.index, files, error)) {
         m_spillFailed = true;  // said once; the watch goes on in memory
+        m_spillQueue.clear();
         m_notes.push_back("watch keeps every unit in memory from now on: " + error);
         return;
     }
+    m_spilledTableBytes += u.resume.bytesRead;
     u.spilledTensors = u.index.tensors.size();
     u.spilledOps = u.index.ops.size();
     u.spilledFiles = files.size();
@@ -95,26 +97,26 @@ void IncrementalIndex::spill(Unit& u, const std::string& unitRel) {
     u.spilled = true;
 }
 
-// A spill that cannot be read back is not trusted: the unit's folder is listed again and built
-// from the dump (its tensor files read again).
-void IncrementalIndex::restore(Unit& u, const std::string& unitRel) {
+// A spill that cannot be read back is not trusted: the unit's folder is listed again (its own
+// files only) and built from the dump (its tensor files read again).
+void IncrementalIndex::restore(const std::string& shardRel, Unit& u, const std::string& unitRel) {
     if (!u.spilled) return;
     DumpIndex index;
     std::vector<ScannedFile> files;
     std::string error;
     const std::string path = spillPath(unitRel);
-    if (readUnitSpill(path, index, files, error)) {
+    const bool read = readUnitSpill(path, index, files, error);
+    if (read) {
         u.index = std::move(index);
     } else {
         m_notes.push_back("watch state of " + unitRel + " unreadable (" + error + "): its folder is read again");
         files.clear();
         for (ScannedFile& f : scanFolder(m_root + "/" + unitRel).files) {
             f.rel = unitRel + "/" + f.rel;
-            files.push_back(std::move(f));
+            if (unitOf(shardRel, f.rel) == unitRel) files.push_back(std::move(f));
         }
         u.index = DumpIndex();
         u.built = false;
-        u.stale = true;
     }
     u.files.clear();
     for (ScannedFile& f : files) u.files.insert(std::move(f));
@@ -124,6 +126,36 @@ void IncrementalIndex::restore(Unit& u, const std::string& unitRel) {
     u.spilledTensors = u.spilledOps = u.spilledFiles = 0;
     u.spilledWarnings.clear();
     u.spilledRanks.clear();
+    if (!read) {
+        touch(shardRel, unitRel, u);
+    } else if (!m_spillDir.empty() && !m_spillFailed && u.lastTouched != m_batch) {
+        u.lastTouched = m_batch;  // read back unchanged (a file handed on again): written out again once settled
+        m_spillQueue.emplace_back(m_batch, shardRel, unitRel);
+    }
+}
+
+void IncrementalIndex::touch(const std::string& shardRel, const std::string& unitRel, Unit& u) {
+    u.stale = true;
+    if (u.lastTouched != m_batch && !unitRel.empty() && !m_spillDir.empty() && !m_spillFailed)
+        m_spillQueue.emplace_back(m_batch, shardRel, unitRel);
+    u.lastTouched = m_batch;
+    m_touched.insert(shardRel);
+}
+
+void IncrementalIndex::makeWhole(const std::string& shardRel, Shard& sh) {
+    sh.whole = true;
+    Unit& base = sh.units[""];
+    for (auto it = sh.units.begin(); it != sh.units.end();) {
+        if (it->first.empty()) {
+            ++it;
+            continue;
+        }
+        restore(shardRel, it->second, it->first);
+        for (const ScannedFile& f : it->second.files) base.files.insert(f);
+        for (auto& [rel, entry] : it->second.resume.entries) base.resume.entries[rel] = std::move(entry);
+        it = sh.units.erase(it);
+    }
+    touch(shardRel, "", base);
 }
 
 const DumpIndex& IncrementalIndex::indexOf(const Unit& u, const std::string& unitRel, DumpIndex& scratch) const {
@@ -187,18 +219,11 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
                                                   const std::vector<std::string>& removedFolders,
                                                   std::stop_token stop) {
     ++m_batch;
-    std::set<std::string> touched;  // shards
-    const auto touch = [&](const std::string& shardRel, const std::string& unitRel, Unit& u) {
-        u.stale = true;
-        if (u.lastTouched != m_batch && !unitRel.empty() && !m_spillDir.empty())
-            m_spillQueue.emplace_back(m_batch, shardRel, unitRel);
-        u.lastTouched = m_batch;
-    };
+    m_touched.clear();
     // A file of the shard's context read by every unit's build: all of them are built again.
     const auto markStale = [&](const std::string& shardRel, Shard& sh, const std::string& unitRel, Unit& u,
                                const std::string& rel) {
         touch(shardRel, unitRel, u);
-        touched.insert(shardRel);
         if (unitRel.empty() && ShardSources::isShardContext(rel))
             for (auto& [r, other] : sh.units) touch(shardRel, r, other);
     };
@@ -211,7 +236,7 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
             if (!(rel.empty() || prefix.starts_with(rel + "/") || (rel + "/").starts_with(prefix))) continue;
             for (auto& [unitRel, u] : sh.units) {
                 if (u.spilled && ((unitRel + "/").starts_with(prefix) || prefix.starts_with(unitRel + "/")))
-                    restore(u, unitRel);
+                    restore(rel, u, unitRel);
                 for (auto it = u.files.lower_bound(prefix); it != u.files.end() && it->rel.starts_with(prefix);) {
                     u.resume.entries.erase(it->rel);
                     const std::string gone = it->rel;
@@ -225,10 +250,10 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
         const std::string shard = shardOfFile(rel);
         const auto it = m_shards.find(shard);
         if (it == m_shards.end()) continue;
-        const std::string unitRel = unitOf(shard, rel);
+        const std::string unitRel = unitOf(it->second, shard, rel);
         const auto u = it->second.units.find(unitRel);
         if (u == it->second.units.end()) continue;
-        restore(u->second, unitRel);
+        restore(shard, u->second, unitRel);
         if (const auto f = u->second.files.find(rel); f != u->second.files.end()) {
             u->second.files.erase(f);
             u->second.resume.entries.erase(rel);
@@ -238,9 +263,9 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
     for (const WatchedFile& f : complete) {
         const std::string shard = shardOfFile(f.rel);
         Shard& sh = m_shards[shard];
-        const std::string unitRel = unitOf(shard, f.rel);
+        const std::string unitRel = unitOf(sh, shard, f.rel);
         Unit& u = sh.units[unitRel];
-        restore(u, unitRel);
+        restore(shard, u, unitRel);
         const auto it = u.files.find(f.rel);
         if (it != u.files.end() && it->size == f.size && it->stamp == f.stamp) continue;  // handed on again, unchanged
         if (it != u.files.end()) u.files.erase(it);
@@ -250,6 +275,7 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
         markStale(shard, sh, unitRel, u, f.rel);
     }
     std::vector<ShardChange> changes;
+    const std::set<std::string> touched = m_touched;
     for (const std::string& rel : touched) {
         Shard& sh = m_shards[rel];
         if (!sh.cacheTried && !m_cacheDir.empty()) {
@@ -258,16 +284,32 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
             std::string error;
             sh.hasCached = readIndexFile(shardCacheFile(m_cacheDir, m_root, rel), sh.cached, fp, error) &&
                 sh.cached.root == m_root;
+            // Each unit's part of the entry, found once (not a scan of the whole entry per unit).
+            if (sh.hasCached)
+                for (const TensorRecord& t : sh.cached.tensors)
+                    if (const StrId file = sh.cached.side(t).file)
+                        sh.cachedByUnit[unitOf(sh, rel, sh.cached.strings.str(file))].push_back(&t);
         }
-        for (auto& [unitRel, u] : sh.units) {
-            if (!u.stale) continue;
-            if (stop.stop_requested()) break;
-            restore(u, unitRel);  // the shard's context changed
-            ShardChange c;
-            c.shard = rel;
-            c.unit = unitRel;
-            rebuild(rel, sh, unitRel, u, stop, c);
-            changes.push_back(std::move(c));
+        const auto buildStale = [&] {
+            for (auto& [unitRel, u] : sh.units) {
+                if (!u.stale) continue;
+                if (stop.stop_requested()) break;
+                restore(rel, u, unitRel);  // the shard's context changed
+                ShardChange c;
+                c.shard = rel;
+                c.unit = unitRel;
+                rebuild(rel, sh, unitRel, u, stop, c);
+                changes.push_back(std::move(c));
+            }
+        };
+        buildStale();
+        const bool plainNpy = std::any_of(sh.units.begin(), sh.units.end(), [](const auto& u) {
+            return std::any_of(u.second.index.ranks.begin(), u.second.index.ranks.end(),
+                               [](const RankInfo& r) { return r.format == DumpFormat::PlainNpy; });
+        });
+        if (!sh.whole && sh.units.size() > 1 && plainNpy && !stop.stop_requested()) {
+            makeWhole(rel, sh);
+            buildStale();
         }
         std::erase_if(sh.units, [](const auto& u) {
             return u.second.files.empty() && !u.second.spilled && !u.second.stale && !u.first.empty();
@@ -275,6 +317,7 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
         if (!stop.stop_requested()) {
             sh.hasCached = false;  // its files are all in the units' builds now
             sh.cached.release();
+            sh.cachedByUnit.clear();
         }
     }
     spillSettled();
@@ -331,8 +374,11 @@ void IncrementalIndex::rebuild(const std::string& shardRel, Shard& sh, const std
                                std::stop_token stop, ShardChange& change) {
     const std::vector<const ScannedFile*> offered = offeredFiles(sh, unitRel, u);
     // The unit's last build, or on the shard's first the part of its cache entry under the unit.
-    const DumpIndex* previous = u.built ? &u.index : sh.hasCached ? &sh.cached : nullptr;
-    ShardBuilder builder(m_root, shardRel, previous, u.built || unitRel.empty() ? "" : unitRel + "/");
+    const auto cachedPart = sh.cachedByUnit.find(unitRel);
+    ShardBuilder builder = u.built ? ShardBuilder(m_root, shardRel, &u.index)
+        : sh.hasCached && cachedPart != sh.cachedByUnit.end()
+        ? ShardBuilder(m_root, shardRel, &sh.cached, std::span<const TensorRecord* const>(cachedPart->second))
+        : ShardBuilder(m_root, shardRel, nullptr);
     builder.setResume(&u.resume);
     if (!builder.scan(offered, stop)) return;
     std::vector<StatsJob>& jobs = builder.jobs();
@@ -406,18 +452,59 @@ DumpIndex IncrementalIndex::mergedShard(const Shard& sh) const {
         if (!unitRel.empty() && u.built) out.merge(indexOf(u, unitRel, scratch));
     if (const auto base = sh.units.find(""); base != sh.units.end() && base->second.built)
         out.merge(base->second.index);
-    const auto strength = [](const std::string& s) {
+    // What one build decides per rank from all its folders, decided again over the units.
+    const auto orderStrength = [](const std::string& s) {
         static const std::map<std::string, int> order = {
             {"file_name", 0}, {"graph_ir", 1}, {"execution_order", 2}, {"timestamps", 3}};
         const auto it = order.find(s);
         return it == order.end() ? -1 : it->second;
     };
-    for (RankInfo& r : out.ranks)
+    const auto formatStrength = [](DumpFormat f) {  // ShardSources::fillRankInfo's order
+        return f == DumpFormat::MindSporeBin      ? 3
+            : f == DumpFormat::MindSporeNpy       ? 2
+            : f == DumpFormat::MindSporeStatsOnly ? 1
+                                                  : 0;
+    };
+    for (RankInfo& r : out.ranks) {
+        std::optional<std::string> order;
+        std::optional<DumpFormat> named;  // the last folder's, as ShardBuilder::finish lets it win
+        DumpFormat mindspore = DumpFormat::Unknown;
         for (const auto& [unitRel, u] : sh.units)
-            for (const RankInfo& x : u.spilled ? u.spilledRanks : u.index.ranks)
-                if (x.rank == r.rank && x.folder == r.folder && strength(x.orderSource) >= 0 &&
-                    strength(x.orderSource) < strength(r.orderSource))
-                    r.orderSource = x.orderSource;
+            for (const RankInfo& x : u.spilled ? u.spilledRanks : u.index.ranks) {
+                if (x.rank != r.rank || x.folder != r.folder) continue;
+                if (orderStrength(x.orderSource) >= 0 &&
+                    (!order || orderStrength(x.orderSource) < orderStrength(*order)))
+                    order = x.orderSource;
+                if (ShardBuilder::namesRankFormat(x.format))
+                    named = x.format;
+                else if (formatStrength(x.format) > formatStrength(mindspore))
+                    mindspore = x.format;
+            }
+        if (order) r.orderSource = *order;
+        if (named)
+            r.format = *named;
+        else if (mindspore != DumpFormat::Unknown)
+            r.format = mindspore;
+    }
+    // The notes orderOps gives once per rank: each unit's build gave its own; one build, that of the
+    // first folder it orders (ShardContext::emitOrder: by iteration and graph).
+    std::map<std::pair<int, std::uint32_t>, std::pair<std::tuple<std::uint32_t, std::uint32_t>, std::size_t>> first;
+    const auto keyOf = [](const IndexWarning& w, int kind) {
+        const std::vector<std::string_view> dirs = splitPath(w.path);
+        const DumpLocation loc = locateDumpFolder(dirs);
+        return std::pair(std::pair(kind, loc.rank.value_or(0)), std::tuple(loc.iteration.value_or(0), loc.graph));
+    };
+    for (std::size_t i = 0; i < out.warnings.size(); ++i)
+        if (const int kind = ShardSources::oncePerRankNote(out.warnings[i]); kind >= 0) {
+            const auto [key, where] = keyOf(out.warnings[i], kind);
+            if (const auto it = first.find(key); it == first.end() || where < it->second.first) first[key] = {where, i};
+        }
+    std::size_t i = 0;
+    std::erase_if(out.warnings, [&](const IndexWarning& w) {
+        const std::size_t at = i++;
+        const int kind = ShardSources::oncePerRankNote(w);
+        return kind >= 0 && first.at(keyOf(w, kind).first).second != at;
+    });
     return out;
 }
 
@@ -447,7 +534,7 @@ void IncrementalIndex::rebuildUnreadable(const std::string& unitRel) {
     const std::string shardRel = shardOfFile(unitRel + "/x");
     Shard& sh = m_shards[shardRel];
     Unit& u = sh.units[unitRel];
-    restore(u, unitRel);
+    restore(shardRel, u, unitRel);
     if (!u.stale) return;  // read back after all
     ShardChange ignored;
     rebuild(shardRel, sh, unitRel, u, {}, ignored);
@@ -472,7 +559,7 @@ std::uint64_t IncrementalIndex::ops() const {
 }
 
 std::uint64_t IncrementalIndex::tableBytesRead() const {
-    std::uint64_t n = 0;
+    std::uint64_t n = m_spilledTableBytes;
     forEachUnit([&](const Unit& u) { n += u.resume.bytesRead; });
     return n;
 }
@@ -517,18 +604,20 @@ std::vector<std::string> IncrementalIndex::writeCaches() {
         // A shard whose files changed after its last build (a batch cut short by the stop) is not
         // written: its fingerprint would vouch for files its index does not hold.
         if (!sh.cacheDirty || sh.stale()) continue;
-        sh.cacheDirty = false;
         std::string error;
         std::vector<ScannedFile> files;
         DumpIndex whole;
-        try {
-            files = allFiles(sh);
-            whole = sh.units.size() == 1 ? sh.units.begin()->second.index : mergedShard(sh);
-        } catch (const SpillUnreadable& e) {
-            notes.push_back("cache not written for " + (rel.empty() ? std::string(".") : rel) +
-                            ": the watch state of " + e.unitRel + " could not be read back");
-            continue;
+        // A unit whose spill cannot be read back is built again from the dump, then the shard retried.
+        for (bool done = false; !done;) {
+            try {
+                files = allFiles(sh);
+                whole = sh.units.size() == 1 ? sh.units.begin()->second.index : mergedShard(sh);
+                done = true;
+            } catch (const SpillUnreadable& e) {
+                rebuildUnreadable(e.unitRel);
+            }
         }
+        sh.cacheDirty = false;
         std::vector<const ScannedFile*> pointers;
         for (const ScannedFile& f : files) pointers.push_back(&f);
         const FolderFingerprint fingerprint = shardFingerprint(pointers);

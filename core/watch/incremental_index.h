@@ -26,6 +26,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <stop_token>
 #include <string>
 #include <tuple>
@@ -119,17 +120,30 @@ private:
         std::vector<IndexWarning> spilledWarnings;
         std::vector<RankInfo> spilledRanks;
     };
-    struct SpillUnreadable {
+    struct SpillUnreadable : std::runtime_error {
+        explicit SpillUnreadable(std::string unit)
+            : std::runtime_error("watch spill unreadable"), unitRel(std::move(unit)) {}
         std::string unitRel;
     };
     struct Shard {
         std::map<std::string, Unit> units;  // by iteration folder; "" the shard's other files
+        // Plain .npy files (np.save in program order) are ordered across all their folders by
+        // modification time: a shard holding them is built whole, as unit "".
+        bool whole = false;
+        std::unordered_map<std::string, std::vector<const TensorRecord*>> cachedByUnit;  // of `cached`
         bool cacheTried = false, cacheDirty = false;
         bool hasCached = false;
         DumpIndex cached;  // the shard's cache entry, until the first batch that built it
         bool stale() const;
     };
     static std::string unitOf(const std::string& shard, const std::string& rel);
+    static std::string unitOf(const Shard& sh, const std::string& shard, const std::string& rel) {
+        return sh.whole ? std::string() : unitOf(shard, rel);
+    }
+    // A unit changed this batch: built again in it, written out again once settled.
+    void touch(const std::string& shardRel, const std::string& unitRel, Unit& u);
+    // Folds every unit of a shard that holds plain .npy into unit "" (Shard::whole).
+    void makeWhole(const std::string& shardRel, Shard& sh);
     void rebuild(const std::string& shardRel, Shard& sh, const std::string& unitRel, Unit& u, std::stop_token stop,
                  ShardChange& change);
     static std::vector<const ScannedFile*> offeredFiles(const Shard& sh, const std::string& unitRel, const Unit& u);
@@ -137,7 +151,8 @@ private:
     DumpIndex mergedShard(const Shard& sh) const;
     std::string spillPath(const std::string& unitRel) const;
     void spill(Unit& u, const std::string& unitRel);
-    void restore(Unit& u, const std::string& unitRel);  // before any change to a spilled unit
+    // Before any change to a spilled unit; one read back from the dump is touched.
+    void restore(const std::string& shardRel, Unit& u, const std::string& unitRel);
     // The unit's index: its own, or read back from its spill into `scratch`.
     const DumpIndex& indexOf(const Unit& u, const std::string& unitRel, DumpIndex& scratch) const;
     void spillSettled();
@@ -153,6 +168,8 @@ private:
     std::uint64_t m_spillAfter = 0, m_batch = 0;
     std::deque<std::tuple<std::uint64_t, std::string, std::string>> m_spillQueue;  // (batch touched, shard, unit)
     mutable std::vector<std::string> m_notes;
+    std::set<std::string> m_touched;        // shards with a unit to build, this update
+    std::uint64_t m_spilledTableBytes = 0;  // tableBytesRead of units whose resume state was spilled
     bool m_spillFailed = false;
 };
 

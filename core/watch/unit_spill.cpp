@@ -5,10 +5,13 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
+#include "core/index/index_file.h"
 #include "core/index/index_serializer.h"
 
 namespace dl {
@@ -126,11 +129,19 @@ std::string unitSpillFolder(const std::string& cacheDir, const std::string& root
     char key[24];
     std::snprintf(key, sizeof key, "%016llx",
                   static_cast<unsigned long long>(XXH64(rootAbs.data(), rootAbs.size(), 0)));
+    // The host in the name: a cache shared between machines (NFS) holds others' live folders, whose
+    // process ids mean nothing here.
+    std::string host = hostName();
+    std::replace_if(
+        host.begin(), host.end(), [](char c) { return c == '/' || c == '.'; }, '_');
     const fs::path base = fs::path(cacheDir) / "watch";
     std::error_code ec;
-    // "<key>.<pid>" of a process that is gone: a watch killed before it could remove its own.
+    // "<key>.<host>.<pid>" of a process of this host that is gone: a watch killed before it could
+    // remove its own.
+    const std::string mine = "." + host + ".";
     for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
+        if (name.find(mine) == std::string::npos) continue;
         const auto dot = name.rfind('.');
         if (dot == std::string::npos || name.find_first_not_of("0123456789", dot + 1) != std::string::npos ||
             name.size() - dot - 1 > 9 || dot + 1 == name.size())
@@ -139,7 +150,7 @@ std::string unitSpillFolder(const std::string& cacheDir, const std::string& root
         std::error_code removeError;
         if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) fs::remove_all(it->path(), removeError);
     }
-    return (base / (std::string(key) + "." + std::to_string(::getpid()))).string();
+    return (base / (std::string(key) + mine + std::to_string(::getpid()))).string();
 }
 
 }  // namespace dl

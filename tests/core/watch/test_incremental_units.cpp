@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -180,6 +181,69 @@ TEST(IncrementalUnits, SampleCorpusGivesTheRecordsOfIndex) {
         if (fs::exists(data(rel))) checkFolder(data(rel));
 }
 
+// Layouts where one build decides per rank from all its folders: MindSpore <= 1.2 sync dumps with
+// kernels in several iteration folders and no timestamps (one "ordered by file name" note per rank,
+// not per folder), plain np.save dumps in numeric folders (one modification-time order across
+// folders), and a rank whose first folder holds statistics only (its format the strongest).
+TEST(IncrementalUnits, PerRankDecisionsAreThoseOfOneBuild) {
+    dltest::TempDir dir("dumplens_units_rank_");
+    // <= 1.2: the sample's kernel folder copied into three more iterations.
+    const fs::path sample = data("samples/mindspore-tests/gpu_dumps/sync_trans_false/alexnet");
+    const fs::path legacy = dir.path / "legacy" / "alexnet";
+    fs::create_directories(legacy);
+    fs::copy(sample, legacy, fs::copy_options::recursive);
+    for (const char* it : {"iteration_4", "iteration_5", "iteration_10"})
+        fs::copy(legacy / "device_0/iteration_2", legacy / "device_0" / it, fs::copy_options::recursive);
+    checkFolder(dir.path / "legacy");
+    // np.save files in numeric folders, modification times interleaving two folders of one step.
+    const fs::path npyRoot = dir.path / "npy";
+    int k = 0;
+    for (const char* part : {"fwd", "bwd"})
+        for (const char* step : {"1", "2"})
+            for (int i = 0; i < 3; ++i) {
+                const fs::path f = npyRoot / part / step / ("t" + std::to_string(i) + ".npy");
+                fs::create_directories(f.parent_path());
+                std::ofstream(f, std::ios::binary)
+                    << std::string("\x93NUMPY\x01\x00v\x00", 10)
+                    << "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }" << std::string(117 - 57, ' ') << "\n"
+                    << std::string("\x00\x00\x80\x3f", 4);
+                fs::last_write_time(f,
+                                    fs::file_time_type::clock::now() - std::chrono::hours(1) +
+                                        std::chrono::seconds((i * 4 + k++ % 4) * 7));
+            }
+    {
+        const dl::DumpIndex npy = indexed(fs::absolute(npyRoot));
+        ASSERT_EQ(npy.ops.size(), 12u);
+        ASSERT_EQ(npy.ranks.size(), 1u);
+        EXPECT_EQ(npy.ranks[0].format, dl::DumpFormat::PlainNpy);
+    }
+    checkFolder(npyRoot);
+    // Statistics only in the first iteration folder of the rank, tensors in the later ones.
+    dl::demo::DemoOptions options;
+    options.mode = dl::demo::OverflowMode::InfNan;
+    dl::demo::DemoVariantInfo info;
+    const fs::path demo = dltest::sharedDemoVariant(options, info);
+    const fs::path mixed = dir.path / "mixed";
+    fs::create_directories(mixed);
+    fs::copy(demo / "rank_0", mixed / "rank_0", fs::copy_options::recursive);
+    std::size_t removed = 0;
+    for (const auto& e : fs::directory_iterator(mixed / "rank_0/Baichuan2/0/0"))
+        if (e.path().extension() == ".npy") removed += fs::remove(e.path());
+    ASSERT_GT(removed, 0u);
+    std::ofstream(mixed / "rank_0/Baichuan2/0/0/statistic.csv")
+        << "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min Value\n"
+        << "Add,Add-op1,1,0,1700000000000000,output,0,4,float16,\"(2)\",1.0,0.5\n";
+    {
+        const dl::DumpIndex m = indexed(fs::absolute(mixed));
+        EXPECT_TRUE(std::any_of(m.ops.begin(), m.ops.end(), [&](const dl::OpRecord& o) {
+            return m.strings.view(o.name) == "Add-op1" && o.iteration == 0;
+        }));
+        ASSERT_EQ(m.ranks.size(), 1u);
+        EXPECT_EQ(m.ranks[0].format, dl::DumpFormat::MindSporeNpy);
+    }
+    checkFolder(mixed);
+}
+
 // Settled units written out of memory (IncrementalIndex::setSpill) answer as those kept in it:
 // read back for merged(), restored when a late file lands in one, rebuilt from the dump when a
 // spill file was damaged; the spill folder goes with the index.
@@ -231,6 +295,22 @@ TEST(IncrementalUnits, SpilledUnitsGiveTheSameIndexAndALateFileRestoresOne) {
         const std::vector<std::string> notes = idx.takeNotes();
         ASSERT_EQ(notes.size(), 1u);
         EXPECT_NE(notes[0].find("unreadable"), std::string::npos) << notes[0];
+        // Every spill damaged, then every file handed on again unchanged (what a watcher's rescan
+        // does): each unit is listed and built again from the dump, and written out again once settled.
+        for (int i = 0; i < 3; ++i) idx.update({}, {});
+        const std::size_t spilled = idx.spilledUnits();
+        ASSERT_GT(spilled, 0u);
+        for (const auto& e : fs::directory_iterator(spillDir))
+            std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << "damaged";
+        files.push_back(lateFile);
+        idx.update(files, {});
+        EXPECT_EQ(idx.takeNotes().size(), spilled);
+        EXPECT_EQ(idx.files(), files.size());
+        expectSame(want, canonical(idx.merged()));
+        EXPECT_TRUE(idx.takeNotes().empty());  // rebuilt by the update, not by merged()
+        for (int i = 0; i < 17; ++i) idx.update({}, {});
+        EXPECT_EQ(idx.spilledUnits(), idx.units() - 4);  // every iteration folder settled (4 ranks' unit "" stay)
+        expectSame(want, canonical(idx.merged()));
     }
     EXPECT_FALSE(fs::exists(spillDir));
 }
