@@ -131,16 +131,7 @@ struct FolderWatcher::Impl {
     // the watch was in place: a folder created with its files in it).
     void addTree(const std::string& rel, Clock::time_point now, int depth = 0) {
         if (depth > 32) return;
-        if (fd >= 0) {
-            const int wd = ::inotify_add_watch(fd, abs(rel).c_str(), kDirMask);
-            if (wd < 0) {
-                notes.push_back("inotify cannot watch " + abs(rel) + " (" + std::strerror(errno) +
-                                "); rescanning the folder instead");
-                stopInotify();
-            } else {
-                dirOfWatch[wd] = rel;
-            }
-        }
+        watchFolder(rel);
         // A subfolder the scan finds is watched only after the scan read it: a file made there in
         // between has no event. So scan again until a pass finds no folder that was not watched
         // yet; then every folder was read after its watch existed (seen missing 10 of 1,701
@@ -154,8 +145,7 @@ struct FolderWatcher::Impl {
                 if (fd >= 0) {  // the folders of this file: watched too (made before our watch)
                     for (std::size_t at = f.rel.find('/'); at != std::string::npos; at = f.rel.find('/', at + 1)) {
                         const std::string dir = rel.empty() ? f.rel.substr(0, at) : rel + "/" + f.rel.substr(0, at);
-                        const int wd = ::inotify_add_watch(fd, abs(dir).c_str(), kDirMask);
-                        if (wd >= 0) dirOfWatch[wd] = dir;
+                        if (!watchFolder(dir)) break;
                     }
                 }
             }
@@ -165,6 +155,25 @@ struct FolderWatcher::Impl {
         }
     }
 
+    // One inotify watch per folder. A folder that cannot be watched would hear of no file: the
+    // watcher goes over to rescanning, and says why. ENOSPC: a long run's iteration folders pass
+    // the per-user limit (fs.inotify.max_user_watches, ~190k on this 24 GiB machine).
+    bool watchFolder(const std::string& rel) {
+        if (fd < 0) return false;
+        const int wd = ::inotify_add_watch(fd, abs(rel).c_str(), kDirMask);
+        if (wd >= 0) {
+            dirOfWatch[wd] = rel;
+            return true;
+        }
+        if (errno == ENOENT || errno == ENOTDIR) return false;  // removed meanwhile: nothing to hear of
+        const std::string why = errno == ENOSPC ? "the per-user limit of watched folders is reached; raise it with "
+                                                  "`sysctl fs.inotify.max_user_watches=1048576`"
+                                                : std::string(std::strerror(errno));
+        notes.push_back("inotify cannot watch " + abs(rel) + " (" + why + "); rescanning the folder instead");
+        stopInotify();
+        return false;
+    }
+
     void addEmptyFolders(const std::string& rel, int depth) {
         if (depth > 32 || fd < 0) return;
         std::error_code ec;
@@ -172,8 +181,7 @@ struct FolderWatcher::Impl {
             if (!it->is_directory(ec) || it->is_symlink(ec)) continue;
             const std::string child =
                 rel.empty() ? it->path().filename().string() : rel + "/" + it->path().filename().string();
-            const int wd = ::inotify_add_watch(fd, abs(child).c_str(), kDirMask);
-            if (wd >= 0) dirOfWatch[wd] = child;
+            if (!watchFolder(child)) return;
             addEmptyFolders(child, depth + 1);
         }
     }
