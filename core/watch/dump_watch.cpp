@@ -148,7 +148,18 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
                       ", settle " + std::to_string(opt.settleMs) + " ms)"});
         if ((!pending.complete.empty() || !pending.removed.empty() || !pending.removedFolders.empty()) &&
             now - lastBatchEnd >= batchGap()) {
-            const WatchChanges batch = std::exchange(pending, WatchChanges{});
+            // A watch behind a writer takes its backlog in batches of at most batchMaxFiles: what a
+            // batch builds is held until its folders settle, so an unbounded batch would hold it all.
+            WatchChanges batch;
+            if (opt.batchMaxFiles > 0 && pending.complete.size() > std::size_t(opt.batchMaxFiles)) {
+                const auto cut = pending.complete.begin() + opt.batchMaxFiles;
+                batch.complete.assign(std::make_move_iterator(pending.complete.begin()), std::make_move_iterator(cut));
+                pending.complete.erase(pending.complete.begin(), cut);
+                batch.removed = std::exchange(pending.removed, {});
+                batch.removedFolders = std::exchange(pending.removedFolders, {});
+            } else {
+                batch = std::exchange(pending, WatchChanges{});
+            }
             const std::vector<ShardChange> changes =
                 idx.update(batch.complete, batch.removed, batch.removedFolders, opt.stop);
             progressDirty = true;

@@ -43,6 +43,8 @@ struct WatchOptions {
     // The least time between two batches (and at least the last batch's cost): files landing
     // meanwhile wait, so a steady writer gets batches of files instead of one rebuild per file.
     int batchIntervalMs = 50;
+    // The most complete files one batch takes (0: all waiting); the rest wait for the next.
+    int batchMaxFiles = 20000;
     std::stop_token stop;
     // For a viewer (the app): the merged index of the files complete so far, as `index` would give
     // for them, handed on the watch's thread after files changed it, at most once per
@@ -53,8 +55,11 @@ struct WatchOptions {
     std::function<void(std::shared_ptr<const DumpIndex>)> onSnapshot;
     int snapshotIntervalMs = 250;
     // With a cache and no onSnapshot: an iteration folder untouched for this many batches is
-    // written out of memory (IncrementalIndex::setSpill); 0 keeps everything in memory.
-    int spillAfterBatches = 16;
+    // written out of memory (IncrementalIndex::setSpill); 0 keeps everything in memory. Counted in
+    // batches, not seconds: a folder still filling gets files in every batch, and a loaded watcher's
+    // batches grow longer (at 16, a watch behind at 1 s a batch held 16 s of folders: 724 MiB at 1M
+    // files instead of ~50); one read back for a late file costs a small read.
+    int spillAfterBatches = 3;
 };
 
 // The overflow as the event names it (the first_overflow of `analyze --json`, condensed).
