@@ -160,6 +160,20 @@ constexpr std::string_view kFileNameOrderNote = "no timestamps in the file names
 constexpr std::string_view kUnlistedOrderNote = " op(s) without timestamps are not in ";
 }  // namespace
 
+int ShardSources::orderSourceStrength(std::string_view name) {
+    for (OrderSource s :
+         {OrderSource::FileName, OrderSource::GraphIr, OrderSource::ExecutionOrder, OrderSource::Timestamps})
+        if (!name.empty() && orderSourceName(s) == name) return int(s);
+    return -1;
+}
+
+int ShardSources::rankFormatStrength(DumpFormat f) {
+    return f == DumpFormat::MindSporeBin      ? 3
+        : f == DumpFormat::MindSporeNpy       ? 2
+        : f == DumpFormat::MindSporeStatsOnly ? 1
+                                              : 0;
+}
+
 int ShardSources::oncePerRankNote(const IndexWarning& w) {
     if (w.severity != WarningSeverity::Note) return -1;
     if (w.reason.starts_with(kFileNameOrderNote)) return 0;
@@ -325,10 +339,9 @@ void ShardSources::fillRankInfo(const std::string& shardRel, const std::vector<F
         if (f.loc.rank) ranks.push_back(*f.loc.rank);
     std::sort(ranks.begin(), ranks.end());
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-    const DumpFormat format = read.count(DumpFormat::MindSporeBin) ? DumpFormat::MindSporeBin
-        : read.count(DumpFormat::MindSporeNpy)                     ? DumpFormat::MindSporeNpy
-        : read.count(DumpFormat::MindSporeStatsOnly)               ? DumpFormat::MindSporeStatsOnly
-                                                                   : DumpFormat::Unknown;
+    DumpFormat format = DumpFormat::Unknown;
+    for (DumpFormat f : read)
+        if (rankFormatStrength(f) > rankFormatStrength(format)) format = f;
     for (std::uint32_t r : ranks) {
         RankInfo info;
         info.rank = r;

@@ -33,6 +33,12 @@ public:
     // The kind (0, 1) of a note orderOps gives once per rank, with the first folder it meets;
     // -1 for any other warning.
     static int oncePerRankNote(const IndexWarning& w);
+    // RankInfo::orderSource from weakest (0, "file_name") to strongest (3, "timestamps"); -1 for
+    // another writer's ("modification_time", "dump_json") or none.
+    static int orderSourceStrength(std::string_view name);
+    // The MindSpore formats fillRankInfo names a rank by, strongest read first: <= 1.2 bin (3),
+    // npy (2), statistic.csv only (1); 0 for any other.
+    static int rankFormatStrength(DumpFormat f);
     // mapping.csv lookup for a numeric file name in the folder of `rel`; empty when absent.
     std::string mappedName(const std::string& rel, const std::string& key) const;
     void addOpdebug(const std::string& rootAbs, const ScannedFile& f, const DumpFileName& name, std::uint32_t folder,

@@ -60,80 +60,6 @@ IncrementalIndex::~IncrementalIndex() {
     if (!m_spillDir.empty()) std::filesystem::remove_all(m_spillDir, ec);
 }
 
-void IncrementalIndex::setSpill(std::string folder, std::uint64_t afterBatches) {
-    m_spillDir = std::move(folder);
-    m_spillAfter = afterBatches;
-    std::error_code ec;
-    if (!m_spillDir.empty()) std::filesystem::create_directories(m_spillDir, ec);
-}
-
-std::vector<std::string> IncrementalIndex::takeNotes() { return std::exchange(m_notes, {}); }
-
-std::string IncrementalIndex::spillPath(const std::string& unitRel) const {
-    char name[32];
-    std::snprintf(name, sizeof name, "%016llx.dlunit",
-                  static_cast<unsigned long long>(XXH64(unitRel.data(), unitRel.size(), 0)));
-    return m_spillDir + "/" + name;
-}
-
-void IncrementalIndex::spill(Unit& u, const std::string& unitRel) {
-    const std::vector<ScannedFile> files(u.files.begin(), u.files.end());
-    std::string error;
-    if (!writeUnitSpill(spillPath(unitRel), u.index, files, error)) {
-        m_spillFailed = true;  // said once; the watch goes on in memory
-        m_spillQueue.clear();
-        m_notes.push_back("watch keeps every unit in memory from now on: " + error);
-        return;
-    }
-    m_spilledTableBytes += u.resume.bytesRead;
-    u.spilledTensors = u.index.tensors.size();
-    u.spilledOps = u.index.ops.size();
-    u.spilledFiles = files.size();
-    u.spilledWarnings = u.index.warnings;
-    u.spilledRanks = u.index.ranks;
-    u.index.release();
-    u.files.clear();
-    u.resume = ShardResume();
-    u.spilled = true;
-}
-
-// A spill that cannot be read back is not trusted: the unit's folder is listed again (its own
-// files only) and built from the dump (its tensor files read again).
-void IncrementalIndex::restore(const std::string& shardRel, Unit& u, const std::string& unitRel) {
-    if (!u.spilled) return;
-    DumpIndex index;
-    std::vector<ScannedFile> files;
-    std::string error;
-    const std::string path = spillPath(unitRel);
-    const bool read = readUnitSpill(path, index, files, error);
-    if (read) {
-        u.index = std::move(index);
-    } else {
-        m_notes.push_back("watch state of " + unitRel + " unreadable (" + error + "): its folder is read again");
-        files.clear();
-        for (ScannedFile& f : scanFolder(m_root + "/" + unitRel).files) {
-            f.rel = unitRel + "/" + f.rel;
-            if (unitOf(shardRel, f.rel) == unitRel) files.push_back(std::move(f));
-        }
-        u.index = DumpIndex();
-        u.built = false;
-    }
-    u.files.clear();
-    for (ScannedFile& f : files) u.files.insert(std::move(f));
-    std::error_code ec;
-    std::filesystem::remove(path, ec);
-    u.spilled = false;
-    u.spilledTensors = u.spilledOps = u.spilledFiles = 0;
-    u.spilledWarnings.clear();
-    u.spilledRanks.clear();
-    if (!read) {
-        touch(shardRel, unitRel, u);
-    } else if (!m_spillDir.empty() && !m_spillFailed && u.lastTouched != m_batch) {
-        u.lastTouched = m_batch;  // read back unchanged (a file handed on again): written out again once settled
-        m_spillQueue.emplace_back(m_batch, shardRel, unitRel);
-    }
-}
-
 void IncrementalIndex::touch(const std::string& shardRel, const std::string& unitRel, Unit& u) {
     u.stale = true;
     if (u.lastTouched != m_batch && !unitRel.empty() && !m_spillDir.empty() && !m_spillFailed)
@@ -156,36 +82,6 @@ void IncrementalIndex::makeWhole(const std::string& shardRel, Shard& sh) {
         it = sh.units.erase(it);
     }
     touch(shardRel, "", base);
-}
-
-const DumpIndex& IncrementalIndex::indexOf(const Unit& u, const std::string& unitRel, DumpIndex& scratch) const {
-    if (!u.spilled) return u.index;
-    std::vector<ScannedFile> files;
-    std::string error;
-    scratch = DumpIndex();
-    if (!readUnitSpill(spillPath(unitRel), scratch, files, error)) throw SpillUnreadable{unitRel};
-    return scratch;
-}
-
-void IncrementalIndex::spillSettled() {
-    if (m_spillDir.empty() || m_spillFailed) return;
-    while (!m_spillQueue.empty() && m_batch - std::get<0>(m_spillQueue.front()) >= m_spillAfter) {
-        const auto [batch, shardRel, unitRel] = std::move(m_spillQueue.front());
-        m_spillQueue.pop_front();
-        const auto sh = m_shards.find(shardRel);
-        if (sh == m_shards.end()) continue;
-        const auto u = sh->second.units.find(unitRel);
-        if (u == sh->second.units.end()) continue;
-        Unit& unit = u->second;
-        if (unit.lastTouched == batch && unit.built && !unit.stale && !unit.spilled && !m_spillFailed)
-            spill(unit, unitRel);
-    }
-}
-
-std::size_t IncrementalIndex::spilledUnits() const {
-    std::size_t n = 0;
-    forEachUnit([&](const Unit& u) { n += u.spilled; });
-    return n;
 }
 
 bool IncrementalIndex::Shard::stale() const {
@@ -351,25 +247,6 @@ std::vector<const ScannedFile*> IncrementalIndex::offeredFiles(const Shard& sh, 
     return offered;
 }
 
-// Every file a whole-shard build would be offered, in rel order: what the shard's cache entry vouches for.
-std::vector<ScannedFile> IncrementalIndex::allFiles(const Shard& sh) const {
-    std::vector<ScannedFile> all;
-    for (const auto& [unitRel, u] : sh.units) {
-        if (u.spilled) {
-            Unit back;
-            std::vector<ScannedFile> files;
-            std::string error;
-            if (!readUnitSpill(spillPath(unitRel), back.index, files, error)) throw SpillUnreadable{unitRel};
-            for (ScannedFile& f : files) back.files.insert(std::move(f));
-            for (const ScannedFile* f : offeredFiles(sh, "", back)) all.push_back(*f);
-        } else {
-            for (const ScannedFile* f : offeredFiles(sh, "", u)) all.push_back(*f);
-        }
-    }
-    std::sort(all.begin(), all.end(), [](const ScannedFile& a, const ScannedFile& b) { return a.rel < b.rel; });
-    return all;
-}
-
 void IncrementalIndex::rebuild(const std::string& shardRel, Shard& sh, const std::string& unitRel, Unit& u,
                                std::stop_token stop, ShardChange& change) {
     const std::vector<const ScannedFile*> offered = offeredFiles(sh, unitRel, u);
@@ -443,109 +320,6 @@ void IncrementalIndex::rebuild(const std::string& shardRel, Shard& sh, const std
     sh.cacheDirty = true;
 }
 
-// A shard's units as one whole-shard build would give them: the iteration folders, then unit ""
-// (so a rank's entry comes from a build that read its tensors), each rank's op order the weakest
-// of its folders' (RankInfo::orderSource).
-DumpIndex IncrementalIndex::mergedShard(const Shard& sh) const {
-    DumpIndex out, scratch;
-    for (const auto& [unitRel, u] : sh.units)
-        if (!unitRel.empty() && u.built) out.merge(indexOf(u, unitRel, scratch));
-    if (const auto base = sh.units.find(""); base != sh.units.end() && base->second.built)
-        out.merge(base->second.index);
-    // What one build decides per rank from all its folders, decided again over the units.
-    const auto orderStrength = [](const std::string& s) {
-        static const std::map<std::string, int> order = {
-            {"file_name", 0}, {"graph_ir", 1}, {"execution_order", 2}, {"timestamps", 3}};
-        const auto it = order.find(s);
-        return it == order.end() ? -1 : it->second;
-    };
-    const auto formatStrength = [](DumpFormat f) {  // ShardSources::fillRankInfo's order
-        return f == DumpFormat::MindSporeBin      ? 3
-            : f == DumpFormat::MindSporeNpy       ? 2
-            : f == DumpFormat::MindSporeStatsOnly ? 1
-                                                  : 0;
-    };
-    for (RankInfo& r : out.ranks) {
-        std::optional<std::string> order;
-        std::optional<DumpFormat> named;  // the last folder's, as ShardBuilder::finish lets it win
-        DumpFormat mindspore = DumpFormat::Unknown;
-        for (const auto& [unitRel, u] : sh.units)
-            for (const RankInfo& x : u.spilled ? u.spilledRanks : u.index.ranks) {
-                if (x.rank != r.rank || x.folder != r.folder) continue;
-                if (orderStrength(x.orderSource) >= 0 &&
-                    (!order || orderStrength(x.orderSource) < orderStrength(*order)))
-                    order = x.orderSource;
-                if (ShardBuilder::namesRankFormat(x.format))
-                    named = x.format;
-                else if (formatStrength(x.format) > formatStrength(mindspore))
-                    mindspore = x.format;
-            }
-        if (order) r.orderSource = *order;
-        if (named)
-            r.format = *named;
-        else if (mindspore != DumpFormat::Unknown)
-            r.format = mindspore;
-    }
-    // The notes orderOps gives once per rank: each unit's build gave its own; one build, that of the
-    // first folder it orders (ShardContext::emitOrder: by iteration and graph).
-    std::map<std::pair<int, std::uint32_t>, std::pair<std::tuple<std::uint32_t, std::uint32_t>, std::size_t>> first;
-    const auto keyOf = [](const IndexWarning& w, int kind) {
-        const std::vector<std::string_view> dirs = splitPath(w.path);
-        const DumpLocation loc = locateDumpFolder(dirs);
-        return std::pair(std::pair(kind, loc.rank.value_or(0)), std::tuple(loc.iteration.value_or(0), loc.graph));
-    };
-    for (std::size_t i = 0; i < out.warnings.size(); ++i)
-        if (const int kind = ShardSources::oncePerRankNote(out.warnings[i]); kind >= 0) {
-            const auto [key, where] = keyOf(out.warnings[i], kind);
-            if (const auto it = first.find(key); it == first.end() || where < it->second.first) first[key] = {where, i};
-        }
-    std::size_t i = 0;
-    std::erase_if(out.warnings, [&](const IndexWarning& w) {
-        const std::size_t at = i++;
-        const int kind = ShardSources::oncePerRankNote(w);
-        return kind >= 0 && first.at(keyOf(w, kind).first).second != at;
-    });
-    return out;
-}
-
-DumpIndex IncrementalIndex::merged() {
-    while (true) {
-        try {
-            DumpIndex out;
-            for (const auto& [rel, sh] : m_shards) {
-                if (sh.units.size() == 1) {
-                    if (sh.units.begin()->second.built) out.merge(sh.units.begin()->second.index);  // never spilled
-                } else {
-                    out.merge(mergedShard(sh));
-                }
-            }
-            out.finalize();
-            out.root = m_root;
-            return out;
-        } catch (const SpillUnreadable& e) {
-            rebuildUnreadable(e.unitRel);
-        }
-    }
-}
-
-// A spilled unit that could not be read back: listed and built again from the dump, so that no
-// answer is given without its records.
-void IncrementalIndex::rebuildUnreadable(const std::string& unitRel) {
-    const std::string shardRel = shardOfFile(unitRel + "/x");
-    Shard& sh = m_shards[shardRel];
-    Unit& u = sh.units[unitRel];
-    restore(shardRel, u, unitRel);
-    if (!u.stale) return;  // read back after all
-    ShardChange ignored;
-    rebuild(shardRel, sh, unitRel, u, {}, ignored);
-}
-
-template <class F>
-void IncrementalIndex::forEachUnit(F&& f) const {
-    for (const auto& [rel, sh] : m_shards)
-        for (const auto& [unitRel, u] : sh.units) f(u);
-}
-
 std::uint64_t IncrementalIndex::tensors() const {
     std::uint64_t n = 0;
     forEachUnit([&](const Unit& u) { n += u.spilled ? u.spilledTensors : u.index.tensors.size(); });
@@ -595,38 +369,6 @@ std::vector<IndexWarning> IncrementalIndex::warnings() const {
         out.insert(out.end(), w.begin(), w.end());
     });
     return out;
-}
-
-std::vector<std::string> IncrementalIndex::writeCaches() {
-    std::vector<std::string> notes;
-    if (m_cacheDir.empty()) return notes;
-    for (auto& [rel, sh] : m_shards) {
-        // A shard whose files changed after its last build (a batch cut short by the stop) is not
-        // written: its fingerprint would vouch for files its index does not hold.
-        if (!sh.cacheDirty || sh.stale()) continue;
-        std::string error;
-        std::vector<ScannedFile> files;
-        DumpIndex whole;
-        // A unit whose spill cannot be read back is built again from the dump, then the shard retried.
-        for (bool done = false; !done;) {
-            try {
-                files = allFiles(sh);
-                whole = sh.units.size() == 1 ? sh.units.begin()->second.index : mergedShard(sh);
-                done = true;
-            } catch (const SpillUnreadable& e) {
-                rebuildUnreadable(e.unitRel);
-            }
-        }
-        sh.cacheDirty = false;
-        std::vector<const ScannedFile*> pointers;
-        for (const ScannedFile& f : files) pointers.push_back(&f);
-        const FolderFingerprint fingerprint = shardFingerprint(pointers);
-        if (sh.units.size() > 1) whole.finalize();
-        whole.root = m_root;
-        if (!writeIndexFile(shardCacheFile(m_cacheDir, m_root, rel), whole, fingerprint, kCacheEncoding, error))
-            notes.push_back("cache not written: " + shardCacheFile(m_cacheDir, m_root, rel) + ": " + error);
-    }
-    return notes;
 }
 
 }  // namespace dl

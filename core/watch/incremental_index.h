@@ -158,7 +158,10 @@ private:
     void spillSettled();
     void rebuildUnreadable(const std::string& unitRel);
     template <class F>
-    void forEachUnit(F&& f) const;
+    void forEachUnit(F&& f) const {
+        for (const auto& [rel, sh] : m_shards)
+            for (const auto& [unitRel, u] : sh.units) f(u);
+    }
 
     std::string m_root, m_cacheDir;
     unsigned m_threads;

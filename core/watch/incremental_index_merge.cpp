@@ -1,0 +1,144 @@
+// IncrementalIndex: its units merged into the index one build of the dump gives (per-rank
+// decisions made again over the units) and written to the cache beside the dump.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "core/index/dump_indexer.h"
+#include "core/index/dump_layout.h"
+#include "core/index/index_serializer.h"
+#include "core/index/shard_builder.h"
+#include "core/index/shard_sources.h"
+#include "core/watch/incremental_index.h"
+#include "core/watch/unit_spill.h"
+
+namespace dl {
+
+// Every file a whole-shard build would be offered, in rel order: what the shard's cache entry vouches for.
+std::vector<ScannedFile> IncrementalIndex::allFiles(const Shard& sh) const {
+    std::vector<ScannedFile> all;
+    for (const auto& [unitRel, u] : sh.units) {
+        if (u.spilled) {
+            Unit back;
+            std::vector<ScannedFile> files;
+            std::string error;
+            if (!readUnitSpill(spillPath(unitRel), back.index, files, error)) throw SpillUnreadable{unitRel};
+            for (ScannedFile& f : files) back.files.insert(std::move(f));
+            for (const ScannedFile* f : offeredFiles(sh, "", back)) all.push_back(*f);
+        } else {
+            for (const ScannedFile* f : offeredFiles(sh, "", u)) all.push_back(*f);
+        }
+    }
+    std::sort(all.begin(), all.end(), [](const ScannedFile& a, const ScannedFile& b) { return a.rel < b.rel; });
+    return all;
+}
+
+// A shard's units as one whole-shard build would give them: the iteration folders, then unit ""
+// (so a rank's entry comes from a build that read its tensors), each rank's op order the weakest
+// of its folders' (RankInfo::orderSource).
+DumpIndex IncrementalIndex::mergedShard(const Shard& sh) const {
+    DumpIndex out, scratch;
+    for (const auto& [unitRel, u] : sh.units)
+        if (!unitRel.empty() && u.built) out.merge(indexOf(u, unitRel, scratch));
+    if (const auto base = sh.units.find(""); base != sh.units.end() && base->second.built)
+        out.merge(base->second.index);
+    // What one build decides per rank from all its folders, decided again over the units.
+    for (RankInfo& r : out.ranks) {
+        std::optional<std::string> order;
+        std::optional<DumpFormat> named;  // the last folder's, as ShardBuilder::finish lets it win
+        DumpFormat mindspore = DumpFormat::Unknown;
+        for (const auto& [unitRel, u] : sh.units)
+            for (const RankInfo& x : u.spilled ? u.spilledRanks : u.index.ranks) {
+                if (x.rank != r.rank || x.folder != r.folder) continue;
+                if (ShardSources::orderSourceStrength(x.orderSource) >= 0 &&
+                    (!order ||
+                     ShardSources::orderSourceStrength(x.orderSource) < ShardSources::orderSourceStrength(*order)))
+                    order = x.orderSource;
+                if (ShardBuilder::namesRankFormat(x.format))
+                    named = x.format;
+                else if (ShardSources::rankFormatStrength(x.format) > ShardSources::rankFormatStrength(mindspore))
+                    mindspore = x.format;
+            }
+        if (order) r.orderSource = *order;
+        if (named)
+            r.format = *named;
+        else if (mindspore != DumpFormat::Unknown)
+            r.format = mindspore;
+    }
+    // The notes orderOps gives once per rank: each unit's build gave its own; one build, that of the
+    // first folder it orders (ShardContext::emitOrder: by iteration and graph).
+    std::map<std::pair<int, std::uint32_t>, std::pair<std::tuple<std::uint32_t, std::uint32_t>, std::size_t>> first;
+    const auto keyOf = [](const IndexWarning& w, int kind) {
+        const std::vector<std::string_view> dirs = splitPath(w.path);
+        const DumpLocation loc = locateDumpFolder(dirs);
+        return std::pair(std::pair(kind, loc.rank.value_or(0)), std::tuple(loc.iteration.value_or(0), loc.graph));
+    };
+    for (std::size_t i = 0; i < out.warnings.size(); ++i)
+        if (const int kind = ShardSources::oncePerRankNote(out.warnings[i]); kind >= 0) {
+            const auto [key, where] = keyOf(out.warnings[i], kind);
+            if (const auto it = first.find(key); it == first.end() || where < it->second.first) first[key] = {where, i};
+        }
+    std::size_t i = 0;
+    std::erase_if(out.warnings, [&](const IndexWarning& w) {
+        const std::size_t at = i++;
+        const int kind = ShardSources::oncePerRankNote(w);
+        return kind >= 0 && first.at(keyOf(w, kind).first).second != at;
+    });
+    return out;
+}
+
+DumpIndex IncrementalIndex::merged() {
+    while (true) {
+        try {
+            DumpIndex out;
+            for (const auto& [rel, sh] : m_shards) {
+                if (sh.units.size() == 1) {
+                    if (sh.units.begin()->second.built) out.merge(sh.units.begin()->second.index);  // never spilled
+                } else {
+                    out.merge(mergedShard(sh));
+                }
+            }
+            out.finalize();
+            out.root = m_root;
+            return out;
+        } catch (const SpillUnreadable& e) {
+            rebuildUnreadable(e.unitRel);
+        }
+    }
+}
+
+std::vector<std::string> IncrementalIndex::writeCaches() {
+    std::vector<std::string> notes;
+    if (m_cacheDir.empty()) return notes;
+    for (auto& [rel, sh] : m_shards) {
+        // A shard whose files changed after its last build (a batch cut short by the stop) is not
+        // written: its fingerprint would vouch for files its index does not hold.
+        if (!sh.cacheDirty || sh.stale()) continue;
+        std::string error;
+        std::vector<ScannedFile> files;
+        DumpIndex whole;
+        // A unit whose spill cannot be read back is built again from the dump, then the shard retried.
+        for (bool done = false; !done;) {
+            try {
+                files = allFiles(sh);
+                whole = sh.units.size() == 1 ? sh.units.begin()->second.index : mergedShard(sh);
+                done = true;
+            } catch (const SpillUnreadable& e) {
+                rebuildUnreadable(e.unitRel);
+            }
+        }
+        sh.cacheDirty = false;
+        std::vector<const ScannedFile*> pointers;
+        for (const ScannedFile& f : files) pointers.push_back(&f);
+        const FolderFingerprint fingerprint = shardFingerprint(pointers);
+        if (sh.units.size() > 1) whole.finalize();
+        whole.root = m_root;
+        if (!writeIndexFile(shardCacheFile(m_cacheDir, m_root, rel), whole, fingerprint, kCacheEncoding, error))
+            notes.push_back("cache not written: " + shardCacheFile(m_cacheDir, m_root, rel) + ": " + error);
+    }
+    return notes;
+}
+
+}  // namespace dl
