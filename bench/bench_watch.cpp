@@ -485,8 +485,9 @@ void BM_WatchSoak(benchmark::State& state) {
             marks.emplace_back(mark, rssMiB());
             state.counters["rss_mib_at_" + std::to_string(mark)] = marks.back().second;
             // Said as it happens: a long soak's counters come only after its files are removed.
-            std::fprintf(stderr, "soak: %llu files indexed, %.0f s, RSS %.1f MiB\n",
-                         static_cast<unsigned long long>(mark),
+            // Files landed but not indexed yet are the watch's backlog: RSS counts them too.
+            std::fprintf(stderr, "soak: %llu files indexed, %llu landed, %.0f s, RSS %.1f MiB\n",
+                         static_cast<unsigned long long>(mark), static_cast<unsigned long long>(fleet.landed()),
                          std::chrono::duration<double>(Clock::now() - t0).count(), marks.back().second);
         }
         fleet.wait();

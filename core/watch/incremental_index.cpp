@@ -20,11 +20,11 @@
 #include "core/watch/unit_spill.h"
 
 namespace dl {
-namespace {
+namespace {}  // namespace
 
 // What an iteration of a shard holds, condensed: ops, tensors and their figures. Two builds that
 // agree on it for an iteration gave that iteration nothing new to analyse.
-std::unordered_map<std::uint32_t, std::uint64_t> iterationDigests(const DumpIndex& idx) {
+std::unordered_map<std::uint32_t, std::uint64_t> IncrementalIndex::iterationDigests(const DumpIndex& idx) {
     std::unordered_map<std::uint32_t, std::uint64_t> out;
     for (const OpRecord& o : idx.ops) {
         std::uint64_t h = XXH64(&o.tensorCount, sizeof o.tensorCount, o.rank);
@@ -38,6 +38,8 @@ std::unordered_map<std::uint32_t, std::uint64_t> iterationDigests(const DumpInde
     }
     return out;
 }
+
+namespace {
 
 bool holdsAnomaly(const DumpIndex& idx) {
     if (!idx.overflows.empty()) return true;
@@ -70,13 +72,13 @@ void IncrementalIndex::touch(const std::string& shardRel, const std::string& uni
 
 void IncrementalIndex::makeWhole(const std::string& shardRel, Shard& sh) {
     sh.whole = true;
+    restoreAll(shardRel, sh);
     Unit& base = sh.units[""];
     for (auto it = sh.units.begin(); it != sh.units.end();) {
         if (it->first.empty()) {
             ++it;
             continue;
         }
-        restore(shardRel, it->second, it->first);
         for (const ScannedFile& f : it->second.files) base.files.insert(f);
         for (auto& [rel, entry] : it->second.resume.entries) base.resume.entries[rel] = std::move(entry);
         it = sh.units.erase(it);
@@ -86,6 +88,15 @@ void IncrementalIndex::makeWhole(const std::string& shardRel, Shard& sh) {
 
 bool IncrementalIndex::Shard::stale() const {
     return std::any_of(units.begin(), units.end(), [](const auto& u) { return u.second.stale; });
+}
+
+std::vector<std::string> IncrementalIndex::Shard::unitRels() const {
+    std::vector<std::string> rels;
+    rels.reserve(units.size() + spilled.size());
+    for (const auto& [rel, u] : units) rels.push_back(rel);
+    for (const auto& [rel, u] : spilled) rels.push_back(rel);
+    std::sort(rels.begin(), rels.end());
+    return rels;
 }
 
 // The iteration folder holding `rel` within `shard`, "" when it lies in none (module header). An
@@ -120,8 +131,10 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
     const auto markStale = [&](const std::string& shardRel, Shard& sh, const std::string& unitRel, Unit& u,
                                const std::string& rel) {
         touch(shardRel, unitRel, u);
-        if (unitRel.empty() && ShardSources::isShardContext(rel))
+        if (unitRel.empty() && ShardSources::isShardContext(rel)) {
+            restoreAll(shardRel, sh);
             for (auto& [r, other] : sh.units) touch(shardRel, r, other);
+        }
     };
     // Removals first: a folder or file removed and made again in one poll keeps its new files.
     for (const std::string& folder : removedFolders) {
@@ -130,9 +143,11 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
             // A shard's files all start with its rel: a shard outside the folder and the folder
             // outside the shard share no file.
             if (!(rel.empty() || prefix.starts_with(rel + "/") || (rel + "/").starts_with(prefix))) continue;
+            std::vector<std::string> under;
+            for (const auto& [unitRel, s] : sh.spilled)
+                if ((unitRel + "/").starts_with(prefix) || prefix.starts_with(unitRel + "/")) under.push_back(unitRel);
+            for (const std::string& unitRel : under) restore(rel, sh, unitRel);
             for (auto& [unitRel, u] : sh.units) {
-                if (u.spilled && ((unitRel + "/").starts_with(prefix) || prefix.starts_with(unitRel + "/")))
-                    restore(rel, u, unitRel);
                 for (auto it = u.files.lower_bound(prefix); it != u.files.end() && it->rel.starts_with(prefix);) {
                     u.resume.entries.erase(it->rel);
                     const std::string gone = it->rel;
@@ -147,9 +162,9 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
         const auto it = m_shards.find(shard);
         if (it == m_shards.end()) continue;
         const std::string unitRel = unitOf(it->second, shard, rel);
+        if (it->second.spilled.count(unitRel)) restore(shard, it->second, unitRel);
         const auto u = it->second.units.find(unitRel);
         if (u == it->second.units.end()) continue;
-        restore(shard, u->second, unitRel);
         if (const auto f = u->second.files.find(rel); f != u->second.files.end()) {
             u->second.files.erase(f);
             u->second.resume.entries.erase(rel);
@@ -160,8 +175,7 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
         const std::string shard = shardOfFile(f.rel);
         Shard& sh = m_shards[shard];
         const std::string unitRel = unitOf(sh, shard, f.rel);
-        Unit& u = sh.units[unitRel];
-        restore(shard, u, unitRel);
+        Unit& u = restore(shard, sh, unitRel);
         const auto it = u.files.find(f.rel);
         if (it != u.files.end() && it->size == f.size && it->stamp == f.stamp) continue;  // handed on again, unchanged
         if (it != u.files.end()) u.files.erase(it);
@@ -190,7 +204,6 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
             for (auto& [unitRel, u] : sh.units) {
                 if (!u.stale) continue;
                 if (stop.stop_requested()) break;
-                restore(rel, u, unitRel);  // the shard's context changed
                 ShardChange c;
                 c.shard = rel;
                 c.unit = unitRel;
@@ -203,13 +216,12 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
             return std::any_of(u.second.index.ranks.begin(), u.second.index.ranks.end(),
                                [](const RankInfo& r) { return r.format == DumpFormat::PlainNpy; });
         });
-        if (!sh.whole && sh.units.size() > 1 && plainNpy && !stop.stop_requested()) {
+        if (!sh.whole && sh.units.size() + sh.spilled.size() > 1 && plainNpy && !stop.stop_requested()) {
             makeWhole(rel, sh);
             buildStale();
         }
-        std::erase_if(sh.units, [](const auto& u) {
-            return u.second.files.empty() && !u.second.spilled && !u.second.stale && !u.first.empty();
-        });
+        std::erase_if(sh.units,
+                      [](const auto& u) { return u.second.files.empty() && !u.second.stale && !u.first.empty(); });
         if (!stop.stop_requested()) {
             sh.hasCached = false;  // its files are all in the units' builds now
             sh.cached.release();
@@ -321,14 +333,14 @@ void IncrementalIndex::rebuild(const std::string& shardRel, Shard& sh, const std
 }
 
 std::uint64_t IncrementalIndex::tensors() const {
-    std::uint64_t n = 0;
-    forEachUnit([&](const Unit& u) { n += u.spilled ? u.spilledTensors : u.index.tensors.size(); });
+    std::uint64_t n = m_spilled.tensors;
+    forEachUnit([&](const Unit& u) { n += u.index.tensors.size(); });
     return n;
 }
 
 std::uint64_t IncrementalIndex::ops() const {
-    std::uint64_t n = 0;
-    forEachUnit([&](const Unit& u) { n += u.spilled ? u.spilledOps : u.index.ops.size(); });
+    std::uint64_t n = m_spilled.ops;
+    forEachUnit([&](const Unit& u) { n += u.index.ops.size(); });
     return n;
 }
 
@@ -339,35 +351,35 @@ std::uint64_t IncrementalIndex::tableBytesRead() const {
 }
 
 std::size_t IncrementalIndex::files() const {
-    std::size_t n = 0;
-    forEachUnit([&](const Unit& u) { n += u.spilled ? u.spilledFiles : u.files.size(); });
+    std::size_t n = std::size_t(m_spilled.files);
+    forEachUnit([&](const Unit& u) { n += u.files.size(); });
     return n;
 }
 
 std::size_t IncrementalIndex::units() const {
-    std::size_t n = 0;
+    std::size_t n = std::size_t(m_spilled.units);
     forEachUnit([&](const Unit&) { ++n; });
     return n;
 }
 
 std::set<std::uint32_t> IncrementalIndex::ranks() const {
     std::set<std::uint32_t> out;
+    for (const auto& [rank, n] : m_spilled.rankUnits) out.insert(rank);
     forEachUnit([&](const Unit& u) { out.insert(u.ranks.begin(), u.ranks.end()); });
     return out;
 }
 
 std::set<std::uint32_t> IncrementalIndex::iterations() const {
     std::set<std::uint32_t> out;
+    for (const auto& [iteration, n] : m_spilled.iterationUnits) out.insert(iteration);
     forEachUnit([&](const Unit& u) { out.insert(u.iterations.begin(), u.iterations.end()); });
     return out;
 }
 
 std::vector<IndexWarning> IncrementalIndex::warnings() const {
     std::vector<IndexWarning> out;
-    forEachUnit([&](const Unit& u) {
-        const auto& w = u.spilled ? u.spilledWarnings : u.index.warnings;
-        out.insert(out.end(), w.begin(), w.end());
-    });
+    for (const auto& [unitRel, w] : m_spilledWarnings) out.insert(out.end(), w.begin(), w.end());
+    forEachUnit([&](const Unit& u) { out.insert(out.end(), u.index.warnings.begin(), u.index.warnings.end()); });
     return out;
 }
 

@@ -104,7 +104,7 @@ private:
             return key(a) < key(b);
         }
     };
-    struct Unit {
+    struct Unit {  // held in memory: still changing, or not written out (no spill folder)
         // Complete files, by rel (the rel held once: ~130 bytes a file less than a map by rel).
         std::set<ScannedFile, ByRel> files;
         DumpIndex index;
@@ -113,12 +113,19 @@ private:
         std::set<std::uint32_t> ranks, iterations;
         std::unordered_map<std::uint32_t, std::uint64_t> digests;  // of `index`, per iteration
         ShardResume resume;                                        // growing files read from where they were left
-        // Spilled (setSpill): `files`, `index` and `resume` are empty, the figures below stand in.
-        bool spilled = false;
-        std::uint64_t lastTouched = 0;  // the update that last changed it
-        std::uint64_t spilledTensors = 0, spilledOps = 0, spilledFiles = 0;
-        std::vector<IndexWarning> spilledWarnings;
-        std::vector<RankInfo> spilledRanks;
+        std::uint64_t lastTouched = 0;                             // the update that last changed it
+    };
+    // A settled unit written out of memory (setSpill): what stands in for it until it is read back,
+    // ~200 bytes with its map entry against ~1.4 KB for an empty Unit, so that a watch of 200,000
+    // iteration folders holds tens of MB. Its warnings, rarely any, are kept in m_spilledWarnings.
+    struct SpilledUnit {
+        std::uint32_t tensors = 0, ops = 0, files = 0;
+        std::vector<std::uint32_t> ranks, iterations;  // those its ops hold (one of each, as a rule)
+    };
+    struct SpilledTotals {  // over every spilled unit, so that no figure walks them
+        std::uint64_t tensors = 0, ops = 0, files = 0, units = 0;
+        std::map<std::uint32_t, std::uint64_t> rankUnits, iterationUnits;  // how many spilled units hold each
+        void add(const SpilledUnit& s, int sign);
     };
     struct SpillUnreadable : std::runtime_error {
         explicit SpillUnreadable(std::string unit)
@@ -126,7 +133,8 @@ private:
         std::string unitRel;
     };
     struct Shard {
-        std::map<std::string, Unit> units;  // by iteration folder; "" the shard's other files
+        std::map<std::string, Unit> units;           // in memory, by iteration folder; "" the shard's other files
+        std::map<std::string, SpilledUnit> spilled;  // written out (never ""), by iteration folder
         // Plain .npy files (np.save in program order) are ordered across all their folders by
         // modification time: a shard holding them is built whole, as unit "".
         bool whole = false;
@@ -135,6 +143,9 @@ private:
         bool hasCached = false;
         DumpIndex cached;  // the shard's cache entry, until the first batch that built it
         bool stale() const;
+        bool single() const { return units.size() == 1 && spilled.empty(); }
+        // Every unit's rel, in memory or spilled, in rel order ("" first).
+        std::vector<std::string> unitRels() const;
     };
     static std::string unitOf(const std::string& shard, const std::string& rel);
     static std::string unitOf(const Shard& sh, const std::string& shard, const std::string& rel) {
@@ -146,17 +157,22 @@ private:
     void makeWhole(const std::string& shardRel, Shard& sh);
     void rebuild(const std::string& shardRel, Shard& sh, const std::string& unitRel, Unit& u, std::stop_token stop,
                  ShardChange& change);
+    static std::unordered_map<std::uint32_t, std::uint64_t> iterationDigests(const DumpIndex& idx);
     static std::vector<const ScannedFile*> offeredFiles(const Shard& sh, const std::string& unitRel, const Unit& u);
     std::vector<ScannedFile> allFiles(const Shard& sh) const;
     DumpIndex mergedShard(const Shard& sh) const;
     std::string spillPath(const std::string& unitRel) const;
-    void spill(Unit& u, const std::string& unitRel);
-    // Before any change to a spilled unit; one read back from the dump is touched.
-    void restore(const std::string& shardRel, Unit& u, const std::string& unitRel);
-    // The unit's index: its own, or read back from its spill into `scratch`.
-    const DumpIndex& indexOf(const Unit& u, const std::string& unitRel, DumpIndex& scratch) const;
+    void spill(Shard& sh, std::map<std::string, Unit>::iterator unit);
+    // Before any change to a unit: one spilled is read back into memory (one whose spill is
+    // unreadable is listed and built again from the dump, touched). Returns the unit in memory.
+    Unit& restore(const std::string& shardRel, Shard& sh, const std::string& unitRel);
+    // Every spilled unit of the shard read back (its context changed, or it is made whole).
+    void restoreAll(const std::string& shardRel, Shard& sh);
+    // The unit's index: its own in memory, or read back from its spill into `scratch`.
+    const DumpIndex& indexOf(const Shard& sh, const std::string& unitRel, DumpIndex& scratch) const;
     void spillSettled();
     void rebuildUnreadable(const std::string& unitRel);
+    // The units in memory: those still changing, bounded by the spill (every unit without one).
     template <class F>
     void forEachUnit(F&& f) const {
         for (const auto& [rel, sh] : m_shards)
@@ -173,6 +189,8 @@ private:
     mutable std::vector<std::string> m_notes;
     std::set<std::string> m_touched;        // shards with a unit to build, this update
     std::uint64_t m_spilledTableBytes = 0;  // tableBytesRead of units whose resume state was spilled
+    SpilledTotals m_spilled;
+    std::map<std::string, std::vector<IndexWarning>> m_spilledWarnings;  // by unit rel, those that have any
     bool m_spillFailed = false;
 };
 

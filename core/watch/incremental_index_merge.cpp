@@ -19,17 +19,15 @@ namespace dl {
 // Every file a whole-shard build would be offered, in rel order: what the shard's cache entry vouches for.
 std::vector<ScannedFile> IncrementalIndex::allFiles(const Shard& sh) const {
     std::vector<ScannedFile> all;
-    for (const auto& [unitRel, u] : sh.units) {
-        if (u.spilled) {
-            Unit back;
-            std::vector<ScannedFile> files;
-            std::string error;
-            if (!readUnitSpill(spillPath(unitRel), back.index, files, error)) throw SpillUnreadable{unitRel};
-            for (ScannedFile& f : files) back.files.insert(std::move(f));
-            for (const ScannedFile* f : offeredFiles(sh, "", back)) all.push_back(*f);
-        } else {
-            for (const ScannedFile* f : offeredFiles(sh, "", u)) all.push_back(*f);
-        }
+    for (const auto& [unitRel, u] : sh.units)
+        for (const ScannedFile* f : offeredFiles(sh, "", u)) all.push_back(*f);
+    for (const auto& [unitRel, s] : sh.spilled) {
+        Unit back;
+        std::vector<ScannedFile> files;
+        std::string error;
+        if (!readUnitSpill(spillPath(unitRel), back.index, files, error)) throw SpillUnreadable{unitRel};
+        for (ScannedFile& f : files) back.files.insert(std::move(f));
+        for (const ScannedFile* f : offeredFiles(sh, "", back)) all.push_back(*f);
     }
     std::sort(all.begin(), all.end(), [](const ScannedFile& a, const ScannedFile& b) { return a.rel < b.rel; });
     return all;
@@ -40,32 +38,50 @@ std::vector<ScannedFile> IncrementalIndex::allFiles(const Shard& sh) const {
 // of its folders' (RankInfo::orderSource).
 DumpIndex IncrementalIndex::mergedShard(const Shard& sh) const {
     DumpIndex out, scratch;
-    for (const auto& [unitRel, u] : sh.units)
-        if (!unitRel.empty() && u.built) out.merge(indexOf(u, unitRel, scratch));
-    if (const auto base = sh.units.find(""); base != sh.units.end() && base->second.built)
-        out.merge(base->second.index);
-    // What one build decides per rank from all its folders, decided again over the units.
-    for (RankInfo& r : out.ranks) {
+    // What one build decides per rank from all its folders, decided again over the units, in
+    // their rel order ("" first): gathered while each unit's index is at hand (a spilled one is
+    // read back once).
+    struct Decision {
         std::optional<std::string> order;
         std::optional<DumpFormat> named;  // the last folder's, as ShardBuilder::finish lets it win
         DumpFormat mindspore = DumpFormat::Unknown;
-        for (const auto& [unitRel, u] : sh.units)
-            for (const RankInfo& x : u.spilled ? u.spilledRanks : u.index.ranks) {
-                if (x.rank != r.rank || x.folder != r.folder) continue;
-                if (ShardSources::orderSourceStrength(x.orderSource) >= 0 &&
-                    (!order ||
-                     ShardSources::orderSourceStrength(x.orderSource) < ShardSources::orderSourceStrength(*order)))
-                    order = x.orderSource;
-                if (ShardBuilder::namesRankFormat(x.format))
-                    named = x.format;
-                else if (ShardSources::rankFormatStrength(x.format) > ShardSources::rankFormatStrength(mindspore))
-                    mindspore = x.format;
-            }
-        if (order) r.orderSource = *order;
-        if (named)
-            r.format = *named;
-        else if (mindspore != DumpFormat::Unknown)
-            r.format = mindspore;
+    };
+    std::map<std::pair<std::uint32_t, std::string>, Decision> decisions;
+    const auto decide = [&](const DumpIndex& unit) {
+        for (const RankInfo& x : unit.ranks) {
+            Decision& d = decisions[{x.rank, x.folder}];
+            if (ShardSources::orderSourceStrength(x.orderSource) >= 0 &&
+                (!d.order ||
+                 ShardSources::orderSourceStrength(x.orderSource) < ShardSources::orderSourceStrength(*d.order)))
+                d.order = x.orderSource;
+            if (ShardBuilder::namesRankFormat(x.format))
+                d.named = x.format;
+            else if (ShardSources::rankFormatStrength(x.format) > ShardSources::rankFormatStrength(d.mindspore))
+                d.mindspore = x.format;
+        }
+    };
+    const auto base = sh.units.find("");
+    if (base != sh.units.end()) decide(base->second.index);
+    for (const std::string& unitRel : sh.unitRels()) {
+        if (unitRel.empty()) continue;
+        const auto live = sh.units.find(unitRel);
+        if (live != sh.units.end() && !live->second.built) {
+            decide(live->second.index);
+            continue;
+        }
+        const DumpIndex& unit = indexOf(sh, unitRel, scratch);
+        decide(unit);
+        out.merge(unit);
+    }
+    if (base != sh.units.end() && base->second.built) out.merge(base->second.index);
+    for (RankInfo& r : out.ranks) {
+        const auto d = decisions.find({r.rank, r.folder});
+        if (d == decisions.end()) continue;
+        if (d->second.order) r.orderSource = *d->second.order;
+        if (d->second.named)
+            r.format = *d->second.named;
+        else if (d->second.mindspore != DumpFormat::Unknown)
+            r.format = d->second.mindspore;
     }
     // The notes orderOps gives once per rank: each unit's build gave its own; one build, that of the
     // first folder it orders (ShardContext::emitOrder: by iteration and graph).
@@ -94,8 +110,8 @@ DumpIndex IncrementalIndex::merged() {
         try {
             DumpIndex out;
             for (const auto& [rel, sh] : m_shards) {
-                if (sh.units.size() == 1) {
-                    if (sh.units.begin()->second.built) out.merge(sh.units.begin()->second.index);  // never spilled
+                if (sh.single()) {
+                    if (sh.units.begin()->second.built) out.merge(sh.units.begin()->second.index);
                 } else {
                     out.merge(mergedShard(sh));
                 }
@@ -123,7 +139,7 @@ std::vector<std::string> IncrementalIndex::writeCaches() {
         for (bool done = false; !done;) {
             try {
                 files = allFiles(sh);
-                whole = sh.units.size() == 1 ? sh.units.begin()->second.index : mergedShard(sh);
+                whole = sh.single() ? sh.units.begin()->second.index : mergedShard(sh);
                 done = true;
             } catch (const SpillUnreadable& e) {
                 rebuildUnreadable(e.unitRel);
@@ -133,7 +149,7 @@ std::vector<std::string> IncrementalIndex::writeCaches() {
         std::vector<const ScannedFile*> pointers;
         for (const ScannedFile& f : files) pointers.push_back(&f);
         const FolderFingerprint fingerprint = shardFingerprint(pointers);
-        if (sh.units.size() > 1) whole.finalize();
+        if (!sh.single()) whole.finalize();
         whole.root = m_root;
         if (!writeIndexFile(shardCacheFile(m_cacheDir, m_root, rel), whole, fingerprint, kCacheEncoding, error))
             notes.push_back("cache not written: " + shardCacheFile(m_cacheDir, m_root, rel) + ": " + error);

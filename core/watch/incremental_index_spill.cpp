@@ -27,7 +27,25 @@ std::string IncrementalIndex::spillPath(const std::string& unitRel) const {
     return m_spillDir + "/" + name;
 }
 
-void IncrementalIndex::spill(Unit& u, const std::string& unitRel) {
+void IncrementalIndex::SpilledTotals::add(const SpilledUnit& s, int sign) {
+    const auto by = [&](std::uint64_t& total, std::uint64_t n) { total = sign > 0 ? total + n : total - n; };
+    by(tensors, s.tensors);
+    by(ops, s.ops);
+    by(files, s.files);
+    by(units, 1);
+    const auto count = [&](std::map<std::uint32_t, std::uint64_t>& units, std::uint32_t key) {
+        if (sign > 0)
+            ++units[key];
+        else if (const auto it = units.find(key); it != units.end() && --it->second == 0)
+            units.erase(it);
+    };
+    for (const std::uint32_t r : s.ranks) count(rankUnits, r);
+    for (const std::uint32_t i : s.iterations) count(iterationUnits, i);
+}
+
+void IncrementalIndex::spill(Shard& sh, std::map<std::string, Unit>::iterator unit) {
+    const std::string& unitRel = unit->first;
+    Unit& u = unit->second;
     const std::vector<ScannedFile> files(u.files.begin(), u.files.end());
     std::string error;
     if (!writeUnitSpill(spillPath(unitRel), u.index, files, error)) {
@@ -37,28 +55,40 @@ void IncrementalIndex::spill(Unit& u, const std::string& unitRel) {
         return;
     }
     m_spilledTableBytes += u.resume.bytesRead;
-    u.spilledTensors = u.index.tensors.size();
-    u.spilledOps = u.index.ops.size();
-    u.spilledFiles = files.size();
-    u.spilledWarnings = u.index.warnings;
-    u.spilledRanks = u.index.ranks;
-    u.index.release();
-    u.files.clear();
-    u.resume = ShardResume();
-    u.spilled = true;
+    SpilledUnit s;
+    s.tensors = std::uint32_t(u.index.tensors.size());
+    s.ops = std::uint32_t(u.index.ops.size());
+    s.files = std::uint32_t(files.size());
+    s.ranks.assign(u.ranks.begin(), u.ranks.end());
+    s.iterations.assign(u.iterations.begin(), u.iterations.end());
+    m_spilled.add(s, +1);
+    if (!u.index.warnings.empty()) m_spilledWarnings[unitRel] = std::move(u.index.warnings);
+    u.index.release();  // DumpIndex::release frees the string pool's text too
+    sh.spilled.emplace(unitRel, std::move(s));
+    sh.units.erase(unit);
 }
 
 // A spill that cannot be read back is not trusted: the unit's folder is listed again (its own
 // files only) and built from the dump (its tensor files read again).
-void IncrementalIndex::restore(const std::string& shardRel, Unit& u, const std::string& unitRel) {
-    if (!u.spilled) return;
-    DumpIndex index;
+IncrementalIndex::Unit& IncrementalIndex::restore(const std::string& shardRel, Shard& sh, const std::string& rel) {
+    const auto s = sh.spilled.find(rel);
+    if (s == sh.spilled.end()) return sh.units[rel];
+    const std::string unitRel = rel;  // `rel` may be the key erased below
+    m_spilled.add(s->second, -1);
+    sh.spilled.erase(s);
+    m_spilledWarnings.erase(unitRel);
+    Unit& u = sh.units[unitRel];
     std::vector<ScannedFile> files;
     std::string error;
     const std::string path = spillPath(unitRel);
-    const bool read = readUnitSpill(path, index, files, error);
+    const bool read = readUnitSpill(path, u.index, files, error);
     if (read) {
-        u.index = std::move(index);
+        u.built = true;
+        u.digests = iterationDigests(u.index);
+        for (const OpRecord& o : u.index.ops) {
+            u.ranks.insert(o.rank);
+            u.iterations.insert(o.iteration);
+        }
     } else {
         m_notes.push_back("watch state of " + unitRel + " unreadable (" + error + "): its folder is read again");
         files.clear();
@@ -67,26 +97,25 @@ void IncrementalIndex::restore(const std::string& shardRel, Unit& u, const std::
             if (unitOf(shardRel, f.rel) == unitRel) files.push_back(std::move(f));
         }
         u.index = DumpIndex();
-        u.built = false;
     }
-    u.files.clear();
     for (ScannedFile& f : files) u.files.insert(std::move(f));
     std::error_code ec;
     std::filesystem::remove(path, ec);
-    u.spilled = false;
-    u.spilledTensors = u.spilledOps = u.spilledFiles = 0;
-    u.spilledWarnings.clear();
-    u.spilledRanks.clear();
     if (!read) {
         touch(shardRel, unitRel, u);
     } else if (!m_spillDir.empty() && !m_spillFailed && u.lastTouched != m_batch) {
         u.lastTouched = m_batch;  // read back unchanged (a file handed on again): written out again once settled
         m_spillQueue.emplace_back(m_batch, shardRel, unitRel);
     }
+    return u;
 }
 
-const DumpIndex& IncrementalIndex::indexOf(const Unit& u, const std::string& unitRel, DumpIndex& scratch) const {
-    if (!u.spilled) return u.index;
+void IncrementalIndex::restoreAll(const std::string& shardRel, Shard& sh) {
+    while (!sh.spilled.empty()) restore(shardRel, sh, sh.spilled.begin()->first);
+}
+
+const DumpIndex& IncrementalIndex::indexOf(const Shard& sh, const std::string& unitRel, DumpIndex& scratch) const {
+    if (const auto u = sh.units.find(unitRel); u != sh.units.end()) return u->second.index;
     std::vector<ScannedFile> files;
     std::string error;
     scratch = DumpIndex();
@@ -103,25 +132,19 @@ void IncrementalIndex::spillSettled() {
         if (sh == m_shards.end()) continue;
         const auto u = sh->second.units.find(unitRel);
         if (u == sh->second.units.end()) continue;
-        Unit& unit = u->second;
-        if (unit.lastTouched == batch && unit.built && !unit.stale && !unit.spilled && !m_spillFailed)
-            spill(unit, unitRel);
+        const Unit& unit = u->second;
+        if (unit.lastTouched == batch && unit.built && !unit.stale && !m_spillFailed) spill(sh->second, u);
     }
 }
 
-std::size_t IncrementalIndex::spilledUnits() const {
-    std::size_t n = 0;
-    forEachUnit([&](const Unit& u) { n += u.spilled; });
-    return n;
-}
+std::size_t IncrementalIndex::spilledUnits() const { return std::size_t(m_spilled.units); }
 
 // A spilled unit that could not be read back: listed and built again from the dump, so that no
 // answer is given without its records.
 void IncrementalIndex::rebuildUnreadable(const std::string& unitRel) {
     const std::string shardRel = shardOfFile(unitRel + "/x");
     Shard& sh = m_shards[shardRel];
-    Unit& u = sh.units[unitRel];
-    restore(shardRel, u, unitRel);
+    Unit& u = restore(shardRel, sh, unitRel);
     if (!u.stale) return;  // read back after all
     ShardChange ignored;
     rebuild(shardRel, sh, unitRel, u, {}, ignored);
