@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -317,13 +318,24 @@ BENCHMARK(BM_WatchOverflowLatency)
     ->UseRealTime();
 
 // One batch of the watch, alone: N files indexed in 64 shards, then one new file per shard (what a
-// batch under a 64-rank writer holds) handed to IncrementalIndex::update. Its cost grows with the
-// files already in the shards it touches (each rebuilt shard is re-listed): the slope is the cost
-// per file held.
+// batch under a 64-rank writer holds) handed to IncrementalIndex::update. With K > 0 each rank
+// folder also holds an execution order of K kernels (rank_N/execution_order/, as MindSpore writes
+// it), which every build of an iteration folder orders its ops by: the cost of reading it again.
 void BM_WatchBatch(benchmark::State& state) {
     const std::uint64_t n = std::uint64_t(state.range(0));
+    const std::uint64_t kernels = std::uint64_t(state.range(1));
     Scratch s;
     Fleet fleet(s.root / "dump", 64, 1);
+    if (kernels) {
+        std::string order = "NodeExecutionOrder-FullNameWithScope\n";
+        for (std::uint64_t k = 0; k < kernels; ++k)
+            order += "Default/network/layer" + std::to_string(k / 50) + "/Add-op" + std::to_string(k) + "\n";
+        for (int r = 0; r < 64; ++r) {
+            const fs::path dir = s.root / "dump" / ("rank_" + std::to_string(r)) / "execution_order";
+            fs::create_directories(dir);
+            std::ofstream(dir / "ms_execution_order_graph_0.csv", std::ios::binary) << order;
+        }
+    }
     fleet.start(n, 0);
     fleet.wait();
     const std::string root = fs::absolute(s.root / "dump").string();
@@ -350,7 +362,15 @@ void BM_WatchBatch(benchmark::State& state) {
     state.counters["files_held"] = double(idx.files());
     state.counters["shard_builds"] = double(idx.shardBuilds());
 }
-BENCHMARK(BM_WatchBatch)->Arg(5000)->Arg(20000)->Arg(80000)->Iterations(5)->Unit(benchmark::kMillisecond);
+// files held, kernels in each rank's execution order (0: none)
+BENCHMARK(BM_WatchBatch)
+    ->Args({5000, 0})
+    ->Args({20000, 0})
+    ->Args({80000, 0})
+    ->Args({20000, 10000})
+    ->Args({20000, 100000})
+    ->Iterations(5)
+    ->Unit(benchmark::kMillisecond);
 
 // A statistic.csv of R rows (2.2 layout, one op of two tensors per two rows) growing by one row:
 // the cost of the batch that takes the row in. The bytes read are the row's (test_incremental_
@@ -503,6 +523,20 @@ void BM_WatchSoak(benchmark::State& state) {
         // rest is what the watch holds.
         malloc_trim(0);
         state.counters["rss_mib_at_end_trimmed"] = rssMiB();
+        // Then the job overflows: the first analysis merges every folder written out so far (as
+        // `analyze` reads the whole dump), so its latency and memory grow with what was indexed.
+        fleet.start(0, rate);
+        fleet.requestBad();
+        const bool seen = watch->waitUntil([&] { return watch->overflowAt.has_value(); }, std::chrono::seconds(1800));
+        fleet.stop();
+        if (const auto bad = fleet.badLanded(); seen && bad)
+            state.counters["overflow_latency_ms"] =
+                std::chrono::duration<double, std::milli>(*watch->overflowAt - *bad).count();
+        state.counters["rss_mib_after_overflow"] = rssMiB();
+        rusage usage{};
+        getrusage(RUSAGE_SELF, &usage);
+        state.counters["peak_rss_mib"] = double(usage.ru_maxrss) / 1024;  // the analysis' merged index
+        std::fprintf(stderr, "soak: overflow event %s, RSS %.1f MiB\n", seen ? "seen" : "NOT seen", rssMiB());
         watch.reset();
         // The index of the same folder, for its bytes a tensor: read from the page cache up to ~1M
         // files; beyond, the files are on disk (10M are 40 GB) and reading them all again takes an hour.

@@ -63,11 +63,10 @@ struct Walker {
                 }
                 subdirs.push_back(childRel);
             } else if (S_ISREG(st.st_mode)) {
-                const std::int64_t stamp[3] = {std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
-                                               std::int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
-                                               std::int64_t(st.st_ino)};
-                out.files.push_back(
-                    {childRel, std::uint64_t(st.st_size), stamp[0], std::int64_t(XXH64(stamp, sizeof stamp, 0))});
+                const std::int64_t mtime = std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+                out.files.push_back({childRel, std::uint64_t(st.st_size), mtime,
+                                     fileStamp(mtime, std::int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
+                                               std::uint64_t(st.st_ino))});
             } else {  // never opened: a FIFO would block the reader, a device never end
                 warn(childRel, std::string("not a regular file (a ") + fileTypeName(st.st_mode) + "), skipped",
                      WarningSeverity::Unreadable);
@@ -101,6 +100,20 @@ ScanResult scanFolder(const std::string& root, std::stop_token stop, int maxDept
     w.walk("", 0);
     std::sort(w.out.files.begin(), w.out.files.end(), [](const auto& a, const auto& b) { return a.rel < b.rel; });
     return std::move(w.out);
+}
+
+std::int64_t fileStamp(std::int64_t mtimeNs, std::int64_t ctimeNs, std::uint64_t inode) {
+    const std::int64_t parts[3] = {mtimeNs, ctimeNs, std::int64_t(inode)};
+    return std::int64_t(XXH64(parts, sizeof parts, 0));
+}
+
+bool fileSizeAndStamp(const std::string& path, std::uint64_t& size, std::int64_t& stamp) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    size = std::uint64_t(st.st_size);
+    stamp = fileStamp(std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                      std::int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec, std::uint64_t(st.st_ino));
+    return true;
 }
 
 }  // namespace dl

@@ -28,4 +28,9 @@ struct ScanResult {
 
 ScanResult scanFolder(const std::string& root, std::stop_token stop = {}, int maxDepth = 32);
 
+// ScannedFile::stamp of a file with these times (ns) and inode: what the scan and the watcher give.
+std::int64_t fileStamp(std::int64_t mtimeNs, std::int64_t ctimeNs, std::uint64_t inode);
+// The size and stamp `path` has now; false when it cannot be stat'ed or is not a regular file.
+bool fileSizeAndStamp(const std::string& path, std::uint64_t& size, std::int64_t& stamp);
+
 }  // namespace dl

@@ -67,6 +67,8 @@ std::vector<StatsJob>& ShardBuilder::jobs() { return m->m_jobs; }
 
 void ShardBuilder::setResume(ShardResume* resume) { m->m_resume = resume; }
 
+void ShardBuilder::setContextCache(ShardContextCache* cache) { m->m_sources.setCache(cache); }
+
 std::size_t ShardBuilder::reusedFiles() const { return m->m_reused; }
 
 // Steps 1-3 of format_reader.h, with the shard's own files (ShardSources) read first.

@@ -23,6 +23,8 @@
 
 namespace dl {
 
+struct ShardContextCache;
+
 struct FormatReader;
 
 class ShardBuilder {
@@ -40,6 +42,9 @@ public:
     // Before scan: a store kept across builds of this shard (shard_resume.h), so that a reader of
     // growing files (statistic.csv) reads only what was added since the last build.
     void setResume(ShardResume* resume);
+    // Before scan: the shard's order files parsed by its earlier builds (ShardContextCache), kept
+    // by the caller across builds of the shard's folders.
+    void setContextCache(ShardContextCache* cache);
     // `files` are relative to the index root and all lie inside this shard. False when `stop` was
     // requested before the last file: the builder is then half-filled and must be dropped.
     bool scan(const std::vector<const ScannedFile*>& files, std::stop_token stop = {});

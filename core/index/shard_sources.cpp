@@ -58,17 +58,18 @@ void ShardSources::collect(const std::string& rootAbs, const std::vector<const S
             bool isGlobal = false;
             const auto graph = executionOrderGraphId(base, &isGlobal);
             if (graph < 0 || isGlobal) continue;
-            std::vector<std::string> names;
-            if (!readSmallTextFile(abs, text, error) || !parseExecutionOrderCsv(text, names, error)) {
-                warnings.push_back({f->rel, error, WarningSeverity::Unreadable});
-                continue;
-            }
+            auto table = orderTable(abs, *f, warnings, [&](std::vector<std::string>& names, IndexWarning& warning) {
+                if (readSmallTextFile(abs, text, error) && parseExecutionOrderCsv(text, names, error)) return true;
+                warning = {f->rel, error, WarningSeverity::Unreadable};
+                return false;
+            });
+            if (!table) continue;
             OrderFile& order = m_orders[{dirName(dirName(f->rel)), std::uint32_t(graph)}];
-            order.table.assign(std::move(names));
+            order.table = std::move(table);
             order.source = OrderSource::ExecutionOrder;
             order.rel = f->rel;
         } else if (inFolderNamed(f->rel, "graphs") && graphIrGraphId(base) >= 0) {
-            irs.push_back({dirName(dirName(f->rel)), f->rel, std::uint32_t(graphIrGraphId(base))});
+            irs.push_back({f, dirName(dirName(f->rel)), std::uint32_t(graphIrGraphId(base))});
         } else if (inFolderNamed(f->rel, ".dump_metadata") || inFolderNamed(f->rel, ".metadata")) {
             if (!readSmallTextFile(abs, text, error)) {
                 warnings.push_back({f->rel, error, WarningSeverity::Unreadable});
@@ -114,23 +115,49 @@ void ShardSources::readGraphIrs(const std::string& rootAbs, const std::vector<Pe
                                 std::vector<IndexWarning>& warnings) {
     for (const PendingIr& ir : irs) {
         if (m_orders.count({ir.dir, ir.graph})) continue;
-        std::vector<std::string> names;
-        std::string error;
-        if (!readGraphIrOpOrder(rootAbs + "/" + ir.rel, names, error)) {
-            warnings.push_back({ir.rel, error, WarningSeverity::Unreadable});
-            continue;
-        }
-        if (names.empty()) {
-            warnings.push_back({ir.rel,
-                                "graph IR names no kernel (no full_name_with_scope lines): not used to order ops",
-                                WarningSeverity::Note});
-            continue;
-        }
+        const std::string& rel = ir.file->rel;
+        const std::string abs = rootAbs + "/" + rel;
+        auto table = orderTable(abs, *ir.file, warnings, [&](std::vector<std::string>& names, IndexWarning& warning) {
+            std::string error;
+            if (!readGraphIrOpOrder(abs, names, error)) {
+                warning = {rel, error, WarningSeverity::Unreadable};
+                return false;
+            }
+            if (names.empty()) {
+                warning = {rel, "graph IR names no kernel (no full_name_with_scope lines): not used to order ops",
+                           WarningSeverity::Note};
+                return false;
+            }
+            return true;
+        });
+        if (!table) continue;
         OrderFile& order = m_orders[{ir.dir, ir.graph}];
-        order.table.assign(std::move(names));
+        order.table = std::move(table);
         order.source = OrderSource::GraphIr;
-        order.rel = ir.rel;
+        order.rel = rel;
     }
+}
+
+// A failed parse is not kept (a read that failed once may not again), nor one of a file that
+// changed while it was read: it is not what its size and stamp stand for.
+template <class Parse>
+std::shared_ptr<const OpOrderTable> ShardSources::orderTable(const std::string& abs, const ScannedFile& f,
+                                                             std::vector<IndexWarning>& warnings, Parse&& parse) {
+    if (m_cache)
+        if (auto table = m_cache->find(f)) return table;
+    std::vector<std::string> names;
+    IndexWarning warning;
+    if (!parse(names, warning)) {
+        warnings.push_back(std::move(warning));
+        return nullptr;
+    }
+    std::uint64_t size = 0;
+    std::int64_t stamp = 0;
+    if (m_cache && fileSizeAndStamp(abs, size, stamp) && size == f.size && stamp == f.stamp)
+        return m_cache->add(f, std::move(names));
+    auto table = std::make_shared<OpOrderTable>();
+    table->assign(std::move(names));
+    return table;
 }
 
 std::string_view ShardSources::orderSourceName(OrderSource s) {
@@ -263,7 +290,7 @@ void ShardSources::orderOps(const FolderInfo& folder, DumpIndex& out, std::size_
         std::int64_t pos = -1;
         for (const auto& [base, file] : tables) {
             const std::string* full = nullptr;
-            if (const auto p = file->table.find(name, &full); p >= 0) {
+            if (const auto p = file->table->find(name, &full); p >= 0) {
                 pos = base + p;
                 op.scope = out.strings.intern(*full);
                 placedBy = std::min(placedBy.value_or(file->source), file->source);

@@ -3,14 +3,18 @@
 // overflow records. ShardBuilder asks it to resolve long names, order ops and attach overflows.
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/formats/mindspore/dump_file_name.h"
 #include "core/formats/mindspore/execution_order.h"
 #include "core/index/dump_layout.h"
 #include "core/index/dump_scanner.h"
+#include "core/index/shard_context_cache.h"
 #include "core/model/dump_index.h"
 
 namespace dl {
@@ -24,6 +28,9 @@ class ShardSources {
 public:
     void collect(const std::string& rootAbs, const std::vector<const ScannedFile*>& files,
                  std::vector<IndexWarning>& warnings);
+    // Before collect: order files parsed by earlier builds are taken from `cache`, and those parsed
+    // now are added to it (shard_context_cache.h). Null (the default): every file is parsed.
+    void setCache(ShardContextCache* cache) { m_cache = cache; }
     // Files that are not tensors and not handled elsewhere (metadata, graphs, configs, ...).
     static bool isAuxiliary(const std::string& rel);
     // What `collect` reads to order or describe every folder of its shard (execution order, graph
@@ -58,14 +65,20 @@ public:
 private:
     enum class OrderSource : std::uint8_t { FileName, GraphIr, ExecutionOrder, Timestamps };  // weakest first
     struct OrderFile {
-        OpOrderTable table;
+        std::shared_ptr<const OpOrderTable> table;
         OrderSource source = OrderSource::ExecutionOrder;
         std::string rel;  // the file, for warnings
     };
     struct PendingIr {
-        std::string dir, rel;
+        const ScannedFile* file = nullptr;
+        std::string dir;
         std::uint32_t graph = 0;
     };
+    // The table an order file parses to (null when it cannot order: its warning said), through
+    // the cache when there is one.
+    template <class Parse>
+    std::shared_ptr<const OpOrderTable> orderTable(const std::string& abs, const ScannedFile& f,
+                                                   std::vector<IndexWarning>& warnings, Parse&& parse);
     static std::string_view orderSourceName(OrderSource s);
     void readGraphIrs(const std::string& rootAbs, const std::vector<PendingIr>& irs,
                       std::vector<IndexWarning>& warnings);
@@ -83,6 +96,7 @@ private:
     std::vector<PendingOverflow> m_overflows;
     std::vector<std::pair<std::uint32_t, std::string>> m_rankHosts;  // from hccl.json: rank -> host
     std::vector<std::pair<std::uint32_t, std::string>> m_rankDevices;
+    ShardContextCache* m_cache = nullptr;
 };
 
 }  // namespace dl

@@ -26,11 +26,9 @@ using Clock = std::chrono::steady_clock;
 constexpr std::uint32_t kDirMask = IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
     IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 
-std::int64_t stampOf(const struct stat& st) {  // the same mix as dump_scanner.cpp
-    const std::int64_t parts[3] = {std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
-                                   std::int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
-                                   std::int64_t(st.st_ino)};
-    return std::int64_t(XXH64(parts, sizeof parts, 0));
+std::int64_t stampOf(const struct stat& st) {
+    return fileStamp(std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                     std::int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec, std::uint64_t(st.st_ino));
 }
 
 // File systems whose files other machines write: inotify sees only this machine's writes there.
@@ -69,6 +67,7 @@ struct FolderWatcher::Impl {
         bool everReported = false;  // its removal is news
         int completeAt = -1;        // looksComplete() of this size and stamp: -1 not asked yet
         bool statFresh = false;     // size and stamp taken during this poll: collectComplete need not again
+        bool stated = false;        // looked at once: a name only created (no stat yet) is not
     };
     std::string root;
     FolderWatcherOptions opt;
@@ -112,7 +111,7 @@ struct FolderWatcher::Impl {
         Tracked& t = files[rel];
         if (!known && fd >= 0) t.everReported = true;  // forgotten after it was handed on: its removal is news
         const std::int64_t stamp = stampOf(st);
-        t.statFresh = true;
+        t.statFresh = t.stated = true;
         if (t.stamp != stamp || t.size != std::uint64_t(st.st_size) || t.stillSince == Clock::time_point{}) {
             t.size = std::uint64_t(st.st_size);
             t.mtimeNs = std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
@@ -271,14 +270,21 @@ struct FolderWatcher::Impl {
     int grace() const { return opt.graceMs >= 0 ? opt.graceMs : std::max(4 * opt.settleMs, 2000); }
 
     void collectComplete(Clock::time_point now, WatchChanges& out) {
-        std::vector<std::string> done;
+        std::vector<std::string> done, dropped;
         for (const std::string& rel : incomplete) {
             Tracked& t = files[rel];
             // A change the events have not told yet (or no events at all) restarts the settling.
             // A file looked at by this poll's events is as it was then.
             if (!std::exchange(t.statFresh, false)) {
                 struct stat st {};
-                if (::stat(abs(rel).c_str(), &st) != 0) continue;  // its removal is seen next
+                const bool statted = ::stat(abs(rel).c_str(), &st) == 0;
+                // A name only created, never seen as a file: a symbolic link (dangling, or to a
+                // folder), a FIFO or a socket is no file to follow, and would wait here for ever.
+                if (!t.stated && (!statted || !S_ISREG(st.st_mode))) {
+                    dropped.push_back(rel);
+                    continue;
+                }
+                if (!statted) continue;  // its removal is seen next
                 if (std::uint64_t(st.st_size) != t.size || stampOf(st) != t.stamp) {
                     touch(rel, Seen::Scan, now);
                     t.statFresh = false;
@@ -292,6 +298,10 @@ struct FolderWatcher::Impl {
             t.reported = t.everReported = true;
             out.complete.push_back({rel, t.size, t.mtimeNs, t.stamp});
             done.push_back(rel);
+        }
+        for (const auto& rel : dropped) {
+            incomplete.erase(rel);
+            files.erase(rel);
         }
         for (const auto& rel : done) {
             incomplete.erase(rel);

@@ -228,6 +228,15 @@ std::vector<ShardChange> IncrementalIndex::update(const std::vector<WatchedFile>
             sh.cachedByUnit.clear();
         }
     }
+    if (!touched.empty())  // order files removed or changed: their tables are not held for nothing
+        m_context.prune([&](const std::string& rel, std::uint64_t size, std::int64_t stamp) {
+            const auto sh = m_shards.find(shardOfFile(rel));
+            if (sh == m_shards.end()) return false;
+            const auto base = sh->second.units.find("");
+            if (base == sh->second.units.end()) return false;
+            const auto f = base->second.files.find(rel);
+            return f != base->second.files.end() && f->size == size && f->stamp == stamp;
+        });
     spillSettled();
     return changes;
 }
@@ -269,6 +278,7 @@ void IncrementalIndex::rebuild(const std::string& shardRel, Shard& sh, const std
         ? ShardBuilder(m_root, shardRel, &sh.cached, std::span<const TensorRecord* const>(cachedPart->second))
         : ShardBuilder(m_root, shardRel, nullptr);
     builder.setResume(&u.resume);
+    builder.setContextCache(&m_context);
     if (!builder.scan(offered, stop)) return;
     std::vector<StatsJob>& jobs = builder.jobs();
     // A unit's build reads only the files that landed since its last (a few under a steady writer):

@@ -35,6 +35,7 @@
 
 #include "core/index/dump_scanner.h"
 #include "core/index/index_serializer.h"
+#include "core/index/shard_context_cache.h"
 #include "core/index/shard_resume.h"
 #include "core/model/dump_index.h"
 #include "core/watch/folder_watcher.h"
@@ -190,6 +191,7 @@ private:
     std::set<std::string> m_touched;        // shards with a unit to build, this update
     std::uint64_t m_spilledTableBytes = 0;  // tableBytesRead of units whose resume state was spilled
     SpilledTotals m_spilled;
+    ShardContextCache m_context;  // the shards' order files, parsed once for all their units' builds
     std::map<std::string, std::vector<IndexWarning>> m_spilledWarnings;  // by unit rel, those that have any
     bool m_spillFailed = false;
 };

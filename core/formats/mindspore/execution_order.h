@@ -37,6 +37,7 @@ class OpOrderTable {
 public:
     void assign(std::vector<std::string> fullNames);
     std::size_t size() const { return m_names.size(); }
+    const std::vector<std::string>& names() const { return m_names; }
     bool empty() const { return m_names.empty(); }
     // Position of the kernel `dumpName` names (-1 when not listed or ambiguous); `fullName` set when found.
     std::int64_t find(std::string_view dumpName, const std::string** fullName = nullptr) const;

@@ -2,6 +2,7 @@
 // run lands millions); a later write brings the file back, and the removal of a file or of a
 // whole folder it forgot is still said, and drops those files from the index.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <filesystem>
@@ -98,6 +99,28 @@ TEST(FolderWatcherState, AFileHandedOnAgainUnchangedIsPassedOver) {
     idx.update(all.complete, {});
     EXPECT_EQ(idx.shardBuilds(), 1u);
     EXPECT_EQ(idx.tensors(), 1u);
+}
+
+// Names made in the dump that are no files to follow: a dangling symbolic link, one to a folder, a
+// FIFO. Their creation is heard of; none is handed on, and none is left waiting as "being written"
+// (which would keep the watch polling and say it is behind for ever). A file made after them is
+// handed on as usual.
+TEST(FolderWatcherState, LinksAndFifosAreNotLeftWaiting) {
+    dltest::TempDir tmp;
+    const fs::path root = tmp.path / "dump";
+    fs::create_directories(root / "rank_0/Net/0/0");
+    dl::FolderWatcher w(root.string(), {50, -1, true});
+    dl::WatchChanges all;
+    ASSERT_TRUE(w.poll(0).appeared);
+    fs::create_symlink("no_such_iteration", root / "rank_0/latest");
+    fs::create_directory_symlink("Net/0/0", root / "rank_0/current");
+    ASSERT_EQ(::mkfifo((root / "rank_0/control").c_str(), 0644), 0);
+    dltest::writeFile(root / rel(0, 0), npyBytes(1));
+    ASSERT_TRUE(pollUntil(w, all, [&] { return !all.complete.empty() && w.incompleteFiles() == 0; }));
+    ASSERT_EQ(all.complete.size(), 1u);
+    EXPECT_EQ(all.complete.front().rel, rel(0, 0));
+    EXPECT_EQ(w.incompleteFiles(), 0u);
+    EXPECT_EQ(w.oldestIncomplete().count(), 0);
 }
 
 }  // namespace

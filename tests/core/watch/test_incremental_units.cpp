@@ -16,8 +16,10 @@
 #include <vector>
 
 #include "core/demo/pipeline_scenario.h"
+#include "core/formats/mindspore/execution_order.h"
 #include "core/index/dump_indexer.h"
 #include "core/index/dump_scanner.h"
+#include "core/io/npy_writer.h"
 #include "core/watch/incremental_index.h"
 #include "tests/core/shared_demo.h"
 #include "tests/core/temp_dir.h"
@@ -315,4 +317,64 @@ TEST(IncrementalUnits, SpilledUnitsGiveTheSameIndexAndALateFileRestoresOne) {
     EXPECT_FALSE(fs::exists(spillDir));
 }
 
+// The rank's execution order orders every iteration folder's ops (file names without timestamps):
+// each unit's build needs it, but it is parsed once per shard and reused while it keeps its size and
+// stamp (a 100,000-kernel order or IR parsed per folder would cost each batch seconds). Shown by
+// what a build reads: the file on disk is rewritten behind the watch's back (the watcher would hand
+// it on with a new stamp; here it is not), and the next folder's ops still follow the order parsed
+// first. Handed on, the rewritten file is parsed again and every folder is ordered by it.
+TEST(IncrementalUnits, OrderFilesAreParsedOncePerShardAndAgainWhenChanged) {
+    dltest::TempDir tmp;
+    const fs::path root = fs::absolute(tmp.path).lexically_normal();
+    const std::string scope = "Default/network-Net/layer-Cell/";
+    const std::vector<std::string> kernels = {scope + "MatMul-op7", scope + "Add-op3", scope + "Mul-op5"};
+    const auto orderCsv = [](std::vector<std::string> names) {
+        std::string s = "NodeExecutionOrder-FullNameWithScope\n";
+        for (const std::string& n : names) s += n + "\n";
+        return s;
+    };
+    dltest::writeFile(root / "rank_0/execution_order/ms_execution_order_graph_0.csv", orderCsv(kernels));
+    const auto writeIteration = [&](int it) {
+        for (const std::string& k : kernels) {
+            const std::string type = k.substr(k.rfind('/') + 1, k.find("-op") - k.rfind('/') - 1);
+            const fs::path p = root / "rank_0/Net/0" / std::to_string(it) /
+                (type + "." + dl::scopeToFileName(k, dl::ScopeNameForm::ScopedMs23) +
+                 ".0.0.0.output.0.DefaultFormat.float16.npy");
+            fs::create_directories(p.parent_path());
+            std::string bytes, error;
+            ASSERT_TRUE(dl::encodeFloats({1, 2}, dl::DType::Float16, bytes, error)) << error;
+            ASSERT_TRUE(dl::writeNpyFile(p.string(), dl::DType::Float16, {2}, bytes, error)) << error;
+        }
+    };
+    const auto handed = [&](const std::string& prefix) {
+        std::vector<dl::WatchedFile> out;
+        for (const dl::ScannedFile& f : dl::scanFolder(root.string()).files)
+            if (f.rel.starts_with(prefix)) out.push_back({f.rel, f.size, f.mtimeNs, f.stamp});
+        return out;
+    };
+    const auto opOrder = [](const dl::DumpIndex& idx, std::uint32_t iteration) {
+        std::vector<std::string> names;
+        for (const dl::OpRecord& o : idx.ops)
+            if (o.iteration == iteration) names.push_back(idx.strings.str(o.scope));
+        return names;
+    };
+    writeIteration(0);
+    dl::IncrementalIndex idx(root.string(), "", 1);
+    idx.update(handed("rank_0/"), {});
+    ASSERT_EQ(opOrder(idx.merged(), 0), kernels);
+    // Rewritten on disk, not handed on: a build that read it again would order iteration 1 by it.
+    const std::vector<std::string> reversed(kernels.rbegin(), kernels.rend());
+    dltest::writeFile(root / "rank_0/execution_order/ms_execution_order_graph_0.csv", orderCsv(reversed) + "\n");
+    writeIteration(1);
+    idx.update(handed("rank_0/Net/0/1/"), {});
+    dl::DumpIndex merged = idx.merged();
+    EXPECT_EQ(opOrder(merged, 1), kernels);
+    EXPECT_EQ(merged.ranks.at(0).orderSource, "execution_order");
+    // Handed on (new size and stamp): parsed again, and both folders follow it, as index gives.
+    idx.update(handed("rank_0/execution_order/"), {});
+    merged = idx.merged();
+    EXPECT_EQ(opOrder(merged, 0), reversed);
+    EXPECT_EQ(opOrder(merged, 1), reversed);
+    expectSame(canonical(indexed(root)), canonical(merged));
+}
 }  // namespace
