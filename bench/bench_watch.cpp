@@ -361,6 +361,8 @@ void BM_WatchBatch(benchmark::State& state) {
     }
     state.counters["files_held"] = double(idx.files());
     state.counters["shard_builds"] = double(idx.shardBuilds());
+    malloc_trim(0);
+    state.counters["heap_mib"] = double(mallinfo2().uordblks) / (1 << 20);  // with the order tables held
 }
 // files held, kernels in each rank's execution order (0: none)
 BENCHMARK(BM_WatchBatch)
