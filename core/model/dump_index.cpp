@@ -116,8 +116,14 @@ void DumpIndex::merge(DumpIndex&& other) {
 }
 
 void DumpIndex::merge(const DumpIndex& other) {
-    ops.reserve(ops.size() + other.ops.size());
-    tensors.reserve(tensors.size() + other.tensors.size());
+    // Grown geometrically: a caller merging many small parts (the watch, a folder at a time) would
+    // otherwise copy everything merged so far at each call. One that knows the total reserves it.
+    const auto room = [](auto& v, std::size_t more) {
+        if (v.size() + more > v.capacity()) v.reserve(std::max(v.size() + more, 2 * v.capacity()));
+    };
+    room(ops, other.ops.size());
+    room(tensors, other.tensors.size());
+    room(sides, other.sides.size());
     std::vector<StrId> remap(other.strings.size());
     for (StrId i = 0; i < other.strings.size(); ++i) remap[i] = strings.intern(other.strings.view(i));
     const auto opBase = std::uint32_t(ops.size());

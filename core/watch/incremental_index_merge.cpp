@@ -109,6 +109,9 @@ DumpIndex IncrementalIndex::merged() {
     while (true) {
         try {
             DumpIndex out;
+            // Its records counted before (the spilled units' too): one allocation each, as indexDump.
+            out.ops.reserve(ops());
+            out.tensors.reserve(tensors());
             for (const auto& [rel, sh] : m_shards) {
                 if (sh.single()) {
                     if (sh.units.begin()->second.built) out.merge(sh.units.begin()->second.index);
