@@ -160,8 +160,7 @@ private:
                  ShardChange& change);
     static std::unordered_map<std::uint32_t, std::uint64_t> iterationDigests(const DumpIndex& idx);
     static std::vector<const ScannedFile*> offeredFiles(const Shard& sh, const std::string& unitRel, const Unit& u);
-    std::vector<ScannedFile> allFiles(const Shard& sh) const;
-    DumpIndex mergedShard(const Shard& sh) const;
+    DumpIndex mergedShard(const Shard& sh, std::vector<ScannedFile>* files = nullptr) const;
     std::string spillPath(const std::string& unitRel) const;
     void spill(Shard& sh, std::map<std::string, Unit>::iterator unit);
     // Before any change to a unit: one spilled is read back into memory (one whose spill is
@@ -169,8 +168,6 @@ private:
     Unit& restore(const std::string& shardRel, Shard& sh, const std::string& unitRel);
     // Every spilled unit of the shard read back (its context changed, or it is made whole).
     void restoreAll(const std::string& shardRel, Shard& sh);
-    // The unit's index: its own in memory, or read back from its spill into `scratch`.
-    const DumpIndex& indexOf(const Shard& sh, const std::string& unitRel, DumpIndex& scratch) const;
     void spillSettled();
     void rebuildUnreadable(const std::string& unitRel);
     // The units in memory: those still changing, bounded by the spill (every unit without one).

@@ -11,33 +11,19 @@
 #include "core/index/index_serializer.h"
 #include "core/index/shard_builder.h"
 #include "core/index/shard_sources.h"
+#include "core/util/parallel_for.h"
 #include "core/watch/incremental_index.h"
 #include "core/watch/unit_spill.h"
 
 namespace dl {
 
-// Every file a whole-shard build would be offered, in rel order: what the shard's cache entry vouches for.
-std::vector<ScannedFile> IncrementalIndex::allFiles(const Shard& sh) const {
-    std::vector<ScannedFile> all;
-    for (const auto& [unitRel, u] : sh.units)
-        for (const ScannedFile* f : offeredFiles(sh, "", u)) all.push_back(*f);
-    for (const auto& [unitRel, s] : sh.spilled) {
-        Unit back;
-        std::vector<ScannedFile> files;
-        std::string error;
-        if (!readUnitSpill(spillPath(unitRel), back.index, files, error)) throw SpillUnreadable{unitRel};
-        for (ScannedFile& f : files) back.files.insert(std::move(f));
-        for (const ScannedFile* f : offeredFiles(sh, "", back)) all.push_back(*f);
-    }
-    std::sort(all.begin(), all.end(), [](const ScannedFile& a, const ScannedFile& b) { return a.rel < b.rel; });
-    return all;
-}
-
 // A shard's units as one whole-shard build would give them: the iteration folders, then unit ""
 // (so a rank's entry comes from a build that read its tensors), each rank's op order the weakest
-// of its folders' (RankInfo::orderSource).
-DumpIndex IncrementalIndex::mergedShard(const Shard& sh) const {
-    DumpIndex out, scratch;
+// of its folders' (RankInfo::orderSource). With `files`, also every file a whole-shard build would
+// be offered, in rel order (what the shard's cache entry vouches for), from the same read of each
+// spilled unit.
+DumpIndex IncrementalIndex::mergedShard(const Shard& sh, std::vector<ScannedFile>* files) const {
+    DumpIndex out;
     // What one build decides per rank from all its folders, decided again over the units, in
     // their rel order ("" first): gathered while each unit's index is at hand (a spilled one is
     // read back once).
@@ -62,16 +48,46 @@ DumpIndex IncrementalIndex::mergedShard(const Shard& sh) const {
     };
     const auto base = sh.units.find("");
     if (base != sh.units.end()) decide(base->second.index);
-    for (const std::string& unitRel : sh.unitRels()) {
-        if (unitRel.empty()) continue;
-        const auto live = sh.units.find(unitRel);
-        if (live != sh.units.end() && !live->second.built) {
-            decide(live->second.index);
-            continue;
+    // Spilled units are read back a chunk at a time on all cores (a late first analysis reads
+    // thousands), then merged in rel order on this thread.
+    const std::vector<std::string> rels = sh.unitRels();
+    constexpr std::size_t kChunk = 256;
+    std::vector<DumpIndex> back(std::min(kChunk, rels.size()));
+    std::vector<std::vector<ScannedFile>> backFiles(back.size());
+    std::vector<char> unreadable(back.size());
+    tbb::task_arena arena(m_threads ? int(m_threads) : tbb::task_arena::automatic);
+    for (std::size_t at = 0; at < rels.size(); at += kChunk) {
+        const std::size_t n = std::min(kChunk, rels.size() - at);
+        parallelFor(
+            std::size_t(0), n,
+            [&](std::size_t i) {
+                unreadable[i] = 0;
+                if (!sh.spilled.count(rels[at + i])) return;
+                std::string error;
+                unreadable[i] = !readUnitSpill(spillPath(rels[at + i]), back[i], backFiles[i], error);
+            },
+            &arena);
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::string& unitRel = rels[at + i];
+            if (const auto live = sh.units.find(unitRel); live != sh.units.end()) {
+                if (files)
+                    for (const ScannedFile* f : offeredFiles(sh, "", live->second)) files->push_back(*f);
+                if (unitRel.empty()) continue;  // decided first, merged last
+                decide(live->second.index);
+                if (live->second.built) out.merge(live->second.index);
+                continue;
+            }
+            if (unreadable[i]) throw SpillUnreadable{unitRel};
+            decide(back[i]);
+            out.merge(back[i]);
+            back[i].release();
+            if (files) {
+                Unit listed;
+                for (ScannedFile& f : backFiles[i]) listed.files.insert(std::move(f));
+                for (const ScannedFile* f : offeredFiles(sh, "", listed)) files->push_back(*f);
+            }
+            backFiles[i].clear();
         }
-        const DumpIndex& unit = indexOf(sh, unitRel, scratch);
-        decide(unit);
-        out.merge(unit);
     }
     if (base != sh.units.end() && base->second.built) out.merge(base->second.index);
     for (RankInfo& r : out.ranks) {
@@ -141,8 +157,15 @@ std::vector<std::string> IncrementalIndex::writeCaches() {
         // A unit whose spill cannot be read back is built again from the dump, then the shard retried.
         for (bool done = false; !done;) {
             try {
-                files = allFiles(sh);
-                whole = sh.single() ? sh.units.begin()->second.index : mergedShard(sh);
+                files.clear();
+                if (sh.single()) {
+                    whole = sh.units.begin()->second.index;
+                    for (const ScannedFile* f : offeredFiles(sh, "", sh.units.begin()->second)) files.push_back(*f);
+                } else {
+                    whole = mergedShard(sh, &files);
+                }
+                std::sort(files.begin(), files.end(),
+                          [](const ScannedFile& a, const ScannedFile& b) { return a.rel < b.rel; });
                 done = true;
             } catch (const SpillUnreadable& e) {
                 rebuildUnreadable(e.unitRel);

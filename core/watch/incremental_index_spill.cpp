@@ -114,15 +114,6 @@ void IncrementalIndex::restoreAll(const std::string& shardRel, Shard& sh) {
     while (!sh.spilled.empty()) restore(shardRel, sh, sh.spilled.begin()->first);
 }
 
-const DumpIndex& IncrementalIndex::indexOf(const Shard& sh, const std::string& unitRel, DumpIndex& scratch) const {
-    if (const auto u = sh.units.find(unitRel); u != sh.units.end()) return u->second.index;
-    std::vector<ScannedFile> files;
-    std::string error;
-    scratch = DumpIndex();
-    if (!readUnitSpill(spillPath(unitRel), scratch, files, error)) throw SpillUnreadable{unitRel};
-    return scratch;
-}
-
 void IncrementalIndex::spillSettled() {
     if (m_spillDir.empty() || m_spillFailed) return;
     while (!m_spillQueue.empty() && m_batch - std::get<0>(m_spillQueue.front()) >= m_spillAfter) {

@@ -377,4 +377,40 @@ TEST(IncrementalUnits, OrderFilesAreParsedOncePerShardAndAgainWhenChanged) {
     EXPECT_EQ(opOrder(merged, 1), reversed);
     expectSame(canonical(indexed(root)), canonical(merged));
 }
+
+// The cache a watch leaves beside the dump (writeCaches, its spilled units read back once each) is
+// the one `index` would write: every shard of it is taken unchanged by the next index of the dump,
+// and gives the same records.
+TEST(IncrementalUnits, TheCacheAWatchLeavesIsTakenByIndex) {
+    dl::demo::DemoOptions options;
+    options.mode = dl::demo::OverflowMode::InfNan;
+    dl::demo::DemoVariantInfo info;
+    const fs::path root = fs::absolute(dltest::sharedDemoVariant(options, info)).lexically_normal();
+    const Canonical want = canonical(indexed(root));
+    dltest::TempDir tmp("dumplens_watch_cache_");
+    const std::string cacheDir = (tmp.path / "cache").string();
+    std::vector<dl::WatchedFile> files;
+    for (const dl::ScannedFile& f : dl::scanFolder(root.string()).files)
+        files.push_back({f.rel, f.size, f.mtimeNs, f.stamp});
+    {
+        dl::IncrementalIndex idx(root.string(), cacheDir, 1);
+        idx.setSpill((tmp.path / "spill").string(), 1);
+        for (std::size_t at = 0; at < files.size(); at += 300)
+            idx.update(
+                {files.begin() + std::ptrdiff_t(at), files.begin() + std::ptrdiff_t(std::min(files.size(), at + 300))},
+                {});
+        for (int i = 0; i < 2; ++i) idx.update({}, {});
+        ASSERT_GT(idx.spilledUnits(), 0u);
+        EXPECT_TRUE(idx.writeCaches().empty());
+    }
+    dl::IndexOptions io;
+    io.cacheDir = cacheDir;
+    dl::DumpIndex index;
+    dl::IndexReport report;
+    std::string error;
+    ASSERT_TRUE(dl::indexDump(root.string(), io, index, report, error)) << error;
+    EXPECT_EQ(report.shardsIndexed, 0u);
+    EXPECT_GT(report.shardsFromCache, 1u);
+    expectSame(want, canonical(index));
+}
 }  // namespace
