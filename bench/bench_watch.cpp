@@ -571,7 +571,9 @@ void BM_WatchSoak(benchmark::State& state) {
     }
 }
 // files, target files/s (0: flat out). The 10M soak (RSS at 1M, 5M and 10M files) needs ~40 GB of
-// file system and ~30 min: on disk, `DUMPLENS_BENCH_DIR=/some/disk --benchmark_filter=BM_WatchSoak/10000000`.
+// file system and ~30 min: on disk, `DUMPLENS_BENCH_DIR=/some/disk --benchmark_filter=BM_WatchSoak/10000000`,
+// on a file system made for it (docs/PERFORMANCE.md "Watch": a soak run where millions of files
+// were just deleted measures the kernel's inode allocator, not the watch).
 BENCHMARK(BM_WatchSoak)
     ->Args({1000000, 10000})
     ->Args({5000000, 10000})

@@ -73,9 +73,10 @@ void IncrementalIndex::spill(Shard& sh, std::map<std::string, Unit>::iterator un
 IncrementalIndex::Unit& IncrementalIndex::restore(const std::string& shardRel, Shard& sh, const std::string& rel) {
     const auto s = sh.spilled.find(rel);
     if (s == sh.spilled.end()) return sh.units[rel];
-    const std::string unitRel = rel;  // `rel` may be the key erased below
-    m_spilled.add(s->second, -1);
-    sh.spilled.erase(s);
+    // Taken out of the map as a node: its key, which `rel` may be, lives as long as it does.
+    const auto node = sh.spilled.extract(s);
+    const std::string& unitRel = node.key();
+    m_spilled.add(node.mapped(), -1);
     m_spilledWarnings.erase(unitRel);
     Unit& u = sh.units[unitRel];
     std::vector<ScannedFile> files;
