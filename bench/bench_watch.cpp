@@ -216,6 +216,7 @@ struct WatchThread {
     std::condition_variable cv;
     bool watching = false;
     std::optional<Clock::time_point> overflowAt;
+    std::string overflowOp;  // the last overflow event's first_overflow: op, rank, iteration
     std::uint64_t files = 0, warnings = 0;
     std::thread thread;
     explicit WatchThread(const fs::path& dir, const fs::path& cache) {
@@ -229,6 +230,11 @@ struct WatchThread {
                 std::lock_guard lock(mutex);
                 if (e.kind == dl::WatchEventKind::Watching) watching = true;
                 if (e.kind == dl::WatchEventKind::Overflow && !overflowAt) overflowAt = Clock::now();
+                if (e.kind == dl::WatchEventKind::Overflow) {
+                    const auto& fo = e.json["first_overflow"];
+                    overflowOp = fo["op_name"].get<std::string>() + " rank " + fo["rank"].dump() + " iteration " +
+                        fo["iteration"].dump();
+                }
                 if (e.kind == dl::WatchEventKind::Progress) files = e.json["files"];
                 if (e.kind == dl::WatchEventKind::Warning) ++warnings;  // e.g. the inotify queue overflowed
                 cv.notify_all();
@@ -277,7 +283,7 @@ void BM_WatchOverflowLatency(benchmark::State& state) {
     const double rate = double(state.range(1));
     const std::uint64_t before = std::uint64_t(state.range(2));
     std::vector<double> latencies;
-    double landed = 0, wallAll = 0, watchCpu = 0, warnings = 0;
+    double landed = 0, wallAll = 0, watchCpu = 0, warnings = 0, mismatches = 0;
     for (auto _ : state) {
         Scratch s;
         Fleet fleet(s.root / "dump", ranks, writers);
@@ -301,6 +307,29 @@ void BM_WatchOverflowLatency(benchmark::State& state) {
         landed += double(fleet.landed());
         wallAll += wall;
         watchCpu += (cpuSecondsSelf() - c0) - fleet.writerCpuSeconds();
+        // Correct under the load: the event names what `analyze` of the finished folder names
+        // (once the watch has taken in the files landed after it, which cannot move it earlier).
+        {
+            dl::DumpIndex idx;
+            dl::IndexReport report;
+            dl::IndexOptions o;
+            o.useCache = false;
+            std::string error;
+            dl::AnalysisOptions ao;
+            ao.replay = false;
+            std::string want = "(none)";
+            if (dl::indexDump((s.root / "dump").string(), o, idx, report, error))
+                if (const dl::AnalysisResult r = dl::analyze(idx, ao); r.firstOverflow) {
+                    const dl::OpRecord& op = idx.ops[r.firstOverflow->op];
+                    want = idx.strings.str(op.name) + " rank " + std::to_string(op.rank) + " iteration " +
+                        std::to_string(op.iteration);
+                }
+            std::lock_guard lock(watch.mutex);
+            if (watch.overflowOp != want) {
+                ++mismatches;
+                std::fprintf(stderr, "watch said %s, analyze says %s\n", watch.overflowOp.c_str(), want.c_str());
+            }
+        }
     }
     state.counters["p50_ms"] = percentile(latencies, 0.5);
     state.counters["p99_ms"] = percentile(latencies, 0.99);
@@ -309,6 +338,7 @@ void BM_WatchOverflowLatency(benchmark::State& state) {
     state.counters["watch_cpu_pct"] = wallAll > 0 ? 100 * watchCpu / wallAll : 0;
     state.counters["runs"] = double(latencies.size());
     state.counters["warnings"] = warnings;
+    state.counters["event_differs_from_analyze"] = mismatches;
 }
 // ranks, target files/s (0: flat out), clean files before the overflow, writer threads.
 BENCHMARK(BM_WatchOverflowLatency)
@@ -552,7 +582,10 @@ void BM_WatchSoak(benchmark::State& state) {
         rusage usage{};
         getrusage(RUSAGE_SELF, &usage);
         state.counters["peak_rss_mib"] = double(usage.ru_maxrss) / 1024;  // the analysis' merged index
-        std::fprintf(stderr, "soak: overflow event %s, RSS %.1f MiB\n", seen ? "seen" : "NOT seen", rssMiB());
+        std::fprintf(stderr, "soak: overflow event %s, %.0f ms after its file, RSS %.1f MiB, peak %.0f MiB\n",
+                     seen ? "seen" : "NOT seen",
+                     state.counters.count("overflow_latency_ms") ? double(state.counters["overflow_latency_ms"]) : -1.0,
+                     rssMiB(), double(usage.ru_maxrss) / 1024);
         watch.reset();
         // The index of the same folder, for its bytes a tensor: read from the page cache up to ~1M
         // files; beyond, the files are on disk (10M are 40 GB) and reading them all again takes an hour.
