@@ -80,29 +80,49 @@ void expectSame(const Canonical& want, const Canonical& got) {
     EXPECT_EQ(got.meta, want.meta);
 }
 
-dl::DumpIndex indexed(const fs::path& root) {
+// `index` of the folder: without a cache, or with the one in `cacheDir` (what it did in `report`).
+dl::DumpIndex indexed(const fs::path& root, const std::string& cacheDir = {}, dl::IndexReport* report = nullptr) {
     dl::IndexOptions io;
-    io.useCache = false;
+    io.useCache = !cacheDir.empty();
+    io.cacheDir = cacheDir;
     dl::DumpIndex index;
-    dl::IndexReport report;
+    dl::IndexReport local;
     std::string error;
-    EXPECT_TRUE(dl::indexDump(root.string(), io, index, report, error)) << root << ": " << error;
+    EXPECT_TRUE(dl::indexDump(root.string(), io, index, report ? *report : local, error)) << root << ": " << error;
     return index;
+}
+
+// Every file under `root` as the watcher hands it on, in rel order.
+std::vector<dl::WatchedFile> filesOf(const fs::path& root) {
+    std::vector<dl::WatchedFile> files;
+    for (const dl::ScannedFile& f : dl::scanFolder(root.string()).files)
+        files.push_back({f.rel, f.size, f.mtimeNs, f.stamp});
+    return files;
+}
+
+// `files` handed to `idx` in batches of `batch`.
+void feed(dl::IncrementalIndex& idx, const std::vector<dl::WatchedFile>& files, std::size_t batch) {
+    for (std::size_t at = 0; at < files.size(); at += batch)
+        idx.update(
+            {files.begin() + std::ptrdiff_t(at), files.begin() + std::ptrdiff_t(std::min(files.size(), at + batch))},
+            {});
+}
+
+// The shared demo dump with an Inf/NaN overflow, absolute.
+fs::path infNanDemo() {
+    dl::demo::DemoOptions options;
+    options.mode = dl::demo::OverflowMode::InfNan;
+    dl::demo::DemoVariantInfo info;
+    return fs::absolute(dltest::sharedDemoVariant(options, info)).lexically_normal();
 }
 
 // The folder's files handed to an IncrementalIndex in batches of `batch`, in rel order or reversed.
 dl::DumpIndex watched(const fs::path& root, bool reversed, std::size_t batch, std::size_t& units) {
     const std::string abs = fs::absolute(root).lexically_normal().string();
-    dl::ScanResult scan = dl::scanFolder(abs);
-    std::vector<dl::WatchedFile> files;
-    for (const dl::ScannedFile& f : scan.files) files.push_back({f.rel, f.size, f.mtimeNs, f.stamp});
+    std::vector<dl::WatchedFile> files = filesOf(abs);
     if (reversed) std::reverse(files.begin(), files.end());
     dl::IncrementalIndex idx(abs, "", 1);
-    for (std::size_t at = 0; at < files.size(); at += batch) {
-        const std::vector<dl::WatchedFile> part(files.begin() + std::ptrdiff_t(at),
-                                                files.begin() + std::ptrdiff_t(std::min(files.size(), at + batch)));
-        idx.update(part, {});
-    }
+    feed(idx, files, batch);
     EXPECT_EQ(idx.files(), files.size());
     units = idx.units();
     return idx.merged();
@@ -250,14 +270,9 @@ TEST(IncrementalUnits, PerRankDecisionsAreThoseOfOneBuild) {
 // read back for merged(), restored when a late file lands in one, rebuilt from the dump when a
 // spill file was damaged; the spill folder goes with the index.
 TEST(IncrementalUnits, SpilledUnitsGiveTheSameIndexAndALateFileRestoresOne) {
-    dl::demo::DemoOptions options;
-    options.mode = dl::demo::OverflowMode::InfNan;
-    dl::demo::DemoVariantInfo info;
-    const fs::path root = fs::absolute(dltest::sharedDemoVariant(options, info)).lexically_normal();
+    const fs::path root = infNanDemo();
     const Canonical want = canonical(indexed(root));
-    std::vector<dl::WatchedFile> files;
-    for (const dl::ScannedFile& f : dl::scanFolder(root.string()).files)
-        files.push_back({f.rel, f.size, f.mtimeNs, f.stamp});
+    std::vector<dl::WatchedFile> files = filesOf(root);
     // One file held back: it lands last, in a folder spilled long before.
     const auto late = std::find_if(files.begin(), files.end(), [](const dl::WatchedFile& f) {
         return f.rel.starts_with("rank_1/") && f.rel.ends_with(".npy");
@@ -271,10 +286,7 @@ TEST(IncrementalUnits, SpilledUnitsGiveTheSameIndexAndALateFileRestoresOne) {
     {
         dl::IncrementalIndex idx(root.string(), "", 1);
         idx.setSpill(spillDir, 2);
-        for (std::size_t at = 0; at < files.size(); at += 200)
-            idx.update(
-                {files.begin() + std::ptrdiff_t(at), files.begin() + std::ptrdiff_t(std::min(files.size(), at + 200))},
-                {});
+        feed(idx, files, 200);
         for (int i = 0; i < 3; ++i) idx.update({}, {});  // batches pass: the last units settle too
         spilledBefore = idx.spilledUnits();
         EXPECT_GT(spilledBefore, idx.units() / 2);
@@ -347,9 +359,8 @@ TEST(IncrementalUnits, OrderFilesAreParsedOncePerShardAndAgainWhenChanged) {
         }
     };
     const auto handed = [&](const std::string& prefix) {
-        std::vector<dl::WatchedFile> out;
-        for (const dl::ScannedFile& f : dl::scanFolder(root.string()).files)
-            if (f.rel.starts_with(prefix)) out.push_back({f.rel, f.size, f.mtimeNs, f.stamp});
+        std::vector<dl::WatchedFile> out = filesOf(root);
+        std::erase_if(out, [&](const dl::WatchedFile& f) { return !f.rel.starts_with(prefix); });
         return out;
     };
     const auto opOrder = [](const dl::DumpIndex& idx, std::uint32_t iteration) {
@@ -382,35 +393,23 @@ TEST(IncrementalUnits, OrderFilesAreParsedOncePerShardAndAgainWhenChanged) {
 // the one `index` would write: every shard of it is taken unchanged by the next index of the dump,
 // and gives the same records.
 TEST(IncrementalUnits, TheCacheAWatchLeavesIsTakenByIndex) {
-    dl::demo::DemoOptions options;
-    options.mode = dl::demo::OverflowMode::InfNan;
-    dl::demo::DemoVariantInfo info;
-    const fs::path root = fs::absolute(dltest::sharedDemoVariant(options, info)).lexically_normal();
+    const fs::path root = infNanDemo();
     const Canonical want = canonical(indexed(root));
     dltest::TempDir tmp("dumplens_watch_cache_");
     const std::string cacheDir = (tmp.path / "cache").string();
-    std::vector<dl::WatchedFile> files;
-    for (const dl::ScannedFile& f : dl::scanFolder(root.string()).files)
-        files.push_back({f.rel, f.size, f.mtimeNs, f.stamp});
     {
         dl::IncrementalIndex idx(root.string(), cacheDir, 1);
         idx.setSpill((tmp.path / "spill").string(), 1);
-        for (std::size_t at = 0; at < files.size(); at += 300)
-            idx.update(
-                {files.begin() + std::ptrdiff_t(at), files.begin() + std::ptrdiff_t(std::min(files.size(), at + 300))},
-                {});
+        feed(idx, filesOf(root), 300);
         for (int i = 0; i < 2; ++i) idx.update({}, {});
         ASSERT_GT(idx.spilledUnits(), 0u);
         EXPECT_TRUE(idx.writeCaches().empty());
     }
-    dl::IndexOptions io;
-    io.cacheDir = cacheDir;
-    dl::DumpIndex index;
     dl::IndexReport report;
-    std::string error;
-    ASSERT_TRUE(dl::indexDump(root.string(), io, index, report, error)) << error;
+    const dl::DumpIndex index = indexed(root, cacheDir, &report);
     EXPECT_EQ(report.shardsIndexed, 0u);
     EXPECT_GT(report.shardsFromCache, 1u);
     expectSame(want, canonical(index));
 }
+
 }  // namespace
