@@ -322,12 +322,6 @@ void IncrementalIndex::rebuild(const std::string& shardRel, Shard& sh, const std
         if (!after.count(it)) change.iterations.insert(it);
     u.digests = std::move(after);
     change.anomalous = holdsAnomaly(built);
-    u.ranks.clear();
-    u.iterations.clear();
-    for (const OpRecord& o : built.ops) {
-        u.ranks.insert(o.rank);
-        u.iterations.insert(o.iteration);
-    }
     // Kept until the unit's next build, for the whole watch: the builder's growth slack (vectors
     // doubled as drafts arrived) would be held on top of the records.
     built.ops.shrink_to_fit();
@@ -337,6 +331,7 @@ void IncrementalIndex::rebuild(const std::string& shardRel, Shard& sh, const std
     built.histBytes.shrink_to_fit();
     built.wideStats.shrink_to_fit();
     u.index = std::move(built);
+    u.noteRanksAndIterations();
     u.built = true;
     u.stale = false;
     sh.cacheDirty = true;

@@ -115,6 +115,15 @@ private:
         std::unordered_map<std::uint32_t, std::uint64_t> digests;  // of `index`, per iteration
         ShardResume resume;                                        // growing files read from where they were left
         std::uint64_t lastTouched = 0;                             // the update that last changed it
+        // `ranks` and `iterations` from `index` (so the figures need not walk its ops).
+        void noteRanksAndIterations() {
+            ranks.clear();
+            iterations.clear();
+            for (const OpRecord& o : index.ops) {
+                ranks.insert(o.rank);
+                iterations.insert(o.iteration);
+            }
+        }
     };
     // A settled unit written out of memory (setSpill): what stands in for it until it is read back,
     // ~200 bytes with its map entry against ~1.4 KB for an empty Unit, so that a watch of 200,000

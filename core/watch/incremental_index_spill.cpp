@@ -86,10 +86,7 @@ IncrementalIndex::Unit& IncrementalIndex::restore(const std::string& shardRel, S
     if (read) {
         u.built = true;
         u.digests = iterationDigests(u.index);
-        for (const OpRecord& o : u.index.ops) {
-            u.ranks.insert(o.rank);
-            u.iterations.insert(o.iteration);
-        }
+        u.noteRanksAndIterations();
     } else {
         m_notes.push_back("watch state of " + unitRel + " unreadable (" + error + "): its folder is read again");
         files.clear();
