@@ -121,6 +121,68 @@ json replayJson(const ReplayResult& r) {
 
 }  // namespace
 
+json firstOverflowJson(const DumpIndex& idx, const AnalysisResult& r) {
+    if (!r.firstOverflow) return nullptr;
+    json fo = pointJson(idx, *r.firstOverflow);
+    fo["value_made_by"] = r.valueMadeBy ? json{{"op_type", idx.strings.str(idx.ops[*r.valueMadeBy].type)},
+                                               {"op_name", idx.strings.str(idx.ops[*r.valueMadeBy].name)},
+                                               {"op_index", *r.valueMadeBy}}
+                                        : json(nullptr);
+    {
+        // Each input of the origin with what produced it, by the graph IR (empty without one).
+        json inputs = json::array();
+        for (const OriginInput& in : r.originInputs)
+            inputs.push_back({{"slot", in.slot},
+                              {"source", in.source},
+                              {"producer", in.producer},
+                              {"producer_op", opNameOrNull(idx, in.producerOp)},
+                              {"output_slot", in.source == "kernel" ? json(in.outputSlot) : json(nullptr)},
+                              {"producer_figures", tensorFigures(idx, in.producerTensor)},
+                              {"input_figures", tensorFigures(idx, in.tensor)}});
+        fo["inputs"] = std::move(inputs);
+    }
+    return fo;
+}
+
+json chainJson(const DumpIndex& idx, const AnalysisResult& r) {
+    json chain = json::array();
+    for (const ChainStep& s : r.chain) {
+        json step = pointJson(idx, s.at);
+        step["role"] = chainRoleName(s.role);
+        step["note"] = s.note;
+        step["caused_by"] = s.causedBy < 0 ? json(nullptr) : json(s.causedBy);
+        step["via"] = s.causedBy < 0 ? json(nullptr) : json(chainViaName(s.via));
+        step["via_detail"] = viaDetailJson(idx, r, s);
+        step["peer_ranks"] = s.at.peerRanks;
+        // null where no message links the rank's clock to the reference clock: not comparable.
+        step["aligned_us"] = r.chainOrderedByClock && s.clockAligned ? json(s.alignedUs) : json(nullptr);
+        step["order_key"] = s.orderKey;
+        chain.push_back(step);
+    }
+    return chain;
+}
+
+bool renumberIndices(json& j, const std::function<std::optional<std::uint64_t>(std::uint32_t)>& op,
+                     const std::function<std::optional<std::uint64_t>(std::uint32_t)>& tensor) {
+    if (j.is_array()) {
+        for (json& e : j)
+            if (!renumberIndices(e, op, tensor)) return false;
+        return true;
+    }
+    if (!j.is_object()) return true;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const bool isOp = it.key() == "op_index", isTensor = it.key() == "tensor_index";
+        if ((isOp || isTensor) && it->is_number_unsigned()) {
+            const std::optional<std::uint64_t> n = (isOp ? op : tensor)(it->get<std::uint32_t>());
+            if (!n) return false;
+            *it = *n;
+        } else if (!renumberIndices(*it, op, tensor)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
     json j;
     j["schema"] = "dumplens.analysis/1";
@@ -136,41 +198,9 @@ nlohmann::json toJson(const DumpIndex& idx, const AnalysisResult& r) {
                       {"version", orNull(fw.version)},
                       {"msprobe_task", orNull(fw.msprobeTask)},
                       {"msprobe_level", orNull(fw.msprobeLevel)}};
-    j["first_overflow"] = r.firstOverflow ? pointJson(idx, *r.firstOverflow) : json(nullptr);
-    if (r.firstOverflow)
-        j["first_overflow"]["value_made_by"] = r.valueMadeBy
-            ? json{{"op_type", idx.strings.str(idx.ops[*r.valueMadeBy].type)},
-                   {"op_name", idx.strings.str(idx.ops[*r.valueMadeBy].name)},
-                   {"op_index", *r.valueMadeBy}}
-            : json(nullptr);
-    if (r.firstOverflow) {
-        // Each input of the origin with what produced it, by the graph IR (empty without one).
-        json inputs = json::array();
-        for (const OriginInput& in : r.originInputs)
-            inputs.push_back({{"slot", in.slot},
-                              {"source", in.source},
-                              {"producer", in.producer},
-                              {"producer_op", opNameOrNull(idx, in.producerOp)},
-                              {"output_slot", in.source == "kernel" ? json(in.outputSlot) : json(nullptr)},
-                              {"producer_figures", tensorFigures(idx, in.producerTensor)},
-                              {"input_figures", tensorFigures(idx, in.tensor)}});
-        j["first_overflow"]["inputs"] = std::move(inputs);
-    }
+    j["first_overflow"] = firstOverflowJson(idx, r);
     j["graph_ir"] = r.graphIrRead;
-    j["chain"] = json::array();
-    for (const ChainStep& s : r.chain) {
-        json step = pointJson(idx, s.at);
-        step["role"] = chainRoleName(s.role);
-        step["note"] = s.note;
-        step["caused_by"] = s.causedBy < 0 ? json(nullptr) : json(s.causedBy);
-        step["via"] = s.causedBy < 0 ? json(nullptr) : json(chainViaName(s.via));
-        step["via_detail"] = viaDetailJson(idx, r, s);
-        step["peer_ranks"] = s.at.peerRanks;
-        // null where no message links the rank's clock to the reference clock: not comparable.
-        step["aligned_us"] = r.chainOrderedByClock && s.clockAligned ? json(s.alignedUs) : json(nullptr);
-        step["order_key"] = s.orderKey;
-        j["chain"].push_back(step);
-    }
+    j["chain"] = chainJson(idx, r);
     j["chain_order"] = r.chainOrderedByFlow ? "happens_before_then_pipeline_flow"
         : r.chainOrderedByClock             ? "happens_before_then_clock"
                                             : "happens_before_then_execution_order";

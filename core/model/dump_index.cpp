@@ -175,6 +175,74 @@ void DumpIndex::merge(const DumpIndex& other) {
         meta = other.meta;
 }
 
+DumpIndex DumpIndex::subset(const std::vector<std::uint32_t>& keep) const {
+    DumpIndex out;
+    out.root = root;
+    out.ranks = ranks;
+    out.meta = meta;
+    constexpr StrId kUnset = 0xffffffffu;
+    std::vector<StrId> remap(strings.size(), kUnset);
+    const auto str = [&](StrId id) {
+        if (id == 0 || id >= remap.size()) return StrId(0);
+        if (remap[id] == kUnset) remap[id] = out.strings.intern(strings.view(id));
+        return remap[id];
+    };
+    out.ops.reserve(keep.size());
+    for (const std::uint32_t i : keep) {
+        OpRecord op = ops[i];
+        op.type = str(op.type);
+        op.name = str(op.name);
+        op.scope = str(op.scope);
+        op.net = str(op.net);
+        op.stack = str(op.stack);
+        op.parent = str(op.parent);
+        op.tensorNames = str(op.tensorNames);
+        if (op.overflow >= 0 && std::size_t(op.overflow) < overflows.size()) {
+            OverflowRecord r = overflows[std::size_t(op.overflow)];
+            r.file = str(r.file);
+            op.overflow = std::int32_t(out.overflows.size());
+            out.overflows.push_back(r);
+        } else {
+            op.overflow = -1;
+        }
+        const auto opIndex = std::uint32_t(out.ops.size());
+        const std::uint32_t first = op.firstTensor;
+        op.firstTensor = std::uint32_t(out.tensors.size());
+        for (std::uint32_t k = 0; k < op.tensorCount; ++k) {
+            TensorRecord t = tensors[first + k];
+            t.op = opIndex;
+            t.format = str(t.format);
+            const std::size_t run = std::size_t(t.ndim) + ((t.flags & DeviceFormat) ? side(t).origNdim : 0);
+            const auto dimsAt = std::uint32_t(out.dims.size());
+            out.dims.insert(out.dims.end(), dims.begin() + t.shapeOffset, dims.begin() + t.shapeOffset + run);
+            t.shapeOffset = dimsAt;
+            if (t.packedStats.wide) {
+                t.packedStats.count = std::uint32_t(out.wideStats.size());
+                out.wideStats.push_back(wideStats[tensors[first + k].packedStats.count]);
+            }
+            if (t.side) {
+                TensorSide s = sides[t.side - 1];
+                s.file = str(s.file);
+                if (t.flags & HasHistogram) {
+                    std::size_t end = s.histOffset;
+                    Log2Histogram h;
+                    if (h.decode(histBytes.data(), histBytes.size(), end)) {
+                        const auto at = std::uint32_t(out.histBytes.size());
+                        out.histBytes.insert(out.histBytes.end(), histBytes.begin() + s.histOffset,
+                                             histBytes.begin() + long(end));
+                        s.histOffset = at;
+                    }
+                }
+                out.sides.push_back(s);
+                t.side = std::uint32_t(out.sides.size());
+            }
+            out.tensors.push_back(t);
+        }
+        out.ops.push_back(op);
+    }
+    return out;
+}
+
 void DumpIndex::shareShapes() {
     // A shape's dims run: ndim, then the original shape of a device-layout tensor.
     auto runOf = [&](const TensorRecord& t) {

@@ -192,6 +192,10 @@ struct DumpIndex {
     // the last merge to restore the op order.
     void merge(const DumpIndex& other);
     void merge(DumpIndex&& other);  // moves `other` in whole when this index holds nothing yet
+    // The index of `ops` alone (ascending op numbers), in their order, with their tensors and what
+    // those point at (shapes, sides, histograms, wide statistics, Opdebug records) and only the
+    // strings they use; root, ranks and metadata as they are, no warnings.
+    DumpIndex subset(const std::vector<std::uint32_t>& ops) const;
     // Sorts ops by (rank, iteration, graph, execPos) and tensors by (op, io, slot); fixes links.
     // Tensors of the same shape then share one run of dims.
     void finalize();

@@ -1,0 +1,42 @@
+#include "core/analysis/first_overflow_inputs.h"
+
+#include <set>
+
+#include "core/analysis/comm_matcher.h"
+#include "core/analysis/stage_map.h"
+
+namespace dl {
+
+std::int64_t opTimeUs(const DumpIndex& index, std::uint32_t op) {
+    const OpRecord& o = index.ops[op];
+    if (o.startUs) return o.startUs;
+    if (o.endUs) return o.endUs;
+    if (o.overflow >= 0 && std::size_t(o.overflow) < index.overflows.size())
+        return index.overflows[std::size_t(o.overflow)].timestampUs;
+    return 0;
+}
+
+std::vector<std::uint32_t> opsReadFromCleanIterations(const DumpIndex& index) {
+    std::vector<char> keep(index.ops.size(), 0);
+    for (const CommOp& c : findCommOps(index)) keep[c.op] = 1;
+    std::set<std::uint32_t> ranked, lossRanked;
+    bool untimed = false;
+    for (std::uint32_t i = 0; i < index.ops.size(); ++i) {
+        const OpRecord& o = index.ops[i];
+        if (ranked.insert(o.rank).second) keep[i] = 1;
+        if (!untimed && opTimeUs(index, i) == 0) {
+            untimed = true;
+            keep[i] = 1;
+        }
+        if (!lossRanked.count(o.rank) && isLossOrHeadOp(index, o)) {
+            lossRanked.insert(o.rank);
+            keep[i] = 1;
+        }
+    }
+    std::vector<std::uint32_t> out;
+    for (std::uint32_t i = 0; i < keep.size(); ++i)
+        if (keep[i]) out.push_back(i);
+    return out;
+}
+
+}  // namespace dl

@@ -1,0 +1,29 @@
+#pragma once
+// What the analysis of a first overflow reads of the iterations before it. A clean iteration
+// holds no overflow, so its ops are not candidates for the origin or the chain; the analysis still
+// learns from them what it learns over the whole run: Send/Receive pairing votes, collective
+// splits and the clock offsets fitted over every pair (comm ops), the stage map (which ranks are
+// in the run, which hold the loss or the head) and whether every op is timed (the chain is then
+// ordered by clock). The ops below carry all of that: an index whose clean iterations are cut
+// down to them gives the same first overflow and chain as the whole index, in the same op order
+// (tests/core/analysis/test_first_overflow_inputs.cpp checks it on every kind of test dump).
+// A watch (core/watch) keeps only these of the iteration folders it wrote out of memory, so that
+// an overflow late in a long run is analysed without reading the run back.
+#include <cstdint>
+#include <vector>
+
+#include "core/model/dump_index.h"
+
+namespace dl {
+
+// The ops of `index` (ascending) the analysis of a later first overflow reads when their
+// iterations are clean: every Send, Receive and collective; per rank its first op and its first
+// loss or head op; the first op without a time. Any superset gives the same answer, so the ops of
+// a run may be chosen folder by folder.
+std::vector<std::uint32_t> opsReadFromCleanIterations(const DumpIndex& index);
+
+// The time the analysis orders an op by: its first tensor's timestamp, else its last, else its
+// Opdebug record's; 0 when none is known.
+std::int64_t opTimeUs(const DumpIndex& index, std::uint32_t op);
+
+}  // namespace dl
