@@ -1,5 +1,6 @@
 #include "core/analysis/first_overflow_inputs.h"
 
+#include <algorithm>
 #include <set>
 
 #include "core/analysis/comm_matcher.h"
@@ -16,9 +17,11 @@ std::int64_t opTimeUs(const DumpIndex& index, std::uint32_t op) {
     return 0;
 }
 
-std::vector<std::uint32_t> opsReadFromCleanIterations(const DumpIndex& index) {
+CleanIterationInputs cleanIterationInputs(const DumpIndex& index) {
+    CleanIterationInputs out;
     std::vector<char> keep(index.ops.size(), 0);
     for (const CommOp& c : findCommOps(index)) keep[c.op] = 1;
+    out.comm = std::find(keep.begin(), keep.end(), 1) != keep.end();
     std::set<std::uint32_t> ranked, lossRanked;
     bool untimed = false;
     for (std::uint32_t i = 0; i < index.ops.size(); ++i) {
@@ -33,9 +36,10 @@ std::vector<std::uint32_t> opsReadFromCleanIterations(const DumpIndex& index) {
             keep[i] = 1;
         }
     }
-    std::vector<std::uint32_t> out;
+    out.lossOrHead = !lossRanked.empty();
+    out.untimed = untimed;
     for (std::uint32_t i = 0; i < keep.size(); ++i)
-        if (keep[i]) out.push_back(i);
+        if (keep[i]) out.ops.push_back(i);
     return out;
 }
 

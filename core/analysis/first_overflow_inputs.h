@@ -16,11 +16,18 @@
 
 namespace dl {
 
-// The ops of `index` (ascending) the analysis of a later first overflow reads when their
-// iterations are clean: every Send, Receive and collective; per rank its first op and its first
-// loss or head op; the first op without a time. Any superset gives the same answer, so the ops of
-// a run may be chosen folder by folder.
-std::vector<std::uint32_t> opsReadFromCleanIterations(const DumpIndex& index);
+// The ops of `index` the analysis of a later first overflow reads when their iterations are
+// clean: every Send, Receive and collective (each of them counts); per rank its first op and its
+// first loss or head op, and the first op without a time (only that one exists counts: any op of
+// the kind would do). Any superset gives the same answer, so the ops of a run may be chosen folder
+// by folder, and the folders without comm ops need only one of them for each of the rest.
+struct CleanIterationInputs {
+    std::vector<std::uint32_t> ops;  // ascending
+    bool comm = false;               // holds a Send, Receive or collective
+    bool lossOrHead = false;         // holds a loss or head op
+    bool untimed = false;            // holds an op without a time
+};
+CleanIterationInputs cleanIterationInputs(const DumpIndex& index);
 
 // The time the analysis orders an op by: its first tensor's timestamp, else its last, else its
 // Opdebug record's; 0 when none is known.

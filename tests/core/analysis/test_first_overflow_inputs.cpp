@@ -1,11 +1,12 @@
-// The analysis of an index whose clean iterations are cut down to opsReadFromCleanIterations()
-// (chosen per rank and iteration folder, as a watch keeps them) gives the whole index's first
+// The analysis of an index whose clean iterations are cut down to cleanIterationInputs()
+// (chosen per rank and iteration folder, and once for the whole run) gives the whole index's first
 // overflow and chain, numbered back, and the same whole-run inputs: every Send/Receive pair, the
 // stage map, the clock offsets, how the chain is ordered. Checked on the simulated clusters and
 // pipelines (statistics only, without timestamps, overflow only, without execution order, with
 // graph IR, data-parallel, the job killed), the demo dumps and the dumps MindSpore itself wrote.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -33,10 +34,10 @@ bool indexOf(const std::string& root, DumpIndex& index, std::string& error) {
     return indexDump(root, io, index, rep, error);
 }
 
-// What the whole index's analysis gives against the cut-down one's, renumbered. `cut` set to
-// whether anything was cut (an overflow-only dump holds nothing the analysis does not read).
-void expectSameAnswer(const DumpIndex& full, bool& cutSome) {
-    cutSome = false;
+// What the whole index's analysis gives against the cut-down one's, renumbered: the clean
+// iterations' ops chosen folder by folder (a rank's iteration, as a watch writes them out) or
+// over all of them at once (the fewest: one op a rank, one loss op a rank, one untimed op).
+void expectSameAnswer(const DumpIndex& full, bool byFolder, bool& cutSome) {
     AnalysisOptions ao;
     ao.replay = false;
     const AnalysisResult whole = analyze(full, ao);
@@ -44,21 +45,27 @@ void expectSameAnswer(const DumpIndex& full, bool& cutSome) {
     const std::uint32_t from = *whole.firstBadIteration;
     ASSERT_GT(from, 0u) << "nothing to cut before iteration 0";
 
-    // Clean iterations cut down folder by folder (a rank's iteration), the rest kept whole.
-    std::vector<std::uint32_t> kept;
+    // Clean iterations cut down, the rest kept whole.
+    std::vector<std::uint32_t> kept, clean;
+    const auto choose = [&](const std::vector<std::uint32_t>& ops) {
+        for (std::uint32_t k : cleanIterationInputs(full.subset(ops)).ops) kept.push_back(ops[k]);
+    };
     for (std::uint32_t i = 0; i < full.ops.size();) {
         const OpRecord& o = full.ops[i];
         std::uint32_t end = i;
         while (end < full.ops.size() && full.ops[end].rank == o.rank && full.ops[end].iteration == o.iteration) ++end;
-        if (o.iteration >= from) {
-            for (std::uint32_t k = i; k < end; ++k) kept.push_back(k);
-        } else {
-            std::vector<std::uint32_t> folder;
-            for (std::uint32_t k = i; k < end; ++k) folder.push_back(k);
-            for (std::uint32_t k : opsReadFromCleanIterations(full.subset(folder))) kept.push_back(folder[k]);
-        }
+        std::vector<std::uint32_t> folder;
+        for (std::uint32_t k = i; k < end; ++k) folder.push_back(k);
+        if (o.iteration >= from)
+            kept.insert(kept.end(), folder.begin(), folder.end());
+        else if (byFolder)
+            choose(folder);
+        else
+            clean.insert(clean.end(), folder.begin(), folder.end());
         i = end;
     }
+    if (!byFolder) choose(clean);
+    std::sort(kept.begin(), kept.end());
     cutSome = kept.size() < full.ops.size();
     DumpIndex cut = full.subset(kept);
     cut.finalize();
@@ -95,6 +102,18 @@ void expectSameAnswer(const DumpIndex& full, bool& cutSome) {
     EXPECT_EQ(*part.firstBadIteration, from);
 }
 
+// Both choices; `cutSome`: whether anything was cut (an overflow-only dump holds nothing the
+// analysis does not read).
+void expectSameAnswer(const DumpIndex& full, bool& cutSome) {
+    cutSome = false;
+    for (const bool byFolder : {true, false}) {
+        SCOPED_TRACE(byFolder ? "chosen folder by folder" : "chosen over the whole run");
+        bool cut = false;
+        expectSameAnswer(full, byFolder, cut);
+        cutSome |= cut;
+    }
+}
+
 struct ClusterCase {
     const char* name;
     ClusterScenario scenario;
@@ -118,8 +137,7 @@ const std::vector<ClusterCase>& clusterCases() {
         {"global_norm", ClusterScenario::GlobalNorm, {}},
         {"no_timestamps", ClusterScenario::BackwardNextIteration, opts([](auto& o) { o.timestamps = false; })},
         {"overflow_only", ClusterScenario::TensorParallel, opts([](auto& o) { o.overflowOnly = true; }), false},
-        {"no_execution_order", ClusterScenario::ForwardThenBackward,
-         opts([](auto& o) { o.executionOrder = false; })},
+        {"no_execution_order", ClusterScenario::ForwardThenBackward, opts([](auto& o) { o.executionOrder = false; })},
         {"graph_ir_no_rank_table_stages", ClusterScenario::TensorParallel, opts([](auto& o) {
              o.graphIr = true;
              o.stagesInRankTable = false;
@@ -127,7 +145,10 @@ const std::vector<ClusterCase>& clusterCases() {
         {"tensors", ClusterScenario::GlobalNorm, opts([](auto& o) { o.writeTensors = true; })},
         // One op of a clean iteration lost its time (not a rank's first): the chain is then not
         // ordered by clock, in the cut index too.
-        {"one_untimed_op_before", ClusterScenario::BackwardNextIteration, {}, true,
+        {"one_untimed_op_before",
+         ClusterScenario::BackwardNextIteration,
+         {},
+         true,
          [](DumpIndex& idx) {
              for (std::uint32_t i = 1; i < idx.ops.size(); ++i)
                  if (idx.ops[i].rank == 1 && idx.ops[i].iteration == 0 && idx.ops[i - 1].rank == 1) {
