@@ -44,6 +44,44 @@ bool worthAnalysing(const std::vector<ShardChange>& changes, const std::optional
     return false;
 }
 
+// The first overflow and chain of the files complete so far, as `analyze --json` gives them,
+// without replay (it would read tensor files again). Analysed on the index cut down to what the
+// analysis reads of the clean iterations before the first bad one (first_overflow_inputs.h), so a
+// late first overflow does not read the whole run back; on the whole index when the cut one
+// names an op it cannot number as the whole one does.
+struct Verdict {
+    bool cancelled = false, overflow = false, cut = false;
+    json firstOverflow, chain;
+};
+
+Verdict firstOverflowSoFar(IncrementalIndex& idx, std::stop_token stop) {
+    AnalysisOptions ao;
+    ao.replay = false;
+    ao.stop = stop;
+    Verdict v;
+    {
+        const IncrementalIndex::CutIndex cut = idx.mergedForFirstOverflow();
+        const AnalysisResult r = analyze(cut.index, ao);
+        v.cancelled = r.cancelled;
+        if (r.cancelled || !r.firstOverflow) return v;
+        v.firstOverflow = firstOverflowJson(cut.index, r);
+        v.chain = chainJson(cut.index, r);
+        const auto op = [&](std::uint32_t i) { return cut.wholeOp(i); };
+        const auto tensor = [&](std::uint32_t i) { return cut.wholeTensor(i); };
+        v.overflow = v.cut = renumberIndices(v.firstOverflow, op, tensor) && renumberIndices(v.chain, op, tensor);
+        if (v.cut) return v;
+    }
+    const DumpIndex merged = idx.merged();
+    const AnalysisResult r = analyze(merged, ao);
+    v.cancelled = r.cancelled;
+    v.overflow = !r.cancelled && r.firstOverflow;
+    if (v.overflow) {
+        v.firstOverflow = firstOverflowJson(merged, r);
+        v.chain = chainJson(merged, r);
+    }
+    return v;
+}
+
 }  // namespace
 
 std::string numberRanges(const std::set<std::uint32_t>& values) {
@@ -166,22 +204,18 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
             snapshotDirty = static_cast<bool>(opt.onSnapshot);
             for (const std::string& n : idx.takeNotes()) note(n);
             if (worthAnalysing(changes, firstBad) && !opt.stop.stop_requested()) {
-                const DumpIndex merged = idx.merged();
-                AnalysisOptions ao;
-                ao.replay = false;
-                ao.stop = opt.stop;
-                const AnalysisResult r = analyze(merged, ao);
+                const Verdict v = firstOverflowSoFar(idx, opt.stop);
                 ++summary.analyses;
-                if (!r.cancelled && r.firstOverflow) {
-                    const json full = toJson(merged, r);
-                    const json& fo = full["first_overflow"];
+                summary.cutAnalyses += v.cut;
+                if (!v.cancelled && v.overflow) {
+                    const json& fo = v.firstOverflow;
                     WatchOverflow w{fo["op_name"], fo["op_type"], fo["tensor"],
                                     fo["kind"],    fo["rank"],    fo["iteration"]};
                     firstBad = w.iteration;
                     if (!summary.overflow || !(*summary.overflow == w)) {
                         json e = {{"event", "overflow"},
                                   {"first_overflow", fo},
-                                  {"chain", full["chain"]},
+                                  {"chain", v.chain},
                                   {"moved_from",
                                    lastOverflow.is_null() ? json(nullptr)
                                                           : json{{"op_name", lastOverflow["op_name"]},
@@ -191,13 +225,13 @@ WatchSummary watchDump(const WatchOptions& opt, const WatchSink& sink) {
                                   {"tensors", idx.tensors()}};
                         const std::string text =
                             std::string(summary.overflow ? "first overflow moved: " : "OVERFLOW: ") + overflowText(w) +
-                            "; chain of " + std::to_string(r.chain.size()) + " step(s)";
+                            "; chain of " + std::to_string(v.chain.size()) + " step(s)";
                         summary.overflow = w;
                         lastOverflow = fo;
                         sink({WatchEventKind::Overflow, std::move(e), text});
                         if (opt.untilOverflow) stoppedByOverflow = true;
                     }
-                } else if (!r.cancelled) {
+                } else if (!v.cancelled) {
                     firstBad.reset();  // files were replaced or removed: it is gone
                 }
             }

@@ -4,8 +4,10 @@
 // earlier. Per batch of complete files: the shards they belong to are rebuilt
 // (incremental_index.h); the analysis runs again only when a rebuilt shard changed an iteration
 // at or before the first overflow so far (or, with none yet, holds a bad tensor or an Opdebug
-// record). It then runs on the merged index, without replay (it would read tensor files again),
-// so its first overflow and chain are what `analyze` gives for the files complete so far.
+// record). It then runs on the merged index cut down to what the analysis reads of the clean
+// iterations before the first bad one (IncrementalIndex::mergedForFirstOverflow), without replay
+// (it would read tensor files again), so its first overflow and chain are what `analyze` gives for
+// the files complete so far, however long the run before them.
 // Events go to a sink, each with the JSON object `--json` prints and a readable line.
 #include <cstdint>
 #include <functional>
@@ -75,6 +77,7 @@ struct WatchSummary {
     std::string dirAbs;
     std::optional<WatchOverflow> overflow;
     std::uint64_t tensors = 0, files = 0, filesRead = 0, shardBuilds = 0, analyses = 0, tablesParsed = 0;
+    std::uint64_t cutAnalyses = 0;     // of the analyses, those of the cut index (the rest: the whole one)
     std::uint64_t tableBytesRead = 0;  // from growing statistic.csv files (IncrementalIndex::tableBytesRead)
     std::set<std::uint32_t> ranks, iterations;
     std::string text;  // "clean so far: ..." or the overflow

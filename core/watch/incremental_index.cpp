@@ -322,6 +322,7 @@ void IncrementalIndex::rebuild(const std::string& shardRel, Shard& sh, const std
         if (!after.count(it)) change.iterations.insert(it);
     u.digests = std::move(after);
     change.anomalous = holdsAnomaly(built);
+    u.anomalous = change.anomalous;
     // Kept until the unit's next build, for the whole watch: the builder's growth slack (vectors
     // doubled as drafts arrived) would be held on top of the records.
     built.ops.shrink_to_fit();

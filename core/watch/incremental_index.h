@@ -24,7 +24,10 @@
 // plain .npy).
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <stop_token>
@@ -39,6 +42,7 @@
 #include "core/index/shard_resume.h"
 #include "core/model/dump_index.h"
 #include "core/watch/folder_watcher.h"
+#include "core/watch/unit_spill.h"
 
 namespace dl {
 
@@ -76,6 +80,25 @@ public:
     // Every shard merged in shard order and finalized, as indexDump would give for these files.
     // Reads spilled units back (one rebuilt from the dump when its spill is unreadable).
     DumpIndex merged();
+    // merged() less what the analysis of the first overflow does not read (first_overflow_inputs.h):
+    // a written-out unit whose iterations all come before `from`, the first iteration any unit
+    // holds a bad tensor or an overflow record in, stands in by its clean-iteration inputs (kept
+    // apart when it was written out: one small read), or by nothing when another unit already gave
+    // what it would. The analysis of the cut index gives merged()'s first overflow and chain, its
+    // numbers mapped back by wholeOp/wholeTensor. A watch whose first overflow comes late in a
+    // long run so reads back only the iterations from the first bad one on.
+    struct CutIndex {
+        DumpIndex index;
+        std::uint32_t from = 0;
+        // Per rank, the ops and tensors left out (all of iterations before `from`).
+        std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> dropped;
+        std::uint64_t unitsCut = 0, unitsLeftOut = 0;
+        // The number merged() gives an op or tensor of `index`; nullopt for one of an iteration
+        // before `from` (numbered among ops left out).
+        std::optional<std::uint64_t> wholeOp(std::uint32_t op) const;
+        std::optional<std::uint64_t> wholeTensor(std::uint32_t tensor) const;
+    };
+    CutIndex mergedForFirstOverflow();
 
     std::uint64_t tensors() const;
     std::uint64_t ops() const;
@@ -115,6 +138,7 @@ private:
         std::unordered_map<std::uint32_t, std::uint64_t> digests;  // of `index`, per iteration
         ShardResume resume;                                        // growing files read from where they were left
         std::uint64_t lastTouched = 0;                             // the update that last changed it
+        bool anomalous = false;                                    // holds a bad tensor or an overflow record
         // `ranks` and `iterations` from `index` (so the figures need not walk its ops).
         void noteRanksAndIterations() {
             ranks.clear();
@@ -131,7 +155,14 @@ private:
     struct SpilledUnit {
         std::uint32_t tensors = 0, ops = 0, files = 0;
         std::vector<std::uint32_t> ranks, iterations;  // those its ops hold (one of each, as a rule)
+        // Its clean-iteration inputs (cleanIterationInputs) in m_sideFile: where, how long (0: none
+        // kept, it is read whole), how many ops and tensors; what they hold (Side bits).
+        std::uint64_t sideAt = 0;
+        std::uint32_t sideBytes = 0, sideOps = 0, sideTensors = 0;
+        std::uint32_t rankInfoKey = 0;  // a hash of its RankInfo (rank, folder) entries
+        std::uint8_t side = 0;
     };
+    enum Side : std::uint8_t { Anomalous = 1, Comm = 2, LossOrHead = 4, Untimed = 8 };
     struct SpilledTotals {  // over every spilled unit, so that no figure walks them
         std::uint64_t tensors = 0, ops = 0, files = 0, units = 0;
         std::map<std::uint32_t, std::uint64_t> rankUnits, iterationUnits;  // how many spilled units hold each
@@ -169,9 +200,15 @@ private:
                  ShardChange& change);
     static std::unordered_map<std::uint32_t, std::uint64_t> iterationDigests(const DumpIndex& idx);
     static std::vector<const ScannedFile*> offeredFiles(const Shard& sh, const std::string& unitRel, const Unit& u);
-    DumpIndex mergedShard(const Shard& sh, std::vector<ScannedFile>* files = nullptr) const;
+    // How mergedShard takes a spilled unit: read whole, its side entry only, or left out.
+    enum class Take : std::uint8_t { Whole, Side, Skip };
+    // `take`: asked for each spilled unit, in rel order (null: all whole).
+    using TakeOf = std::function<Take(const SpilledUnit&)>;
+    DumpIndex mergedShard(const Shard& sh, std::vector<ScannedFile>* files = nullptr,
+                          const TakeOf* take = nullptr) const;
     std::string spillPath(const std::string& unitRel) const;
     void spill(Shard& sh, std::map<std::string, Unit>::iterator unit);
+    void keepCleanIterationInputs(const Unit& u, SpilledUnit& s);
     // Before any change to a unit: one spilled is read back into memory (one whose spill is
     // unreadable is listed and built again from the dump, touched). Returns the unit in memory.
     Unit& restore(const std::string& shardRel, Shard& sh, const std::string& unitRel);
@@ -200,6 +237,7 @@ private:
     ShardContextCache m_context;  // the shards' order files, parsed once for all their units' builds
     std::map<std::string, std::vector<IndexWarning>> m_spilledWarnings;  // by unit rel, those that have any
     bool m_spillFailed = false;
+    std::unique_ptr<UnitSideFile> m_sideFile;  // the written-out units' clean-iteration inputs
 };
 
 }  // namespace dl

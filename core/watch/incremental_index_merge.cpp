@@ -2,6 +2,7 @@
 // decisions made again over the units) and written to the cache beside the dump.
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -23,7 +24,7 @@ namespace dl {
 // of its folders' (RankInfo::orderSource). With `files`, also every file a whole-shard build would
 // be offered, in rel order (what the shard's cache entry vouches for), from the same read of each
 // spilled unit.
-DumpIndex IncrementalIndex::mergedShard(const Shard& sh, std::vector<ScannedFile>* files) const {
+DumpIndex IncrementalIndex::mergedShard(const Shard& sh, std::vector<ScannedFile>* files, const TakeOf* take) const {
     DumpIndex out;
     // What one build decides per rank from all its folders, decided again over the units, in
     // their rel order ("" first): gathered while each unit's index is at hand (a spilled one is
@@ -58,15 +59,25 @@ DumpIndex IncrementalIndex::mergedShard(const Shard& sh, std::vector<ScannedFile
     std::vector<DumpIndex> back(std::min(kChunk, rels.size()));
     std::vector<std::vector<ScannedFile>> backFiles(back.size());
     std::vector<char> unreadable(back.size());
+    std::vector<Take> how(back.size());
+    std::vector<const SpilledUnit*> spilledOf(back.size());
     for (std::size_t at = 0; at < rels.size(); at += kChunk) {
         const std::size_t n = std::min(kChunk, rels.size() - at);
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto s = sh.spilled.find(rels[at + i]);
+            spilledOf[i] = s == sh.spilled.end() ? nullptr : &s->second;
+            how[i] = spilledOf[i] && take ? (*take)(*spilledOf[i]) : Take::Whole;
+        }
         std::atomic<std::size_t> next{0};
         const auto readSome = [&] {
             for (std::size_t i; (i = next.fetch_add(1)) < n;) {
                 unreadable[i] = 0;
-                if (!sh.spilled.count(rels[at + i])) continue;
+                if (!spilledOf[i] || how[i] == Take::Skip) continue;
                 std::string error;
-                unreadable[i] = !readUnitSpill(spillPath(rels[at + i]), back[i], backFiles[i], error);
+                if (how[i] == Take::Side)
+                    unreadable[i] = !m_sideFile->read(spilledOf[i]->sideAt, spilledOf[i]->sideBytes, back[i], error);
+                else
+                    unreadable[i] = !readUnitSpill(spillPath(rels[at + i]), back[i], backFiles[i], error);
             }
         };
         {
@@ -84,6 +95,7 @@ DumpIndex IncrementalIndex::mergedShard(const Shard& sh, std::vector<ScannedFile
                 if (live->second.built) out.merge(live->second.index);
                 continue;
             }
+            if (how[i] == Take::Skip) continue;
             if (unreadable[i]) throw SpillUnreadable{unitRel};
             decide(back[i]);
             out.merge(back[i]);
@@ -149,6 +161,95 @@ DumpIndex IncrementalIndex::merged() {
             rebuildUnreadable(e.unitRel);
         }
     }
+}
+
+IncrementalIndex::CutIndex IncrementalIndex::mergedForFirstOverflow() {
+    while (true) {
+        try {
+            CutIndex cut;
+            std::uint32_t from = std::numeric_limits<std::uint32_t>::max();
+            std::set<std::uint32_t> ranksSeen, lossRanks;  // given by a unit taken whole or a side entry
+            for (const auto& [rel, sh] : m_shards) {
+                for (const auto& [unitRel, u] : sh.units) {
+                    if (u.anomalous && !u.iterations.empty()) from = std::min(from, *u.iterations.begin());
+                    ranksSeen.insert(u.ranks.begin(), u.ranks.end());
+                }
+                for (const auto& [unitRel, s] : sh.spilled)
+                    if ((s.side & Anomalous) && !s.iterations.empty()) from = std::min(from, s.iterations.front());
+            }
+            cut.from = from;
+            std::set<std::uint32_t> rankInfoKeys;
+            bool untimedSeen = false;
+            // Units in rel order, shard by shard: a clean unit's side entry is read when it holds
+            // comm ops or the first of something the analysis asks only exists (a rank, its
+            // RankInfo, a loss or head op on the rank, an untimed op); otherwise it is left out.
+            const TakeOf takeOf = [&](const SpilledUnit& s) {
+                if (!s.sideBytes || (s.side & Anomalous) || s.iterations.empty() || s.iterations.back() >= from ||
+                    s.ranks.size() != 1) {
+                    ranksSeen.insert(s.ranks.begin(), s.ranks.end());
+                    return Take::Whole;
+                }
+                const std::uint32_t rank = s.ranks.front();
+                bool need = (s.side & Comm) != 0;
+                need |= rankInfoKeys.insert(s.rankInfoKey).second;
+                need |= ranksSeen.insert(rank).second;
+                if (s.side & LossOrHead) need |= lossRanks.insert(rank).second;
+                if ((s.side & Untimed) && !untimedSeen) need = untimedSeen = true;
+                auto& [ops, tensors] = cut.dropped[rank];
+                if (!need) {
+                    ops += s.ops;
+                    tensors += s.tensors;
+                    ++cut.unitsLeftOut;
+                    return Take::Skip;
+                }
+                ops += s.ops - s.sideOps;
+                tensors += s.tensors - s.sideTensors;
+                ++cut.unitsCut;
+                return Take::Side;
+            };
+            for (const auto& [rel, sh] : m_shards) {
+                if (sh.single()) {
+                    if (sh.units.begin()->second.built) cut.index.merge(sh.units.begin()->second.index);
+                } else {
+                    cut.index.merge(mergedShard(sh, nullptr, &takeOf));
+                }
+            }
+            std::erase_if(cut.dropped, [](const auto& d) { return d.second.first == 0 && d.second.second == 0; });
+            cut.index.finalize();
+            cut.index.root = m_root;
+            return cut;
+        } catch (const SpillUnreadable& e) {
+            rebuildUnreadable(e.unitRel);
+        }
+    }
+}
+
+// Ops are ordered by rank, then iteration: every op left out (a clean iteration before `from`)
+// of a rank up to this one's comes before an op of an iteration from `from` on.
+std::optional<std::uint64_t> IncrementalIndex::CutIndex::wholeOp(std::uint32_t op) const {
+    if (op >= index.ops.size()) return std::nullopt;
+    const OpRecord& o = index.ops[op];
+    if (o.iteration < from && dropped.count(o.rank)) return std::nullopt;
+    std::uint64_t n = op;
+    for (const auto& [rank, d] : dropped) {
+        if (rank > o.rank) break;
+        n += d.first;
+    }
+    return n;
+}
+
+std::optional<std::uint64_t> IncrementalIndex::CutIndex::wholeTensor(std::uint32_t tensor) const {
+    if (tensor >= index.tensors.size()) return std::nullopt;
+    const std::uint32_t op = index.tensors[tensor].op;
+    if (op >= index.ops.size()) return std::nullopt;
+    const OpRecord& o = index.ops[op];
+    if (o.iteration < from && dropped.count(o.rank)) return std::nullopt;
+    std::uint64_t n = tensor;
+    for (const auto& [rank, d] : dropped) {
+        if (rank > o.rank) break;
+        n += d.second;
+    }
+    return n;
 }
 
 std::vector<std::string> IncrementalIndex::writeCaches() {

@@ -5,6 +5,7 @@
 
 #include <xxhash.h>
 
+#include "core/analysis/first_overflow_inputs.h"
 #include "core/index/dump_indexer.h"
 #include "core/watch/incremental_index.h"
 #include "core/watch/unit_spill.h"
@@ -16,6 +17,7 @@ void IncrementalIndex::setSpill(std::string folder, std::uint64_t afterBatches) 
     m_spillAfter = afterBatches;
     std::error_code ec;
     if (!m_spillDir.empty()) std::filesystem::create_directories(m_spillDir, ec);
+    m_sideFile = m_spillDir.empty() ? nullptr : std::make_unique<UnitSideFile>(m_spillDir + "/clean_iterations.dlside");
 }
 
 std::vector<std::string> IncrementalIndex::takeNotes() { return std::exchange(m_notes, {}); }
@@ -61,11 +63,36 @@ void IncrementalIndex::spill(Shard& sh, std::map<std::string, Unit>::iterator un
     s.files = std::uint32_t(files.size());
     s.ranks.assign(u.ranks.begin(), u.ranks.end());
     s.iterations.assign(u.iterations.begin(), u.iterations.end());
+    keepCleanIterationInputs(u, s);
     m_spilled.add(s, +1);
     if (!u.index.warnings.empty()) m_spilledWarnings[unitRel] = std::move(u.index.warnings);
     u.index.release();  // DumpIndex::release frees the string pool's text too
     sh.spilled.emplace(unitRel, std::move(s));
     sh.units.erase(unit);
+}
+
+// What the analysis of a later first overflow reads of the unit, should its iterations be clean,
+// appended to the side file. A unit of more than one rank is read whole (mergedForFirstOverflow
+// numbers what it leaves out per rank), as is one whose entry could not be written.
+void IncrementalIndex::keepCleanIterationInputs(const Unit& u, SpilledUnit& s) {
+    s.side = u.anomalous ? Anomalous : 0;
+    std::uint32_t key = 0;
+    for (const RankInfo& r : u.index.ranks) {
+        key = std::uint32_t(XXH32(r.folder.data(), r.folder.size(), key));
+        key = std::uint32_t(XXH32(&r.rank, sizeof r.rank, key));
+    }
+    s.rankInfoKey = key;
+    if (u.anomalous || u.ranks.size() != 1 || !m_sideFile) return;
+    const CleanIterationInputs in = cleanIterationInputs(u.index);
+    const DumpIndex part = u.index.subset(in.ops);
+    std::string error;
+    if (!m_sideFile->append(part, s.sideAt, s.sideBytes, error)) {
+        s.sideBytes = 0;
+        return;
+    }
+    s.sideOps = std::uint32_t(part.ops.size());
+    s.sideTensors = std::uint32_t(part.tensors.size());
+    s.side |= (in.comm ? Comm : 0) | (in.lossOrHead ? LossOrHead : 0) | (in.untimed ? Untimed : 0);
 }
 
 // A spill that cannot be read back is not trusted: the unit's folder is listed again (its own
@@ -77,6 +104,7 @@ IncrementalIndex::Unit& IncrementalIndex::restore(const std::string& shardRel, S
     const auto node = sh.spilled.extract(s);
     const std::string& unitRel = node.key();
     m_spilled.add(node.mapped(), -1);
+    const bool anomalous = node.mapped().side & Anomalous;
     m_spilledWarnings.erase(unitRel);
     Unit& u = sh.units[unitRel];
     std::vector<ScannedFile> files;
@@ -85,6 +113,7 @@ IncrementalIndex::Unit& IncrementalIndex::restore(const std::string& shardRel, S
     const bool read = readUnitSpill(path, u.index, files, error);
     if (read) {
         u.built = true;
+        u.anomalous = anomalous;
         u.digests = iterationDigests(u.index);
         u.noteRanksAndIterations();
     } else {

@@ -33,51 +33,9 @@ bool take(const std::vector<std::uint8_t>& in, std::size_t& at, T& v) {
     return true;
 }
 
-}  // namespace
-
-bool writeUnitSpill(const std::string& path, const DumpIndex& index, const std::vector<ScannedFile>& files,
-                    std::string& error) {
-    std::vector<std::uint8_t> out(kMagic, kMagic + sizeof kMagic);
-    const std::vector<std::uint8_t> idx = serializeIndex(index, FolderFingerprint{}, kCacheEncoding);
-    put(out, std::uint64_t(idx.size()));
-    out.insert(out.end(), idx.begin(), idx.end());
-    put(out, std::uint64_t(files.size()));
-    for (const ScannedFile& f : files) {
-        put(out, std::uint32_t(f.rel.size()));
-        out.insert(out.end(), f.rel.begin(), f.rel.end());
-        put(out, f.size);
-        put(out, f.mtimeNs);
-        put(out, f.stamp);
-    }
-    put(out, std::uint64_t(XXH3_64bits(out.data(), out.size())));
-    const std::string tmp = path + ".tmp";
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        error = "cannot create " + tmp + ": " + std::strerror(errno);
-        return false;
-    }
-    for (std::size_t done = 0; done < out.size();) {
-        const ssize_t k = ::write(fd, out.data() + done, out.size() - done);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) {
-            error = "cannot write " + tmp + ": " + std::strerror(errno);
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            return false;
-        }
-        done += std::size_t(k);
-    }
-    if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
-        error = "cannot write " + path + ": " + std::strerror(errno);
-        ::unlink(tmp.c_str());
-        return false;
-    }
-    return true;
-}
-
-bool readUnitSpill(const std::string& path, DumpIndex& index, std::vector<ScannedFile>& files, std::string& error) {
-    std::vector<std::uint8_t> in;
-    if (!readWholeFile(path, in, error)) return false;
+// `in`: a unit as encodeUnit wrote it; `path` names it in the errors.
+bool decodeUnit(std::vector<std::uint8_t> in, const std::string& path, DumpIndex& index,
+                std::vector<ScannedFile>& files, std::string& error) {
     std::uint64_t sum = 0;
     if (in.size() < sizeof kMagic + 2 * sizeof sum || std::memcmp(in.data(), kMagic, sizeof kMagic) != 0) {
         error = path + ": not a DumpLens watch spill";
@@ -124,6 +82,59 @@ bool readUnitSpill(const std::string& path, DumpIndex& index, std::vector<Scanne
     return true;
 }
 
+std::vector<std::uint8_t> encodeUnit(const DumpIndex& index, const std::vector<ScannedFile>& files) {
+    std::vector<std::uint8_t> out(kMagic, kMagic + sizeof kMagic);
+    const std::vector<std::uint8_t> idx = serializeIndex(index, FolderFingerprint{}, kCacheEncoding);
+    put(out, std::uint64_t(idx.size()));
+    out.insert(out.end(), idx.begin(), idx.end());
+    put(out, std::uint64_t(files.size()));
+    for (const ScannedFile& f : files) {
+        put(out, std::uint32_t(f.rel.size()));
+        out.insert(out.end(), f.rel.begin(), f.rel.end());
+        put(out, f.size);
+        put(out, f.mtimeNs);
+        put(out, f.stamp);
+    }
+    put(out, std::uint64_t(XXH3_64bits(out.data(), out.size())));
+    return out;
+}
+
+}  // namespace
+
+bool writeUnitSpill(const std::string& path, const DumpIndex& index, const std::vector<ScannedFile>& files,
+                    std::string& error) {
+    const std::vector<std::uint8_t> out = encodeUnit(index, files);
+    const std::string tmp = path + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        error = "cannot create " + tmp + ": " + std::strerror(errno);
+        return false;
+    }
+    for (std::size_t done = 0; done < out.size();) {
+        const ssize_t k = ::write(fd, out.data() + done, out.size() - done);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            error = "cannot write " + tmp + ": " + std::strerror(errno);
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            return false;
+        }
+        done += std::size_t(k);
+    }
+    if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+        error = "cannot write " + path + ": " + std::strerror(errno);
+        ::unlink(tmp.c_str());
+        return false;
+    }
+    return true;
+}
+
+bool readUnitSpill(const std::string& path, DumpIndex& index, std::vector<ScannedFile>& files, std::string& error) {
+    std::vector<std::uint8_t> in;
+    if (!readWholeFile(path, in, error)) return false;
+    return decodeUnit(std::move(in), path, index, files, error);
+}
+
 std::string unitSpillFolder(const std::string& cacheDir, const std::string& rootAbs) {
     namespace fs = std::filesystem;
     char key[24];
@@ -151,6 +162,53 @@ std::string unitSpillFolder(const std::string& cacheDir, const std::string& root
         if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) fs::remove_all(it->path(), removeError);
     }
     return (base / (std::string(key) + mine + std::to_string(::getpid()))).string();
+}
+
+UnitSideFile::UnitSideFile(std::string path) : m_path(std::move(path)) {}
+
+UnitSideFile::~UnitSideFile() {
+    if (m_fd >= 0) ::close(m_fd);
+}
+
+bool UnitSideFile::append(const DumpIndex& index, std::uint64_t& at, std::uint32_t& bytes, std::string& error) {
+    if (m_fd < 0) m_fd = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (m_fd < 0) {
+        error = "cannot create " + m_path + ": " + std::strerror(errno);
+        return false;
+    }
+    const std::vector<std::uint8_t> out = encodeUnit(index, {});
+    if (out.size() > 0xffffffffu) {
+        error = m_path + ": entry too large";
+        return false;
+    }
+    for (std::size_t done = 0; done < out.size();) {
+        const ssize_t k = ::pwrite(m_fd, out.data() + done, out.size() - done, off_t(m_end + done));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            error = "cannot write " + m_path + ": " + std::strerror(errno);
+            return false;  // the bytes past m_end are written over by the next entry
+        }
+        done += std::size_t(k);
+    }
+    at = m_end;
+    bytes = std::uint32_t(out.size());
+    m_end += out.size();
+    return true;
+}
+
+bool UnitSideFile::read(std::uint64_t at, std::uint32_t bytes, DumpIndex& index, std::string& error) const {
+    std::vector<std::uint8_t> in(bytes);
+    for (std::size_t done = 0; done < in.size();) {
+        const ssize_t k = m_fd < 0 ? -1 : ::pread(m_fd, in.data() + done, in.size() - done, off_t(at + done));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            error = m_path + ": " + (k == 0 ? std::string("truncated") : std::string(std::strerror(errno)));
+            return false;
+        }
+        done += std::size_t(k);
+    }
+    std::vector<ScannedFile> none;
+    return decodeUnit(std::move(in), m_path + "@" + std::to_string(at), index, none, error);
 }
 
 }  // namespace dl

@@ -303,7 +303,10 @@ TEST(IncrementalUnits, SpilledUnitsGiveTheSameIndexAndALateFileRestoresOne) {
         expectSame(want, canonical(idx.merged()));
         // A damaged spill is not trusted: its folder is listed and built again from the dump.
         for (int i = 0; i < 3; ++i) idx.update({}, {});
-        const auto victim = fs::directory_iterator(spillDir)->path();
+        fs::path victim;
+        for (const auto& e : fs::directory_iterator(spillDir))
+            if (e.path().extension() == ".dlunit") victim = e.path();
+        ASSERT_FALSE(victim.empty());
         std::ofstream(victim, std::ios::binary | std::ios::trunc) << "not a spill";
         expectSame(want, canonical(idx.merged()));
         const std::vector<std::string> notes = idx.takeNotes();
@@ -315,7 +318,8 @@ TEST(IncrementalUnits, SpilledUnitsGiveTheSameIndexAndALateFileRestoresOne) {
         const std::size_t spilled = idx.spilledUnits();
         ASSERT_GT(spilled, 0u);
         for (const auto& e : fs::directory_iterator(spillDir))
-            std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << "damaged";
+            if (e.path().extension() == ".dlunit")
+                std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << "damaged";
         files.push_back(lateFile);
         idx.update(files, {});
         EXPECT_EQ(idx.takeNotes().size(), spilled);
