@@ -3,7 +3,8 @@
 //   BM_WatchBatch: one batch of 64 new files when N are held, with or without an execution order.
 //   BM_WatchStatisticCsvAppend: a growing statistic.csv taking in one row.
 //   BM_WatchIndexMemory: the bytes it holds per file, settled folders written out or not, and the
-//     late first analysis (every folder merged back; DUMPLENS_BENCH_COLD=1 drops the page cache).
+//     late first analysis, on the cut index and on every folder merged back (DUMPLENS_BENCH_COLD=1
+//     drops the page cache before each).
 // Reproduce: cmake --build build/ci --target bench_watch_index && build/ci/bench/bench_watch_index
 // (docs/PERFORMANCE.md "Watch").
 #include <fstream>
@@ -131,6 +132,10 @@ void BM_WatchIndexMemory(benchmark::State& state) {
             Fleet fleet(s.root / "dump", 64, 4);
             fleet.start(n, 0);
             fleet.wait();
+            // Then one file with an Inf, among the last 64: the first overflow, late in the run.
+            fleet.requestBad();
+            fleet.start(64, 0);
+            fleet.wait();
         }
         const std::string root = fs::absolute(s.root / "dump").string();
         std::vector<dl::WatchedFile> files;
@@ -158,23 +163,40 @@ void BM_WatchIndexMemory(benchmark::State& state) {
         state.counters["heap_bytes_per_file"] = (double(mallinfo2().uordblks) - heap0) / double(files.size());
         state.counters["units"] = double(idx.units());
         state.counters["spilled_units"] = double(idx.spilledUnits());
-        // What the watch's first analysis costs when it comes this late: every unit merged (the
-        // spilled ones read back), then analysed as `analyze` would. DUMPLENS_BENCH_COLD=1 (root,
-        // files on a disk): the page cache dropped first, as a long run's dump pushes the written-out
-        // folders out of it.
-        if (const char* cold = std::getenv("DUMPLENS_BENCH_COLD"); cold && *cold == '1') {
+        // What the watch's first analysis costs when it comes this late. DUMPLENS_BENCH_COLD=1
+        // (root, files on a disk): the page cache dropped before each way, as a long run's dump
+        // pushes the written-out folders out of it.
+        const auto dropCaches = [] {
+            if (const char* cold = std::getenv("DUMPLENS_BENCH_COLD"); !cold || *cold != '1') return;
             ::sync();
             if (FILE* f = std::fopen("/proc/sys/vm/drop_caches", "w")) {
                 std::fputs("3\n", f);
                 std::fclose(f);
             }
+        };
+        // The watch's way (dump_watch.cpp): the index cut down to what the analysis reads of the
+        // clean iterations before the first bad one; then the whole way (every unit merged, the
+        // spilled ones read back, as before).
+        dropCaches();
+        const auto tc = Clock::now();
+        const dl::IncrementalIndex::CutIndex cut = idx.mergedForFirstOverflow();
+        state.counters["cut_merged_s"] = std::chrono::duration<double>(Clock::now() - tc).count();
+        dl::AnalysisOptions ao;
+        ao.replay = false;
+        {
+            const dl::AnalysisResult r = dl::analyze(cut.index, ao);
+            benchmark::DoNotOptimize(r);
+            if (!r.firstOverflow) state.SkipWithError("no first overflow in the cut index");
         }
+        state.counters["cut_s"] = std::chrono::duration<double>(Clock::now() - tc).count();
+        state.counters["cut_ops"] = double(cut.index.ops.size());
+        state.counters["units_side"] = double(cut.unitsCut);
+        state.counters["units_left_out"] = double(cut.unitsLeftOut);
+        dropCaches();
         const double c0 = cpuSecondsSelf();
         const auto t0 = Clock::now();
         const dl::DumpIndex merged = idx.merged();
         state.counters["merged_s"] = std::chrono::duration<double>(Clock::now() - t0).count();
-        dl::AnalysisOptions ao;
-        ao.replay = false;
         const auto t1 = Clock::now();
         const dl::AnalysisResult r = dl::analyze(merged, ao);
         benchmark::DoNotOptimize(r);

@@ -63,6 +63,7 @@ Verdict firstOverflowSoFar(IncrementalIndex& idx, std::stop_token stop) {
         const IncrementalIndex::CutIndex cut = idx.mergedForFirstOverflow();
         const AnalysisResult r = analyze(cut.index, ao);
         v.cancelled = r.cancelled;
+        v.cut = true;
         if (r.cancelled || !r.firstOverflow) return v;
         v.firstOverflow = firstOverflowJson(cut.index, r);
         v.chain = chainJson(cut.index, r);

@@ -153,11 +153,11 @@ private:
     // ~200 bytes with its map entry against ~1.4 KB for an empty Unit, so that a watch of 200,000
     // iteration folders holds tens of MB. Its warnings, rarely any, are kept in m_spilledWarnings.
     struct SpilledUnit {
-        std::uint32_t tensors = 0, ops = 0, files = 0;
         std::vector<std::uint32_t> ranks, iterations;  // those its ops hold (one of each, as a rule)
         // Its clean-iteration inputs (cleanIterationInputs) in m_sideFile: where, how long (0: none
-        // kept, it is read whole), how many ops and tensors; what they hold (Side bits).
+        // kept, it is read whole), how many ops and tensors; what it holds (Side bits).
         std::uint64_t sideAt = 0;
+        std::uint32_t tensors = 0, ops = 0, files = 0;
         std::uint32_t sideBytes = 0, sideOps = 0, sideTensors = 0;
         std::uint32_t rankInfoKey = 0;  // a hash of its RankInfo (rank, folder) entries
         std::uint8_t side = 0;

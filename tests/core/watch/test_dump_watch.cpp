@@ -256,7 +256,10 @@ TEST(DumpWatch, InterleavedRanksEndOnTheFinishedDumpsAnswer) {
                     ADD_FAILURE() << e.json.dump();
             return;
         }
-        watch.stop();
+        const dl::WatchSummary summary = watch.stop();
+        // Every analysis ran on the cut index (the whole one only when it cannot number an op).
+        EXPECT_GT(summary.analyses, 0u);
+        EXPECT_EQ(summary.cutAnalyses, summary.analyses);
         const auto overflows = watch.events(dl::WatchEventKind::Overflow);
         ASSERT_FALSE(overflows.empty());
         for (const char* key : {"op_name", "op_type", "rank", "iteration", "tensor", "kind"})

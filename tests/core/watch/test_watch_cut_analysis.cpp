@@ -62,8 +62,8 @@ Outcome expectCutGivesTheWholeAnswer(const fs::path& root, const std::function<v
     idx.setSpill(spillDir.string(), 1);
     const std::vector<dl::WatchedFile> files = inLandingOrder(root);
     for (std::size_t at = 0; at < files.size(); at += 16)
-        idx.update({files.begin() + std::ptrdiff_t(at), files.begin() + std::ptrdiff_t(std::min(files.size(), at + 16))},
-                   {});
+        idx.update(
+            {files.begin() + std::ptrdiff_t(at), files.begin() + std::ptrdiff_t(std::min(files.size(), at + 16))}, {});
     for (int i = 0; i < 3; ++i) idx.update({}, {});
     EXPECT_GT(idx.spilledUnits(), 0u);
     out.spilledBefore = idx.spilledUnits();
@@ -131,8 +131,8 @@ TEST(WatchCutAnalysis, ClustersWithAndWithoutTimestamps) {
         dl::demo::ClusterScenarioTruth truth;
         std::string error;
         const fs::path root = dir.path / "run";
-        ASSERT_TRUE(dl::demo::writeClusterScenario(root.string(), dl::demo::ClusterScenario::GlobalNorm, o, truth,
-                                                   error))
+        ASSERT_TRUE(
+            dl::demo::writeClusterScenario(root.string(), dl::demo::ClusterScenario::GlobalNorm, o, truth, error))
             << error;
         const Outcome got = expectCutGivesTheWholeAnswer(root);
         EXPECT_GT(got.unitsCut, 0u);
@@ -175,8 +175,7 @@ TEST(WatchCutAnalysis, CleanFoldersWithoutCommOpsAreLeftOut) {
         if (inf) v[2] = std::numeric_limits<float>::infinity();
         std::string payload, error;
         ASSERT_TRUE(dl::encodeFloats(v, dl::DType::Float16, payload, error)) << error;
-        std::ofstream(folder / (stem + ".0.0." + std::to_string(ts) + ".output.0.DefaultFormat.npy"),
-                      std::ios::binary)
+        std::ofstream(folder / (stem + ".0.0." + std::to_string(ts) + ".output.0.DefaultFormat.npy"), std::ios::binary)
             << dl::makeNpyHeader("<f2", {4}) + payload;
     };
     for (int it = 0; it < 6; ++it)
@@ -201,8 +200,8 @@ TEST(WatchCutAnalysis, ADamagedSideFileCostsReadsNotTheAnswer) {
     dl::demo::ClusterScenarioTruth truth;
     std::string error;
     const fs::path root = dir.path / "run";
-    ASSERT_TRUE(dl::demo::writeClusterScenario(root.string(), dl::demo::ClusterScenario::TensorParallel, o, truth,
-                                               error))
+    ASSERT_TRUE(
+        dl::demo::writeClusterScenario(root.string(), dl::demo::ClusterScenario::TensorParallel, o, truth, error))
         << error;
     bool damaged = false;
     const Outcome got = expectCutGivesTheWholeAnswer(root, [&](const fs::path& spillDir) {
