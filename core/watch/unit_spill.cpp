@@ -4,12 +4,14 @@
 #include <signal.h>
 #include <unistd.h>
 #include <xxhash.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 
 #include "core/index/index_file.h"
 #include "core/index/index_serializer.h"
@@ -18,6 +20,11 @@ namespace dl {
 namespace {
 
 constexpr char kMagic[8] = {'D', 'L', 'S', 'P', 'I', 'L', 'L', '1'};
+// What goes to disk: the DLSPILL1 bytes in one zstd frame, after this magic and their size. The
+// index encoding puts each section at a 4 KiB boundary (for mapping a cache file), so an entry of
+// a few records is ~37 KB of mostly zero padding raw; compressed, a few hundred bytes.
+constexpr char kPackedMagic[8] = {'D', 'L', 'S', 'P', 'I', 'L', 'L', 'Z'};
+constexpr std::uint64_t kMaxUnpacked = std::uint64_t(1) << 36;
 
 template <class T>
 void put(std::vector<std::uint8_t>& out, const T& v) {
@@ -33,9 +40,29 @@ bool take(const std::vector<std::uint8_t>& in, std::size_t& at, T& v) {
     return true;
 }
 
-// `in`: a unit as encodeUnit wrote it; `path` names it in the errors.
-bool decodeUnit(std::vector<std::uint8_t> in, const std::string& path, DumpIndex& index,
+// `packed`: a unit as encodeUnit wrote it; `path` names it in the errors.
+bool decodeUnit(const std::vector<std::uint8_t>& packed, const std::string& path, DumpIndex& index,
                 std::vector<ScannedFile>& files, std::string& error) {
+    std::uint64_t rawSize = 0;
+    if (packed.size() < sizeof kPackedMagic + sizeof rawSize ||
+        std::memcmp(packed.data(), kPackedMagic, sizeof kPackedMagic) != 0) {
+        error = path + ": not a DumpLens watch spill";
+        return false;
+    }
+    std::memcpy(&rawSize, packed.data() + sizeof kPackedMagic, sizeof rawSize);
+    const std::uint8_t* frame = packed.data() + sizeof kPackedMagic + sizeof rawSize;
+    const std::size_t frameBytes = packed.size() - sizeof kPackedMagic - sizeof rawSize;
+    if (rawSize > kMaxUnpacked || ZSTD_getFrameContentSize(frame, frameBytes) != rawSize) {
+        error = path + ": damaged (size)";
+        return false;
+    }
+    std::vector<std::uint8_t> in(rawSize);
+    thread_local const std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+    const std::size_t got = ZSTD_decompressDCtx(dctx.get(), in.data(), in.size(), frame, frameBytes);
+    if (ZSTD_isError(got) || got != rawSize) {
+        error = path + ": damaged (" + (ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short") + ")";
+        return false;
+    }
     std::uint64_t sum = 0;
     if (in.size() < sizeof kMagic + 2 * sizeof sum || std::memcmp(in.data(), kMagic, sizeof kMagic) != 0) {
         error = path + ": not a DumpLens watch spill";
@@ -96,7 +123,17 @@ std::vector<std::uint8_t> encodeUnit(const DumpIndex& index, const std::vector<S
         put(out, f.stamp);
     }
     put(out, std::uint64_t(XXH3_64bits(out.data(), out.size())));
-    return out;
+    constexpr std::size_t at = sizeof kPackedMagic + sizeof(std::uint64_t);
+    std::vector<std::uint8_t> packed(at + ZSTD_compressBound(out.size()));
+    const std::uint64_t rawSize = out.size();
+    std::memcpy(packed.data(), kPackedMagic, sizeof kPackedMagic);
+    std::memcpy(packed.data() + sizeof kPackedMagic, &rawSize, sizeof rawSize);
+    thread_local const std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+    const std::size_t n =
+        ZSTD_compressCCtx(cctx.get(), packed.data() + at, packed.size() - at, out.data(), out.size(), 1);
+    if (ZSTD_isError(n)) return {};  // only when out of memory; the caller's write then fails
+    packed.resize(at + n);
+    return packed;
 }
 
 }  // namespace
@@ -104,6 +141,10 @@ std::vector<std::uint8_t> encodeUnit(const DumpIndex& index, const std::vector<S
 bool writeUnitSpill(const std::string& path, const DumpIndex& index, const std::vector<ScannedFile>& files,
                     std::string& error) {
     const std::vector<std::uint8_t> out = encodeUnit(index, files);
+    if (out.empty()) {
+        error = "cannot compress " + path + " (out of memory)";
+        return false;
+    }
     const std::string tmp = path + ".tmp";
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
@@ -132,7 +173,7 @@ bool writeUnitSpill(const std::string& path, const DumpIndex& index, const std::
 bool readUnitSpill(const std::string& path, DumpIndex& index, std::vector<ScannedFile>& files, std::string& error) {
     std::vector<std::uint8_t> in;
     if (!readWholeFile(path, in, error)) return false;
-    return decodeUnit(std::move(in), path, index, files, error);
+    return decodeUnit(in, path, index, files, error);
 }
 
 std::string unitSpillFolder(const std::string& cacheDir, const std::string& rootAbs) {
@@ -177,6 +218,10 @@ bool UnitSideFile::append(const DumpIndex& index, std::uint64_t& at, std::uint32
         return false;
     }
     const std::vector<std::uint8_t> out = encodeUnit(index, {});
+    if (out.empty()) {
+        error = "cannot compress an entry of " + m_path + " (out of memory)";
+        return false;
+    }
     if (out.size() > 0xffffffffu) {
         error = m_path + ": entry too large";
         return false;
@@ -208,7 +253,7 @@ bool UnitSideFile::read(std::uint64_t at, std::uint32_t bytes, DumpIndex& index,
         done += std::size_t(k);
     }
     std::vector<ScannedFile> none;
-    return decodeUnit(std::move(in), m_path + "@" + std::to_string(at), index, none, error);
+    return decodeUnit(in, m_path + "@" + std::to_string(at), index, none, error);
 }
 
 }  // namespace dl

@@ -49,6 +49,7 @@ std::vector<dl::WatchedFile> inLandingOrder(const fs::path& root) {
 struct Outcome {
     std::uint64_t unitsCut = 0, unitsLeftOut = 0;
     std::size_t cutOps = 0, wholeOps = 0, spilledBefore = 0, spilledAfter = 0;
+    std::uintmax_t spillBytes = 0, sideBytes = 0;  // the spill folder, its side file
 };
 
 // The folder fed to a spilling IncrementalIndex a few files at a time, every folder settled; the
@@ -67,6 +68,10 @@ Outcome expectCutGivesTheWholeAnswer(const fs::path& root, const std::function<v
     for (int i = 0; i < 3; ++i) idx.update({}, {});
     EXPECT_GT(idx.spilledUnits(), 0u);
     out.spilledBefore = idx.spilledUnits();
+    for (const auto& e : fs::directory_iterator(spillDir)) {
+        out.spillBytes += e.file_size();
+        if (e.path().extension() == ".dlside") out.sideBytes += e.file_size();
+    }
     if (damage) damage(spillDir);
 
     dl::AnalysisOptions ao;
@@ -190,6 +195,11 @@ TEST(WatchCutAnalysis, CleanFoldersWithoutCommOpsAreLeftOut) {
     const Outcome got = expectCutGivesTheWholeAnswer(root);
     EXPECT_GT(got.unitsLeftOut, 4u);
     EXPECT_LT(got.cutOps, got.wholeOps / 2);
+    // Written out compressed: the index encoding's 4 KiB section alignment would make each entry
+    // ~37 KB of padding (7 GB of side file and as much of spills for 200k folders).
+    ASSERT_GT(got.spilledBefore, 0u);
+    EXPECT_LT(got.sideBytes / got.spilledBefore, 1024u) << got.sideBytes;
+    EXPECT_LT(got.spillBytes / got.spilledBefore, 4096u) << got.spillBytes;
 }
 
 // The side file damaged behind the watch: the units whose entries cannot be read are read back
