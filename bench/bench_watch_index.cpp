@@ -151,6 +151,7 @@ void BM_WatchIndexMemory(benchmark::State& state) {
         malloc_trim(0);
         const double rss0 = rssMiB();
         const double heap0 = double(mallinfo2().uordblks);
+        std::error_code ec;
         dl::IncrementalIndex idx(root, "", 1);
         if (spill) idx.setSpill((s.root / "spill").string(), 16);
         for (std::size_t at = 0; at < files.size(); at += 640)
@@ -161,6 +162,10 @@ void BM_WatchIndexMemory(benchmark::State& state) {
         state.counters["rss_bytes_per_file"] = (rssMiB() - rss0) * double(1 << 20) / double(files.size());
         // What the allocator has handed out and not got back: the rest of the RSS is fragmentation.
         state.counters["heap_bytes_per_file"] = (double(mallinfo2().uordblks) - heap0) / double(files.size());
+        std::uintmax_t spillBytes = 0;  // the spills and the side file, on disk
+        for (const auto& e : fs::directory_iterator(s.root / "spill", ec)) spillBytes += e.file_size(ec);
+        state.counters["spill_bytes_per_folder"] =
+            double(spillBytes) / double(std::max<std::size_t>(1, idx.spilledUnits()));
         state.counters["units"] = double(idx.units());
         state.counters["spilled_units"] = double(idx.spilledUnits());
         // What the watch's first analysis costs when it comes this late. DUMPLENS_BENCH_COLD=1

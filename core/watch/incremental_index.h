@@ -97,6 +97,9 @@ public:
         // before `from` (numbered among ops left out).
         std::optional<std::uint64_t> wholeOp(std::uint32_t op) const;
         std::optional<std::uint64_t> wholeTensor(std::uint32_t tensor) const;
+
+    private:
+        std::optional<std::uint64_t> shifted(std::uint64_t n, std::uint32_t op, bool tensors) const;
     };
     CutIndex mergedForFirstOverflow();
 

@@ -225,31 +225,27 @@ IncrementalIndex::CutIndex IncrementalIndex::mergedForFirstOverflow() {
 }
 
 // Ops are ordered by rank, then iteration: every op left out (a clean iteration before `from`)
-// of a rank up to this one's comes before an op of an iteration from `from` on.
-std::optional<std::uint64_t> IncrementalIndex::CutIndex::wholeOp(std::uint32_t op) const {
+// of a rank up to this one's comes before an op of an iteration from `from` on, and tensors follow
+// their ops. `n` is the op (or tensor) number, `op` its op.
+std::optional<std::uint64_t> IncrementalIndex::CutIndex::shifted(std::uint64_t n, std::uint32_t op,
+                                                                 bool tensors) const {
     if (op >= index.ops.size()) return std::nullopt;
     const OpRecord& o = index.ops[op];
     if (o.iteration < from && dropped.count(o.rank)) return std::nullopt;
-    std::uint64_t n = op;
     for (const auto& [rank, d] : dropped) {
         if (rank > o.rank) break;
-        n += d.first;
+        n += tensors ? d.second : d.first;
     }
     return n;
 }
 
+std::optional<std::uint64_t> IncrementalIndex::CutIndex::wholeOp(std::uint32_t op) const {
+    return shifted(op, op, false);
+}
+
 std::optional<std::uint64_t> IncrementalIndex::CutIndex::wholeTensor(std::uint32_t tensor) const {
     if (tensor >= index.tensors.size()) return std::nullopt;
-    const std::uint32_t op = index.tensors[tensor].op;
-    if (op >= index.ops.size()) return std::nullopt;
-    const OpRecord& o = index.ops[op];
-    if (o.iteration < from && dropped.count(o.rank)) return std::nullopt;
-    std::uint64_t n = tensor;
-    for (const auto& [rank, d] : dropped) {
-        if (rank > o.rank) break;
-        n += d.second;
-    }
-    return n;
+    return shifted(tensor, index.tensors[tensor].op, true);
 }
 
 std::vector<std::string> IncrementalIndex::writeCaches() {
