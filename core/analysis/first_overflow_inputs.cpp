@@ -5,8 +5,15 @@
 
 #include "core/analysis/comm_matcher.h"
 #include "core/analysis/stage_map.h"
+#include "core/analysis/tensor_anomaly.h"
 
 namespace dl {
+
+bool holdsAnomaly(const DumpIndex& idx) {
+    if (!idx.overflows.empty()) return true;
+    return std::any_of(idx.tensors.begin(), idx.tensors.end(),
+                       [&](const TensorRecord& t) { return classifyTensor(idx, t).bad(); });
+}
 
 std::int64_t opTimeUs(const DumpIndex& index, std::uint32_t op) {
     const OpRecord& o = index.ops[op];

@@ -231,6 +231,9 @@ DumpIndex DumpIndex::subset(const std::vector<std::uint32_t>& keep) const {
                         out.histBytes.insert(out.histBytes.end(), histBytes.begin() + s.histOffset,
                                              histBytes.begin() + long(end));
                         s.histOffset = at;
+                    } else {
+                        t.flags &= std::uint16_t(~HasHistogram);  // unreadable here as there, not another's
+                        s.histOffset = 0;
                     }
                 }
                 out.sides.push_back(s);

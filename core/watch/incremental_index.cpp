@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <unordered_map>
 
-#include "core/analysis/tensor_anomaly.h"
+#include "core/analysis/first_overflow_inputs.h"
 #include "core/index/dump_indexer.h"
 #include "core/index/dump_layout.h"
 #include "core/index/format_reader.h"
@@ -40,12 +40,6 @@ std::unordered_map<std::uint32_t, std::uint64_t> IncrementalIndex::iterationDige
 }
 
 namespace {
-
-bool holdsAnomaly(const DumpIndex& idx) {
-    if (!idx.overflows.empty()) return true;
-    return std::any_of(idx.tensors.begin(), idx.tensors.end(),
-                       [&](const TensorRecord& t) { return classifyTensor(idx, t).bad(); });
-}
 
 bool isTable(const std::string& rel) {
     return rel == "statistic.csv" || rel.ends_with("/statistic.csv") || rel == "dump.json" ||

@@ -171,6 +171,9 @@ private:
         std::map<std::uint32_t, std::uint64_t> rankUnits, iterationUnits;  // how many spilled units hold each
         void add(const SpilledUnit& s, int sign);
     };
+    struct SideUnreadable : std::runtime_error {
+        using std::runtime_error::runtime_error;
+    };
     struct SpillUnreadable : std::runtime_error {
         explicit SpillUnreadable(std::string unit)
             : std::runtime_error("watch spill unreadable"), unitRel(std::move(unit)) {}

@@ -60,6 +60,7 @@ DumpIndex IncrementalIndex::mergedShard(const Shard& sh, std::vector<ScannedFile
     std::vector<std::vector<ScannedFile>> backFiles(back.size());
     std::vector<char> unreadable(back.size());
     std::vector<Take> how(back.size());
+    std::vector<std::string> errors(back.size());
     std::vector<const SpilledUnit*> spilledOf(back.size());
     for (std::size_t at = 0; at < rels.size(); at += kChunk) {
         const std::size_t n = std::min(kChunk, rels.size() - at);
@@ -73,11 +74,17 @@ DumpIndex IncrementalIndex::mergedShard(const Shard& sh, std::vector<ScannedFile
             for (std::size_t i; (i = next.fetch_add(1)) < n;) {
                 unreadable[i] = 0;
                 if (!spilledOf[i] || how[i] == Take::Skip) continue;
-                std::string error;
-                if (how[i] == Take::Side)
-                    unreadable[i] = !m_sideFile->read(spilledOf[i]->sideAt, spilledOf[i]->sideBytes, back[i], error);
-                else
-                    unreadable[i] = !readUnitSpill(spillPath(rels[at + i]), back[i], backFiles[i], error);
+                std::string& error = errors[i];
+                try {
+                    if (how[i] == Take::Side)
+                        unreadable[i] =
+                            !m_sideFile->read(spilledOf[i]->sideAt, spilledOf[i]->sideBytes, back[i], error);
+                    else
+                        unreadable[i] = !readUnitSpill(spillPath(rels[at + i]), back[i], backFiles[i], error);
+                } catch (const std::exception& e) {  // out of memory on a reader: that read failed
+                    unreadable[i] = 1;
+                    error = e.what();
+                }
             }
         };
         {
@@ -96,6 +103,7 @@ DumpIndex IncrementalIndex::mergedShard(const Shard& sh, std::vector<ScannedFile
                 continue;
             }
             if (how[i] == Take::Skip) continue;
+            if (unreadable[i] && how[i] == Take::Side) throw SideUnreadable(errors[i]);
             if (unreadable[i]) throw SpillUnreadable{unitRel};
             decide(back[i]);
             out.merge(back[i]);
@@ -184,8 +192,8 @@ IncrementalIndex::CutIndex IncrementalIndex::mergedForFirstOverflow() {
             // comm ops or the first of something the analysis asks only exists (a rank, its
             // RankInfo, a loss or head op on the rank, an untimed op); otherwise it is left out.
             const TakeOf takeOf = [&](const SpilledUnit& s) {
-                if (!s.sideBytes || (s.side & Anomalous) || s.iterations.empty() || s.iterations.back() >= from ||
-                    s.ranks.size() != 1) {
+                if (!m_sideFile || !s.sideBytes || (s.side & Anomalous) || s.iterations.empty() ||
+                    s.iterations.back() >= from || s.ranks.size() != 1) {
                     ranksSeen.insert(s.ranks.begin(), s.ranks.end());
                     return Take::Whole;
                 }
@@ -220,6 +228,14 @@ IncrementalIndex::CutIndex IncrementalIndex::mergedForFirstOverflow() {
             return cut;
         } catch (const SpillUnreadable& e) {
             rebuildUnreadable(e.unitRel);
+        } catch (const SideUnreadable& e) {
+            // One damaged entry makes the file suspect: every folder written out so far is read
+            // whole from now on, and a new side file serves the folders written out later.
+            m_notes.push_back(std::string("watch side file unreadable (") + e.what() +
+                              "): a late first overflow's analysis reads the folders written out so far whole");
+            for (auto& [rel, sh] : m_shards)
+                for (auto& [unitRel, s] : sh.spilled) s.sideBytes = 0;
+            m_sideFile = std::make_unique<UnitSideFile>(m_spillDir + "/clean_iterations.dlside");
         }
     }
 }

@@ -83,6 +83,11 @@ void IncrementalIndex::keepCleanIterationInputs(const Unit& u, SpilledUnit& s) {
     }
     s.rankInfoKey = key;
     if (u.anomalous || u.ranks.size() != 1 || !m_sideFile) return;
+    // What it leaves out is counted as its tensors less the entry's: only when every tensor is an
+    // op's (merged() keeps no other).
+    std::uint64_t opTensors = 0;
+    for (const OpRecord& o : u.index.ops) opTensors += o.tensorCount;
+    if (opTensors != u.index.tensors.size()) return;
     const CleanIterationInputs in = cleanIterationInputs(u.index);
     const DumpIndex part = u.index.subset(in.ops);
     std::string error;

@@ -58,6 +58,10 @@ bool decodeUnit(const std::vector<std::uint8_t>& packed, const std::string& path
     }
     std::vector<std::uint8_t> in(rawSize);
     thread_local const std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+    if (!dctx) {
+        error = path + ": out of memory";
+        return false;
+    }
     const std::size_t got = ZSTD_decompressDCtx(dctx.get(), in.data(), in.size(), frame, frameBytes);
     if (ZSTD_isError(got) || got != rawSize) {
         error = path + ": damaged (" + (ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short") + ")";
@@ -129,6 +133,7 @@ std::vector<std::uint8_t> encodeUnit(const DumpIndex& index, const std::vector<S
     std::memcpy(packed.data(), kPackedMagic, sizeof kPackedMagic);
     std::memcpy(packed.data() + sizeof kPackedMagic, &rawSize, sizeof rawSize);
     thread_local const std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+    if (!cctx) return {};
     const std::size_t n =
         ZSTD_compressCCtx(cctx.get(), packed.data() + at, packed.size() - at, out.data(), out.size(), 1);
     if (ZSTD_isError(n)) return {};  // only when out of memory; the caller's write then fails
@@ -242,9 +247,13 @@ bool UnitSideFile::append(const DumpIndex& index, std::uint64_t& at, std::uint32
 }
 
 bool UnitSideFile::read(std::uint64_t at, std::uint32_t bytes, DumpIndex& index, std::string& error) const {
+    if (m_fd < 0) {
+        error = m_path + ": nothing written yet";
+        return false;
+    }
     std::vector<std::uint8_t> in(bytes);
     for (std::size_t done = 0; done < in.size();) {
-        const ssize_t k = m_fd < 0 ? -1 : ::pread(m_fd, in.data() + done, in.size() - done, off_t(at + done));
+        const ssize_t k = ::pread(m_fd, in.data() + done, in.size() - done, off_t(at + done));
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0) {
             error = m_path + ": " + (k == 0 ? std::string("truncated") : std::string(std::strerror(errno)));
