@@ -105,6 +105,14 @@ Outcome expectCutGivesTheWholeAnswer(const fs::path& root, const std::function<v
     return out;
 }
 
+::testing::AssertionResult writeCluster(const fs::path& root, dl::demo::ClusterScenario scenario,
+                                        const dl::demo::ClusterScenarioOptions& o) {
+    dl::demo::ClusterScenarioTruth truth;
+    std::string error;
+    if (dl::demo::writeClusterScenario(root.string(), scenario, o, truth, error)) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << error;
+}
+
 TEST(WatchCutAnalysis, PipelineWithManyMicroBatches) {
     dltest::TempDir dir("dumplens_cut_");
     dl::demo::PipelineSpec spec;
@@ -135,12 +143,8 @@ TEST(WatchCutAnalysis, ClustersWithAndWithoutTimestamps) {
         dltest::TempDir dir("dumplens_cut_");
         dl::demo::ClusterScenarioOptions o;
         o.timestamps = timestamps;
-        dl::demo::ClusterScenarioTruth truth;
-        std::string error;
         const fs::path root = dir.path / "run";
-        ASSERT_TRUE(
-            dl::demo::writeClusterScenario(root.string(), dl::demo::ClusterScenario::GlobalNorm, o, truth, error))
-            << error;
+        ASSERT_TRUE(writeCluster(root, dl::demo::ClusterScenario::GlobalNorm, o));
         const Outcome got = expectCutGivesTheWholeAnswer(root);
         EXPECT_GT(got.unitsCut, 0u);
         EXPECT_LT(got.cutOps, got.wholeOps);
@@ -208,13 +212,8 @@ TEST(WatchCutAnalysis, CleanFoldersWithoutCommOpsAreLeftOut) {
 // out so far whole (one pass more, not one per folder), the answer the same.
 TEST(WatchCutAnalysis, ADamagedSideFileCostsReadsNotTheAnswer) {
     dltest::TempDir dir("dumplens_cut_");
-    dl::demo::ClusterScenarioOptions o;
-    dl::demo::ClusterScenarioTruth truth;
-    std::string error;
     const fs::path root = dir.path / "run";
-    ASSERT_TRUE(
-        dl::demo::writeClusterScenario(root.string(), dl::demo::ClusterScenario::TensorParallel, o, truth, error))
-        << error;
+    ASSERT_TRUE(writeCluster(root, dl::demo::ClusterScenario::TensorParallel, {}));
     bool damaged = false;
     const Outcome got = expectCutGivesTheWholeAnswer(root, [&](const fs::path& spillDir) {
         const fs::path side = spillDir / "clean_iterations.dlside";
