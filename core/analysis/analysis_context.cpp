@@ -1,9 +1,17 @@
 #include "core/analysis/analysis_context.h"
 
-#include "core/analysis/first_overflow_inputs.h"
 #include "core/analysis/tensor_anomaly.h"
 
 namespace dl {
+
+std::int64_t opTimeUs(const DumpIndex& index, std::uint32_t op) {
+    const OpRecord& o = index.ops[op];
+    if (o.startUs) return o.startUs;
+    if (o.endUs) return o.endUs;
+    if (o.overflow >= 0 && std::size_t(o.overflow) < index.overflows.size())
+        return index.overflows[std::size_t(o.overflow)].timestampUs;
+    return 0;
+}
 
 std::int64_t AnalysisContext::rawTime(std::uint32_t op) const { return opTimeUs(index, op); }
 

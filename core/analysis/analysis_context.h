@@ -26,6 +26,10 @@ struct OpFindings {
     bool anomalous() const { return outputBad || opdebug; }
 };
 
+// The time the analysis orders an op by: its first tensor's timestamp, else its last, else its
+// Opdebug record's; 0 when none is known.
+std::int64_t opTimeUs(const DumpIndex& index, std::uint32_t op);
+
 struct AnalysisContext {
     const DumpIndex& index;
     std::vector<OpFindings> ops;

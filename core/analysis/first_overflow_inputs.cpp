@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/analysis/analysis_context.h"
 #include "core/analysis/comm_matcher.h"
 #include "core/analysis/stage_map.h"
 #include "core/analysis/tensor_anomaly.h"
@@ -13,15 +14,6 @@ bool holdsAnomaly(const DumpIndex& idx) {
     if (!idx.overflows.empty()) return true;
     return std::any_of(idx.tensors.begin(), idx.tensors.end(),
                        [&](const TensorRecord& t) { return classifyTensor(idx, t).bad(); });
-}
-
-std::int64_t opTimeUs(const DumpIndex& index, std::uint32_t op) {
-    const OpRecord& o = index.ops[op];
-    if (o.startUs) return o.startUs;
-    if (o.endUs) return o.endUs;
-    if (o.overflow >= 0 && std::size_t(o.overflow) < index.overflows.size())
-        return index.overflows[std::size_t(o.overflow)].timestampUs;
-    return 0;
 }
 
 CleanIterationInputs cleanIterationInputs(const DumpIndex& index) {

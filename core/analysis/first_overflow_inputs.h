@@ -36,8 +36,4 @@ CleanIterationInputs cleanIterationInputs(const DumpIndex& index);
 // Whether `index` holds a bad tensor (classifyTensor) or an Opdebug record: where the cut must stop.
 bool holdsAnomaly(const DumpIndex& index);
 
-// The time the analysis orders an op by: its first tensor's timestamp, else its last, else its
-// Opdebug record's; 0 when none is known.
-std::int64_t opTimeUs(const DumpIndex& index, std::uint32_t op);
-
 }  // namespace dl

@@ -93,6 +93,16 @@ std::string DumpIndex::tensorLabel(const TensorRecord& t) const {
     return std::string(names.substr(0, names.find('\x1f')));
 }
 
+namespace {
+
+// Every string id an op holds, through `to` (merge and subset move ops between string pools).
+template <class F>
+void remapStrings(OpRecord& op, const F& to) {
+    for (StrId* id : {&op.type, &op.name, &op.scope, &op.net, &op.stack, &op.parent, &op.tensorNames}) *id = to(*id);
+}
+
+}  // namespace
+
 void DumpIndex::merge(DumpIndex&& other) {
     // No records yet (nothing refers to our strings): take `other` whole instead of re-interning
     // every string and copying every record, keeping what describes the folders we saw.
@@ -134,13 +144,7 @@ void DumpIndex::merge(const DumpIndex& other) {
     const auto wideBase = std::uint32_t(wideStats.size());
     const auto sideBase = std::uint32_t(sides.size());
     for (OpRecord op : other.ops) {
-        op.type = remap[op.type];
-        op.name = remap[op.name];
-        op.scope = remap[op.scope];
-        op.net = remap[op.net];
-        op.stack = remap[op.stack];
-        op.parent = remap[op.parent];
-        op.tensorNames = remap[op.tensorNames];
+        remapStrings(op, [&](StrId id) { return remap[id]; });
         op.firstTensor += tensorBase;
         if (op.overflow >= 0) op.overflow += overflowBase;
         ops.push_back(op);
@@ -190,13 +194,7 @@ DumpIndex DumpIndex::subset(const std::vector<std::uint32_t>& keep) const {
     out.ops.reserve(keep.size());
     for (const std::uint32_t i : keep) {
         OpRecord op = ops[i];
-        op.type = str(op.type);
-        op.name = str(op.name);
-        op.scope = str(op.scope);
-        op.net = str(op.net);
-        op.stack = str(op.stack);
-        op.parent = str(op.parent);
-        op.tensorNames = str(op.tensorNames);
+        remapStrings(op, str);
         if (op.overflow >= 0 && std::size_t(op.overflow) < overflows.size()) {
             OverflowRecord r = overflows[std::size_t(op.overflow)];
             r.file = str(r.file);

@@ -192,8 +192,8 @@ IncrementalIndex::CutIndex IncrementalIndex::mergedForFirstOverflow() {
             // comm ops or the first of something the analysis asks only exists (a rank, its
             // RankInfo, a loss or head op on the rank, an untimed op); otherwise it is left out.
             const TakeOf takeOf = [&](const SpilledUnit& s) {
-                if (!m_sideFile || !s.sideBytes || (s.side & Anomalous) || s.iterations.empty() ||
-                    s.iterations.back() >= from || s.ranks.size() != 1) {
+                // No side entry: anomalous, of several ranks, or not written (keepCleanIterationInputs).
+                if (!m_sideFile || !s.sideBytes || s.iterations.empty() || s.iterations.back() >= from) {
                     ranksSeen.insert(s.ranks.begin(), s.ranks.end());
                     return Take::Whole;
                 }

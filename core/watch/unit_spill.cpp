@@ -20,9 +20,10 @@ namespace dl {
 namespace {
 
 constexpr char kMagic[8] = {'D', 'L', 'S', 'P', 'I', 'L', 'L', '1'};
-// What goes to disk: the DLSPILL1 bytes in one zstd frame, after this magic and their size. The
-// index encoding puts each section at a 4 KiB boundary (for mapping a cache file), so an entry of
-// a few records is ~37 KB of mostly zero padding raw; compressed, a few hundred bytes.
+// What goes to disk: the DLSPILL1 bytes (the index's sections raw) in one zstd frame, after this
+// magic and their size. The index encoding puts each section at a 4 KiB boundary (for mapping a
+// cache file), so an entry of a few records is ~37 KB of mostly zero padding; in the frame, a few
+// hundred bytes.
 constexpr char kPackedMagic[8] = {'D', 'L', 'S', 'P', 'I', 'L', 'L', 'Z'};
 constexpr std::uint64_t kMaxUnpacked = std::uint64_t(1) << 36;
 
@@ -115,7 +116,8 @@ bool decodeUnit(const std::vector<std::uint8_t>& packed, const std::string& path
 
 std::vector<std::uint8_t> encodeUnit(const DumpIndex& index, const std::vector<ScannedFile>& files) {
     std::vector<std::uint8_t> out(kMagic, kMagic + sizeof kMagic);
-    const std::vector<std::uint8_t> idx = serializeIndex(index, FolderFingerprint{}, kCacheEncoding);
+    // Raw sections: the frame around them compresses everything once.
+    const std::vector<std::uint8_t> idx = serializeIndex(index, FolderFingerprint{}, IndexEncoding{true, 0});
     put(out, std::uint64_t(idx.size()));
     out.insert(out.end(), idx.begin(), idx.end());
     put(out, std::uint64_t(files.size()));

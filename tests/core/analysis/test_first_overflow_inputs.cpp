@@ -34,6 +34,18 @@ bool indexOf(const std::string& root, DumpIndex& index, std::string& error) {
     return indexDump(root, io, index, rep, error);
 }
 
+// The ops of each (rank, iteration) in turn: a rank's iteration folder, as a watch holds it.
+std::vector<std::vector<std::uint32_t>> rankIterationFolders(const DumpIndex& index) {
+    std::vector<std::vector<std::uint32_t>> out;
+    for (std::uint32_t i = 0; i < index.ops.size(); ++i) {
+        if (i == 0 || index.ops[i].rank != index.ops[i - 1].rank ||
+            index.ops[i].iteration != index.ops[i - 1].iteration)
+            out.emplace_back();
+        out.back().push_back(i);
+    }
+    return out;
+}
+
 // What the whole index's analysis gives against the cut-down one's, renumbered: the clean
 // iterations' ops chosen folder by folder (a rank's iteration, as a watch writes them out) or
 // over all of them at once (the fewest: one op a rank, one loss op a rank, one untimed op).
@@ -44,16 +56,10 @@ void expectSameAnswer(const DumpIndex& full, bool byFolder, bool& cutSome) {
     ASSERT_TRUE(whole.firstOverflow && whole.firstBadIteration) << toText(full, whole);
     // Cut where a watch cuts: before the first (rank, iteration) holding a bad tensor or an
     // Opdebug record, which is never after the analysis' first bad iteration.
+    const std::vector<std::vector<std::uint32_t>> folders = rankIterationFolders(full);
     std::uint32_t from = *whole.firstBadIteration;
-    for (std::uint32_t i = 0; i < full.ops.size();) {
-        std::uint32_t end = i;
-        std::vector<std::uint32_t> folder;
-        while (end < full.ops.size() && full.ops[end].rank == full.ops[i].rank &&
-               full.ops[end].iteration == full.ops[i].iteration)
-            folder.push_back(end++);
-        if (holdsAnomaly(full.subset(folder))) from = std::min(from, full.ops[i].iteration);
-        i = end;
-    }
+    for (const std::vector<std::uint32_t>& folder : folders)
+        if (holdsAnomaly(full.subset(folder))) from = std::min(from, full.ops[folder.front()].iteration);
     ASSERT_GT(from, 0u) << "nothing to cut before iteration 0";
 
     // Clean iterations cut down, the rest kept whole.
@@ -61,19 +67,13 @@ void expectSameAnswer(const DumpIndex& full, bool byFolder, bool& cutSome) {
     const auto choose = [&](const std::vector<std::uint32_t>& ops) {
         for (std::uint32_t k : cleanIterationInputs(full.subset(ops)).ops) kept.push_back(ops[k]);
     };
-    for (std::uint32_t i = 0; i < full.ops.size();) {
-        const OpRecord& o = full.ops[i];
-        std::uint32_t end = i;
-        while (end < full.ops.size() && full.ops[end].rank == o.rank && full.ops[end].iteration == o.iteration) ++end;
-        std::vector<std::uint32_t> folder;
-        for (std::uint32_t k = i; k < end; ++k) folder.push_back(k);
-        if (o.iteration >= from)
+    for (const std::vector<std::uint32_t>& folder : folders) {
+        if (full.ops[folder.front()].iteration >= from)
             kept.insert(kept.end(), folder.begin(), folder.end());
         else if (byFolder)
             choose(folder);
         else
             clean.insert(clean.end(), folder.begin(), folder.end());
-        i = end;
     }
     if (!byFolder) choose(clean);
     std::sort(kept.begin(), kept.end());
